@@ -1,0 +1,52 @@
+"""Runtime configuration, read once per container from the environment (the template sets it)."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class Settings(BaseModel):
+    """Where the backends are and how to talk to them. Defaults suit the local dev stack."""
+
+    opensearch_endpoint: str = "http://127.0.0.1:9200"
+    opensearch_alias: str = "retrieval-items"
+    opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = "none"
+    opensearch_shards: int = Field(default=1, ge=1)
+    opensearch_replicas: int = Field(default=0, ge=0)
+    opensearch_refresh_interval: str = "1s"
+    opensearch_timeout_seconds: float = Field(default=10.0, gt=0)
+    aws_region: str = "us-east-1"
+    dynamodb_endpoint: str | None = None
+    edges_table: str = "retrieval-edges"
+    lineage_table: str = "retrieval-lineage"
+    sessions_table: str = "retrieval-sessions"
+    embedder: Literal["local", "bedrock"] = "local"
+    bedrock_model_id: str = "amazon.titan-embed-text-v2:0"
+    embedding_dimension: int = Field(default=384, ge=1)
+    context_claim: str = "context_id"
+    session_limit: int = Field(default=50, ge=1)
+    session_ttl_seconds: int = Field(default=24 * 3600, ge=60)
+    rrf_rank_constant: int = Field(default=60, ge=1)
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        """Build from ``RETRIEVAL_*`` variables (``RETRIEVAL_EDGES_TABLE`` sets ``edges_table``)."""
+        env = os.environ if environ is None else environ
+        values = {
+            name: env[f"RETRIEVAL_{name.upper()}"]
+            for name in cls.model_fields
+            if f"RETRIEVAL_{name.upper()}" in env
+        }
+        if "aws_region" not in values and env.get("AWS_REGION"):
+            values["aws_region"] = env["AWS_REGION"]
+        return cls.model_validate(values)
+
+
+@cache
+def settings() -> Settings:
+    """The container's settings, parsed once."""
+    return Settings.from_env()

@@ -1,0 +1,47 @@
+"""DynamoDB key design. Every partition key begins with the context, so no key can address another
+context's rows. ``template.yaml`` declares the tables; the dev stack reads the schemas from there.
+
+Edges table (``pk``, ``sk``):
+    pk = "{ctx}#{entity_id}"                 sk = "{neighbour_entity_id}#{proposition_id}"
+    One Query on pk returns every neighbour of one entity in one context.
+
+Lineage table (``pk``, ``sk``), all rows about one item share its partition:
+    sk = "ITEM"                          the item's lineage card: kind, status, confidence, created_at,
+                                         source_ids, grounding, supersedes, contradicts, and the
+                                         manifest of rows the loader wrote for it (to remove stale ones)
+    sk = "DERIVED_TO#{child_id}"        reverse derived-from link (written by the child)
+    sk = "SUPERSEDED_BY#{newer_id}"     reverse supersedes link (written by the newer item)
+    sk = "CONTRADICTED_BY#{other_id}"   reverse contradicts link
+    One Query on an item's pk returns its card and every reverse link; one BatchGetItem of ITEM rows
+    reads a whole level of ancestors.
+
+Sessions table (``pk``): pk = "{ctx}#{session_id}", TTL attribute ``expires_at``.
+"""
+
+from __future__ import annotations
+
+KEY_SEPARATOR = "#"
+ITEM_CARD = "ITEM"
+DERIVED_TO = "DERIVED_TO"
+SUPERSEDED_BY = "SUPERSEDED_BY"
+CONTRADICTED_BY = "CONTRADICTED_BY"
+TTL_ATTRIBUTE = "expires_at"
+
+
+def partition(context_id: str, local_id: str) -> str:
+    """The partition key of ``local_id`` (an entity, item or session id) inside ``context_id``."""
+    return f"{context_id}{KEY_SEPARATOR}{local_id}"
+
+
+def edge_sort_key(neighbour_id: str, proposition_id: str) -> str:
+    return f"{neighbour_id}{KEY_SEPARATOR}{proposition_id}"
+
+
+def reverse_link(link: str, other_id: str) -> str:
+    return f"{link}{KEY_SEPARATOR}{other_id}"
+
+
+def split_reverse_link(sort_key: str) -> tuple[str, str]:
+    """``"DERIVED_TO#acme:p-1"`` -> ``("DERIVED_TO", "acme:p-1")``."""
+    link, _, other = sort_key.partition(KEY_SEPARATOR)
+    return link, other

@@ -1,0 +1,1 @@
+"""Pydantic models: the stored item schema (``item``) and the API request/response shapes."""

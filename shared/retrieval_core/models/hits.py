@@ -1,0 +1,81 @@
+"""What the read side returns: hits, edges and lineage cards. These are also the leak-free response DTOs:
+nothing here names a storage type, an index, an internal key or another context."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .item import Kind, Status
+
+
+class Signal(BaseModel):
+    """How one retrieval arm saw a hit: its 1-based rank and raw score in that arm."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rank: int = Field(ge=1)
+    score: float = Field(allow_inf_nan=False)
+
+
+class MentionView(BaseModel):
+    entity_id: str
+    name: str
+    type: str
+    role: str | None = None
+
+
+class Provenance(BaseModel):
+    """A short summary of where a hit came from; ``why_explain`` gives the full lineage."""
+
+    source_ids: list[str] = Field(default_factory=list)
+    grounding_uris: list[str] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list)
+
+
+class Hit(BaseModel):
+    id: str
+    kind: Kind
+    text: str
+    score: float = Field(allow_inf_nan=False)
+    signals: dict[str, Signal] = Field(default_factory=dict)
+    status: Status
+    confidence: float | None = None
+    created_at: str
+    mentions: list[MentionView] = Field(default_factory=list)
+    provenance: Provenance = Field(default_factory=Provenance)
+    found_by: list[str] = Field(default_factory=list, description="The arms that found this hit.")
+
+
+class Edge(BaseModel):
+    """One directed edge of the entity graph, carried by the proposition that mentions both ends."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    from_id: str = Field(alias="from")
+    to_id: str = Field(alias="to")
+    proposition_id: str
+    status: Status
+    confidence: float | None = None
+    created_at: str
+
+
+class LineageCard(BaseModel):
+    """What the lineage store knows about one item (texts come from the search index)."""
+
+    id: str
+    kind: Kind
+    status: Status
+    confidence: float | None = None
+    created_at: str
+    source_ids: list[str] = Field(default_factory=list)
+    grounding: list[dict] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list)
+    contradicts: list[str] = Field(default_factory=list)
+
+
+class LineageLinks(BaseModel):
+    """The reverse links stored on an item's partition (written by the items that point at it)."""
+
+    derived_to: list[str] = Field(default_factory=list)
+    superseded_by: list[str] = Field(default_factory=list)
+    contradicted_by: list[str] = Field(default_factory=list)

@@ -1,0 +1,113 @@
+"""The item users load, one JSON object per line. These models are the schema (see ``retrieval schema``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..context import CONTEXT_ID_PATTERN, context_of
+
+
+class Kind(StrEnum):
+    PROPOSITION = "proposition"
+    DOCUMENT = "document"
+    RECORD = "record"
+    ARTIFACT = "artifact"
+    TRACE = "trace"
+
+
+class Status(StrEnum):
+    ACTIVE = "ACTIVE"
+    SUPERSEDED = "SUPERSEDED"
+    CONTRADICTED = "CONTRADICTED"
+    STALE = "STALE"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Mention(_Strict):
+    entity_id: str = Field(min_length=3)
+    name: str = Field(min_length=1)
+    type: str = Field(min_length=1)
+    role: str | None = None
+
+
+class Grounding(_Strict):
+    chunk_id: str = Field(min_length=3)
+    uri: str | None = None
+    start: int | None = Field(default=None, ge=0)
+    end: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _span_is_ordered(self) -> Grounding:
+        if self.start is not None and self.end is not None and self.end < self.start:
+            raise ValueError("end must be >= start")
+        return self
+
+
+class Item(_Strict):
+    """One retrievable unit: a proposition, a document chunk, a record, an artifact or a trace."""
+
+    id: str = Field(min_length=3, max_length=512)
+    context_id: str
+    kind: Kind
+    text: str = Field(min_length=1)
+    mentions: list[Mention] = Field(default_factory=list)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    status: Status = Status.ACTIVE
+    created_at: AwareDatetime
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    source_ids: list[str] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list)
+    contradicts: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    embedding: list[float] | None = Field(default=None, min_length=1)
+
+    @field_validator("context_id")
+    @classmethod
+    def _context_id_shape(cls, value: str) -> str:
+        if not CONTEXT_ID_PATTERN.match(value):
+            raise ValueError("must be 1-63 lowercase letters, digits, '-' or '_'")
+        return value
+
+    @field_validator("embedding")
+    @classmethod
+    def _finite_embedding(cls, value: list[float] | None) -> list[float] | None:
+        if value is not None and any(v != v or v in (float("inf"), float("-inf")) for v in value):
+            raise ValueError("must hold finite numbers only")
+        return value
+
+    @model_validator(mode="after")
+    def _links_stay_in_context(self) -> Item:
+        """Every id the item names (its own included) must carry its context prefix."""
+        referenced: list[tuple[str, str]] = [("id", self.id)]
+        referenced += [(f"mentions[{i}].entity_id", m.entity_id) for i, m in enumerate(self.mentions)]
+        referenced += [(f"source_ids[{i}]", s) for i, s in enumerate(self.source_ids)]
+        referenced += [(f"grounding[{i}].chunk_id", g.chunk_id) for i, g in enumerate(self.grounding)]
+        referenced += [(f"supersedes[{i}]", s) for i, s in enumerate(self.supersedes)]
+        referenced += [(f"contradicts[{i}]", s) for i, s in enumerate(self.contradicts)]
+        for field, ref in referenced:
+            if context_of(ref) != self.context_id:
+                raise ValueError(f"{field} '{ref}' must start with '{self.context_id}:' (cross-context link)")
+        if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
+            raise ValueError("valid_to must not be before valid_from")
+        return self
+
+    @property
+    def entity_ids(self) -> list[str]:
+        """Distinct mentioned entities, in mention order."""
+        return list(dict.fromkeys(m.entity_id for m in self.mentions))
+
+
+def iso(moment: datetime | None) -> str | None:
+    """Render a timestamp the way every store and response shows it: UTC, second precision, ``Z``."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

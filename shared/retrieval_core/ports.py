@@ -1,0 +1,115 @@
+"""Ports: the small interfaces domain code depends on. Adapters implement them; the router checks which
+capabilities a store has with ``isinstance`` against these runtime-checkable protocols.
+
+Every method takes the caller's ``context_id`` first. An adapter must apply it inside the backend query
+(filter and routing), never afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from .models.hits import Edge, Hit, LineageCard, LineageLinks
+from .models.item import Kind, Status
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Filters every search applies inside the backend query, in every mode."""
+
+    kinds: tuple[Kind, ...] = ()
+    statuses: tuple[Status, ...] = (Status.ACTIVE,)
+    size: int = 10
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    start: datetime
+    end: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ArmResults:
+    """The ranked hits of each arm of one multi-arm search, keyed by arm name."""
+
+    arms: Mapping[str, list[Hit]] = field(default_factory=dict)
+
+
+@runtime_checkable
+class LexicalSearch(Protocol):
+    def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
+        """BM25 search over item text."""
+        ...
+
+
+@runtime_checkable
+class VectorSearch(Protocol):
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
+        """Approximate k-NN search with the filters applied inside the k-NN clause."""
+        ...
+
+
+@runtime_checkable
+class HybridSearch(Protocol):
+    def hybrid(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> ArmResults:
+        """Lexical and k-NN arms in one round trip; ``depth`` candidates per arm."""
+        ...
+
+
+@runtime_checkable
+class EntityIndex(Protocol):
+    def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
+        """Items that mention ``entity_id``."""
+        ...
+
+
+@runtime_checkable
+class TemporalSearch(Protocol):
+    def in_window(self, context_id: str, window: TimeWindow, filters: SearchFilters) -> list[Hit]:
+        """Items created in the window, or whose validity window overlaps it."""
+        ...
+
+
+@runtime_checkable
+class ItemReader(Protocol):
+    def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
+        """The caller's items among ``ids`` in one round trip; foreign and missing ids are simply absent."""
+        ...
+
+
+@runtime_checkable
+class GraphTraversal(Protocol):
+    def neighbours(
+        self, context_id: str, entity_ids: Sequence[str], statuses: Sequence[Status]
+    ) -> dict[str, list[Edge]]:
+        """Outgoing edges of every entity in one frontier, fetched concurrently; one round per call."""
+        ...
+
+
+@runtime_checkable
+class LineageReader(Protocol):
+    def item_with_links(self, context_id: str, item_id: str) -> tuple[LineageCard, LineageLinks] | None:
+        """One item's card and reverse links, in one Query."""
+        ...
+
+    def cards(self, context_id: str, ids: Sequence[str]) -> dict[str, LineageCard]:
+        """Cards of many items in one batched round trip."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def dimension(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length embeddings, one per text, in order."""
+        ...
