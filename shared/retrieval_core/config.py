@@ -6,11 +6,13 @@ import os
 from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Settings(BaseModel):
     """Where the backends are and how to talk to them. Defaults suit the local dev stack."""
+
+    model_config = ConfigDict(frozen=True)
 
     opensearch_endpoint: str = "http://127.0.0.1:9200"
     opensearch_alias: str = "retrieval-items"

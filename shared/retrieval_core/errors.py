@@ -61,4 +61,8 @@ class BackendUnavailableError(RetrievalError):
     retry_after_seconds = 1
 
     def __init__(self, message: str = "A backing service is temporarily unavailable.") -> None:
+        # Custom messages are for operators (CLI); API bodies always use the generic one.
         super().__init__(message)
+
+    def to_body(self) -> dict[str, Any]:
+        return {"error": self.code, "message": "A backing service is temporarily unavailable."}

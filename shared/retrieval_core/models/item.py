@@ -6,7 +6,15 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..context import CONTEXT_ID_PATTERN, context_of
 
@@ -53,8 +61,9 @@ class Grounding(_Strict):
 class Item(_Strict):
     """One retrievable unit: a proposition, a document chunk, a record, an artifact or a trace."""
 
-    id: str = Field(min_length=3, max_length=512)
+    # context_id comes first so the link validators below can see it.
     context_id: str
+    id: str = Field(min_length=3, max_length=512)
     kind: Kind
     text: str = Field(min_length=1)
     mentions: list[Mention] = Field(default_factory=list)
@@ -84,18 +93,29 @@ class Item(_Strict):
             raise ValueError("must hold finite numbers only")
         return value
 
+    @field_validator("id", "source_ids", "supersedes", "contradicts")
+    @classmethod
+    def _ids_in_context(cls, value: str | list[str], info: ValidationInfo) -> str | list[str]:
+        for ref in [value] if isinstance(value, str) else value:
+            _require_context(ref, info)
+        return value
+
+    @field_validator("mentions")
+    @classmethod
+    def _mentions_in_context(cls, value: list[Mention], info: ValidationInfo) -> list[Mention]:
+        for mention in value:
+            _require_context(mention.entity_id, info)
+        return value
+
+    @field_validator("grounding")
+    @classmethod
+    def _grounding_in_context(cls, value: list[Grounding], info: ValidationInfo) -> list[Grounding]:
+        for chunk in value:
+            _require_context(chunk.chunk_id, info)
+        return value
+
     @model_validator(mode="after")
-    def _links_stay_in_context(self) -> Item:
-        """Every id the item names (its own included) must carry its context prefix."""
-        referenced: list[tuple[str, str]] = [("id", self.id)]
-        referenced += [(f"mentions[{i}].entity_id", m.entity_id) for i, m in enumerate(self.mentions)]
-        referenced += [(f"source_ids[{i}]", s) for i, s in enumerate(self.source_ids)]
-        referenced += [(f"grounding[{i}].chunk_id", g.chunk_id) for i, g in enumerate(self.grounding)]
-        referenced += [(f"supersedes[{i}]", s) for i, s in enumerate(self.supersedes)]
-        referenced += [(f"contradicts[{i}]", s) for i, s in enumerate(self.contradicts)]
-        for field, ref in referenced:
-            if context_of(ref) != self.context_id:
-                raise ValueError(f"{field} '{ref}' must start with '{self.context_id}:' (cross-context link)")
+    def _validity_ordered(self) -> Item:
         if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
             raise ValueError("valid_to must not be before valid_from")
         return self
@@ -104,6 +124,13 @@ class Item(_Strict):
     def entity_ids(self) -> list[str]:
         """Distinct mentioned entities, in mention order."""
         return list(dict.fromkeys(m.entity_id for m in self.mentions))
+
+
+def _require_context(ref: str, info: ValidationInfo) -> None:
+    """Every id an item names must carry the item's own context prefix: links never cross contexts."""
+    context_id = info.data.get("context_id")
+    if context_id is not None and context_of(ref) != context_id:
+        raise ValueError(f"'{ref}' must start with '{context_id}:' (links may not cross contexts)")
 
 
 def iso(moment: datetime | None) -> str | None:

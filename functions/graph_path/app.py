@@ -1,0 +1,53 @@
+"""graph_path: GET /v1/graph/path?from=&to=&max_depth=&max_paths=&statuses=, or a direct invocation."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from retrieval_core.bootstrap import container
+from retrieval_core.context import CallerContext
+from retrieval_core.entrypoints.api import build_resolver, current_caller, resolve
+from retrieval_core.entrypoints.direct import DirectInvocation, handle_direct, is_direct
+from retrieval_core.graph import GraphPathRequest, GraphPathResponse, graph_path
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+app = build_resolver(logger)
+
+
+@app.get("/v1/graph/path")
+@tracer.capture_method
+def path(
+    from_id: Annotated[str, Query(alias="from", min_length=1, description="Start entity id.")],
+    to_id: Annotated[str, Query(alias="to", min_length=1, description="End entity id.")],
+    max_depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
+    max_paths: Annotated[int, Query(description="Clamped to 1..5.")] = 1,
+    statuses: Annotated[str | None, Query(description="Comma-separated edge statuses.")] = None,
+) -> GraphPathResponse:
+    fields: dict[str, Any] = {"from": from_id, "to": to_id, "max_depth": max_depth, "max_paths": max_paths}
+    if statuses:
+        fields["statuses"] = [s.strip() for s in statuses.split(",") if s.strip()]
+    return _find(current_caller(app).context, GraphPathRequest.model_validate(fields))
+
+
+def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathResponse:
+    components = container()
+    return graph_path(components.edges, components.store, context, request)
+
+
+def _direct(context: CallerContext, invocation: DirectInvocation) -> GraphPathResponse:
+    return _find(context, GraphPathRequest.model_validate(invocation.request))
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if is_direct(event):
+        return handle_direct(event, _direct, logger)
+    return resolve(app, event, context, logger)

@@ -1,0 +1,130 @@
+"""Batched DynamoDB writes for the loader: ``BatchWriteItem`` in chunks of 25, retrying unprocessed items."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BackendUnavailableError
+
+BATCH_LIMIT = 25
+MAX_ROUNDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class RowRef:
+    """A row's address: its table and key (``pk``, ``sk``; ``sk`` may be absent)."""
+
+    table: str
+    pk: str
+    sk: str | None = None
+
+    def key(self) -> dict[str, dict[str, str]]:
+        key = {"pk": {"S": self.pk}}
+        if self.sk is not None:
+            key["sk"] = {"S": self.sk}
+        return key
+
+
+class UnprocessedWritesError(Exception):
+    """Some writes were still unprocessed after every retry round."""
+
+    def __init__(self, refs: list[RowRef]) -> None:
+        super().__init__(f"{len(refs)} writes left unprocessed")
+        self.refs = refs
+
+
+class DynamoDBBatchWriter:
+    def __init__(self, client: Any) -> None:
+        from boto3.dynamodb.types import TypeSerializer
+
+        self._client = client
+        self._serializer = TypeSerializer()
+
+    def put(self, rows: Iterable[tuple[RowRef, Mapping[str, Any]]]) -> None:
+        """Write whole rows (attributes exclude the key, which ``RowRef`` carries)."""
+        requests = [
+            (
+                ref.table,
+                {
+                    "PutRequest": {
+                        "Item": {
+                            **ref.key(),
+                            **{k: self._serializer.serialize(v) for k, v in attrs.items() if v is not None},
+                        }
+                    }
+                },
+            )
+            for ref, attrs in rows
+        ]
+        self._write(requests)
+
+    def delete(self, refs: Iterable[RowRef]) -> None:
+        self._write([(ref.table, {"DeleteRequest": {"Key": ref.key()}}) for ref in refs])
+
+    def _write(self, requests: list[tuple[str, dict[str, Any]]]) -> None:
+        failed: list[tuple[str, dict[str, Any]]] = []
+        for start in range(0, len(requests), BATCH_LIMIT):
+            failed += self._write_batch(requests[start : start + BATCH_LIMIT])
+        if failed:
+            raise UnprocessedWritesError([_ref_of(table, request) for table, request in failed])
+
+    def _write_batch(self, batch: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+        """Retries unprocessed items with exponential backoff; returns what never went through."""
+        import time
+
+        pending = batch
+        for attempt in range(MAX_ROUNDS):
+            by_table: dict[str, list[dict[str, Any]]] = {}
+            for table, request in pending:
+                by_table.setdefault(table, []).append(request)
+            response = _guarded(self._client.batch_write_item, RequestItems=by_table)
+            unprocessed = response.get("UnprocessedItems") or {}
+            pending = [(table, request) for table, requests in unprocessed.items() for request in requests]
+            if not pending:
+                return []
+            time.sleep(min(0.05 * 2**attempt, 2.0))  # backoff for throttled capacity, not for timing
+        return pending
+
+
+def _ref_of(table: str, request: dict[str, Any]) -> RowRef:
+    key = request.get("PutRequest", {}).get("Item") or request["DeleteRequest"]["Key"]
+    return RowRef(table, key["pk"]["S"], key.get("sk", {}).get("S"))
+
+
+def read_attribute(client: Any, refs: list[RowRef], attribute: str) -> dict[RowRef, Any]:
+    """``attribute`` of each existing row among ``refs`` via ``BatchGetItem`` (100 keys a call)."""
+    from boto3.dynamodb.types import TypeDeserializer
+
+    deserializer = TypeDeserializer()
+    found: dict[RowRef, Any] = {}
+    by_key = {(ref.table, ref.pk, ref.sk): ref for ref in refs}
+    for start in range(0, len(refs), 100):
+        pending: dict[str, Any] = {}
+        for ref in refs[start : start + 100]:
+            pending.setdefault(ref.table, {"Keys": [], "ProjectionExpression": "pk, sk, #a"})
+            pending[ref.table]["Keys"].append(ref.key())
+            pending[ref.table]["ExpressionAttributeNames"] = {"#a": attribute}
+        for _ in range(MAX_ROUNDS):
+            response = _guarded(client.batch_get_item, RequestItems=pending)
+            for table, rows in response.get("Responses", {}).items():
+                for row in rows:
+                    ref = by_key[(table, row["pk"]["S"], row.get("sk", {}).get("S"))]
+                    found[ref] = deserializer.deserialize(row[attribute]) if attribute in row else None
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+        else:
+            raise UnprocessedWritesError([])
+    return found
+
+
+def _guarded(operation: Any, **request: Any) -> Any:
+    """Run one DynamoDB call; botocore failures (after its own retries) become a 503-class error."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return operation(**request)
+    except (BotoCoreError, ClientError) as error:
+        raise BackendUnavailableError() from error

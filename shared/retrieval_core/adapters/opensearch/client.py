@@ -1,0 +1,46 @@
+"""One OpenSearch client per container, SigV4-signed in AWS and plain on the local stack."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
+
+from ...config import Settings
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+_SIGNING_SERVICE = {"sigv4-es": "es", "sigv4-aoss": "aoss"}
+
+
+def build_client(settings: Settings) -> OpenSearch:
+    """A client for ``settings.opensearch_endpoint``; signing uses opensearch-py's urllib3 signer."""
+    from opensearchpy import OpenSearch, Urllib3AWSV4SignerAuth, Urllib3HttpConnection
+
+    url = urlparse(settings.opensearch_endpoint)
+    auth = None
+    if settings.opensearch_auth in _SIGNING_SERVICE:
+        import boto3  # provided by the Lambda runtime; only the signed path needs it
+
+        credentials = boto3.Session().get_credentials()
+        auth = Urllib3AWSV4SignerAuth(
+            credentials, settings.aws_region, _SIGNING_SERVICE[settings.opensearch_auth]
+        )
+    return OpenSearch(
+        hosts=[{"host": url.hostname, "port": url.port or (443 if url.scheme == "https" else 80)}],
+        use_ssl=url.scheme == "https",
+        verify_certs=url.scheme == "https",
+        http_auth=auth,
+        connection_class=Urllib3HttpConnection,
+        timeout=settings.opensearch_timeout_seconds,
+        max_retries=2,
+        retry_on_timeout=True,
+        http_compress=url.scheme == "https",
+    )
+
+
+@cache
+def shared_client(settings: Settings) -> OpenSearch:
+    """The container-wide client for these settings (created on first use, reused across invocations)."""
+    return build_client(settings)

@@ -1,0 +1,104 @@
+"""Query bodies. Every body filters on the caller's context *inside* the query (for k-NN: inside the
+``knn`` clause, so OpenSearch's efficient filtering picks the k nearest among the caller's own items)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...ports import SearchFilters, TimeWindow
+from .index import VECTOR_FIELD
+
+# Vectors are never returned: they are large and say nothing to a caller.
+SOURCE_FIELDS = {"excludes": [VECTOR_FIELD]}
+
+
+def filter_clauses(context_id: str, filters: SearchFilters | None = None) -> list[dict[str, Any]]:
+    clauses: list[dict[str, Any]] = [{"term": {"context_id": context_id}}]
+    if filters is not None:
+        if filters.statuses:
+            clauses.append({"terms": {"status": [str(s) for s in filters.statuses]}})
+        if filters.kinds:
+            clauses.append({"terms": {"kind": [str(k) for k in filters.kinds]}})
+    return clauses
+
+
+def lexical_body(context_id: str, text: str, filters: SearchFilters, size: int) -> dict[str, Any]:
+    return {
+        "size": size,
+        "_source": SOURCE_FIELDS,
+        "query": {
+            "bool": {
+                "must": [{"match": {"text": {"query": text}}}],
+                "filter": filter_clauses(context_id, filters),
+            }
+        },
+    }
+
+
+def knn_body(context_id: str, vector: Sequence[float], filters: SearchFilters, size: int) -> dict[str, Any]:
+    return {
+        "size": size,
+        "_source": SOURCE_FIELDS,
+        "query": {
+            "knn": {
+                VECTOR_FIELD: {
+                    "vector": list(vector),
+                    "k": size,
+                    "filter": {"bool": {"filter": filter_clauses(context_id, filters)}},
+                }
+            }
+        },
+    }
+
+
+def entity_body(context_id: str, entity_id: str, filters: SearchFilters) -> dict[str, Any]:
+    """Items mentioning the entity; the most confident and most recent first."""
+    return {
+        "size": filters.size,
+        "_source": SOURCE_FIELDS,
+        "query": {
+            "bool": {"filter": [{"term": {"entity_ids": entity_id}}, *filter_clauses(context_id, filters)]}
+        },
+        "sort": [
+            {"confidence": {"order": "desc", "missing": "_last"}},
+            {"created_at": {"order": "desc"}},
+            {"id": {"order": "asc"}},
+        ],
+    }
+
+
+def window_body(context_id: str, window: TimeWindow, filters: SearchFilters) -> dict[str, Any]:
+    """Items created in the window, or whose validity window overlaps it (inclusive bounds)."""
+    start, end = window.start.isoformat(), window.end.isoformat()
+    valid_overlaps = {
+        "bool": {
+            "filter": [{"range": {"valid_from": {"lte": end}}}],
+            "should": [
+                {"range": {"valid_to": {"gte": start}}},
+                {"bool": {"must_not": {"exists": {"field": "valid_to"}}}},
+            ],
+            "minimum_should_match": 1,
+        }
+    }
+    return {
+        "size": filters.size,
+        "_source": SOURCE_FIELDS,
+        "query": {
+            "bool": {
+                "filter": filter_clauses(context_id, filters),
+                "should": [{"range": {"created_at": {"gte": start, "lte": end}}}, valid_overlaps],
+                "minimum_should_match": 1,
+            }
+        },
+        "sort": [{"created_at": {"order": "desc"}}, {"id": {"order": "asc"}}],
+    }
+
+
+def ids_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
+    """The caller's items among ``ids``, whatever their status (lineage shows superseded items too)."""
+    return {
+        "size": len(ids),
+        "_source": SOURCE_FIELDS,
+        "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id)]}},
+    }

@@ -1,0 +1,92 @@
+"""The composition root: the one place that builds adapters and services from settings.
+
+A Lambda container builds each piece on first use and reuses it across invocations; what a function
+never touches (the embedder for graph_path, say) is never imported or created.
+"""
+
+from __future__ import annotations
+
+from functools import cache, cached_property
+from typing import TYPE_CHECKING
+
+from .config import Settings, settings
+
+if TYPE_CHECKING:
+    from .adapters.dynamodb_edges import DynamoDBEdges
+    from .adapters.dynamodb_lineage import DynamoDBLineage
+    from .adapters.opensearch.store import OpenSearchStore
+    from .policy import RetrievalPolicy
+    from .ports import Embedder
+    from .retrieval_config import RetrievalConfig
+    from .services.retrieve import RetrieveService
+
+
+class Container:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def store(self) -> OpenSearchStore:
+        from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.store import OpenSearchStore
+
+        return OpenSearchStore(shared_client(self.settings), self.settings.opensearch_alias)
+
+    @cached_property
+    def edges(self) -> DynamoDBEdges:
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_edges import DynamoDBEdges
+
+        return DynamoDBEdges(self.settings, dynamodb_client(self.settings))
+
+    @cached_property
+    def lineage(self) -> DynamoDBLineage:
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_lineage import DynamoDBLineage
+
+        return DynamoDBLineage(self.settings, dynamodb_client(self.settings))
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        from .embedding.factory import embedder_from_settings
+
+        return embedder_from_settings(self.settings)
+
+    @cached_property
+    def retrieval_config(self) -> RetrievalConfig:
+        from .retrieval_config import preset
+
+        return preset("default", rank_constant=self.settings.rrf_rank_constant)
+
+    @cached_property
+    def policy(self) -> RetrievalPolicy:
+        from .adapters.dynamodb_sessions import DynamoSessionStore
+        from .policy import PolicyConfig, RetrievalPolicy
+
+        return RetrievalPolicy(
+            DynamoSessionStore.from_settings(self.settings), PolicyConfig.from_settings(self.settings)
+        )
+
+    @cached_property
+    def retrieve(self) -> RetrieveService:
+        from .services.retrieve import RetrieveService
+
+        return RetrieveService(
+            store=self.store,
+            graph=self.edges,
+            embedder=self.embedder,
+            policy=self.policy,
+            config=self.retrieval_config,
+        )
+
+
+@cache
+def container() -> Container:
+    """The container-wide composition, built from the environment once."""
+    return Container(settings())
+
+
+def reset() -> None:
+    """Forget the cached settings and composition (tests and ``retrieval invoke`` change the env)."""
+    settings.cache_clear()
+    container.cache_clear()

@@ -1,0 +1,32 @@
+"""The ``retrieval`` command: load data, run handlers in-process, serve the API locally, demo, schema.
+
+Each subcommand lives in its own module and is imported only when used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "load": ("load", "Load items from a JSON Lines file into the index and tables."),
+    "schema": ("schema", "Print the JSON Schema of the item format."),
+    "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),
+    "serve": ("serve", "Serve the API on 127.0.0.1:3000, like `sam local start-api`."),
+    "demo": ("demo", "Load the sample corpus and show every mode, a path, a lineage and a packet."),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="retrieval", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(f"{__name__}.{module}").configure(sub)
+    args = parser.parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

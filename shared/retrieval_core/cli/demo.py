@@ -1,0 +1,197 @@
+"""``retrieval demo``: load the sample corpus, then show what each function answers, through the real
+handlers (API Gateway events with authorizer claims) against the running stack."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CORPUS = Path("dev/sample/corpus.jsonl")
+WIDTH = 100
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--context", default="acme", help="The caller's context (an authorizer claim).")
+    parser.add_argument("--query", default="Who leads the Payments team?")
+    parser.add_argument("--skip-load", action="store_true", help="Use what is already loaded.")
+    parser.set_defaults(run=run)
+
+
+def api_event(
+    method: str,
+    path: str,
+    context_id: str,
+    *,
+    body: Any = None,
+    query: dict[str, str] | None = None,
+    path_parameters: dict[str, str] | None = None,
+    resource: str | None = None,
+) -> dict[str, Any]:
+    """A REST proxy event as API Gateway sends it after a Lambda authorizer allowed ``context_id``."""
+    return {
+        "resource": resource or path,
+        "path": path,
+        "httpMethod": method,
+        "headers": {"Content-Type": "application/json"},
+        "queryStringParameters": query,
+        "pathParameters": path_parameters,
+        "requestContext": {
+            "requestId": str(uuid.uuid4()),
+            "resourcePath": resource or path,
+            "httpMethod": method,
+            "stage": "demo",
+            "authorizer": {"principalId": "demo", "context_id": context_id},
+        },
+        "body": None if body is None else json.dumps(body),
+        "isBase64Encoded": False,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from .environment import use_local_stack_env
+    from .lambda_runtime import invoke
+
+    use_local_stack_env()
+    if not args.skip_load:
+        if not args.corpus.is_file():
+            print(
+                f"retrieval demo: corpus not found: {args.corpus} (run from the repo root)", file=sys.stderr
+            )
+            return 2
+        from . import load
+
+        _title(f"1. Loading {args.corpus}")
+        status = load.run(argparse.Namespace(file=args.corpus, context_id=None))
+        if status:
+            return status
+        _title("   ...and loading it again (idempotent: same state)")
+        status = load.run(argparse.Namespace(file=args.corpus, context_id=None))
+        if status:
+            return status
+
+    ctx = args.context
+
+    def retrieve(body: dict[str, Any]) -> dict[str, Any]:
+        response = invoke("retrieve", api_event("POST", "/v1/retrieve", ctx, body=body))
+        return json.loads(response["body"])
+
+    _title(f"2. Retrieval modes for context '{ctx}': \"{args.query}\"")
+    hybrid = retrieve({"mode": "hybrid", "text": args.query, "top_k": 5})
+    for mode in ("lexical", "vector"):
+        _hits(mode, retrieve({"mode": mode, "text": args.query, "top_k": 5}))
+    _hits("hybrid (RRF of lexical + k-NN, one _msearch)", hybrid)
+    mentions = [m["entity_id"] for hit in hybrid.get("hits", []) for m in hit.get("mentions", [])]
+    entities = list(dict.fromkeys(mentions))
+    if entities:
+        _hits(f"entity {entities[0]}", retrieve({"mode": "entity", "entity_id": entities[0], "top_k": 5}))
+        _hits(
+            f"graph_walk from {entities[0]}, depth 2",
+            retrieve({"mode": "graph_walk", "entity_id": entities[0], "depth": 2, "top_k": 5}),
+        )
+    window = {"from": "2026-03-01T00:00:00Z", "to": "2026-03-31T23:59:59Z"}
+    _hits("temporal March 2026", retrieve({"mode": "temporal", "window": window, "top_k": 5}))
+    _hits(
+        "hybrid, documents weighted x2, expand_graph",
+        retrieve(
+            {
+                "mode": "hybrid",
+                "text": args.query,
+                "top_k": 5,
+                "weights": {"document": 2.0},
+                "expand_graph": True,
+            }
+        ),
+    )
+
+    _title("3. A context packet with citations and a session receipt")
+    packed = retrieve(
+        {
+            "mode": "hybrid",
+            "text": args.query,
+            "top_k": 8,
+            "session_id": f"demo-{uuid.uuid4().hex[:8]}",
+            "pack": {"max_tokens": 200, "compress": True},
+        }
+    )
+    packet = packed.get("context_packet") or {}
+    print(textwrap.indent(packet.get("text", ""), "  | "))
+    print(
+        f"  used {packet.get('used')}/{packet.get('budget')} {packet.get('unit')}, "
+        f"dropped {len(packet.get('dropped', []))}; receipt #{packed['receipt']['sequence']} "
+        f"sources {packed['receipt']['source_ids']}"
+    )
+
+    if len(entities) >= 2:
+        _title(f"4. graph_path {entities[0]} -> {entities[-1]}")
+        _path(ctx, entities[0], entities[-1], invoke)
+
+    with_lineage = next((h for h in hybrid.get("hits", []) if h["provenance"]["source_ids"]), None)
+    if with_lineage:
+        _title(f"5. why_explain {with_lineage['id']}")
+        _why(ctx, with_lineage["id"], invoke)
+
+    other = "globex" if ctx != "globex" else "acme"
+    _title(f"6. Isolation: the same question from '{other}' sees only '{other}'")
+    response = invoke(
+        "retrieve",
+        api_event("POST", "/v1/retrieve", other, body={"mode": "hybrid", "text": args.query, "top_k": 5}),
+    )
+    _hits(f"hybrid as {other}", json.loads(response["body"]))
+    return 0
+
+
+def _path(ctx: str, start: str, end: str, invoke: Any) -> None:
+    event = api_event("GET", "/v1/graph/path", ctx, query={"from": start, "to": end, "max_depth": "5"})
+    body = json.loads(invoke("graph_path", event)["body"])
+    if not body.get("found"):
+        print(f"  no path within depth 5 (explored {body.get('explored')})")
+        return
+    for edge in body["paths"][0]["edges"]:
+        print(f"  {edge['from']} -> {edge['to']}\n      via {edge['proposition_id']}: {_short(edge['text'])}")
+    print(f"  explored: {body['explored']}")
+
+
+def _why(ctx: str, item_id: str, invoke: Any) -> None:
+    event = api_event(
+        "GET",
+        f"/v1/why/{item_id}",
+        ctx,
+        path_parameters={"proposition_id": item_id},
+        resource="/v1/why/{proposition_id}",
+    )
+    body = json.loads(invoke("why_explain", event)["body"])
+    print(f"  {body['item']['id']} [{body['item']['status']}]: {_short(body['item']['text'])}")
+    for node in body["derived_from"]["nodes"]:
+        indent = "  " * node["level"]
+        print(f"  {indent}<- L{node['level']} {node['id']} ({node['kind']}): {_short(node['text'], 60)}")
+    for chunk in body.get("grounding", []):
+        span = f"[{chunk.get('start')}:{chunk.get('end')}]"
+        print(f"  grounded in {chunk.get('chunk_id')} at {chunk.get('uri')} {span}")
+    print(
+        f"  superseded_by={[v['id'] for v in body['superseded_by']]} derived_count={body['derived_count']} "
+        f"explored={body['explored']}"
+    )
+
+
+def _hits(label: str, body: dict[str, Any]) -> None:
+    if "hits" not in body:
+        print(f"  {label}: error {body}")
+        return
+    flag = "" if body.get("supported", True) else "  (supported: false)"
+    print(f"  {label}{flag}")
+    for hit in body["hits"]:
+        print(f"    {hit['score']:.3f} {hit['kind']:<11} {hit['id']:<22} {_short(hit['text'], 58)}")
+
+
+def _short(text: str, width: int = 70) -> str:
+    return textwrap.shorten(text, width=width, placeholder="...")
+
+
+def _title(text: str) -> None:
+    print(f"\n{text}\n{'-' * min(len(text), WIDTH)}")

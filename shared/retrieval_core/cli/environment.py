@@ -1,0 +1,19 @@
+"""How CLI commands find the backends: the process environment, completed by the dev stack's
+``.stack/env`` when one is present in the working directory (``make up`` writes it)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+STACK_ENV = Path(".stack/env")
+
+
+def use_local_stack_env(path: Path = STACK_ENV) -> None:
+    """Export the dev stack's variables that the environment does not already set."""
+    if not path.is_file():
+        return
+    for line in path.read_text().splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() and key.strip() not in os.environ:
+            os.environ[key.strip()] = value.strip()

@@ -1,0 +1,36 @@
+"""``retrieval invoke FUNCTION EVENT.json``: the handler's response as JSON on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .lambda_runtime import FUNCTIONS
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("function", choices=FUNCTIONS)
+    parser.add_argument("event", type=Path, help="An event file, e.g. events/retrieve/200-hybrid.json")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        event = json.loads(args.event.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        print(f"retrieval invoke: cannot read event {args.event}: {error}", file=sys.stderr)
+        return 2
+    from .environment import use_local_stack_env
+    from .lambda_runtime import UnknownFunctionError, invoke
+
+    use_local_stack_env()
+    try:
+        response = invoke(args.function, event)
+    except UnknownFunctionError as error:
+        print(f"retrieval invoke: {error}", file=sys.stderr)
+        return 2
+    json.dump(response, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0

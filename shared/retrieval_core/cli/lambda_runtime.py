@@ -1,0 +1,79 @@
+"""Running a function's handler in-process the way Lambda would: its environment, a context object,
+and the handler module loaded from ``functions/<name>/app.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import uuid
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+FUNCTIONS = ("retrieve", "graph_path", "why_explain")
+FUNCTIONS_DIR = Path("functions")
+METRICS_NAMESPACE = "RetrievalFunctions"
+
+
+class UnknownFunctionError(Exception):
+    pass
+
+
+@dataclass
+class LambdaContext:
+    """The attributes of Lambda's context object that handlers and Powertools read."""
+
+    function_name: str
+    memory_limit_in_mb: int = 1024
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    function_version: str = "$LATEST"
+    timeout_ms: int = 30_000
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:us-east-1:000000000000:function:{self.function_name}"
+
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/lambda/{self.function_name}"
+
+    @property
+    def log_stream_name(self) -> str:
+        return "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.timeout_ms
+
+
+def lambda_environment(function: str) -> dict[str, str]:
+    """What the template's Globals give every function, with local values (tracing is off locally)."""
+    return {
+        "POWERTOOLS_SERVICE_NAME": function,
+        "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+        "AWS_LAMBDA_FUNCTION_NAME": function,
+    }
+
+
+@cache
+def handler_module(function: str, functions_dir: Path = FUNCTIONS_DIR) -> ModuleType:
+    if function not in FUNCTIONS:
+        raise UnknownFunctionError(f"unknown function '{function}': choose one of {', '.join(FUNCTIONS)}")
+    source = functions_dir / function / "app.py"
+    if not source.is_file():
+        raise UnknownFunctionError(f"{source} not found: run from the repository root")
+    for key, value in lambda_environment(function).items():
+        os.environ.setdefault(key, value)
+    spec = importlib.util.spec_from_file_location(f"functions_{function}_app", source)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def invoke(function: str, event: dict[str, Any]) -> Any:
+    module = handler_module(function)
+    return module.lambda_handler(event, LambdaContext(function_name=function))

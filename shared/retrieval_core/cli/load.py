@@ -1,0 +1,42 @@
+"""``retrieval load FILE.jsonl [--context-id X]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="JSON Lines file, one item per line.")
+    parser.add_argument(
+        "--context-id", help="Place lines without a context_id here; reject lines naming another."
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.file.is_file():
+        print(f"retrieval load: no such file: {args.file}", file=sys.stderr)
+        return 2
+    from .environment import use_local_stack_env
+
+    use_local_stack_env()
+    from ..config import Settings
+    from ..errors import RetrievalError
+    from ..loading.progress import Progress
+    from .wiring import loader_for
+
+    lines = args.file.read_text(encoding="utf-8").splitlines()
+    try:
+        loader = loader_for(Settings.from_env())
+        report = loader.load_lines(lines, context_id=args.context_id, progress=Progress(len(lines)))
+    except RetrievalError as error:
+        print(f"retrieval load: {error.message}", file=sys.stderr)
+        return 1
+    for problem in report.errors:
+        print(f"skipped {problem}", file=sys.stderr)
+    if report.unwritten:
+        print("not written: " + ", ".join(report.unwritten), file=sys.stderr)
+    print(f"{args.file}: {report.summary()}")
+    return 0 if report.ok else 1

@@ -1,0 +1,41 @@
+"""Building the loader from settings (the CLI's share of the composition)."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ..errors import BackendUnavailableError
+from ..loading.loader import Loader
+from ..loading.rows import TableNames
+
+
+def loader_for(settings: Settings) -> Loader:
+    from ..adapters.dynamodb_client import dynamodb_client
+    from ..adapters.opensearch.client import shared_client
+    from ..adapters.opensearch.index import ensure_index
+    from ..embedding.factory import embedder_from_settings
+
+    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
+    embedder = embedder_from_settings(settings)
+    client = shared_client(settings)
+    try:
+        ensure_index(
+            client,
+            settings.opensearch_alias,
+            embedder.dimension,
+            shards=settings.opensearch_shards,
+            replicas=settings.opensearch_replicas,
+            refresh_interval=settings.opensearch_refresh_interval,
+        )
+    except OpenSearchConnectionError as error:
+        raise BackendUnavailableError(
+            f"OpenSearch is not reachable at {settings.opensearch_endpoint}: "
+            "start the local stack with `make up`, or set RETRIEVAL_OPENSEARCH_ENDPOINT."
+        ) from error
+    return Loader(
+        opensearch=client,
+        alias=settings.opensearch_alias,
+        dynamodb=dynamodb_client(settings),
+        tables=TableNames(edges=settings.edges_table, lineage=settings.lineage_table),
+        embedder=embedder,
+    )

@@ -1,0 +1,70 @@
+"""The API Gateway side of every function: one resolver factory with validation, error handlers and the
+authenticated caller, so each handler module only declares its routes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from ..config import settings
+from .claims import Caller, caller_from_event
+from .responses import describe_validation, error_status_body
+
+CALLER_KEY = "caller"
+
+
+def build_resolver(logger: Logger) -> APIGatewayRestResolver:
+    app = APIGatewayRestResolver(enable_validation=True)
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid(error: RequestValidationError) -> Response:
+        body = describe_validation(list(error.errors()), skip_prefix=("body", "query", "path", "header"))
+        return json_response(422, body)
+
+    @app.exception_handler(Exception)
+    def _failed(error: Exception) -> Response:
+        status, body, headers = error_status_body(error, logger)
+        return json_response(status, body, headers)
+
+    return app
+
+
+def resolve(
+    app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger
+) -> dict[str, Any]:
+    """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
+    try:
+        caller = caller_from_event(event, settings().context_claim)
+    except Exception as error:
+        status, body, headers = error_status_body(error, logger)
+        return {
+            "statusCode": status,
+            "headers": {"Content-Type": "application/json", **headers},
+            "body": json.dumps(body),
+            "isBase64Encoded": False,
+        }
+    logger.append_keys(context_id=caller.context.context_id)
+    app.append_context(**{CALLER_KEY: caller})
+    return app.resolve(event, context)
+
+
+def current_caller(app: APIGatewayRestResolver) -> Caller:
+    return app.context[CALLER_KEY]
+
+
+def header(app: APIGatewayRestResolver, name: str) -> str | None:
+    headers = app.current_event.headers or {}
+    return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
+
+
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        status_code=status,
+        content_type="application/json",
+        body=json.dumps(body),
+        headers=headers or {},
+    )

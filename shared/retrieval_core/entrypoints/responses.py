@@ -1,0 +1,45 @@
+"""Errors as responses. A deliberate error keeps its status and code; anything else is a bare 500 whose
+body names nothing internal (the details go to the log, with the correlation id)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import BackendUnavailableError, RetrievalError
+
+INTERNAL_ERROR_BODY = {"error": "internal_error", "message": "An internal error occurred."}
+
+
+def describe_validation(errors: list[dict[str, Any]], *, skip_prefix: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A 422 body naming each offending field (``top_k``, ``weights.document``, ``pack.max_tokens``)."""
+    fields = []
+    for error in errors:
+        location = [str(part) for part in error.get("loc", ())]
+        while location and location[0] in skip_prefix:
+            location = location[1:]
+        message = str(error.get("msg", "is invalid"))
+        fields.append({"field": ".".join(location) or "(body)", "message": message})
+    summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
+    return {"error": "invalid_request", "message": summary, "fields": fields}
+
+
+def error_status_body(
+    error: Exception, logger: logging.Logger | Any
+) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """Status, body and extra headers for any exception raised while serving a request."""
+    if isinstance(error, RetrievalError):
+        headers = {}
+        if isinstance(error, BackendUnavailableError):
+            logger.warning("backend unavailable", exc_info=error)
+            headers["Retry-After"] = str(error.retry_after_seconds)
+        elif error.status_code >= 500:
+            logger.error("request failed", exc_info=error)
+            return 500, dict(INTERNAL_ERROR_BODY), {}
+        return error.status_code, error.to_body(), headers
+    if isinstance(error, ValidationError):
+        return 422, describe_validation(error.errors()), {}
+    logger.exception("unexpected error", exc_info=error)
+    return 500, dict(INTERNAL_ERROR_BODY), {}

@@ -1,0 +1,95 @@
+"""The DynamoDB rows one item owns, and the manifest that lets a reload remove stale ones.
+
+An item owns: its lineage card; if it is a proposition, one edge row per ordered pair of distinct
+mentioned entities; and a reverse-link row on the partition of every item it points at
+(derived-from, supersedes, contradicts). The card lists the addresses of the other rows (its
+manifest), so reloading a changed item deletes exactly the rows it no longer owns.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Any
+
+from .. import keys
+from ..adapters.dynamodb_writer import RowRef
+from ..models.item import Item, Kind, iso
+
+MANIFEST_ATTRIBUTE = "manifest"
+_EDGES, _LINEAGE = "E", "L"
+
+
+@dataclass(frozen=True, slots=True)
+class TableNames:
+    edges: str
+    lineage: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRows:
+    card: tuple[RowRef, dict[str, Any]]
+    owned: list[tuple[RowRef, dict[str, Any]]]
+
+    def manifest(self, tables: TableNames) -> list[str]:
+        return sorted(encode_ref(ref, tables) for ref, _ in self.owned)
+
+
+def rows_of(item: Item, tables: TableNames) -> ItemRows:
+    ctx = item.context_id
+    owned: list[tuple[RowRef, dict[str, Any]]] = []
+    if item.kind is Kind.PROPOSITION:
+        for a, b in permutations(item.entity_ids, 2):
+            owned.append(
+                (
+                    RowRef(tables.edges, keys.partition(ctx, a), keys.edge_sort_key(b, item.id)),
+                    {
+                        "context_id": ctx,
+                        "from": a,
+                        "to": b,
+                        "proposition_id": item.id,
+                        "status": str(item.status),
+                        "confidence": _decimal(item.confidence),
+                        "created_at": iso(item.created_at),
+                    },
+                )
+            )
+    for link, targets in (
+        (keys.DERIVED_TO, item.source_ids),
+        (keys.SUPERSEDED_BY, item.supersedes),
+        (keys.CONTRADICTED_BY, item.contradicts),
+    ):
+        for target in dict.fromkeys(targets):
+            ref = RowRef(tables.lineage, keys.partition(ctx, target), keys.reverse_link(link, item.id))
+            owned.append((ref, {"context_id": ctx, "other_id": item.id}))
+    card_attrs = {
+        "context_id": ctx,
+        "id": item.id,
+        "kind": str(item.kind),
+        "status": str(item.status),
+        "confidence": _decimal(item.confidence),
+        "created_at": iso(item.created_at),
+        "source_ids": item.source_ids,
+        "grounding": [g.model_dump(exclude_none=True) for g in item.grounding],
+        "supersedes": item.supersedes,
+        "contradicts": item.contradicts,
+    }
+    card = (RowRef(tables.lineage, keys.partition(ctx, item.id), keys.ITEM_CARD), card_attrs)
+    return ItemRows(card=card, owned=owned)
+
+
+def encode_ref(ref: RowRef, tables: TableNames) -> str:
+    """A table-name-independent address, so a renamed table keeps its manifests meaningful."""
+    return json.dumps([_EDGES if ref.table == tables.edges else _LINEAGE, ref.pk, ref.sk])
+
+
+def decode_ref(encoded: str, tables: TableNames) -> RowRef:
+    table, pk, sk = json.loads(encoded)
+    return RowRef(tables.edges if table == _EDGES else tables.lineage, pk, sk)
+
+
+def _decimal(value: float | None) -> Any:
+    from decimal import Decimal
+
+    return None if value is None else Decimal(str(value))

@@ -1,0 +1,52 @@
+"""Retrieval behaviour as data: fusion and graph-expansion settings with named presets."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class FusionConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    method: Literal["rrf"] = "rrf"
+    rank_constant: int = Field(default=60, ge=1, description="RRF's k: larger flattens rank differences.")
+    candidate_depth: int = Field(default=100, ge=1, le=1000, description="Candidates fetched per arm.")
+
+
+class GraphExpansionConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    seed_hits: int = Field(default=5, ge=1, description="Top fused hits whose entities seed the graph arm.")
+    max_added: int = Field(default=10, ge=0, description="Most edge propositions the graph arm may add.")
+    node_cap: int = Field(default=2000, ge=1, description="Visited-node cap for any walk.")
+
+
+class RetrievalConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    fusion: FusionConfig = FusionConfig()
+    expansion: GraphExpansionConfig = GraphExpansionConfig()
+
+
+PRESETS: dict[str, RetrievalConfig] = {
+    "default": RetrievalConfig(),
+    # Fewer candidates per arm: cheaper requests when callers only want a handful of hits.
+    "fast": RetrievalConfig(fusion=FusionConfig(candidate_depth=30)),
+    # Deeper arms and a wider graph arm for recall-oriented research agents.
+    "thorough": RetrievalConfig(
+        fusion=FusionConfig(candidate_depth=300),
+        expansion=GraphExpansionConfig(seed_hits=10, max_added=25),
+    ),
+}
+
+
+def preset(name: str, *, rank_constant: int | None = None) -> RetrievalConfig:
+    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)."""
+    config = PRESETS[name]
+    if rank_constant is not None:
+        config = config.model_copy(
+            update={"fusion": config.fusion.model_copy(update={"rank_constant": rank_constant})}
+        )
+    return config

@@ -1,0 +1,130 @@
+"""An in-memory store behind the search ports, for unit tests of the router (never for integration)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from retrieval_core.models.hits import Hit, MentionView, Signal
+from retrieval_core.models.item import Item, iso
+from retrieval_core.ports import ArmResults, SearchFilters, TimeWindow
+
+WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in WORD.findall(text)}
+
+
+class InMemoryLexicalStore:
+    """Only lexical search and id reads: no vector capability at all."""
+
+    def __init__(self, items: Iterable[Item]) -> None:
+        self.items = {item.id: item for item in items}
+        self.calls: list[str] = []
+
+    def _visible(self, context_id: str, filters: SearchFilters | None) -> list[Item]:
+        found = [i for i in self.items.values() if i.context_id == context_id]
+        if filters is not None:
+            found = [i for i in found if i.status in filters.statuses]
+            if filters.kinds:
+                found = [i for i in found if i.kind in filters.kinds]
+        return found
+
+    def _hit(self, item: Item, score: float, arm: str | None = None, rank: int | None = None) -> Hit:
+        return Hit(
+            id=item.id,
+            kind=item.kind,
+            text=item.text,
+            score=score,
+            signals={arm: Signal(rank=rank, score=score)} if arm and rank else {},
+            status=item.status,
+            confidence=item.confidence,
+            created_at=iso(item.created_at) or "",
+            mentions=[MentionView(**m.model_dump()) for m in item.mentions],
+            found_by=[arm] if arm else [],
+        )
+
+    def _rank(self, scored: list[tuple[float, Item]], arm: str, size: int) -> list[Hit]:
+        scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].id))[:size]
+        return [self._hit(item, score, arm, rank) for rank, (score, item) in enumerate(scored, start=1)]
+
+    def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
+        self.calls.append("lexical")
+        query = _words(text)
+        scored = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
+        return self._rank(scored, "lexical", filters.size)
+
+    def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
+        self.calls.append("get_items")
+        wanted = set(ids)
+        return {
+            i.id: self._hit(i, i.confidence or 1.0) for i in self._visible(context_id, None) if i.id in wanted
+        }
+
+
+class InMemoryStore(InMemoryLexicalStore):
+    """Every search capability: lexical, vector, hybrid, entity, temporal."""
+
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
+        self.calls.append("vector")
+        return self._vector(context_id, vector, filters, filters.size)
+
+    def _vector(
+        self, context_id: str, vector: Sequence[float], filters: SearchFilters, size: int
+    ) -> list[Hit]:
+        scored = []
+        for item in self._visible(context_id, filters):
+            if item.embedding:
+                dot = sum(a * b for a, b in zip(vector, item.embedding, strict=True))
+                norm = math.sqrt(sum(a * a for a in vector)) * math.sqrt(sum(b * b for b in item.embedding))
+                scored.append(((1 + dot / norm) / 2 if norm else 0.0, item))
+        return self._rank(scored, "vector", size)
+
+    def hybrid(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> ArmResults:
+        self.calls.append("hybrid")
+        query = _words(text)
+        lexical = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
+        return ArmResults(
+            arms={
+                "lexical": self._rank(lexical, "lexical", depth),
+                "vector": self._vector(context_id, vector, filters, depth),
+            }
+        )
+
+    def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
+        self.calls.append("entity")
+        found = [i for i in self._visible(context_id, filters) if entity_id in i.entity_ids]
+        return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
+
+    def in_window(self, context_id: str, window: TimeWindow, filters: SearchFilters) -> list[Hit]:
+        self.calls.append("temporal")
+        found = [i for i in self._visible(context_id, filters) if _inside(i.created_at, window)]
+        return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
+
+
+def _inside(moment: datetime, window: TimeWindow) -> bool:
+    return window.start <= moment <= window.end
+
+
+class FixedEmbedder:
+    """Embeds by looking texts up in a table (unknown text: a zero vector)."""
+
+    def __init__(self, table: dict[str, list[float]], dimension: int) -> None:
+        self._table = table
+        self._dimension = dimension
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def name(self) -> str:
+        return "fixed"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._table.get(t, [0.0] * self._dimension) for t in texts]
