@@ -21,7 +21,6 @@ app = build_resolver(logger)
 
 
 @app.get("/v1/graph/path")
-@tracer.capture_method
 def path(
     from_id: Annotated[str, Query(alias="from", min_length=1, description="Start entity id.")],
     to_id: Annotated[str, Query(alias="to", min_length=1, description="End entity id.")],

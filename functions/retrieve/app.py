@@ -25,13 +25,12 @@ app = build_resolver(logger)
 
 
 @app.post("/v1/retrieve")
-@tracer.capture_method
-def retrieve(request: RetrieveRequest) -> RetrieveResponse:
+def retrieve(query: RetrieveRequest) -> RetrieveResponse:
     caller = current_caller(app)
     response = container().retrieve.retrieve(
         caller.context,
-        request,
-        session_id=request.session_id or header(app, SESSION_HEADER),
+        query,
+        session_id=query.session_id or header(app, SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
     )
     metrics.add_metric(name=f"Retrieve_{response.mode}", unit=MetricUnit.Count, value=1)
@@ -39,7 +38,6 @@ def retrieve(request: RetrieveRequest) -> RetrieveResponse:
 
 
 @app.get("/v1/sessions/<session_id>")
-@tracer.capture_method
 def session(session_id: str) -> SessionView:
     caller = current_caller(app)
     return container().policy.describe(

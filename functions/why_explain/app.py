@@ -21,7 +21,6 @@ app = build_resolver(logger)
 
 
 @app.get("/v1/why/<proposition_id>")
-@tracer.capture_method
 def why(
     proposition_id: str, depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3
 ) -> WhyExplainResponse:

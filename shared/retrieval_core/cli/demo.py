@@ -23,38 +23,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
-def api_event(
-    method: str,
-    path: str,
-    context_id: str,
-    *,
-    body: Any = None,
-    query: dict[str, str] | None = None,
-    path_parameters: dict[str, str] | None = None,
-    resource: str | None = None,
-) -> dict[str, Any]:
-    """A REST proxy event as API Gateway sends it after a Lambda authorizer allowed ``context_id``."""
-    return {
-        "resource": resource or path,
-        "path": path,
-        "httpMethod": method,
-        "headers": {"Content-Type": "application/json"},
-        "queryStringParameters": query,
-        "pathParameters": path_parameters,
-        "requestContext": {
-            "requestId": str(uuid.uuid4()),
-            "resourcePath": resource or path,
-            "httpMethod": method,
-            "stage": "demo",
-            "authorizer": {"principalId": "demo", "context_id": context_id},
-        },
-        "body": None if body is None else json.dumps(body),
-        "isBase64Encoded": False,
-    }
-
-
 def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
+    from .events import api_event
     from .lambda_runtime import invoke
 
     use_local_stack_env()
@@ -147,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _path(ctx: str, start: str, end: str, invoke: Any) -> None:
+    from .events import api_event
+
     event = api_event("GET", "/v1/graph/path", ctx, query={"from": start, "to": end, "max_depth": "5"})
     body = json.loads(invoke("graph_path", event)["body"])
     if not body.get("found"):
@@ -158,6 +131,8 @@ def _path(ctx: str, start: str, end: str, invoke: Any) -> None:
 
 
 def _why(ctx: str, item_id: str, invoke: Any) -> None:
+    from .events import api_event
+
     event = api_event(
         "GET",
         f"/v1/why/{item_id}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import uuid
 from dataclasses import dataclass, field
 from functools import cache
@@ -70,6 +71,7 @@ def handler_module(function: str, functions_dir: Path = FUNCTIONS_DIR) -> Module
     spec = importlib.util.spec_from_file_location(f"functions_{function}_app", source)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as a normal import would, so type hints resolve in its namespace
     spec.loader.exec_module(module)
     return module
 

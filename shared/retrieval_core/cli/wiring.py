@@ -9,12 +9,12 @@ from ..loading.rows import TableNames
 
 
 def loader_for(settings: Settings) -> Loader:
+    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
     from ..adapters.dynamodb_client import dynamodb_client
     from ..adapters.opensearch.client import shared_client
     from ..adapters.opensearch.index import ensure_index
     from ..embedding.factory import embedder_from_settings
-
-    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
     embedder = embedder_from_settings(settings)
     client = shared_client(settings)

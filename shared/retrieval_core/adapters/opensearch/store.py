@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import BackendUnavailableError
+from ...metering import CallCounter
 from ...models.hits import Hit
 from ...ports import ArmResults, SearchFilters, TimeWindow
 from . import queries
@@ -30,6 +31,12 @@ class OpenSearchStore:
     def __init__(self, client: OpenSearch, alias: str) -> None:
         self._client = client
         self._alias = alias
+        self._calls = CallCounter()
+
+    @property
+    def backend_calls(self) -> int:
+        """HTTP requests made to OpenSearch so far (``metering.Metered``)."""
+        return self._calls.value
 
     def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
         body = queries.lexical_body(context_id, text, filters, filters.size)
@@ -87,11 +94,11 @@ class OpenSearchStore:
             for rank, h in enumerate(_hits(response), start=1)
         ]
 
-    @staticmethod
-    def _call(request: Callable[[], T]) -> T:
+    def _call(self, request: Callable[[], T]) -> T:
         from opensearchpy.exceptions import ConnectionError as OSConnectionError
         from opensearchpy.exceptions import TransportError
 
+        self._calls.add()
         try:
             return request()
         except (OSConnectionError, TransportError) as error:

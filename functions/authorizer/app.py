@@ -1,0 +1,165 @@
+"""Sample API Gateway TOKEN authorizer: HMAC-SHA256-signed tokens that name the caller's contexts.
+
+It exists so a freshly deployed stack is callable without any other system. Production should bring its
+own identity provider instead (the template's ``AuthorizerType=cognito`` switches to a Cognito user pool;
+any OIDC/JWT issuer behind a Lambda authorizer works the same way): a shared HMAC secret has no key
+rotation story, no revocation and no audience, and whoever holds it can mint tokens for every context.
+
+Token: ``base64url(json claims) "." base64url(HMAC-SHA256(secret, first part))``, unpadded. Claims:
+
+* ``sub`` -- the caller, becomes the policy's principalId;
+* ``context_id`` -- one context id or a list of them, the contexts the caller may act in;
+* ``exp`` -- expiry, seconds since the epoch;
+* ``session_limit`` -- optional cap on results per retrieval session.
+
+The allowed contexts reach the functions as ``requestContext.authorizer.context_id`` (comma-separated when
+there are several) and the cap as ``requestContext.authorizer.session_limit``. The secret is read once per
+container from the SSM SecureString named by ``AUTHORIZER_SECRET_PARAMETER``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import time
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from retrieval_core.context import CONTEXT_ID_PATTERN
+from retrieval_core.errors import UnauthenticatedError
+
+SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"
+BEARER_PREFIX = "Bearer "
+
+
+class UnauthorizedError(UnauthenticatedError):
+    """The token is missing, malformed, forged or expired.
+
+    API Gateway answers 401 only when the authorizer fails with exactly the message "Unauthorized", so
+    every rejection carries that message and nothing about why (no oracle for forgers).
+    """
+
+    def __init__(self) -> None:
+        super().__init__("Unauthorized")
+
+
+class TokenClaims(BaseModel):
+    """The claims a valid token carries; anything else in the token is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    sub: str = Field(min_length=1, max_length=256)
+    context_id: list[str] = Field(min_length=1, max_length=32)
+    exp: int
+    session_limit: int | None = Field(default=None, ge=1)
+
+    @field_validator("context_id", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("context_id")
+    @classmethod
+    def _well_formed(cls, value: list[str]) -> list[str]:
+        if not all(CONTEXT_ID_PATTERN.match(ctx) for ctx in value):
+            raise ValueError("context ids must match the context id pattern")
+        return list(dict.fromkeys(value))
+
+
+def _b64encode(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def _b64decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _signature(secret: bytes, payload: str) -> str:
+    return _b64encode(hmac.new(secret, payload.encode("ascii"), hashlib.sha256).digest())
+
+
+def issue_token(claims: dict[str, Any], secret: bytes) -> str:
+    """Mint a token for ``claims``: how operators hand out sample credentials (and how tests make them)."""
+    payload = _b64encode(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+    return f"{payload}.{_signature(secret, payload)}"
+
+
+class TokenVerifier:
+    """Checks signature and expiry; the secret and the clock are injected so tests need no AWS."""
+
+    def __init__(self, secret: bytes, now: Callable[[], float] = time.time) -> None:
+        if not secret:
+            raise ValueError("the authorizer secret must not be empty")
+        self._secret = secret
+        self._now = now
+
+    def verify(self, token: str) -> TokenClaims:
+        """The token's claims, or UnauthorizedError for anything but a well-formed, signed, live token."""
+        token = token.removeprefix(BEARER_PREFIX).strip()
+        payload, sep, signature = token.partition(".")
+        if not sep or not payload.isascii() or not signature.isascii():
+            raise UnauthorizedError()
+        if not hmac.compare_digest(_signature(self._secret, payload), signature):
+            raise UnauthorizedError()
+        try:
+            claims = TokenClaims.model_validate(json.loads(_b64decode(payload)))
+        except (binascii.Error, UnicodeDecodeError, ValueError, ValidationError):
+            raise UnauthorizedError() from None
+        if claims.exp <= self._now():
+            raise UnauthorizedError()
+        return claims
+
+
+def _api_wide_arn(method_arn: str) -> str:
+    """``arn:...:api-id/stage/VERB/path`` -> ``arn:...:api-id/stage/*/*``.
+
+    API Gateway caches the policy per token, so it must cover every route, not just the first one called.
+    """
+    api, _, _rest = method_arn.partition("/")
+    stage = _rest.partition("/")[0]
+    return f"{api}/{stage}/*/*"
+
+
+def policy_for(claims: TokenClaims, method_arn: str) -> dict[str, Any]:
+    """The IAM policy and authorizer context API Gateway expects from a TOKEN authorizer."""
+    context: dict[str, Any] = {"context_id": ",".join(claims.context_id)}
+    if claims.session_limit is not None:
+        context["session_limit"] = claims.session_limit
+    return {
+        "principalId": claims.sub,
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [
+                {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": _api_wide_arn(method_arn)}
+            ],
+        },
+        "context": context,
+    }
+
+
+def authorize(event: dict[str, Any], verifier: TokenVerifier) -> dict[str, Any]:
+    """Verify the event's token and answer with a policy; raises UnauthorizedError otherwise."""
+    token = event.get("authorizationToken")
+    method_arn = event.get("methodArn")
+    if not isinstance(token, str) or not isinstance(method_arn, str):
+        raise UnauthorizedError()
+    return policy_for(verifier.verify(token), method_arn)
+
+
+@cache
+def _verifier() -> TokenVerifier:
+    """Fetched once per container: the secret is read from SSM on the first request only."""
+    import boto3  # the Lambda runtime provides it; imported lazily so tests need no AWS setup
+
+    parameter = boto3.client("ssm").get_parameter(Name=os.environ[SECRET_PARAMETER_ENV], WithDecryption=True)
+    return TokenVerifier(parameter["Parameter"]["Value"].encode("utf-8"))
+
+
+def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+    return authorize(event, _verifier())

@@ -1,0 +1,82 @@
+"""GraphTraversal over the edges table: one Query per frontier entity, run concurrently, every page read.
+
+Each Query addresses ``{ctx}#{entity}`` and also filters on the row's ``context_id`` and on the requested
+statuses inside the request. ``backend_calls`` counts every Query page so responses can report it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pydantic import ValidationError
+
+from .. import keys
+from ..config import Settings
+from ..metering import CallCounter
+from ..models.hits import Edge
+from ..models.item import Status
+from .dynamodb_client import dynamodb_client
+from .dynamodb_reads import as_float, backend_failures, plain
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WORKERS = 8
+_NAMES = {"#from": "from", "#to": "to", "#status": "status"}
+_PROJECTION = "#from, #to, proposition_id, #status, confidence, created_at"
+
+
+class DynamoDBEdges:
+    def __init__(self, settings: Settings, client: Any | None = None, workers: int = DEFAULT_WORKERS) -> None:
+        self._client = client if client is not None else dynamodb_client(settings)
+        self._table = settings.edges_table
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="edges-query")
+        self._calls = CallCounter()
+
+    @property
+    def backend_calls(self) -> int:
+        return self._calls.value
+
+    def neighbours(
+        self, context_id: str, entity_ids: Sequence[str], statuses: Sequence[Status]
+    ) -> dict[str, list[Edge]]:
+        entities = list(dict.fromkeys(entity_ids))
+        if not statuses:
+            return {entity: [] for entity in entities}
+        with backend_failures("query"):
+            edges = self._pool.map(lambda entity: self._outgoing(context_id, entity, statuses), entities)
+            return dict(zip(entities, edges, strict=True))
+
+    def _outgoing(self, context_id: str, entity_id: str, statuses: Sequence[Status]) -> list[Edge]:
+        status_values = {f":s{i}": {"S": str(status)} for i, status in enumerate(dict.fromkeys(statuses))}
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "pk = :pk",
+            "FilterExpression": f"context_id = :ctx AND #status IN ({', '.join(status_values)})",
+            "ProjectionExpression": _PROJECTION,
+            "ExpressionAttributeNames": _NAMES,
+            "ExpressionAttributeValues": {
+                ":pk": {"S": keys.partition(context_id, entity_id)},
+                ":ctx": {"S": context_id},
+                **status_values,
+            },
+        }
+        edges: list[Edge] = []
+        while True:
+            self._calls.add()
+            page = self._client.query(**request)
+            edges += [edge for row in page.get("Items", []) if (edge := _edge(plain(row))) is not None]
+            if "LastEvaluatedKey" not in page:
+                return edges
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _edge(row: dict[str, Any]) -> Edge | None:
+    """The row as an Edge; a malformed row is logged and skipped rather than failing the whole search."""
+    try:
+        return Edge.model_validate({**row, "confidence": as_float(row.get("confidence"))})
+    except ValidationError:
+        log.warning("skipping malformed edge row")
+        return None

@@ -1,0 +1,54 @@
+"""What every DynamoDB read adapter needs: plain Python rows and one way to report a failing backend.
+
+botocore failures become ``BackendUnavailableError`` (a 503 whose body names nothing internal); the
+error code goes to the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+from ..errors import BackendUnavailableError
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def backend_failures(operation: str) -> Iterator[None]:
+    """Turn any botocore error raised inside the block into ``BackendUnavailableError``."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except ClientError as exc:
+        log.warning("dynamodb %s failed: %s", operation, exc.response.get("Error", {}).get("Code"))
+        raise BackendUnavailableError() from exc
+    except BotoCoreError as exc:
+        log.warning("dynamodb %s failed: %s", operation, type(exc).__name__)
+        raise BackendUnavailableError() from exc
+
+
+def plain(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A low-level client row (``{"S": ...}`` values) as Python values; numbers stay ``Decimal``."""
+    deserializer = _deserializer()
+    return {name: deserializer.deserialize(value) for name, value in row.items()}
+
+
+def as_float(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def as_int(value: Decimal | None) -> int | None:
+    return None if value is None else int(value)
+
+
+@cache
+def _deserializer() -> Any:
+    from boto3.dynamodb.types import TypeDeserializer
+
+    return TypeDeserializer()

@@ -1,0 +1,38 @@
+"""API Gateway REST proxy events as the deployed API would send them after the authorizer allowed a
+caller: used by the demo, ``retrieval serve``, the eval and the bench, so all exercise the real path."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+
+def api_event(
+    method: str,
+    path: str,
+    context_id: str,
+    *,
+    body: Any = None,
+    query: dict[str, str] | None = None,
+    path_parameters: dict[str, str] | None = None,
+    resource: str | None = None,
+) -> dict[str, Any]:
+    """A REST proxy event as API Gateway sends it after a Lambda authorizer allowed ``context_id``."""
+    return {
+        "resource": resource or path,
+        "path": path,
+        "httpMethod": method,
+        "headers": {"Content-Type": "application/json"},
+        "queryStringParameters": query,
+        "pathParameters": path_parameters,
+        "requestContext": {
+            "requestId": str(uuid.uuid4()),
+            "resourcePath": resource or path,
+            "httpMethod": method,
+            "stage": "local",
+            "authorizer": {"principalId": "local", "context_id": context_id},
+        },
+        "body": None if body is None else json.dumps(body),
+        "isBase64Encoded": False,
+    }

@@ -1,0 +1,108 @@
+"""The deployed embedder: Amazon Titan Text Embeddings V2 on Bedrock, one InvokeModel per text.
+
+boto3 is imported only when the client is first needed (the Lambda runtime provides it); the client is
+created once per embedder and reused by every call, including from several threads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import BackendUnavailableError
+from .errors import EmbeddingDimensionMismatchError
+
+log = logging.getLogger(__name__)
+
+TITAN_V2 = "amazon.titan-embed-text-v2:0"
+# Output sizes a model accepts in its request's "dimensions" field, for the models that take one.
+SUPPORTED_DIMENSIONS: dict[str, tuple[int, ...]] = {TITAN_V2: (256, 512, 1024)}
+
+
+class BedrockEmbedder:
+    """``Embedder`` on a Titan-v2-style Bedrock model.
+
+    ``normalize`` is passed to the model and defaults to True, which the ``Embedder`` port needs
+    (cosine equals dot product); turn it off only to inspect raw vectors outside the port.
+    ``client`` is a ready ``bedrock-runtime`` client; without one, the first call builds it.
+    """
+
+    def __init__(
+        self,
+        *,
+        model_id: str = TITAN_V2,
+        dimension: int = 1024,
+        normalize: bool = True,
+        region: str | None = None,
+        client: Any = None,
+    ) -> None:
+        supported = SUPPORTED_DIMENSIONS.get(model_id)
+        if supported is not None and dimension not in supported:
+            raise EmbeddingDimensionMismatchError(f"bedrock:{model_id}", supported, dimension)
+        self._model_id = model_id
+        self._dimension = dimension
+        self._normalize = normalize
+        self._region = region
+        self._client = client
+        self._client_lock = threading.Lock()
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def name(self) -> str:
+        return f"bedrock:{self._model_id}"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length embeddings, one per text, in order. Titan v2 has no batch API: one call per text."""
+        return [self._embed_one(text) for text in texts]
+
+    def _embed_one(self, text: str) -> list[float]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        body = json.dumps({"inputText": text, "dimensions": self._dimension, "normalize": self._normalize})
+        try:
+            response = self._bedrock().invoke_model(
+                modelId=self._model_id, body=body, contentType="application/json", accept="application/json"
+            )
+            raw = response["body"].read()
+        except ClientError as exc:
+            log.warning("bedrock invoke_model failed: %s", exc.response.get("Error", {}).get("Code"))
+            raise BackendUnavailableError() from exc
+        except BotoCoreError as exc:
+            log.warning("bedrock invoke_model failed: %s", type(exc).__name__)
+            raise BackendUnavailableError() from exc
+        return self._parse(raw)
+
+    def _parse(self, raw: bytes) -> list[float]:
+        """The response's embedding; anything else (bad JSON, wrong size) is a failing backend."""
+        try:
+            embedding = [float(value) for value in json.loads(raw)["embedding"]]
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("bedrock returned an unreadable embedding response")
+            raise BackendUnavailableError() from exc
+        if len(embedding) != self._dimension:
+            log.warning("bedrock returned %d dimensions, expected %d", len(embedding), self._dimension)
+            raise BackendUnavailableError()
+        return embedding
+
+    def _bedrock(self) -> Any:
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    self._client = _new_client(self._region)
+        return self._client
+
+
+def _new_client(region: str | None) -> Any:
+    """A ``bedrock-runtime`` client with short timeouts and standard retries, so a throttled or slow
+    model fails the request within the function's budget instead of hanging it."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3})
+    return boto3.client("bedrock-runtime", region_name=region, config=config)

@@ -1,0 +1,87 @@
+"""Request and response shapes of ``graph_path``. Out-of-range limits are clamped, not rejected, and the
+response reports the limits it applied; a limit that is not an integer (``true``, ``"3"``) is rejected."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from ..models.item import Status
+
+MAX_DEPTH_LIMIT = 5
+MAX_PATHS_LIMIT = 5
+
+
+def _clamp(value: int, upper: int) -> int:
+    return min(max(value, 1), upper)
+
+
+class GraphPathRequest(BaseModel):
+    """How the caller asks for paths between two entities of their context."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    from_id: str = Field(alias="from", min_length=1, max_length=512)
+    to_id: str = Field(alias="to", min_length=1, max_length=512)
+    max_depth: StrictInt = 3
+    max_paths: StrictInt = 1
+    statuses: tuple[Status, ...] = Field(default=(Status.ACTIVE,), min_length=1)
+
+    @field_validator("max_depth")
+    @classmethod
+    def _clamp_depth(cls, value: int) -> int:
+        return _clamp(value, MAX_DEPTH_LIMIT)
+
+    @field_validator("max_paths")
+    @classmethod
+    def _clamp_paths(cls, value: int) -> int:
+        return _clamp(value, MAX_PATHS_LIMIT)
+
+    @field_validator("statuses")
+    @classmethod
+    def _distinct_statuses(cls, value: tuple[Status, ...]) -> tuple[Status, ...]:
+        return tuple(dict.fromkeys(value))
+
+
+class PathEdge(BaseModel):
+    """One hop of a path, oriented along the path, with the proposition that connects its ends."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    from_id: str = Field(alias="from")
+    to_id: str = Field(alias="to")
+    proposition_id: str
+    text: str
+    confidence: float | None = None
+    status: Status
+
+
+class GraphPath(BaseModel):
+    entity_ids: list[str]
+    edges: list[PathEdge]
+
+    @property
+    def length(self) -> int:
+        return len(self.edges)
+
+
+class PathExploration(BaseModel):
+    """How much of the caller's graph the search looked at; depends on nothing outside that context."""
+
+    nodes_visited: int
+    hops: int
+    backend_calls: int
+
+
+class AppliedPathLimits(BaseModel):
+    max_depth: int
+    max_paths: int
+
+
+class GraphPathResponse(BaseModel):
+    """``truncated`` means the search stopped early (node cap): an unfound path may still exist."""
+
+    found: bool
+    truncated: bool
+    paths: list[GraphPath]
+    explored: PathExploration
+    applied: AppliedPathLimits

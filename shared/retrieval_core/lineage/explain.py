@@ -1,0 +1,88 @@
+"""``why_explain``: an item with its derivation DAG, grounding, supersession and contradictions.
+
+Round trips: one Query for the item's card and reverse links, one batched card read per ancestor level,
+one text read for everything shown. Foreign and missing items raise the same ``ItemNotFoundError``; a
+link that leaves the caller's context, or whose target no longer exists, is left out without a trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..context import CallerContext
+from ..errors import NotFoundError
+from ..metering import CallMeter
+from ..models.hits import Hit
+from ..ports import ItemReader, LineageReader
+from .ancestry import climb
+from .models import (
+    AncestorView,
+    AppliedLineageLimits,
+    Derivation,
+    DerivedFrom,
+    GroundingView,
+    ItemView,
+    LineageExploration,
+    WhyExplainRequest,
+    WhyExplainResponse,
+)
+
+
+class ItemNotFoundError(NotFoundError):
+    """The item does not exist in the caller's context; a foreign item gets exactly this error."""
+
+    def __init__(self) -> None:
+        super().__init__("Item not found.")
+
+
+def why_explain(
+    lineage: LineageReader, items: ItemReader, caller: CallerContext, request: WhyExplainRequest
+) -> WhyExplainResponse:
+    meter = CallMeter(lineage, items)
+    item_id = request.item_id
+    if not caller.owns(item_id):
+        raise ItemNotFoundError()
+    found = lineage.item_with_links(caller.context_id, item_id)
+    meter.port_called(lineage)
+    if found is None or found[0].id != item_id:
+        raise ItemNotFoundError()
+    card, links = found
+
+    ancestry = climb(lineage, caller, card, request.depth, meter)
+    supersedes = _owned(caller, card.supersedes, item_id)
+    superseded_by = _owned(caller, links.superseded_by, item_id)
+    contradicts = _owned(caller, [*card.contradicts, *links.contradicted_by], item_id)
+    wanted = list(dict.fromkeys([*ancestry.levels, *supersedes, *superseded_by, *contradicts]))
+    fetched = items.get_items(caller.context_id, wanted)
+    meter.port_called(items)
+    hits = {item: fetched[item] for item in wanted if item in fetched}
+    if item_id not in hits:
+        raise ItemNotFoundError()
+
+    levels, derivations = ancestry.shown(set(hits))
+    nodes = sorted((item for item in levels if item != item_id), key=lambda item: (levels[item], item))
+    return WhyExplainResponse(
+        item=ItemView.of(hits[item_id]),
+        derived_from=DerivedFrom(
+            nodes=[AncestorView(**ItemView.of(hits[n]).model_dump(), level=levels[n]) for n in nodes],
+            edges=[Derivation(from_id=child, to_id=source) for child, source in derivations],
+        ),
+        grounding=[GroundingView(**g) for g in card.grounding if caller.owns(str(g.get("chunk_id", "")))],
+        supersedes=_views(supersedes, hits),
+        superseded_by=_views(superseded_by, hits),
+        contradicts=_views(contradicts, hits),
+        derived_count=len(_owned(caller, links.derived_to, item_id)),
+        explored=LineageExploration(
+            levels=ancestry.fetched_levels, backend_calls=meter.total, truncated=ancestry.truncated
+        ),
+        applied=AppliedLineageLimits(depth=request.depth),
+    )
+
+
+def _owned(caller: CallerContext, ids: Iterable[str], item_id: str) -> list[str]:
+    """Distinct in-context ids other than the item itself, in order."""
+    return [other for other in dict.fromkeys(ids) if other != item_id and caller.owns(other)]
+
+
+def _views(ids: list[str], hits: dict[str, Hit]) -> list[ItemView]:
+    return [ItemView.of(hits[item]) for item in ids if item in hits]

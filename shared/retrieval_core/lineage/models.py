@@ -1,0 +1,93 @@
+"""Request and response shapes of ``why_explain``. Depth is clamped, not rejected, and reported back."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+from ..models.hits import Hit
+from ..models.item import Kind, Status
+
+MAX_DEPTH_LIMIT = 5
+
+
+class WhyExplainRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item_id: str = Field(min_length=1, max_length=512)
+    depth: StrictInt = 3
+
+    @field_validator("depth")
+    @classmethod
+    def _clamp_depth(cls, value: int) -> int:
+        return min(max(value, 1), MAX_DEPTH_LIMIT)
+
+
+class ItemView(BaseModel):
+    id: str
+    kind: Kind
+    text: str
+    status: Status
+    confidence: float | None = None
+    created_at: str
+
+    @classmethod
+    def of(cls, hit: Hit) -> ItemView:
+        return cls(
+            id=hit.id,
+            kind=hit.kind,
+            text=hit.text,
+            status=hit.status,
+            confidence=hit.confidence,
+            created_at=hit.created_at,
+        )
+
+
+class AncestorView(ItemView):
+    level: int = Field(ge=1, description="Derivation steps from the explained item (its sources are 1).")
+
+
+class Derivation(BaseModel):
+    """``from`` was derived from ``to``."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    from_id: str = Field(alias="from")
+    to_id: str = Field(alias="to")
+
+
+class DerivedFrom(BaseModel):
+    """The ancestry as a DAG: every ancestor once, every derivation link between shown items once."""
+
+    nodes: list[AncestorView]
+    edges: list[Derivation]
+
+
+class GroundingView(BaseModel):
+    chunk_id: str
+    uri: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
+class LineageExploration(BaseModel):
+    """``truncated`` means ancestors exist beyond the applied depth."""
+
+    levels: int
+    backend_calls: int
+    truncated: bool
+
+
+class AppliedLineageLimits(BaseModel):
+    depth: int
+
+
+class WhyExplainResponse(BaseModel):
+    item: ItemView
+    derived_from: DerivedFrom
+    grounding: list[GroundingView]
+    supersedes: list[ItemView]
+    superseded_by: list[ItemView]
+    contradicts: list[ItemView] = Field(description="Items it contradicts and items contradicting it.")
+    derived_count: int = Field(description="How many items of the context were derived from it.")
+    explored: LineageExploration
+    applied: AppliedLineageLimits

@@ -1,0 +1,54 @@
+"""Counting the backend calls one request makes, so responses can report ``explored.backend_calls``.
+
+Adapters that know their real request count (Query pages, concurrent queries, batch chunks, retries
+of unprocessed keys) expose it as a cumulative ``backend_calls`` counter; the meter reports how far it
+moved during the request. A port without a counter is counted as one call per port call, which is what
+every port promises. Deltas are exact because a Lambda container serves one request at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Metered(Protocol):
+    @property
+    def backend_calls(self) -> int:
+        """Backend requests this adapter has made since it was created."""
+        ...
+
+
+class CallCounter:
+    """A thread-safe cumulative counter for adapters whose port calls fan out over worker threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value = 0
+
+    def add(self, calls: int = 1) -> None:
+        with self._lock:
+            self._value += calls
+
+    @property
+    def value(self) -> int:
+        return self._value
+
+
+class CallMeter:
+    """The backend calls made through ``ports`` from construction until ``total`` is read."""
+
+    def __init__(self, *ports: object) -> None:
+        distinct = list({id(port): port for port in ports}.values())
+        self._start = [(port, port.backend_calls) for port in distinct if isinstance(port, Metered)]
+        self._unmetered_calls = 0
+
+    def port_called(self, port: object) -> None:
+        """Record one call on ``port``; a metered port counts its own requests instead."""
+        if not isinstance(port, Metered):
+            self._unmetered_calls += 1
+
+    @property
+    def total(self) -> int:
+        return self._unmetered_calls + sum(port.backend_calls - start for port, start in self._start)

@@ -1,0 +1,89 @@
+"""A session-wide copy of the sample corpus in fresh tables and a fresh alias, with the environment the
+handlers read pointing at it, plus helpers that call the real handlers with API Gateway events."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from retrieval_core import bootstrap
+from retrieval_core.cli.events import api_event
+from retrieval_core.cli.lambda_runtime import invoke
+from retrieval_core.config import Settings
+from stack_state import SAMPLE_CORPUS, load_file
+
+from dev.tables import TABLE_SETTINGS, create_tables, delete_tables
+
+
+@pytest.fixture(scope="session")
+def corpus_settings(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
+    suffix = uuid.uuid4().hex[:8]
+    assert stack_settings.dynamodb_endpoint is not None
+    names = {
+        logical: f"{getattr(stack_settings, field)}-c{suffix}" for logical, field in TABLE_SETTINGS.items()
+    }
+    create_tables(stack_settings.dynamodb_endpoint, names)
+    update: dict[str, Any] = {TABLE_SETTINGS[logical]: name for logical, name in names.items()}
+    update["opensearch_alias"] = f"c-{suffix}"
+    settings = stack_settings.model_copy(update=update)
+    report = load_file(settings, SAMPLE_CORPUS)
+    assert report.ok, report.summary()
+    env = {
+        "RETRIEVAL_OPENSEARCH_ENDPOINT": settings.opensearch_endpoint,
+        "RETRIEVAL_DYNAMODB_ENDPOINT": settings.dynamodb_endpoint or "",
+        "RETRIEVAL_OPENSEARCH_ALIAS": settings.opensearch_alias,
+        "RETRIEVAL_EDGES_TABLE": settings.edges_table,
+        "RETRIEVAL_LINEAGE_TABLE": settings.lineage_table,
+        "RETRIEVAL_SESSIONS_TABLE": settings.sessions_table,
+        "RETRIEVAL_EMBEDDER": "local",
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in env.items():
+            patch.setenv(key, value)
+        bootstrap.reset()
+        try:
+            yield settings
+        finally:
+            bootstrap.reset()
+            delete_tables(stack_settings.dynamodb_endpoint, list(names.values()))
+            opensearch.indices.delete(index=f"c-{suffix}*", ignore_unavailable=True, allow_no_indices=True)
+
+
+def call(function: str, event: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """Invoke a handler; returns status, parsed body and headers."""
+    response = invoke(function, event)
+    if "body" in response and isinstance(response["body"], str):
+        return response["statusCode"], json.loads(response["body"]), response.get("headers") or {}
+    return response["statusCode"], response["body"], {}
+
+
+def retrieve(
+    context_id: str, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> tuple[int, dict]:
+    event = api_event("POST", "/v1/retrieve", context_id, body=body)
+    event["headers"].update(headers or {})
+    status, payload, _ = call("retrieve", event)
+    return status, payload
+
+
+def graph_path(context_id: str, **query: Any) -> tuple[int, dict]:
+    event = api_event("GET", "/v1/graph/path", context_id, query={k: str(v) for k, v in query.items()})
+    status, payload, _ = call("graph_path", event)
+    return status, payload
+
+
+def why(context_id: str, item_id: str, depth: int | None = None) -> tuple[int, dict]:
+    event = api_event(
+        "GET",
+        f"/v1/why/{item_id}",
+        context_id,
+        path_parameters={"proposition_id": item_id},
+        query=None if depth is None else {"depth": str(depth)},
+        resource="/v1/why/{proposition_id}",
+    )
+    status, payload, _ = call("why_explain", event)
+    return status, payload
+

@@ -1,0 +1,52 @@
+"""Helpers that read back what the loader wrote, for tests (snapshots and loader construction)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from retrieval_core.config import Settings
+from retrieval_core.loading.loader import LoadReport
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE_CORPUS = REPO / "dev" / "sample" / "corpus.jsonl"
+
+
+def load_file(settings: Settings, path: Path, **options: Any) -> LoadReport:
+    from retrieval_core.cli.wiring import loader_for
+
+    return loader_for(settings).load_lines(path.read_text().splitlines(), **options)
+
+
+def load_lines(settings: Settings, lines: list[str], **options: Any) -> LoadReport:
+    from retrieval_core.cli.wiring import loader_for
+
+    return loader_for(settings).load_lines(lines, **options)
+
+
+def table_rows(dynamodb: Any, table: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for page in dynamodb.get_paginator("scan").paginate(TableName=table):
+        rows += page["Items"]
+    return sorted(rows, key=lambda r: (r["pk"]["S"], r.get("sk", {}).get("S", "")))
+
+
+def index_documents(opensearch: Any, alias: str) -> list[dict[str, Any]]:
+    opensearch.indices.refresh(index=alias)
+    response = opensearch.search(
+        index=alias, body={"query": {"match_all": {}}, "size": 10_000, "sort": [{"id": "asc"}]}
+    )
+    return [
+        {"_id": h["_id"], "_routing": h.get("_routing"), **h["_source"]} for h in response["hits"]["hits"]
+    ]
+
+
+def snapshot(settings: Settings, opensearch: Any, dynamodb: Any) -> str:
+    """Everything the loader owns, as one canonical string."""
+    state = {
+        "edges": table_rows(dynamodb, settings.edges_table),
+        "lineage": table_rows(dynamodb, settings.lineage_table),
+        "documents": index_documents(opensearch, settings.opensearch_alias),
+    }
+    return json.dumps(state, sort_keys=True)
