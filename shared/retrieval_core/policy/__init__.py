@@ -1,0 +1,64 @@
+"""The retrieval policy: an agent calling retrieve in a loop never asks the same question twice in a
+session, never spends more than its budget, and gets a citable receipt for every accepted query.
+
+Use::
+
+    policy = RetrievalPolicy(DynamoSessionStore.from_settings(settings), PolicyConfig.from_settings(settings))
+    result, receipt, names = policy.run(
+        request_query,                        # the JSON query (session fields are ignored for the key)
+        context_id=caller.context_id,
+        session_id=session_id,                # ``session_id`` or ``X-Retrieval-Session``; None: no dedup
+        claim_limit=claim_limit,              # from the authorizer claim, or None
+        request_limit=body.get("session_limit"),
+        execute=lambda query: router.search(caller, query),   # returns list[Hit]
+    )
+    # receipt.source_ids are the session names ("S1", ...); names maps hit.id -> name for packing.
+
+    policy.describe(context_id=..., session_id=..., claim_limit=...)   # GET /v1/sessions/{session_id}
+
+The limit is ``min(settings, claim, request)``. Sessions live in the caller's context only; a foreign or
+unknown session is ``SessionNotFoundError`` (404). Refusals: ``DuplicateQueryError`` (409,
+``duplicate_query``), ``SessionBudgetExhaustedError`` (429, ``session_budget_exhausted``),
+``QueryForbiddenError`` (403), ``InvalidQueryError`` (422). All subclass ``PolicyError``.
+A kind's ports (``RetrievalKind``) can be replaced one by one; ``HITS`` is the default.
+"""
+
+from .config import PRESETS, PolicyConfig
+from .errors import (
+    DuplicateQueryError,
+    InvalidQueryError,
+    PolicyError,
+    QueryForbiddenError,
+    SessionBudgetExhaustedError,
+    SessionNotFoundError,
+    UnusableResultError,
+)
+from .kind import HITS, RetrievalKind
+from .memory import InMemorySessionStore
+from .policy import RetrievalPolicy
+from .receipt import Effect, EffectInput, Outcome, Receipt
+from .state import SessionScope, SessionState, SessionStore, SessionView
+
+__all__ = [
+    "HITS",
+    "PRESETS",
+    "DuplicateQueryError",
+    "Effect",
+    "EffectInput",
+    "InMemorySessionStore",
+    "InvalidQueryError",
+    "Outcome",
+    "PolicyConfig",
+    "PolicyError",
+    "QueryForbiddenError",
+    "Receipt",
+    "RetrievalKind",
+    "RetrievalPolicy",
+    "SessionBudgetExhaustedError",
+    "SessionNotFoundError",
+    "SessionScope",
+    "SessionState",
+    "SessionStore",
+    "SessionView",
+    "UnusableResultError",
+]

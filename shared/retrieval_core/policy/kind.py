@@ -1,0 +1,76 @@
+"""One retrieval kind, defined by its ports. ``HITS`` is the kind every search endpoint uses."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from ..context import CallerContext
+from ..models.hits import Hit
+from .errors import QueryForbiddenError, UnusableResultError
+from .query import assert_query, canonical_key, prepare_query
+from .receipt import Effect
+
+T = TypeVar("T")
+logger = logging.getLogger(__name__)
+
+ID_FIELDS = frozenset({"id", "ids", "item_id", "item_ids", "entity_id", "entity_ids"})
+"""Query fields (at any depth) that name resources; each id must carry the caller's context prefix."""
+
+
+def authorize_ids(context_id: str, query: Mapping[str, Any]) -> None:
+    """Every id named in an ``ID_FIELDS`` field must carry the caller's prefix. The check looks at the
+    prefix only, so it reveals nothing about whether a foreign id exists."""
+    caller = CallerContext(context_id)
+    if not all(isinstance(i, str) and caller.owns(i) for i in _named_ids(query)):
+        raise QueryForbiddenError()
+
+
+def _named_ids(value: Any, field_name: str | None = None) -> list[Any]:
+    if isinstance(value, Mapping):
+        return [i for name, v in value.items() for i in _named_ids(v, name)]
+    if isinstance(value, list):
+        return [i for v in value for i in _named_ids(v, field_name)]
+    return [value] if field_name in ID_FIELDS else []
+
+
+def assert_hits(context_id: str, result: Sequence[Any]) -> None:
+    """The read must return a list of ``Hit`` from the caller's context; anything else is a bug and is
+    refused before it can be cited (a foreign hit would be an isolation breach)."""
+    caller = CallerContext(context_id)
+    if not isinstance(result, list) or not all(isinstance(hit, Hit) for hit in result):
+        logger.error("retrieval returned a non-hit result of type %s", type(result).__name__)
+        raise UnusableResultError()
+    if not all(caller.owns(hit.id) for hit in result):
+        logger.error("retrieval returned a hit outside the caller's context")
+        raise UnusableResultError()
+
+
+def hit_id(hit: Hit) -> str:
+    return hit.id
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalKind(Generic[T]):
+    """The ports a policy run calls, in order: prepare, assert_input, key, authorize, (execute, passed per
+    run), assert_result, source_id, effects. Session state, the limit and the clock belong to the policy."""
+
+    prepare: Callable[[Any], Any] = prepare_query
+    """Normalize the raw query (synchronous, total: malformed input passes through to assert_input)."""
+    assert_input: Callable[[Any], None] = assert_query
+    """Raise ``InvalidQueryError`` for a malformed prepared query."""
+    key: Callable[[Mapping[str, Any]], str] = canonical_key
+    """The dedup key of a prepared query."""
+    authorize: Callable[[str, Mapping[str, Any]], None] = authorize_ids
+    """Raise a ``ForbiddenError`` when the caller (by context id) may not use what the query names."""
+    assert_result: Callable[[str, Sequence[T]], None] = assert_hits
+    """Raise ``UnusableResultError`` when the read returned something that cannot be cited."""
+    source_id: Callable[[T], str] = hit_id  # type: ignore[assignment]
+    """The underlying id of one result element; the session names it ``S{n}`` in the receipt."""
+    effects: Mapping[str, Effect] = field(default_factory=dict)
+    """Named handlers run after the receipt is built, in order; a failure is logged and listed."""
+
+
+HITS: RetrievalKind[Hit] = RetrievalKind()

@@ -1,0 +1,51 @@
+"""What an accepted query hands back besides its result: a receipt the agent can cite, and the effect
+hooks that may add to it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+T = TypeVar("T")
+
+
+class Receipt(BaseModel):
+    """Proof that a query was accepted and answered, naming its sources the way packed context cites
+    them (``S1``, ``S2``...)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    sequence: int = Field(ge=1, description="1-based count of accepted queries in the session.")
+    query_key: str
+    session_id: str | None = None
+    requested_at: str
+    completed_at: str
+    source_ids: list[str] = Field(description="The sources' session names, in result order.")
+    extensions: dict[str, Any] = Field(default_factory=dict, description="Effect name -> fields it added.")
+    failed_effects: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EffectInput(Generic[T]):
+    """Everything an effect may look at; effects add to the receipt, they never change the result."""
+
+    context_id: str
+    query: Mapping[str, Any]
+    result: Sequence[T]
+    receipt: Receipt
+    names: Mapping[str, str]
+
+
+Effect = Callable[[EffectInput[Any]], Mapping[str, Any]]
+"""A named handler whose returned fields land in ``receipt.extensions[name]``."""
+
+
+class Outcome(NamedTuple, Generic[T]):
+    """The result of one policy run: the read's result, its receipt, and item id -> citable name."""
+
+    result: Sequence[T]
+    receipt: Receipt
+    names: dict[str, str]

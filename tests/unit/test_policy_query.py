@@ -1,0 +1,80 @@
+"""The default query ports: normalization, the dedup key, input validation and id authorization."""
+
+from __future__ import annotations
+
+import pytest
+from retrieval_core.errors import ForbiddenError, InvalidRequestError
+from retrieval_core.policy.kind import authorize_ids
+from retrieval_core.policy.query import MAX_QUERY_BYTES, assert_query, canonical_key, prepare_query
+
+
+def key_of(query: dict) -> str:
+    return canonical_key(prepare_query(query))
+
+
+def test_key_ignores_key_order_whitespace_and_kinds_order() -> None:
+    base = key_of({"mode": "hybrid", "text": "who leads payments", "kinds": ["proposition", "document"]})
+    assert (
+        key_of({"kinds": ["document", "proposition"], "text": "  who   leads\npayments ", "mode": "hybrid"})
+        == base
+    )
+    assert (
+        key_of(
+            {"mode": "hybrid", "text": "who leads payments", "kinds": ["document", "proposition", "document"]}
+        )
+        == base
+    )
+
+
+def test_key_ignores_session_fields_and_nulls() -> None:
+    base = key_of({"mode": "lexical", "text": "x"})
+    assert (
+        key_of({"mode": "lexical", "text": "x", "session_id": "s1", "session_limit": 3, "top_k": None})
+        == base
+    )
+
+
+def test_key_separates_different_questions() -> None:
+    keys = {
+        key_of({"mode": "lexical", "text": "payments"}),
+        key_of({"mode": "lexical", "text": "payment"}),
+        key_of({"mode": "hybrid", "text": "payments"}),
+        key_of({"mode": "lexical", "text": "payments", "top_k": 5}),
+        key_of({"mode": "lexical", "text": "payments", "window": {"from": "a", "to": "b"}}),
+        key_of({"mode": "lexical", "text": "payments", "window": {"from": "b", "to": "a"}}),
+    }
+    assert len(keys) == 6
+
+
+def test_prepare_keeps_order_of_ordered_lists() -> None:
+    assert prepare_query({"vector": [0.3, 0.1]}) == {"vector": [0.3, 0.1]}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [None, [], "text", {}, {"text": float("nan")}, {"text": object()}, {"text": "x" * (MAX_QUERY_BYTES + 1)}],
+    ids=["none", "list", "string", "empty", "nan", "object", "too-large"],
+)
+def test_malformed_queries_are_invalid_requests(query: object) -> None:
+    with pytest.raises(InvalidRequestError):
+        assert_query(prepare_query(query))
+
+
+def test_authorize_accepts_own_ids_at_any_depth() -> None:
+    authorize_ids("acme", {"entity_id": "acme:e-1", "filter": {"item_ids": ["acme:p-1", "acme:p-2"]}})
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"entity_id": "globex:e-1"},
+        {"entity_id": "e-1"},
+        {"filter": {"item_ids": ["acme:p-1", "globex:p-2"]}},
+        {"ids": [7]},
+    ],
+    ids=["foreign", "unprefixed", "nested-foreign", "not-a-string"],
+)
+def test_authorize_rejects_ids_outside_the_context(query: dict) -> None:
+    with pytest.raises(ForbiddenError) as caught:
+        authorize_ids("acme", query)
+    assert "globex" not in caught.value.message
