@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -18,8 +19,9 @@ from stack_state import SAMPLE_CORPUS, load_file
 from dev.tables import TABLE_SETTINGS, create_tables, delete_tables
 
 
-@pytest.fixture(scope="session")
-def corpus_settings(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
+@contextmanager
+def provisioned_corpus(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
+    """Fresh tables and alias holding the sample corpus; handlers read them while the block runs."""
     suffix = uuid.uuid4().hex[:8]
     assert stack_settings.dynamodb_endpoint is not None
     names = {
@@ -86,4 +88,3 @@ def why(context_id: str, item_id: str, depth: int | None = None) -> tuple[int, d
     )
     status, payload, _ = call("why_explain", event)
     return status, payload
-

@@ -1,0 +1,42 @@
+"""The ``context_packet`` a retrieve response carries: citable text plus an account of every hit."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..models.item import Kind
+
+DropReason = Literal["duplicate", "max_items", "budget"]
+
+
+class PackedItem(BaseModel):
+    """A hit that made it into the text, at the score retrieval gave it."""
+
+    id: str
+    source_id: str = Field(description="The label the text cites this item by, e.g. 'S3'.")
+    kind: Kind
+    score: float
+    truncated: bool = Field(description="The text was cut short to fit.")
+    compressed: bool = Field(description="Only the sentences most relevant to the task were kept.")
+
+
+class DroppedItem(BaseModel):
+    """A hit left out of the text, and why."""
+
+    id: str
+    source_id: str
+    reason: DropReason
+
+
+class ContextPacket(BaseModel):
+    """Evidence that fits the caller's prompt: ``used`` <= ``budget``, both measured in ``unit``."""
+
+    text: str
+    unit: str = Field(description="'tokens:cl100k_base' or 'chars'.")
+    budget: int
+    used: int
+    items: list[PackedItem]
+    dropped: list[DroppedItem]
+    n_candidates: int = Field(description="How many hits the packet was built from.")
