@@ -58,7 +58,8 @@ def call(function: str, event: dict[str, Any]) -> tuple[int, dict[str, Any], dic
     """Invoke a handler; returns status, parsed body and headers."""
     response = invoke(function, event)
     if "body" in response and isinstance(response["body"], str):
-        return response["statusCode"], json.loads(response["body"]), response.get("headers") or {}
+        headers = {k: v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()}
+        return response["statusCode"], json.loads(response["body"]), headers | (response.get("headers") or {})
     return response["statusCode"], response["body"], {}
 
 

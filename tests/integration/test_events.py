@@ -1,0 +1,121 @@
+"""Every file under events/ goes through `retrieval invoke` and yields the status its name declares.
+
+A file is named ``<status>-<name>.json``. Files of one function's folder run once per test session, in
+sorted name order, against the session's fresh copy of the sample corpus: that order is what makes the
+session sequences deterministic (``200-session-duplicate-1-first`` runs before
+``409-session-duplicate-2-repeat``). Selecting a single file still replays its whole folder first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus_stack import corpus_settings  # noqa: F401
+from stack_state import REPO
+
+from dev.sample.known import CONTEXTS
+
+EVENTS = REPO / "events"
+EVENT_FILES = sorted(EVENTS.glob("*/*.json"))
+FILE_NAME = re.compile(r"^(?P<status>[1-5]\d\d)-[a-z0-9][a-z0-9-]*\.json$")
+RETRIEVAL = Path(sys.executable).with_name("retrieval")
+ERROR_CODES = {
+    401: "unauthenticated",
+    403: "forbidden",
+    404: "not_found",
+    409: "duplicate_query",
+    422: "invalid_request",
+    429: "session_budget_exhausted",
+}
+CONTEXT_ID = re.compile(rf"^(?P<context>{'|'.join(CONTEXTS)}):")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int
+    body: Any
+    stderr: str
+
+
+class FolderRuns:
+    """Runs each function's folder once, in sorted order, the first time any of its files is asked for."""
+
+    def __init__(self) -> None:
+        self._outcomes: dict[Path, Outcome] = {}
+
+    def outcome(self, path: Path) -> Outcome:
+        if path not in self._outcomes:
+            for event_file in sorted(path.parent.glob("*.json")):
+                self._outcomes[event_file] = invoke_cli(event_file)
+        return self._outcomes[path]
+
+
+def invoke_cli(path: Path) -> Outcome:
+    done = subprocess.run(
+        [str(RETRIEVAL), "invoke", path.parent.name, str(path.relative_to(REPO))],
+        cwd=REPO,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, f"retrieval invoke failed for {path.name}:\n{done.stderr}"
+    response = json.loads(done.stdout)
+    body = response["body"]
+    return Outcome(response["statusCode"], json.loads(body) if isinstance(body, str) else body, done.stderr)
+
+
+def caller_context(event: dict[str, Any]) -> str:
+    """The context the event acts in: the envelope's for a direct invocation, else the chosen claim."""
+    if "requestContext" not in event:
+        return event["context_id"]
+    headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
+    return headers.get("x-context-id") or event["requestContext"]["authorizer"]["context_id"]
+
+
+def context_ids(value: Any) -> Iterator[str]:
+    """Every string in a response that is an id of some sample context."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from context_ids(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from context_ids(item)
+    elif isinstance(value, str) and CONTEXT_ID.match(value):
+        yield value
+
+
+@pytest.fixture(scope="session")
+def folder_runs(corpus_settings: Any) -> FolderRuns:  # noqa: F811
+    return FolderRuns()
+
+
+def test_every_function_has_events() -> None:
+    assert {p.name for p in EVENTS.iterdir() if p.is_dir()} == {"retrieve", "graph_path", "why_explain"}
+    assert all(FILE_NAME.match(p.name) for p in EVENT_FILES), [p.name for p in EVENT_FILES]
+
+
+@pytest.mark.parametrize("path", EVENT_FILES, ids=[str(p.relative_to(EVENTS)) for p in EVENT_FILES])
+def test_event_yields_declared_status(path: Path, folder_runs: FolderRuns) -> None:
+    declared = int(FILE_NAME.match(path.name)["status"])
+    outcome = folder_runs.outcome(path)
+    assert outcome.status == declared, f"{path.name}: {outcome.body}\n{outcome.stderr[-2000:]}"
+    if declared != 200:
+        assert outcome.body["error"] == ERROR_CODES[declared]
+        assert outcome.body["message"]
+        return
+    context = caller_context(json.loads(path.read_text()))
+    seen = set(context_ids(outcome.body))
+    assert {CONTEXT_ID.match(i)["context"] for i in seen} <= {context}, sorted(seen)
+    if "context-" in path.name:
+        assert seen, f"{path.name} must return evidence from {context}"

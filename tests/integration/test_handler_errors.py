@@ -1,0 +1,94 @@
+"""Errors through the real handlers: 4xx bodies name the field and change nothing; 5xx leak nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from corpus_stack import call, retrieve
+from retrieval_core import bootstrap
+from retrieval_core.cli.events import api_event
+from retrieval_core.config import Settings
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"mode": "lexical", "text": "x", "top_k": True}, "top_k"),
+        ({"mode": "lexical", "text": "x", "top_k": "ten"}, "top_k"),
+        ({"mode": "lexical", "text": "x", "weights": {"document": -1}}, "weights.document"),
+        ({"mode": "lexical", "text": "x", "weights": {"document": float("nan")}}, "weights.document"),
+        ({"mode": "lexical", "text": "x", "min_score": True}, "min_score"),
+        ({"mode": "lexical", "text": "x", "min_score": 1.5}, "min_score"),
+        ({"mode": "sideways", "text": "x"}, "mode"),
+        ({"mode": "lexical"}, "text"),
+        ({"mode": "vector", "vector": [0.1, 0.2, 0.3]}, "vector"),
+        ({"mode": "lexical", "text": "x", "pack": {"max_tokens": 0}}, "pack.max_tokens"),
+        ({"mode": "lexical", "text": "x", "pack": {"max_tokens": 10, "max_chars": 10}}, "pack.max_tokens"),
+        ({"mode": "lexical", "text": "x", "surprise": 1}, "surprise"),
+    ],
+)
+def test_malformed_requests_are_422_naming_the_field(
+    corpus_settings: Settings, body: dict, field: str
+) -> None:
+    status, payload = retrieve("acme", body)
+    assert status == 422, payload
+    assert payload["error"] == "invalid_request"
+    assert field in payload["message"]
+
+
+def test_a_rejected_request_changes_nothing(corpus_settings: Settings) -> None:
+    session = {"session_id": "s-reject-test"}
+    assert retrieve("acme", {"mode": "lexical", "text": "x", "top_k": True} | session)[0] == 422
+    status, _, _ = call(
+        "retrieve",
+        api_event(
+            "GET",
+            "/v1/sessions/s-reject-test",
+            "acme",
+            path_parameters={"session_id": "s-reject-test"},
+            resource="/v1/sessions/{session_id}",
+        ),
+    )
+    assert status == 404  # no session was created by the rejected request
+
+
+def test_no_claim_is_401_and_an_unlisted_context_is_403(corpus_settings: Settings) -> None:
+    event = api_event("POST", "/v1/retrieve", "acme", body={"mode": "lexical", "text": "x"})
+    event["requestContext"]["authorizer"] = None
+    assert call("retrieve", event)[0] == 401
+    event = api_event("POST", "/v1/retrieve", "acme,globex", body={"mode": "lexical", "text": "x"})
+    event["headers"]["X-Context-Id"] = "initech"
+    assert call("retrieve", event)[0] == 403
+
+
+def test_a_backend_outage_is_a_clean_503_with_retry_after(
+    corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RETRIEVAL_OPENSEARCH_ENDPOINT", "http://127.0.0.1:1")
+    bootstrap.reset()
+    try:
+        status, body, headers = call(
+            "retrieve",
+            api_event("POST", "/v1/retrieve", "acme", body={"mode": "lexical", "text": "payments"}),
+        )
+    finally:
+        monkeypatch.undo()
+        bootstrap.reset()
+    assert status == 503
+    assert headers.get("Retry-After") == "1"
+    assert body == {
+        "error": "backend_unavailable",
+        "message": "A backing service is temporarily unavailable.",
+    }
+    text = json.dumps(body).lower()
+    assert all(word not in text for word in ("opensearch", "127.0.0.1", "traceback", "dynamodb"))
+
+
+def test_direct_invocation_needs_a_context_and_answers_like_the_api(corpus_settings: Settings) -> None:
+    payload: dict[str, Any] = {"request": {"mode": "lexical", "text": "payments"}, "correlation_id": "exec-1"}
+    status, body, _ = call("retrieve", payload)
+    assert status == 422 and "context_id" in body["message"]
+    status, body, _ = call("retrieve", payload | {"context_id": "acme"})
+    assert status == 200 and body["hits"] and all(h["id"].startswith("acme:") for h in body["hits"])
