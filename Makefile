@@ -36,7 +36,7 @@ format: install
 	@$(VENV)/bin/ruff check --fix .
 
 # Installs, starts the stack, runs every test, and always stops the stack; exits non-zero on any failure.
-test: install check-prereqs
+test: install sam-install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; \
 	  $(MAKE) --no-print-directory lint || status=$$?; \
@@ -48,3 +48,30 @@ demo: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; $(VENV)/bin/retrieval demo || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# --- SAM CLI (own venv: its pins conflict with ours) -------------------------------------------------
+SAM_VENV := .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+SAM_VERSION := 1.170.0
+SAM_STAMP := $(SAM_VENV)/.installed-$(SAM_VERSION)
+SAM_BUILD_DIR ?= .aws-sam/build
+# The SAM venv runs on the Lambda runtime's Python, so `sam build` finds a matching python3.12 on PATH.
+SAM_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) python3.12)
+SAM_RUN := PATH="$(abspath $(SAM_VENV))/bin:$$PATH" SAM_CLI_TELEMETRY=0 $(SAM)
+
+.PHONY: sam-install sam-validate sam-build
+
+$(SAM_STAMP):
+	@test -x $(SAM_VENV)/bin/python3.12 || $(SAM_PYTHON) -m venv $(SAM_VENV)
+	@$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	@$(SAM_VENV)/bin/python -m pip install --quiet aws-sam-cli==$(SAM_VERSION)
+	@rm -f $(SAM_VENV)/.installed-* && touch $@
+	@echo "installed SAM CLI $(SAM_VERSION) into $(SAM_VENV)"
+
+sam-install: $(SAM_STAMP)
+
+sam-validate: sam-install
+	@$(SAM_RUN) validate --lint --region us-east-1
+
+sam-build: sam-install
+	@$(SAM_RUN) build --region us-east-1 --build-dir $(SAM_BUILD_DIR)

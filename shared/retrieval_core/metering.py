@@ -43,11 +43,18 @@ class CallMeter:
         distinct = list({id(port): port for port in ports}.values())
         self._start = [(port, port.backend_calls) for port in distinct if isinstance(port, Metered)]
         self._unmetered_calls = 0
+        self._round_trips = 0
 
     def port_called(self, port: object) -> None:
         """Record one call on ``port``; a metered port counts its own requests instead."""
+        self._round_trips += 1
         if not isinstance(port, Metered):
             self._unmetered_calls += 1
+
+    @property
+    def round_trips(self) -> int:
+        """Sequential waits on a backend: one per port call, however many requests ran concurrently in it."""
+        return self._round_trips
 
     @property
     def total(self) -> int:

