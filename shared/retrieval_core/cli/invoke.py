@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -28,10 +27,7 @@ def run(args: argparse.Namespace) -> int:
 
     use_local_stack_env()
     try:
-        # Like `sam local invoke`: the function's own output (logs, metrics) goes to stderr and only the
-        # response goes to stdout, so it can be piped into jq.
-        with contextlib.redirect_stdout(sys.stderr):
-            response = invoke(args.function, event)
+        response = invoke(args.function, event)
     except UnknownFunctionError as error:
         print(f"retrieval invoke: {error}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@ and the handler module loaded from ``functions/<name>/app.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -77,5 +78,8 @@ def handler_module(function: str, functions_dir: Path = FUNCTIONS_DIR) -> Module
 
 
 def invoke(function: str, event: dict[str, Any]) -> Any:
+    """Run the handler; like `sam local invoke`, the function's own output (logs, metrics) goes to
+    stderr, so a caller's stdout carries only what it prints itself."""
     module = handler_module(function)
-    return module.lambda_handler(event, LambdaContext(function_name=function))
+    with contextlib.redirect_stdout(sys.stderr):
+        return module.lambda_handler(event, LambdaContext(function_name=function))

@@ -85,7 +85,11 @@ class RetrieveRequest(BaseModel):
     weights: dict[Kind, Annotated[FiniteNumber, Field(ge=0)]] = Field(default_factory=dict)
     diversify: StrictBool = True
     statuses: list[Status] = Field(default_factory=lambda: [Status.ACTIVE], min_length=1)
-    expand_graph: StrictBool = False
+    expand_graph: StrictBool = Field(
+        default=False,
+        description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "
+        "ranked below every fused hit and marked found_by ['graph'].",
+    )
     session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9._:\-]+$")] | None = (
         None
     )
