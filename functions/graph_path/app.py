@@ -6,12 +6,10 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.openapi.params import Query
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.api import build_resolver, current_caller, resolve
-from retrieval_core.entrypoints.direct import DirectInvocation, handle_direct, is_direct
+from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
+from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.graph import GraphPathRequest, GraphPathResponse, graph_path
 
 logger = Logger()
@@ -43,10 +41,4 @@ def _direct(context: CallerContext, invocation: DirectInvocation) -> GraphPathRe
     return _find(context, GraphPathRequest.model_validate(invocation.request))
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    if is_direct(event):
-        return handle_direct(event, _direct, logger)
-    return resolve(app, event, context, logger)
+lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)

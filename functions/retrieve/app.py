@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.api import build_resolver, current_caller, header, resolve
-from retrieval_core.entrypoints.direct import DirectInvocation, handle_direct, is_direct
+from retrieval_core.entrypoints.api import build_resolver, current_caller, header, lambda_entry
+from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.models.requests import RetrieveRequest
 from retrieval_core.models.responses import RetrieveResponse
 from retrieval_core.policy import SessionView
@@ -50,10 +46,4 @@ def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveRes
     return container().retrieve.retrieve(context, request, session_id=invocation.session_id)
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    if is_direct(event):
-        return handle_direct(event, _direct, logger)
-    return resolve(app, event, context, logger)
+lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.openapi.params import Query
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.api import build_resolver, current_caller, resolve
-from retrieval_core.entrypoints.direct import DirectInvocation, handle_direct, is_direct
+from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
+from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse, why_explain
 
 logger = Logger()
@@ -37,10 +35,4 @@ def _direct(context: CallerContext, invocation: DirectInvocation) -> WhyExplainR
     return _explain(context, WhyExplainRequest.model_validate(invocation.request))
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    if is_direct(event):
-        return handle_direct(event, _direct, logger)
-    return resolve(app, event, context, logger)
+lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)

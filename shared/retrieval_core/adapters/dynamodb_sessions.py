@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .. import keys
@@ -36,6 +35,7 @@ from ..policy.state import (
     SessionState,
     source_name,
 )
+from .dynamodb_client import dynamodb_client
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient as DynamoDBClient
@@ -59,17 +59,6 @@ _ZERO = {"N": "0"}
 Item = dict[str, dict[str, Any]]
 
 
-@cache
-def sessions_client(endpoint_url: str | None, region: str) -> DynamoDBClient:
-    """The container-wide DynamoDB client (standard retry mode), created on first use."""
-    import boto3
-    from botocore.config import Config
-
-    return boto3.client(
-        "dynamodb", region_name=region, endpoint_url=endpoint_url, config=Config(retries={"mode": "standard"})
-    )
-
-
 class DynamoSessionStore:
     """``SessionStore`` backed by the Sessions table."""
 
@@ -80,8 +69,11 @@ class DynamoSessionStore:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DynamoSessionStore:
-        client = sessions_client(settings.dynamodb_endpoint, settings.aws_region)
-        return cls(client, settings.sessions_table, timedelta(seconds=settings.session_ttl_seconds))
+        return cls(
+            dynamodb_client(settings),
+            settings.sessions_table,
+            timedelta(seconds=settings.session_ttl_seconds),
+        )
 
     def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
         item = self._live_item(scope, now)

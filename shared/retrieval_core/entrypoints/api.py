@@ -4,14 +4,19 @@ authenticated caller, so each handler module only declares its routes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger
+from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.logging import correlation_paths
+from pydantic import BaseModel
 
 from ..config import settings
+from ..context import CallerContext
 from .claims import Caller, caller_from_event
+from .direct import DirectInvocation, handle_direct, is_direct
 from .responses import describe_validation, error_status_body
 
 CALLER_KEY = "caller"
@@ -68,3 +73,25 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
         body=json.dumps(body),
         headers=headers or {},
     )
+
+
+def lambda_entry(
+    app: APIGatewayRestResolver,
+    serve_direct: Callable[[CallerContext, DirectInvocation], BaseModel],
+    *,
+    logger: Logger,
+    tracer: Tracer,
+    metrics: Metrics,
+) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
+    ``requestContext``, IAM-trusted) go to ``serve_direct``. Logs carry the request's correlation id."""
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics
+    def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        if is_direct(event):
+            return handle_direct(event, serve_direct, logger)
+        return resolve(app, event, context, logger)
+
+    return lambda_handler
