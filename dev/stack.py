@@ -1,0 +1,252 @@
+"""``python -m dev.stack up|down|status``: the local OpenSearch node and moto DynamoDB, in the background.
+
+``up`` starts what is not already running, waits (bounded) until both answer, creates the DynamoDB
+tables from ``template.yaml`` and writes ``.stack/env`` for clients. ``down`` stops both process groups
+and waits until nothing is left. State (pid/port files and logs) lives under ``.stack/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dev import moto_server, opensearch_node, processes
+from dev.stack_env import ENV_FILE, REPO_ROOT, STACK_DIR, client_env, write_env
+from dev.tables import create_tables, default_table_names
+
+
+class StackError(RuntimeError):
+    """The stack could not be brought up or down; the message says what to do about it."""
+
+
+@dataclass(frozen=True)
+class Service:
+    """One background service of the stack and how to start, recognise and probe it."""
+
+    name: str
+    label: str
+    port_env: str
+    default_port: int
+    startup_timeout: float
+    command: Callable[[int], list[str]]
+    is_healthy: Callable[[str], bool]
+    prepare: Callable[[], None] = lambda: None  # run before each fresh start
+
+    @property
+    def state_file(self) -> Path:
+        return STACK_DIR / f"{self.name}.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return STACK_DIR / f"{self.name}.log"
+
+    def requested_port(self) -> int:
+        raw = os.environ.get(self.port_env, str(self.default_port))
+        if not raw.isdigit() or not 0 < int(raw) < 65536:
+            raise StackError(f"{self.port_env}={raw!r} is not a TCP port number")
+        return int(raw)
+
+
+OPENSEARCH_HOME = STACK_DIR / "opensearch"
+OPENSEARCH = Service(
+    name="opensearch",
+    label="OpenSearch",
+    port_env="STACK_OPENSEARCH_PORT",
+    default_port=9200,
+    startup_timeout=float(os.environ.get("STACK_OPENSEARCH_TIMEOUT", "180")),
+    command=lambda port: opensearch_node.command(port, OPENSEARCH_HOME),
+    is_healthy=opensearch_node.is_healthy,
+    prepare=lambda: opensearch_node.reset_home(OPENSEARCH_HOME),
+)
+DYNAMODB = Service(
+    name="dynamodb",
+    label="moto DynamoDB",
+    port_env="STACK_DYNAMODB_PORT",
+    default_port=8000,
+    startup_timeout=float(os.environ.get("STACK_DYNAMODB_TIMEOUT", "30")),
+    command=moto_server.command,
+    is_healthy=moto_server.is_healthy,
+)
+SERVICES = (DYNAMODB, OPENSEARCH)
+
+
+def endpoint(port: int) -> str:
+    return f"http://127.0.0.1:{port}"
+
+
+def _read_state(service: Service) -> tuple[int, int] | None:
+    """``(pid, port)`` of this service if its recorded process is alive and is really it.
+
+    The recorded command line must match, so a pid recycled by an unrelated process is never ours.
+    """
+    try:
+        state = json.loads(service.state_file.read_text())
+        pid, port, command = int(state["pid"]), int(state["port"]), str(state["command"])
+    except (FileNotFoundError, ValueError, KeyError, TypeError):
+        return None
+    if processes.is_alive(pid) and processes.command_line(pid) == command:
+        return pid, port
+    return None
+
+
+def _port_busy_message(service: Service, port: int) -> str:
+    return (
+        f"port {port} for {service.label} is in use by another process (not one this stack started).\n"
+        f"  find it:  ss -ltnp 'sport = :{port}'   (or: lsof -nP -iTCP:{port} -sTCP:LISTEN)\n"
+        f"  then stop that process, or run the stack on another port, e.g.:  "
+        f"{service.port_env}={port + 1} make up"
+    )
+
+
+def _claim_ports(services: list[Service]) -> dict[str, int]:
+    """Each service's requested port, after checking all are free (so nothing starts if one is taken)."""
+    ports = {service.name: service.requested_port() for service in services}
+    busy = [
+        _port_busy_message(service, ports[service.name])
+        for service in services
+        if processes.port_in_use(ports[service.name])
+    ]
+    if busy:
+        raise StackError("\n".join(busy))
+    return ports
+
+
+def _start(service: Service, port: int) -> int:
+    """Spawn the service on ``port`` and record it, so ``down`` can find it later."""
+    print(f"starting {service.label} on {endpoint(port)} (log: {service.log_file})", flush=True)
+    service.prepare()
+    command = service.command(port)
+    pid = processes.spawn_detached(command, service.log_file, cwd=REPO_ROOT)
+    service.state_file.write_text(json.dumps({"pid": pid, "port": port, "command": " ".join(command)}))
+    return pid
+
+
+def _log_tail(service: Service, lines: int = 25) -> str:
+    try:
+        return "\n".join(service.log_file.read_text(errors="replace").splitlines()[-lines:])
+    except FileNotFoundError:
+        return "(no log)"
+
+
+def _wait_healthy(service: Service, pid: int, port: int, started_at: float) -> None:
+    """Poll the service until healthy; fail early if it died, or after its startup timeout."""
+    print(
+        f"waiting for {service.label} to become healthy (up to {service.startup_timeout:.0f}s)...", flush=True
+    )
+    deadline = started_at + service.startup_timeout
+    while not service.is_healthy(endpoint(port)):
+        if not processes.is_alive(pid):
+            raise StackError(f"{service.label} exited during startup; last log lines:\n{_log_tail(service)}")
+        if time.monotonic() > deadline:
+            raise StackError(
+                f"{service.label} not healthy after {service.startup_timeout:.0f}s "
+                f"(allow more with STACK_{service.name.upper()}_TIMEOUT=<seconds>); "
+                f"last log lines:\n{_log_tail(service)}"
+            )
+        time.sleep(0.25)
+    rss = processes.resident_memory_mb(pid)
+    print(
+        f"{service.label} healthy on {endpoint(port)} after {time.monotonic() - started_at:.1f}s "
+        f"(pid {pid}, RSS {rss or 0:.0f} MiB)",
+        flush=True,
+    )
+
+
+def _stop(service: Service) -> None:
+    """Stop the service's whole process group and forget it."""
+    running = _read_state(service)
+    if running is not None:
+        pid, _ = running
+        print(f"stopping {service.label} (pid {pid})...", flush=True)
+        try:
+            processes.stop_group(pid)
+        except processes.StopError as error:
+            raise StackError(f"{service.label} did not stop: {error}") from error
+    service.state_file.unlink(missing_ok=True)
+
+
+def up() -> None:
+    """Start what is not running, wait for health, create the tables, write ``.stack/env``."""
+    from retrieval_core.config import Settings
+
+    STACK_DIR.mkdir(exist_ok=True)
+    opensearch_node.ensure_built()
+    running = {service.name: _read_state(service) for service in SERVICES}
+    to_start = [service for service in SERVICES if running[service.name] is None]
+    ports = _claim_ports(to_start)
+    pending = []
+    for service in SERVICES:
+        state = running[service.name]
+        if state is not None:
+            print(f"{service.label} already running (pid {state[0]}, {endpoint(state[1])})")
+            ports[service.name] = state[1]
+            if not service.is_healthy(endpoint(state[1])):
+                pending.append((service, *state, time.monotonic()))
+    try:
+        for service in to_start:
+            started_at = time.monotonic()
+            pid = _start(service, ports[service.name])
+            pending.append((service, pid, ports[service.name], started_at))
+        for service, pid, port, started_at in pending:
+            _wait_healthy(service, pid, port, started_at)
+    except StackError:
+        for service in to_start:
+            _stop(service)
+        raise
+    dynamodb_endpoint = endpoint(ports[DYNAMODB.name])
+    create_tables(dynamodb_endpoint, default_table_names(Settings()))
+    write_env(client_env(endpoint(ports[OPENSEARCH.name]), dynamodb_endpoint))
+    print(f"stack is up; endpoints and fake credentials in {ENV_FILE} (`set -a; . {ENV_FILE}`)")
+
+
+def down() -> None:
+    """Stop both services and verify no process of theirs is left."""
+    for service in SERVICES:
+        _stop(service)
+    ENV_FILE.unlink(missing_ok=True)
+    print("stack is down")
+
+
+def status() -> bool:
+    """Print each service's state; True if both run and answer."""
+    all_ok = True
+    for service in SERVICES:
+        running = _read_state(service)
+        if running is None:
+            print(f"{service.label}: stopped")
+            all_ok = False
+            continue
+        pid, port = running
+        healthy = service.is_healthy(endpoint(port))
+        all_ok = all_ok and healthy
+        rss = processes.resident_memory_mb(pid) or 0
+        state = "healthy" if healthy else "NOT answering"
+        print(f"{service.label}: running, {state} on {endpoint(port)} (pid {pid}, RSS {rss:.0f} MiB)")
+    return all_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dev.stack", description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("up", "down", "status"))
+    action = parser.parse_args(argv).action
+    try:
+        if action == "up":
+            up()
+        elif action == "down":
+            down()
+        else:
+            return 0 if status() else 1
+    except (StackError, opensearch_node.BuildError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
