@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import ValidationError
 from retrieval_core.loading.parse import LineError, ParsedLine, parse_lines
@@ -71,3 +73,12 @@ def test_context_id_option_fills_and_guards() -> None:
     assert all(isinstance(r, LineError) for r in results)
     results = list(parse_lines([json.dumps(without)], context_id="acme"))
     assert isinstance(results[0], ParsedLine) and results[0].item.context_id == "acme"
+
+
+def test_the_published_json_schema_is_current() -> None:
+    from pathlib import Path
+
+    published = Path(__file__).resolve().parents[2] / "docs" / "item.schema.json"
+    assert json.loads(published.read_text()) == Item.model_json_schema(), (
+        "docs/item.schema.json is stale: run `retrieval schema > docs/item.schema.json`"
+    )
