@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_stack import corpus_settings  # noqa: F401
 from stack_state import REPO
 
 from dev.sample.known import CONTEXTS
@@ -70,7 +69,10 @@ def invoke_cli(path: Path) -> Outcome:
         check=False,
     )
     assert done.returncode == 0, f"retrieval invoke failed for {path.name}:\n{done.stderr}"
-    response = json.loads(done.stdout)
+    try:
+        response = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"stdout of retrieval invoke is not one response for {path.name}:\n{done.stdout}")
     body = response["body"]
     return Outcome(response["statusCode"], json.loads(body) if isinstance(body, str) else body, done.stderr)
 
@@ -96,7 +98,7 @@ def context_ids(value: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def folder_runs(corpus_settings: Any) -> FolderRuns:  # noqa: F811
+def folder_runs(corpus_settings: Any) -> FolderRuns:
     return FolderRuns()
 
 

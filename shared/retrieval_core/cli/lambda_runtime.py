@@ -79,7 +79,8 @@ def handler_module(function: str, functions_dir: Path = FUNCTIONS_DIR) -> Module
 
 def invoke(function: str, event: dict[str, Any]) -> Any:
     """Run the handler; like `sam local invoke`, the function's own output (logs, metrics) goes to
-    stderr, so a caller's stdout carries only what it prints itself."""
-    module = handler_module(function)
+    stderr, so a caller's stdout carries only what it prints itself. The module loads inside the
+    redirect too: Powertools' Logger binds ``sys.stdout`` when the module creates it."""
     with contextlib.redirect_stdout(sys.stderr):
+        module = handler_module(function)
         return module.lambda_handler(event, LambdaContext(function_name=function))

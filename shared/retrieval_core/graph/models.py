@@ -81,6 +81,46 @@ class AppliedPathLimits(BaseModel):
 class GraphPathResponse(BaseModel):
     """``truncated`` means the search stopped early (node cap): an unfound path may still exist."""
 
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "found": True,
+                    "truncated": False,
+                    "paths": [
+                        {
+                            "entity_ids": [
+                                "acme:customer/quanta-games",
+                                "acme:service/fraud-scoring",
+                                "acme:datastore/feature-store",
+                            ],
+                            "edges": [
+                                {
+                                    "from": "acme:customer/quanta-games",
+                                    "to": "acme:service/fraud-scoring",
+                                    "proposition_id": "acme:p-0043",
+                                    "text": "Quanta Games relies on fraud-scoring for screening purchases.",
+                                    "confidence": 0.95,
+                                    "status": "ACTIVE",
+                                },
+                                {
+                                    "from": "acme:service/fraud-scoring",
+                                    "to": "acme:datastore/feature-store",
+                                    "proposition_id": "acme:p-0021",
+                                    "text": "fraud-scoring reads device features from feature-store.",
+                                    "confidence": 0.82,
+                                    "status": "ACTIVE",
+                                },
+                            ],
+                        }
+                    ],
+                    "explored": {"nodes_visited": 5, "hops": 2, "backend_calls": 3, "round_trips": 3},
+                    "applied": {"max_depth": 3, "max_paths": 1},
+                }
+            ]
+        }
+    )
+
     found: bool
     truncated: bool
     paths: list[GraphPath]

@@ -83,6 +83,46 @@ class AppliedLineageLimits(BaseModel):
 
 
 class WhyExplainResponse(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "item": {
+                        "id": "acme:p-0063",
+                        "kind": "proposition",
+                        "text": "payments-gateway must reject charge retries without an Idempotency-Key.",
+                        "status": "ACTIVE",
+                        "confidence": 0.76,
+                        "created_at": "2026-02-22T09:00:00Z",
+                    },
+                    "derived_from": {
+                        "nodes": [
+                            {
+                                "id": "acme:rec-0040",
+                                "kind": "record",
+                                "text": "Action item AI-77 | payments-gateway rejects keyless retries",
+                                "status": "ACTIVE",
+                                "confidence": None,
+                                "created_at": "2026-02-21T10:00:00Z",
+                                "level": 1,
+                            }
+                        ],
+                        "edges": [{"from": "acme:p-0063", "to": "acme:rec-0040"}],
+                    },
+                    "grounding": [
+                        {"chunk_id": "acme:rec-0040", "uri": "jira://acme/AI-77", "start": 60, "end": 100}
+                    ],
+                    "supersedes": [],
+                    "superseded_by": [],
+                    "contradicts": [],
+                    "derived_count": 0,
+                    "explored": {"levels": 1, "backend_calls": 3, "round_trips": 3, "truncated": True},
+                    "applied": {"depth": 1},
+                }
+            ]
+        }
+    )
+
     item: ItemView
     derived_from: DerivedFrom
     grounding: list[GroundingView]

@@ -1,0 +1,187 @@
+"""``retrieval openapi [--output docs/openapi.json]``: one OpenAPI document for the whole API.
+
+Each function's Powertools resolver describes its own routes and models; this merges them into one
+document and adds what no single resolver knows: the servers, the authorizer's security scheme, the
+headers every route reads, and the error responses the shared entry point produces (``entrypoints/api.py``
+replaces Powertools' validation error body with the project's own, so the generated 422 is rewritten).
+``tests/unit/test_openapi.py`` fails when the committed ``docs/openapi.json`` differs from this output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .lambda_runtime import FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
+
+TITLE = "Retrieval functions API"
+DESCRIPTION = (
+    "Lexical, vector, hybrid, entity, graph and temporal retrieval with citations, shortest paths between "
+    "entities, and lineage explanations. Every request acts in exactly one context, taken from the "
+    "authorizer's claims (never from the body or the query string); a foreign id is answered exactly "
+    "like a missing one. The same functions accept direct (IAM) invocations "
+    '`{"context_id", "request", "correlation_id", "session_id"}` answered with `{"statusCode", "body"}`.'
+)
+SERVERS = [
+    {"url": "http://127.0.0.1:3000", "description": "`retrieval serve` (dev token: `Bearer dev:acme`)"},
+    {
+        "url": "https://{api_id}.execute-api.{region}.amazonaws.com/{stage}",
+        "description": "The deployed REST API.",
+        "variables": {
+            "api_id": {"default": "abcdef1234"},
+            "region": {"default": "us-east-1"},
+            "stage": {"default": "prod"},
+        },
+    },
+]
+SECURITY_SCHEME = "RetrievalAuthorizer"
+SECURITY_SCHEMES = {
+    SECURITY_SCHEME: {
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": (
+            "Checked by the API Gateway authorizer (the sample HMAC TOKEN authorizer or a Cognito user "
+            "pool), which passes the caller's allowed contexts to the function as claims."
+        ),
+    }
+}
+CONTEXT_HEADER = {
+    "name": "X-Context-Id",
+    "in": "header",
+    "required": False,
+    "description": "Which of the caller's allowed contexts to act in; required when the claims list several.",
+    "schema": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,62}$"},
+}
+SESSION_HEADER = {
+    "name": "X-Retrieval-Session",
+    "in": "header",
+    "required": False,
+    "description": "Retrieval session id, when the body carries no `session_id`.",
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:\\-]{1,256}$"},
+}
+ERROR_DESCRIPTIONS = {
+    "401": "No context claim reached the function (no or invalid token).",
+    "403": "The chosen context is not among the caller's, or the request names another context's id.",
+    "404": "Not found in the caller's context (a foreign id is answered the same way).",
+    "409": "The session already saw this query.",
+    "422": "The request is malformed; the body names each offending field. Nothing was changed.",
+    "429": "The session's query budget is spent.",
+    "500": "An internal error; the body names nothing internal.",
+    "503": "A backing service is unavailable; retry after `Retry-After` seconds.",
+}
+ROUTES: dict[tuple[str, str], dict[str, Any]] = {
+    ("/v1/retrieve", "post"): {"errors": ("401", "403", "409", "422", "429"), "headers": [SESSION_HEADER]},
+    ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
+    ("/v1/graph/path", "get"): {"errors": ("401", "403", "422"), "headers": []},
+    ("/v1/why/{proposition_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
+}
+"""Every route of the API, with the 4xx statuses it can answer (each also answers 500 and 503)."""
+POWERTOOLS_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
+
+
+class SpecMismatchError(Exception):
+    """The resolvers and ``ROUTES`` disagree, or two resolvers define one schema name differently."""
+
+
+class FieldProblem(BaseModel):
+    field: str = Field(description="Dotted path of the offending field, or `(body)` for the whole body.")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error response; some errors add fields (``query_key``, ``limit``, ``used``...)."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "error": "invalid_request",
+                    "message": "top_k: Input should be a valid integer",
+                    "fields": [{"field": "top_k", "message": "Input should be a valid integer"}],
+                },
+                {"error": "not_found", "message": "Item not found."},
+            ]
+        },
+    )
+
+    error: str = Field(description="Machine-readable code, e.g. `invalid_request`, `duplicate_query`.")
+    message: str = Field(description="What happened and how to proceed.")
+    fields: list[FieldProblem] | None = Field(default=None, description="422 only: each offending field.")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", type=Path, help="Write here instead of stdout (e.g. docs/openapi.json).")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        text = render(build_spec())
+    except UnknownFunctionError as error:
+        print(f"retrieval openapi: {error}", file=sys.stderr)
+        return 2
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text, encoding="utf-8")
+    return 0
+
+
+def render(spec: dict[str, Any]) -> str:
+    """The committed form: stable key order, two-space indent, trailing newline."""
+    return json.dumps(spec, indent=2, ensure_ascii=False) + "\n"
+
+
+def build_spec(functions_dir: Path = FUNCTIONS_DIR) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for function in FUNCTIONS:
+        generated = json.loads(handler_module(function, functions_dir).app.get_openapi_json_schema())
+        for path, operations in generated["paths"].items():
+            if path in paths:
+                raise SpecMismatchError(f"{path} is served by two functions")
+            paths[path] = operations
+        for name, schema in generated.get("components", {}).get("schemas", {}).items():
+            if schemas.setdefault(name, schema) != schema:
+                raise SpecMismatchError(f"schema {name} differs between functions")
+    _document_routes(paths)
+    for name in POWERTOOLS_VALIDATION_SCHEMAS:
+        schemas.pop(name, None)
+    schemas.update(_error_schemas())
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": TITLE, "version": version("retrieval-core"), "description": DESCRIPTION},
+        "servers": SERVERS,
+        "security": [{SECURITY_SCHEME: []}],
+        "paths": dict(sorted(paths.items())),
+        "components": {"schemas": dict(sorted(schemas.items())), "securitySchemes": SECURITY_SCHEMES},
+    }
+
+
+def _document_routes(paths: dict[str, Any]) -> None:
+    served = {(path, method) for path, operations in paths.items() for method in operations}
+    if served != ROUTES.keys():
+        raise SpecMismatchError(f"routes served {sorted(served)} differ from ROUTES {sorted(ROUTES)}")
+    for (path, method), route in ROUTES.items():
+        operation = paths[path][method]
+        operation["parameters"] = [*operation.get("parameters", []), CONTEXT_HEADER, *route["headers"]]
+        responses = operation["responses"]
+        for status in (*route["errors"], "500", "503"):
+            responses[status] = {
+                "description": ERROR_DESCRIPTIONS[status],
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+            }
+        operation["responses"] = dict(sorted(responses.items()))
+
+
+def _error_schemas() -> dict[str, Any]:
+    schema = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    return {**schema.pop("$defs"), "ErrorBody": schema}

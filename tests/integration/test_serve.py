@@ -1,0 +1,128 @@
+"""`retrieval serve` as a real process: every route answers a dev token with 200 and no token with 401,
+and the server refuses a non-loopback address unless told otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.error import HTTPError
+from urllib.parse import quote, urlencode
+from urllib.request import Request, urlopen
+
+import pytest
+from stack_state import REPO
+
+from dev.sample import known
+
+RETRIEVAL = Path(sys.executable).with_name("retrieval")
+DEV_TOKEN = "Bearer dev:acme"
+READY_TRIES = 150
+READY_WAIT_SECONDS = 0.2
+LEXICAL = next(q for q in known.LEXICAL_QUERIES if q.context == "acme")
+HOP = known.FOUR_HOP_PATH
+SESSION = f"serve-{uuid.uuid4().hex[:8]}"
+PATH_QUERY = urlencode({"from": HOP.start, "to": HOP.end, "max_depth": 4})
+ROUTES = {
+    "retrieve": ("POST", "/v1/retrieve", {"mode": "lexical", "text": LEXICAL.text, "session_id": SESSION}),
+    "session": ("GET", f"/v1/sessions/{SESSION}", None),
+    "graph_path": ("GET", f"/v1/graph/path?{PATH_QUERY}", None),
+    "why_explain": ("GET", f"/v1/why/{quote(known.LINEAGE_CHAIN.leaf, safe=':')}", None),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_accepting(process: subprocess.Popen[bytes], port: int) -> None:
+    """Try to connect a bounded number of times; between tries, wait on the process so a crash shows."""
+    for _ in range(READY_TRIES):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            pass
+        try:
+            code = process.wait(timeout=READY_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            continue
+        pytest.fail(f"retrieval serve exited with {code} before accepting connections")
+    pytest.fail(f"retrieval serve did not accept connections on port {port}")
+
+
+@pytest.fixture(scope="module")
+def base_url(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [str(RETRIEVAL), "serve", "--port", str(port)],
+            cwd=REPO,
+            env=os.environ.copy(),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_until_accepting(process, port)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def call(base_url: str, route: str, token: str | None) -> tuple[int, dict[str, Any]]:
+    method, path, body = ROUTES[route]
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = token
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    request = Request(base_url + path, data=data, method=method, headers=headers)
+    try:
+        with urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_every_route_answers_a_dev_token(base_url: str) -> None:
+    # Dict order: the retrieve call opens the session the session route then reads.
+    answers = {route: call(base_url, route, DEV_TOKEN) for route in ROUTES}
+    assert {route: status for route, (status, _) in answers.items()} == dict.fromkeys(ROUTES, 200)
+    assert answers["retrieve"][1]["hits"][0]["id"] == LEXICAL.expected_first
+    assert answers["session"][1]["count"] == 1
+    assert answers["graph_path"][1]["paths"][0]["entity_ids"] == list(HOP.entities)
+    assert answers["why_explain"][1]["item"]["id"] == known.LINEAGE_CHAIN.leaf
+
+
+@pytest.mark.parametrize(
+    "token", [None, "Bearer not-a-dev-token", "Bearer dev:"], ids=["none", "other", "empty"]
+)
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_every_route_refuses_a_missing_or_unknown_token(base_url: str, route: str, token: str | None) -> None:
+    assert call(base_url, route, token) == (401, {"message": "Unauthorized"})
+
+
+def test_serve_refuses_a_non_loopback_address() -> None:
+    done = subprocess.run(
+        [str(RETRIEVAL), "serve", "--host", "0.0.0.0", "--port", str(free_port())],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "--allow-non-loopback" in done.stderr
