@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .retrieval_config import DEFAULT_RANK_CONSTANT
+
 
 class Settings(BaseModel):
     """Where the backends are and how to talk to them. Defaults suit the local dev stack."""
@@ -32,7 +34,7 @@ class Settings(BaseModel):
     context_claim: str = "context_id"
     session_limit: int = Field(default=50, ge=1)
     session_ttl_seconds: int = Field(default=24 * 3600, ge=60)
-    rrf_rank_constant: int = Field(default=60, ge=1)
+    rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

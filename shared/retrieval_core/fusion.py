@@ -1,4 +1,5 @@
-"""Turning arm results into one ranked list: reciprocal-rank fusion, per-kind weights, diversity.
+"""Turning arm results into one ranked list: reciprocal-rank or weighted-score fusion, per-kind weights,
+diversity.
 
 Every function here is pure and deterministic: ties break on id, scores stay finite, ids stay unique.
 """
@@ -39,6 +40,32 @@ def reciprocal_rank_fusion(arms: Mapping[str, Sequence[Hit]], rank_constant: int
         for hit_id in merged
     ]
     return order(fused)
+
+
+def weighted_score_fusion(arms: Mapping[str, Sequence[Hit]], weights: Mapping[str, float]) -> list[Hit]:
+    """Fuse arms by a weighted sum of their min-max normalised scores (a hit an arm missed scores 0 there).
+
+    Unlike RRF this keeps how far apart an arm's scores are, not just their order: a clear BM25 winner
+    stays clearly ahead. With weights summing to 1 the fused score lies in [0, 1].
+    """
+    merged: dict[str, Hit] = {}
+    totals: dict[str, float] = {}
+    signals: dict[str, dict[str, Signal]] = {}
+    for arm, hits in arms.items():
+        weight = float(weights.get(arm, 0.0))
+        scores = [h.score for h in hits]
+        low, high = min(scores, default=0.0), max(scores, default=0.0)
+        for rank, hit in enumerate(hits, start=1):
+            unit = (hit.score - low) / (high - low) if high > low else 1.0
+            merged.setdefault(hit.id, hit)
+            totals[hit.id] = totals.get(hit.id, 0.0) + weight * unit
+            signals.setdefault(hit.id, {})[arm] = hit.signals.get(arm) or Signal(rank=rank, score=hit.score)
+    return order(
+        merged[hit_id].model_copy(
+            update={"score": totals[hit_id], "signals": signals[hit_id], "found_by": sorted(signals[hit_id])}
+        )
+        for hit_id in merged
+    )
 
 
 def normalise_by_max(hits: Sequence[Hit]) -> list[Hit]:

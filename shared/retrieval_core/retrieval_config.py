@@ -6,13 +6,26 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+DEFAULT_RANK_CONSTANT = 10
+"""RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
+that each rank well, a small k lets agreement at the top of both lists count for more."""
+
 
 class FusionConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    method: Literal["rrf"] = "rrf"
-    rank_constant: int = Field(default=60, ge=1, description="RRF's k: larger flattens rank differences.")
+    method: Literal["rrf", "weighted"] = "rrf"
+    rank_constant: int = Field(
+        default=DEFAULT_RANK_CONSTANT, ge=1, description="RRF's k: larger flattens rank differences."
+    )
+    lexical_weight: float = Field(
+        default=0.5, ge=0, le=1, description="Weighted fusion: the lexical arm's share; vector gets the rest."
+    )
     candidate_depth: int = Field(default=100, ge=1, le=1000, description="Candidates fetched per arm.")
+
+    @property
+    def arm_weights(self) -> dict[str, float]:
+        return {"lexical": self.lexical_weight, "vector": 1.0 - self.lexical_weight}
 
 
 class GraphExpansionConfig(BaseModel):

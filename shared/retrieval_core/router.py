@@ -13,7 +13,14 @@ from typing import TypeVar
 
 from .context import CallerContext
 from .errors import InvalidRequestError
-from .fusion import diversify, normalise_by_max, order, reciprocal_rank_fusion, weigh
+from .fusion import (
+    diversify,
+    normalise_by_max,
+    order,
+    reciprocal_rank_fusion,
+    weigh,
+    weighted_score_fusion,
+)
 from .graph.walk import walk
 from .models.hits import Hit, Signal
 from .models.item import Kind, Status
@@ -130,7 +137,12 @@ class RetrievalRouter:
         vector = self._query_vector(request)
         depth = max(self._config.fusion.candidate_depth, applied.top_k)
         arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
-        fused = self._finish(reciprocal_rank_fusion(arms, applied.rank_constant), request, applied)
+        fusion = self._config.fusion
+        if fusion.method == "weighted":
+            combined = weighted_score_fusion(arms, fusion.arm_weights)
+        else:
+            combined = reciprocal_rank_fusion(arms, applied.rank_constant)
+        fused = self._finish(combined, request, applied)
         if not request.expand_graph or not fused:
             return fused, tuple(arms)
         seeds = list(

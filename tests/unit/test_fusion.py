@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from retrieval_core.fusion import diversify, order, reciprocal_rank_fusion
+from retrieval_core.fusion import diversify, order, reciprocal_rank_fusion, weighted_score_fusion
 from retrieval_core.models.hits import Hit, Signal
 
 
@@ -40,6 +40,25 @@ def test_rank_constant_changes_the_spread() -> None:
     tight = reciprocal_rank_fusion(arms, rank_constant=1)
     loose = reciprocal_rank_fusion(arms, rank_constant=1000)
     assert tight[1].score < loose[1].score
+
+
+def test_weighted_fusion_by_hand() -> None:
+    # Min-max per arm: lexical a=1, b=0 (raw 9, 5); vector b=1, c=0 (raw 0.9, 0.8). Weights 0.4 / 0.6.
+    lexical = [hit("a", 9.0, arm="lexical", rank=1), hit("b", 5.0, arm="lexical", rank=2)]
+    vector = [hit("b", 0.9, arm="vector", rank=1), hit("c", 0.8, arm="vector", rank=2)]
+    fused = weighted_score_fusion({"lexical": lexical, "vector": vector}, {"lexical": 0.4, "vector": 0.6})
+    assert [(h.id, h.score) for h in fused] == [
+        ("b", pytest.approx(0.6)),
+        ("a", pytest.approx(0.4)),
+        ("c", 0.0),
+    ]
+    assert fused[0].found_by == ["lexical", "vector"]
+    assert fused[0].signals["lexical"] == Signal(rank=2, score=5.0)
+
+
+def test_weighted_fusion_gives_a_single_candidate_arm_full_marks() -> None:
+    fused = weighted_score_fusion({"vector": [hit("a", 0.7, arm="vector")]}, {"lexical": 0.5, "vector": 0.5})
+    assert fused[0].score == pytest.approx(0.5)
 
 
 def test_order_is_score_then_id_and_unique() -> None:

@@ -12,8 +12,10 @@ import sys
 SUBCOMMANDS = {
     "load": ("load", "Load items from a JSON Lines file into the index and tables."),
     "schema": ("schema", "Print the JSON Schema of the item format."),
+    "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),
     "serve": ("serve", "Serve the API on 127.0.0.1:3000, like `sam local start-api`."),
+    "eval": ("eval", "Measure retrieval quality (nDCG@10, R@100, MRR@10, latency) on judged queries."),
     "demo": ("demo", "Load the sample corpus and show every mode, a path, a lineage and a packet."),
 }
 

@@ -62,7 +62,7 @@ class RetrieveResponse(BaseModel):
                         "min_score": None,
                         "statuses": ["ACTIVE"],
                         "kinds": [],
-                        "rank_constant": 60,
+                        "rank_constant": 10,
                     },
                     "receipt": {
                         "sequence": 1,

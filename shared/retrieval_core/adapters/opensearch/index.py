@@ -42,15 +42,16 @@ def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: 
             },
             "analysis": {
                 "filter": {
-                    "english_stop": {"type": "stop", "stopwords": "_english_"},
                     "english_possessive": {"type": "stemmer", "language": "possessive_english"},
                     "english_stemmer": {"type": "stemmer", "language": "english"},
                 },
                 "analyzer": {
+                    # Porter stemming, no stop-word list: BM25's IDF already discounts frequent words,
+                    # and on Cranfield dropping the list scored better (docs/QUALITY.md).
                     TEXT_ANALYZER: {
                         "type": "custom",
                         "tokenizer": "standard",
-                        "filter": ["english_possessive", "lowercase", "english_stop", "english_stemmer"],
+                        "filter": ["english_possessive", "lowercase", "english_stemmer"],
                     }
                 },
             },

@@ -1,0 +1,97 @@
+"""``retrieval eval``: retrieval quality on a judged collection (Cranfield by default), end to end.
+
+Loads the documents with the project's loader into a fresh index, runs every query through the retrieve
+handler in each mode, prints one table row per mode (nDCG@10 first, then Recall@100, MRR@10 and
+latency) and saves a JSON record with the configuration used under ``.eval/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from ..evaluation.collection import DEFAULT_DATA_DIR
+    from ..evaluation.runner import MODES, TOP_K
+
+    parser.add_argument("--documents", type=Path, default=DEFAULT_DATA_DIR / "documents.json")
+    parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / "queries-dev.json")
+    parser.add_argument("--qrels", type=Path, default=DEFAULT_DATA_DIR / "qrels-dev.json")
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument("--top-k", type=int, default=TOP_K, help="Hits asked for per query (max 100).")
+    parser.add_argument("--limit", type=int, help="Only the first N queries (smoke runs).")
+    parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .environment import use_local_stack_env
+
+    use_local_stack_env()
+    from .. import bootstrap
+    from ..config import Settings
+    from ..errors import RetrievalError
+    from ..evaluation.collection import read_collection
+    from ..evaluation.provision import describe_index, evaluation_index
+    from ..evaluation.report import hybrid_gain, record, table
+    from ..evaluation.runner import run_mode
+
+    started = time.perf_counter()
+    try:
+        collection = read_collection(args.documents, args.queries, args.qrels)
+        queries = collection.queries[: args.limit] if args.limit else collection.queries
+        blank = sum(not doc.text for doc in collection.documents)
+        print(
+            f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {args.documents}",
+            flush=True,
+        )
+        with evaluation_index(Settings.from_env(), collection.documents) as settings:
+            loaded = time.perf_counter()
+            results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]
+            container = bootstrap.container()
+            configuration = {
+                "index": describe_index(settings),
+                "fusion": container.retrieval_config.fusion.model_dump(),
+                "embedder": container.embedder.name,
+                "top_k": args.top_k,
+                "gain": "linear (gain = grade), discount 1/log2(rank+1), trec_eval ndcg_cut",
+            }
+    except RetrievalError as error:
+        print(f"retrieval eval: {error.message}", file=sys.stderr)
+        return 1
+    finished = time.perf_counter()
+    now = datetime.now(UTC)
+    run_info = {
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "documents": str(args.documents),
+        "queries": str(args.queries),
+        "qrels": str(args.qrels),
+        "index_alias": settings.opensearch_alias,
+        "document_count": len(collection.documents),
+        "blank_documents_skipped": blank,
+        "query_count": len(queries),
+        "load_seconds": round(loaded - started, 1),
+        "query_seconds": round(finished - loaded, 1),
+    }
+    print(
+        f"\n{args.queries.name} ({len(queries)} queries, {len(collection.documents)} documents), "
+        f"{now:%Y-%m-%d}, top_k={args.top_k}, through the retrieve handler\n"
+    )
+    print(table(results))
+    gain = hybrid_gain(results)
+    if gain is not None:
+        print(f"\nhybrid vs the better single mode: {gain:+.1%} nDCG@10")
+    print(
+        f"fusion: {configuration['fusion']}; embedder: {configuration['embedder']}; "
+        f"load {run_info['load_seconds']} s, queries {run_info['query_seconds']} s"
+    )
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"eval-{now:%Y%m%dT%H%M%SZ}.json"
+    path.write_text(json.dumps(record(results, run=run_info, configuration=configuration), indent=2))
+    print(f"saved {path}")
+    return 0

@@ -1,0 +1,84 @@
+"""A throwaway index for one evaluation: loaded with the project's loader, served by the real handler.
+
+Every run gets a fresh alias (``eval-<8 hex>``), so the index always has the analyzer and mappings the
+code defines today, and nothing another user loaded into the shared stack is read or changed. The
+handler finds the index through ``RETRIEVAL_OPENSEARCH_ALIAS``, as a deployed function would through
+its environment; the alias and its index are deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..config import Settings
+from ..errors import RetrievalError
+from .collection import Document, item_lines
+
+ALIAS_PREFIX = "eval-"
+
+
+class EvalLoadError(RetrievalError):
+    """The loader could not load every document: scores over a partial index would mislead."""
+
+
+@contextmanager
+def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Iterator[Settings]:
+    """Load ``documents`` into a fresh alias and point the handlers at it until the block ends."""
+    from .. import bootstrap
+    from ..adapters.opensearch.client import shared_client
+    from ..cli.wiring import loader_for
+
+    scoped = settings.model_copy(update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}"})
+    client = shared_client(scoped)
+    try:
+        report = loader_for(scoped).load_lines(item_lines(documents))
+        if not report.ok:
+            raise EvalLoadError(f"loading the collection failed: {report.summary()}")
+        with _environment({"RETRIEVAL_OPENSEARCH_ALIAS": scoped.opensearch_alias}):
+            bootstrap.reset()
+            try:
+                yield scoped
+            finally:
+                bootstrap.reset()
+    finally:
+        _delete_index(client, scoped.opensearch_alias)
+
+
+def describe_index(settings: Settings) -> dict[str, Any]:
+    """The analysis settings and text mapping of the live index: what the lexical arm really used."""
+    from ..adapters.opensearch.client import shared_client
+    from ..adapters.opensearch.index import TEXT_ANALYZER
+
+    client = shared_client(settings)
+    alias = settings.opensearch_alias
+    (index_settings,) = client.indices.get_settings(index=alias).values()
+    (mapping,) = client.indices.get_mapping(index=alias).values()
+    index = index_settings["settings"]["index"]
+    return {
+        "analyzer": TEXT_ANALYZER,
+        "analysis": index.get("analysis", {}),
+        "similarity": index.get("similarity", {"default": "BM25 (k1=1.2, b=0.75)"}),
+        "text_field": mapping["mappings"]["properties"]["text"],
+    }
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _delete_index(client: Any, alias: str) -> None:
+    client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)

@@ -1,0 +1,107 @@
+"""Run every query through the retrieve handler, as the deployed API would receive it, and score it.
+
+Nothing is reimplemented: each query is an API Gateway event with authorizer claims, handled by
+``functions/retrieve/app.py`` in-process, which embeds, searches, fuses and ranks exactly as in
+production. Latency is the wall-clock time of each handler call, measured in the same run.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+
+from ..errors import RetrievalError
+from .collection import CONTEXT_ID, Query, doc_id_of
+from .metrics import mean, ndcg, recall, reciprocal_rank
+
+MODES = ("lexical", "vector", "hybrid")
+TOP_K = 100
+NDCG_AT, RECALL_AT, MRR_AT = 10, 100, 10
+
+
+class EvalQueryError(RetrievalError):
+    """The handler refused or failed an evaluation query; the run stops rather than score a failure."""
+
+
+@dataclass(frozen=True)
+class QueryScore:
+    ndcg: float | None
+    recall: float | None
+    reciprocal_rank: float | None
+
+
+@dataclass
+class ModeResult:
+    """One mode's per-query scores and per-call latencies (milliseconds)."""
+
+    mode: str
+    scores: dict[str, QueryScore] = field(default_factory=dict)
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float | int | None]:
+        """Means over the queries that have relevant documents, and latency percentiles."""
+        scored = self.scores.values()
+        return {
+            f"ndcg@{NDCG_AT}": mean(s.ndcg for s in scored),
+            f"recall@{RECALL_AT}": mean(s.recall for s in scored),
+            f"mrr@{MRR_AT}": mean(s.reciprocal_rank for s in scored),
+            "queries": len(self.scores),
+            "unscored_queries": sum(s.ndcg is None for s in scored),
+            "latency_ms_p50": percentile(self.latencies_ms, 50),
+            "latency_ms_p95": percentile(self.latencies_ms, 95),
+            "latency_ms_mean": mean(self.latencies_ms),
+        }
+
+
+def percentile(values: Sequence[float], pct: float) -> float | None:
+    """Nearest-rank percentile: the smallest value with at least ``pct``% of values at or below it."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * pct // 100))  # ceil without floats drifting
+    return ordered[int(rank) - 1]
+
+
+def retrieve_ranking(mode: str, text: str, top_k: int = TOP_K) -> list[str]:
+    """The collection's document ids the handler returns for one query, best first."""
+    from ..cli.events import api_event
+    from ..cli.lambda_runtime import invoke
+
+    body = {"mode": mode, "text": text, "top_k": top_k}
+    # The handler prints a CloudWatch metrics line per call (to stderr under ``invoke``): hundreds would
+    # bury the table, so its prints are dropped. Its logger keeps its own stream and still reports.
+    sink = io.StringIO()
+    with redirect_stdout(sink), redirect_stderr(sink):
+        response = invoke("retrieve", api_event("POST", "/v1/retrieve", CONTEXT_ID, body=body))
+    payload = json.loads(response["body"])
+    if response["statusCode"] != 200:
+        raise EvalQueryError(f"{mode} query failed with {response['statusCode']}: {payload}")
+    if not payload.get("supported", True):
+        raise EvalQueryError(f"{mode} is not supported here: {payload.get('missing_capability')}")
+    ids = (doc_id_of(hit["id"]) for hit in payload["hits"])
+    return [doc_id for doc_id in ids if doc_id is not None]
+
+
+def run_mode(
+    mode: str, queries: Sequence[Query], qrels: Mapping[str, Mapping[str, int]], top_k: int = TOP_K
+) -> ModeResult:
+    """Every query once, timed; one unmeasured warm-up call first so model loading and connection
+    set-up are not charged to the first query."""
+    if queries:
+        retrieve_ranking(mode, queries[0].text, top_k)
+    result = ModeResult(mode)
+    for query in queries:
+        started = time.perf_counter()
+        ranking = retrieve_ranking(mode, query.text, top_k)
+        result.latencies_ms.append((time.perf_counter() - started) * 1000)
+        judged = qrels.get(query.id, {})
+        result.scores[query.id] = QueryScore(
+            ndcg=ndcg(ranking, judged, NDCG_AT),
+            recall=recall(ranking, judged, RECALL_AT),
+            reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
+        )
+    return result
