@@ -49,6 +49,25 @@ demo: install check-prereqs
 	@status=0; $(VENV)/bin/retrieval demo || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
+# Quality on Cranfield (dev queries) through the real handler; QUERIES=... QRELS=... evaluate another pair.
+eval: install check-prereqs
+	@$(PY) -m dev.stack up
+	@status=0; $(VENV)/bin/retrieval eval $(if $(QUERIES),--queries $(QUERIES)) $(if $(QRELS),--qrels $(QRELS)) \
+	  || status=$$?; [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# Starts the stack, sizes a fresh `sam build` (skipped with NO_PACKAGE=1), measures at SCALE
+# (small|medium|large; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and in .bench/.
+BENCH_SAM_DIR := .bench/sam-build
+bench: install check-prereqs
+	@$(PY) -m dev.stack up
+	@status=0; \
+	  mkdir -p .bench; if [ -z "$(NO_PACKAGE)" ]; then \
+	    $(MAKE) --no-print-directory sam-build SAM_BUILD_DIR=$(BENCH_SAM_DIR) >.bench/sam-build.log 2>&1 \
+	      || echo "sam build failed (see .bench/sam-build.log): package sizes not measured" >&2; \
+	  fi; \
+	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
 # --- SAM CLI (own venv: its pins conflict with ours) -------------------------------------------------
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam

@@ -1,0 +1,48 @@
+"""The bench's own DynamoDB: ``bench.moto_indexed`` on a free local port, started and stopped by the run."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from dev import moto_server, processes
+
+from .progress import say
+
+STARTUP_SECONDS = 30.0
+
+
+class DynamoDBStartError(RuntimeError):
+    """The bench's moto server did not come up."""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def indexed_moto(log_dir: Path) -> Iterator[str]:
+    """Yield the endpoint of a fresh partition-indexed moto server; stop its process group afterwards."""
+    port = _free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "bench.moto_indexed", "127.0.0.1", str(port)]
+    pid = processes.spawn_detached(
+        command, log_dir / "moto-indexed.log", cwd=Path(__file__).resolve().parents[1]
+    )
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not moto_server.is_healthy(endpoint):
+            if not processes.is_alive(pid) or time.monotonic() > deadline:
+                raise DynamoDBStartError(f"moto (indexed) did not start; see {log_dir / 'moto-indexed.log'}")
+            time.sleep(0.2)
+        say(f"DynamoDB: the bench's own partition-indexed moto at {endpoint} (pid {pid})")
+        yield endpoint
+    finally:
+        processes.stop_group(pid)

@@ -1,0 +1,89 @@
+"""Section 3: graph_path and why_explain at depths 1 to 5 -- latency, backend calls and DynamoDB rounds.
+
+graph_path is asked for pairs whose shortest active path is exactly ``depth`` hops, with
+``max_depth=depth``, so each request searches that deep and finds its path. why_explain is asked about
+last-generation propositions, whose ancestry is full at every depth up to 5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .corpus import MAX_DEPTH, Corpus, pairs_at_distance
+from .handlers import graph_path_event, timed_call, why_event
+from .probes import Cost, Probe, install
+from .progress import say
+from .stats import Latency, median
+
+
+def _summary(seconds: list[float], costs: list[Cost], reported: list[int]) -> dict[str, Any]:
+    return {
+        **Latency.of(seconds).as_dict(),
+        "dynamodb_calls": median([c.dynamodb_calls for c in costs]),
+        "dynamodb_calls_max": max(c.dynamodb_calls for c in costs),
+        "dynamodb_rounds": median([c.dynamodb_rounds for c in costs]),
+        "dynamodb_rounds_max": max(c.dynamodb_rounds for c in costs),
+        "opensearch_calls": median([c.opensearch for c in costs]),
+        "opensearch_calls_max": max(c.opensearch for c in costs),
+        "reported_backend_calls": median(reported),
+    }
+
+
+def _run(
+    name: str,
+    events: list[dict[str, Any]],
+    rounds: int,
+    probe: Probe,
+    check: Callable[[dict[str, Any]], bool],
+) -> dict[str, Any]:
+    seconds: list[float] = []
+    costs: list[Cost] = []
+    reported: list[int] = []
+    answered = 0
+    for _ in range(rounds):
+        for event in events:
+            elapsed, body = timed_call(name, event)
+            costs.append(probe.take())
+            seconds.append(elapsed)
+            reported.append(body["explored"]["backend_calls"])
+            answered += check(body)
+    return {**_summary(seconds, costs, reported), "answered_share": answered / len(seconds)}
+
+
+def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
+    scale = corpus.scale
+    results: dict[str, Any] = {"graph_path": {}, "why_explain": {}}
+    warm_pairs = pairs_at_distance(corpus, 1, 3, seed=1)
+    for source, target in warm_pairs:
+        timed_call("graph_path", graph_path_event(source, target, 1))
+    for item in corpus.deepest[:3]:
+        timed_call("why_explain", why_event(item, 1))
+    install(probe)
+    probe.take()
+    for depth in range(1, MAX_DEPTH + 1):
+        pairs = pairs_at_distance(corpus, depth, scale.graph_samples)
+        if not pairs:
+            say(f"graph_path depth {depth}: the corpus has no pair that far apart, skipped")
+            continue
+        say(f"graph_path depth {depth}: {len(pairs)} pairs x {scale.rounds} rounds")
+        events = [graph_path_event(s, t, depth) for s, t in pairs]
+        results["graph_path"][depth] = _run(
+            "graph_path",
+            events,
+            scale.rounds,
+            probe,
+            lambda body, d=depth: body["found"] and len(body["paths"][0]["edges"]) == d,
+        )
+    items = corpus.deepest[: scale.graph_samples]
+    for depth in range(1, MAX_DEPTH + 1):
+        say(f"why_explain depth {depth}: {len(items)} items x {scale.rounds} rounds")
+        events = [why_event(item, depth) for item in items]
+        results["why_explain"][depth] = _run(
+            "why_explain",
+            events,
+            scale.rounds,
+            probe,
+            lambda body, d=depth: body["explored"]["levels"] == d,
+        )
+    return results

@@ -1,0 +1,236 @@
+"""The report: targets checked against the results, a markdown summary and the JSON written to .bench/."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+MIB = 1024 * 1024
+TARGET_SCALE_OVERHEAD = "medium"
+TARGET_SCALE_GRAPH = "large"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    goal: str
+    measured: str
+    status: str
+    """``met``, ``missed`` or ``n/a`` (not measured at this scale, or not measured at all)."""
+
+
+def _status(ok: bool) -> str:
+    return "met" if ok else "missed"
+
+
+def targets(scale: str, results: dict[str, Any]) -> list[Target]:
+    found: list[Target] = []
+    retrieve = results.get("retrieve", {})
+    for mode in ("lexical", "vector", "hybrid"):
+        if mode in retrieve:
+            ratio = retrieve[mode]["overhead_p50"]
+            applies = scale == TARGET_SCALE_OVERHEAD
+            found.append(
+                Target(
+                    f"{mode} handler overhead",
+                    "<= 1.3x raw OpenSearch at p50 (medium scale)",
+                    f"{ratio:.2f}x",
+                    _status(ratio <= 1.3) if applies else "n/a",
+                )
+            )
+    if "hybrid_vs_naive" in retrieve:
+        ratio = retrieve["hybrid_vs_naive"]["handler_over_naive_p50"]
+        found.append(Target("hybrid vs naive client", "<= 0.75x", f"{ratio:.2f}x", _status(ratio <= 0.75)))
+    cold = results.get("coldstart", {})
+    for function, ratio in cold.get("import_over_boto3", {}).items():
+        found.append(
+            Target(f"{function} import", "<= 1.5x import boto3", f"{ratio:.2f}x", _status(ratio <= 1.5))
+        )
+    package = results.get("package", {})
+    if package.get("measured"):
+        layer = package["layer_bytes"] / MIB
+        found.append(Target("layer size", "<= 25 MiB unzipped", f"{layer:.1f} MiB", _status(layer <= 25)))
+    else:
+        found.append(Target("layer size", "<= 25 MiB unzipped", "not built", "n/a"))
+    graph = results.get("graph", {})
+    depth3 = graph.get("graph_path", {}).get(3)
+    if depth3:
+        rounds = depth3["dynamodb_rounds_max"]
+        applies = scale == TARGET_SCALE_GRAPH
+        found.append(
+            Target(
+                "graph_path depth 3",
+                "<= 4 rounds of DynamoDB calls (large scale)",
+                f"{rounds} rounds (max)",
+                _status(rounds <= 4) if applies else "n/a",
+            )
+        )
+    why3 = graph.get("why_explain", {}).get(3)
+    if why3:
+        ddb, aos = why3["dynamodb_rounds_max"], why3["opensearch_calls_max"]
+        found.append(
+            Target(
+                "why_explain depth 3",
+                "<= 4 DynamoDB round trips, 1 OpenSearch",
+                f"{ddb} DynamoDB, {aos} OpenSearch (max)",
+                _status(ddb <= 4 and aos <= 1),
+            )
+        )
+    return found
+
+
+def _row(cells: list[Any]) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    return [_row(header), _row(["---"] * len(header)), *(_row(r) for r in rows), ""]
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+def _calls(value: float) -> str:
+    return f"{value:g}"
+
+
+def markdown(report: dict[str, Any]) -> str:
+    m, corpus, r = report["machine"], report["corpus"], report["results"]
+    lines = [
+        f"## Benchmark: scale `{report['scale']}` ({m['date']})",
+        "",
+        f"Machine: {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python {m['python']}, "
+        f"OpenSearch {m['opensearch']} (single local node), DynamoDB: {m['dynamodb']}. "
+        f"Corpus: {corpus['items']:,} items, {corpus['edges']:,} edge rows, {corpus['entities']:,} entities, "
+        f"{corpus['vectors']} vectors; loaded in {report['load_seconds']:.0f}s. "
+        f"Latencies in ms; ratios are medians over {corpus['rounds']} interleaved rounds.",
+        "",
+    ]
+    retrieve = r.get("retrieve", {})
+    if retrieve:
+        lines += ["### Retrieve (handler, in-process API Gateway event) vs raw opensearch-py", ""]
+        rows = []
+        for mode in ("lexical", "vector", "hybrid"):
+            h, b = retrieve[mode]["handler"], retrieve[mode]["baseline"]
+            rows.append(
+                [
+                    mode,
+                    _ms(h["p50_ms"]),
+                    _ms(h["p95_ms"]),
+                    _ms(h["p99_ms"]),
+                    _ms(b["p50_ms"]),
+                    _ms(b["p95_ms"]),
+                    _ms(b["p99_ms"]),
+                    f"{retrieve[mode]['overhead_p50']:.2f}x",
+                    _calls(retrieve[mode]["opensearch_calls"]),
+                    _calls(retrieve[mode]["dynamodb_calls"]),
+                ]
+            )
+        lines += _table(
+            ["mode", "p50", "p95", "p99", "raw p50", "raw p95", "raw p99", "overhead", "OS", "DDB"],
+            rows,
+        )
+        naive = retrieve["hybrid_vs_naive"]
+        lines += _table(
+            ["hybrid", "p50", "ratio to naive (p50)"],
+            [
+                ["handler (one _msearch)", _ms(retrieve["hybrid"]["handler"]["p50_ms"]),
+                 f"{naive['handler_over_naive_p50']:.2f}x"],
+                ["raw _msearch", _ms(retrieve["hybrid"]["baseline"]["p50_ms"]),
+                 f"{naive['msearch_over_naive_p50']:.2f}x"],
+                ["naive: two searches + client RRF", _ms(naive["naive"]["p50_ms"]), "1.00x"],
+            ],
+        )  # fmt: skip
+    graph = r.get("graph", {})
+    for name in ("graph_path", "why_explain"):
+        if graph.get(name):
+            lines += [f"### {name} by depth", ""]
+            rows = [
+                [
+                    depth,
+                    _ms(g["p50_ms"]),
+                    _ms(g["p95_ms"]),
+                    f"{_calls(g['dynamodb_calls'])} (max {g['dynamodb_calls_max']})",
+                    f"{_calls(g['dynamodb_rounds'])} (max {g['dynamodb_rounds_max']})",
+                    f"{_calls(g['opensearch_calls'])} (max {g['opensearch_calls_max']})",
+                    f"{g['answered_share']:.0%}",
+                ]
+                for depth, g in sorted(graph[name].items())
+            ]
+            lines += _table(
+                ["depth", "p50", "p95", "DDB calls", "DDB rounds", "OS calls", "complete answers"], rows
+            )
+    policy = r.get("policy")
+    if policy:
+        w, wo = policy["with_session"], policy["without_session"]
+        lines += ["### Policy cost (lexical retrieve)", ""]
+        lines += _table(
+            ["", "p50", "p95", "DDB calls", "write units", "read units"],
+            [
+                ["without session", _ms(wo["p50_ms"]), _ms(wo["p95_ms"]), _calls(wo["dynamodb_calls"]), 0, 0],
+                ["with session", _ms(w["p50_ms"]), _ms(w["p95_ms"]), _calls(w["dynamodb_calls"]),
+                 _calls(w["write_units"]), _calls(w["read_units"])],
+            ],
+        )  # fmt: skip
+        lines += [
+            f"Session adds {policy['added_ms_p50']:.2f} ms at p50 ({policy['with_over_without_p50']:.2f}x); "
+            f"operations per request: {w['dynamodb_operations']}.",
+            "",
+        ]
+    rest = []
+    if "packing" in r:
+        p = r["packing"]
+        rest.append(
+            ["packing", f"{p['hits_per_second']:,.0f} hits/s ({p['hits']} hits into {p['budget']} tokens)"]
+        )
+    cold = r.get("coldstart")
+    if cold:
+        rest.append(["import boto3 (baseline)", f"{cold['baseline_import_boto3_ms']:.0f} ms"])
+        for function, ratio in cold["import_over_boto3"].items():
+            first = cold["first_invocation_ms"][function]
+            rest.append(
+                [
+                    f"{function} cold start",
+                    f"import {cold['import_ms'][function]:.0f} ms ({ratio:.2f}x boto3); fresh process: "
+                    f"import {first['import']:.0f} ms, first call {first['first']:.0f} ms, "
+                    f"warm call {first['warm']:.1f} ms",
+                ]
+            )
+        parts = cold["import_breakdown_ms"]["retrieve"]
+        rest.append(
+            ["retrieve import, by dependency", ", ".join(f"{name} {ms:.0f} ms" for name, ms in parts.items())]
+        )
+    package = r.get("package", {})
+    if package.get("measured"):
+        rest.append(["layer (unzipped)", f"{package['layer_bytes'] / MIB:.1f} MiB"])
+        for function, size in package["function_bytes"].items():
+            rest.append([f"{function} function (unzipped)", f"{size / 1024:.1f} KiB"])
+    elif package:
+        rest.append(["package sizes", package["reason"]])
+    if rest:
+        lines += ["### Packing, cold start, package", "", *_table(["measure", "result"], rest)]
+    lines += ["### Targets", ""]
+    lines += _table(
+        ["target", "goal", "measured", "status"],
+        [[t["name"], t["goal"], t["measured"], t["status"]] for t in report["targets"]],
+    )
+    return "\n".join(lines)
+
+
+def save(report: dict[str, Any], text: str, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``bench-<scale>-<date>.json`` and ``.md`` (and ``latest-<scale>.*`` copies) to ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = report["machine"]["date"].replace(":", "").replace("-", "")
+    base = out_dir / f"bench-{report['scale']}-{stamp}"
+    payload = json.dumps(report, indent=2, sort_keys=True, default=str)
+    for stem in (base, out_dir / f"latest-{report['scale']}"):
+        stem.with_suffix(".json").write_text(payload + "\n")
+        stem.with_suffix(".md").write_text(text + "\n")
+    return base.with_suffix(".json"), base.with_suffix(".md")
+
+
+def as_dicts(found: list[Target]) -> list[dict[str, str]]:
+    return [asdict(t) for t in found]

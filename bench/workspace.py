@@ -1,0 +1,123 @@
+"""A private copy of the corpus in the running stack: fresh tables, a fresh alias, and the environment
+the handlers read pointing at them (the same recipe as tests/integration/corpus_stack.py)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from retrieval_core import bootstrap
+from retrieval_core.config import Settings
+
+from dev import moto_server, opensearch_node
+from dev.stack_env import (
+    DEFAULT_DYNAMODB_ENDPOINT,
+    DEFAULT_OPENSEARCH_ENDPOINT,
+    DEFAULT_REGION,
+    FAKE_AWS_CREDENTIALS,
+    read_env,
+)
+from dev.tables import TABLE_SETTINGS, create_tables, delete_tables
+
+from .corpus import Corpus
+from .progress import Counter, say
+
+LOAD_BATCH = 4096
+
+
+class StackDownError(RuntimeError):
+    """The local stack does not answer; ``make up`` (or ``make bench``) starts it."""
+
+
+def stack_settings(dynamodb_endpoint: str | None = None) -> Settings:
+    """The stack's endpoints (environment first, then ``.stack/env``), or ``dynamodb_endpoint`` if given."""
+    stack_env = read_env()
+    settings = Settings(
+        opensearch_endpoint=os.environ.get("RETRIEVAL_OPENSEARCH_ENDPOINT")
+        or stack_env.get("RETRIEVAL_OPENSEARCH_ENDPOINT", DEFAULT_OPENSEARCH_ENDPOINT),
+        dynamodb_endpoint=dynamodb_endpoint
+        or os.environ.get("RETRIEVAL_DYNAMODB_ENDPOINT")
+        or stack_env.get("RETRIEVAL_DYNAMODB_ENDPOINT", DEFAULT_DYNAMODB_ENDPOINT),
+    )
+    for name, url, healthy in (
+        ("OpenSearch", settings.opensearch_endpoint, opensearch_node.is_healthy),
+        ("DynamoDB (moto)", settings.dynamodb_endpoint or "", moto_server.is_healthy),
+    ):
+        if not healthy(url):
+            raise StackDownError(f"{name} is not reachable at {url}: start the stack with `make up`")
+    return settings
+
+
+def handler_environment(settings: Settings) -> dict[str, str]:
+    """What the functions read: endpoints, tables, alias, the local embedder and fake credentials."""
+    return {
+        **FAKE_AWS_CREDENTIALS,
+        "AWS_DEFAULT_REGION": DEFAULT_REGION,
+        "AWS_REGION": DEFAULT_REGION,
+        "RETRIEVAL_OPENSEARCH_ENDPOINT": settings.opensearch_endpoint,
+        "RETRIEVAL_DYNAMODB_ENDPOINT": settings.dynamodb_endpoint or "",
+        "RETRIEVAL_OPENSEARCH_ALIAS": settings.opensearch_alias,
+        "RETRIEVAL_EDGES_TABLE": settings.edges_table,
+        "RETRIEVAL_LINEAGE_TABLE": settings.lineage_table,
+        "RETRIEVAL_SESSIONS_TABLE": settings.sessions_table,
+        "RETRIEVAL_EMBEDDER": "local",
+    }
+
+
+@contextmanager
+def workspace(base: Settings, scale_name: str, *, keep: bool = False) -> Iterator[Settings]:
+    """Fresh tables and alias for this run, the process environment pointing at them; removed afterwards
+    unless ``keep``."""
+    suffix = uuid.uuid4().hex[:8]
+    assert base.dynamodb_endpoint is not None
+    names = {logical: f"{getattr(base, fld)}-bench-{suffix}" for logical, fld in TABLE_SETTINGS.items()}
+    create_tables(base.dynamodb_endpoint, names)
+    update: dict[str, Any] = {TABLE_SETTINGS[logical]: name for logical, name in names.items()}
+    update["opensearch_alias"] = f"bench-{scale_name}-{suffix}"
+    settings = base.model_copy(update=update)
+    saved = dict(os.environ)
+    os.environ.update(handler_environment(settings))
+    bootstrap.reset()
+    say(f"workspace: alias {settings.opensearch_alias}, tables *-bench-{suffix}")
+    try:
+        yield settings
+    finally:
+        bootstrap.reset()
+        os.environ.clear()
+        os.environ.update(saved)
+        if keep:
+            say(f"kept the corpus: alias {settings.opensearch_alias}, tables *-bench-{suffix}")
+        else:
+            delete_tables(base.dynamodb_endpoint, list(names.values()))
+            _delete_indices(settings)
+
+
+def _delete_indices(settings: Settings) -> None:
+    from retrieval_core.adapters.opensearch.client import build_client
+
+    client = build_client(settings)
+    client.indices.delete(
+        index=f"{settings.opensearch_alias}*", ignore_unavailable=True, allow_no_indices=True
+    )
+    client.close()
+
+
+def load(settings: Settings, corpus: Corpus) -> float:
+    """Load the corpus through the real loader in batches; returns seconds taken."""
+    import time
+
+    from retrieval_core.cli.wiring import loader_for
+
+    loader = loader_for(settings)
+    total = len(corpus.items)
+    counter = Counter(total, "loading items")
+    started = time.monotonic()
+    for start in range(0, total, LOAD_BATCH):
+        lines = list(corpus.lines(start, min(start + LOAD_BATCH, total)))
+        report = loader.load_lines(lines, progress=counter)
+        if not report.ok:
+            raise RuntimeError(f"the loader rejected part of the bench corpus: {report.summary()}")
+    return time.monotonic() - started

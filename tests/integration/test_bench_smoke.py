@@ -1,0 +1,105 @@
+"""``make bench`` at a tiny scale: it runs against the real stack and writes well-formed output.
+
+Nothing here is timed: the assertions are about shape and about costs that are exact (calls per request),
+never about how fast anything was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from retrieval_core.config import Settings
+
+from bench.__main__ import SECTIONS, run
+from bench.corpus import generate, mention_mix, pairs_at_distance
+from bench.scales import SCALES
+
+TINY = SCALES["tiny"]
+
+
+def test_corpus_is_reproducible_and_has_the_exact_edge_count() -> None:
+    first, second = generate(TINY), generate(TINY)
+    assert first.items == second.items
+    assert first.edge_rows == TINY.edges
+    assert len(first.items) == TINY.items
+    assert all(len(p) == 2 for p in pairs_at_distance(first, 1, 3))
+
+
+def test_mention_mix_refuses_an_unreachable_edge_count() -> None:
+    with pytest.raises(ValueError, match="cannot carry"):
+        mention_mix(10, 1_000)
+
+
+@pytest.fixture(scope="module")
+def tiny_report(stack_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str, Path]:
+    out = tmp_path_factory.mktemp("bench")
+    capture = out / "stdout.md"
+    with capture.open("w") as stream, contextlib.redirect_stdout(stream):
+        report = run("tiny", out, out / "no-sam-build", SECTIONS, keep=False)
+    return report, capture.read_text(), out
+
+
+def test_writes_json_with_machine_facts(tiny_report: tuple[dict, str, Path], opensearch: Any) -> None:
+    report, _, out = tiny_report
+    saved = json.loads((out / "latest-tiny.json").read_text())
+    assert saved["scale"] == "tiny"
+    machine = saved["machine"]
+    assert machine["cores"] >= 1
+    assert machine["python"].count(".") == 2
+    assert machine["opensearch"] == opensearch.info()["version"]["number"]
+    assert saved["corpus"]["items"] == TINY.items and saved["corpus"]["edges"] == TINY.edges
+    assert saved["targets"] == report["targets"]
+
+
+def test_stdout_carries_the_markdown_tables(tiny_report: tuple[dict, str, Path]) -> None:
+    _, stdout, out = tiny_report
+    assert stdout.startswith("## Benchmark: scale `tiny`")
+    for row in ("| lexical |", "| vector |", "| hybrid |", "### why_explain by depth", "### Targets"):
+        assert row in stdout
+    assert '"_aws"' not in stdout, "handler metrics leaked into the report"
+    assert (out / "latest-tiny.md").read_text().strip() == stdout.strip()
+
+
+def test_retrieve_costs_one_opensearch_call_and_no_dynamodb(tiny_report: tuple[dict, str, Path]) -> None:
+    retrieve = tiny_report[0]["results"]["retrieve"]
+    for mode in ("lexical", "vector", "hybrid"):
+        assert retrieve[mode]["opensearch_calls"] == 1
+        assert retrieve[mode]["dynamodb_calls"] == 0
+        assert retrieve[mode]["handler"]["samples"] == TINY.queries * TINY.rounds
+        assert retrieve[mode]["queries_with_hits"] > 0
+        assert retrieve[mode]["overhead_p50"] > 0
+    assert retrieve["hybrid_vs_naive"]["naive"]["samples"] == TINY.queries * TINY.rounds
+
+
+def test_lineage_rounds_grow_with_depth_only(tiny_report: tuple[dict, str, Path]) -> None:
+    why = tiny_report[0]["results"]["graph"]["why_explain"]
+    for depth in range(1, 6):
+        assert why[depth]["answered_share"] == 1
+        assert why[depth]["dynamodb_rounds_max"] == depth + 1
+        assert why[depth]["opensearch_calls_max"] == 1
+    paths = tiny_report[0]["results"]["graph"]["graph_path"]
+    assert paths[1]["answered_share"] == 1
+    assert paths[1]["dynamodb_rounds_max"] == 1
+
+
+def test_policy_writes_only_with_a_session(tiny_report: tuple[dict, str, Path]) -> None:
+    policy = tiny_report[0]["results"]["policy"]
+    assert policy["without_session"]["dynamodb_calls"] == 0
+    assert policy["with_session"]["dynamodb_operations"].get("UpdateItem", 0) >= 1
+    assert policy["with_session"]["write_units"] >= 1
+
+
+def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, Path]) -> None:
+    results = tiny_report[0]["results"]
+    assert results["packing"]["hits_per_second"] > 0
+    cold = results["coldstart"]
+    assert set(cold["import_over_boto3"]) == {"retrieve", "graph_path", "why_explain"}
+    assert all(ms > 0 for ms in cold["import_ms"].values())
+    assert results["package"] == {
+        "measured": False,
+        "reason": f"no sam build output in {tiny_report[2] / 'no-sam-build'} (run `make sam-build`)",
+    }
