@@ -43,6 +43,21 @@ EXCLUDED = RUNTIME_PROVIDED | UNUSED
 FORBIDDEN = frozenset({"onnxruntime", "numpy", "tokenizers"})
 
 PACKAGE = "retrieval_core"
+# Parts of the package only development uses: the local embedder's tokenizer data (the deployed
+# functions embed with Bedrock).
+DEV_ONLY = (Path("embedding") / "data",)
+# Powertools utilities nothing here imports, nor do Powertools' logger, tracer, metrics or event handler
+# (checked by grep; tests/integration/test_sam_build.py imports every built handler against the layer).
+UNUSED_POWERTOOLS_UTILITIES = (
+    "auth_alpha",
+    "batch",
+    "circuit_breaker",
+    "data_masking",
+    "feature_flags",
+    "idempotency",
+    "kafka",
+    "streaming",
+)
 
 
 def normalize(name: str) -> str:
@@ -115,7 +130,15 @@ def install(target: Path, source_root: Path) -> None:
     """Install the locked closure into ``target`` and copy the package found under ``source_root``."""
     _refuse(locked_names(), FORBIDDEN | RUNTIME_PROVIDED, "listed in requirements.lock")
     _pip("--no-deps", "--no-compile", "--target", str(target), "--requirement", str(LOCK))
-    shutil.copytree(source_root / PACKAGE, target / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+    for utility in UNUSED_POWERTOOLS_UTILITIES:
+        shutil.rmtree(target / "aws_lambda_powertools" / "utilities" / utility)
+    source = source_root / PACKAGE
+    dev_only = {source / part for part in DEV_ONLY}
+
+    def ignored(directory: str, names: list[str]) -> set[str]:
+        return {n for n in names if n == "__pycache__" or Path(directory) / n in dev_only}
+
+    shutil.copytree(source, target / PACKAGE, ignore=ignored)
 
 
 def main(argv: list[str]) -> None:
