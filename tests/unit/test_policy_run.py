@@ -19,6 +19,7 @@ from retrieval_core.policy import (
     EffectInput,
     InMemorySessionStore,
     PolicyConfig,
+    QueryForbiddenError,
     RetrievalKind,
     RetrievalPolicy,
     SessionBudgetExhaustedError,
@@ -171,17 +172,22 @@ def test_duplicate_is_reported_before_budget_and_authorization() -> None:
         policy.run({"mode": "lexical", "text": "q1"}, context_id="acme", session_id="s1", execute=returning())
 
 
+def forbid_traces(context_id: str, query: Any) -> None:
+    if "trace" in (query.get("kinds") or []):
+        raise QueryForbiddenError()
+
+
 def test_budget_is_checked_before_authorization() -> None:
-    policy, _, _ = make_policy(limit=1)
+    policy, _, _ = make_policy(limit=1, kind=replace(HITS, authorize=forbid_traces))
     ask(policy, "q1")
     with pytest.raises(SessionBudgetExhaustedError):
-        policy.run({"entity_id": "globex:e-1"}, context_id="acme", session_id="s1", execute=returning())
+        policy.run({"kinds": ["trace"]}, context_id="acme", session_id="s1", execute=returning())
 
 
 def test_forbidden_query_is_not_recorded() -> None:
-    policy, store, clock = make_policy()
+    policy, store, clock = make_policy(kind=replace(HITS, authorize=forbid_traces))
     with pytest.raises(ForbiddenError):
-        policy.run({"entity_id": "globex:e-1"}, context_id="acme", session_id="s1", execute=returning())
+        policy.run({"kinds": ["trace"]}, context_id="acme", session_id="s1", execute=returning())
     assert store.load(SessionScope("acme", "s1"), clock.now) is None
 
 

@@ -19,7 +19,9 @@ Use::
 The limit is ``min(settings, claim, request)``. Sessions live in the caller's context only; a foreign or
 unknown session is ``SessionNotFoundError`` (404). Refusals: ``DuplicateQueryError`` (409,
 ``duplicate_query``), ``SessionBudgetExhaustedError`` (429, ``session_budget_exhausted``),
-``QueryForbiddenError`` (403), ``InvalidQueryError`` (422). All subclass ``PolicyError``.
+``QueryForbiddenError`` (403, raised by a deployment's own ``authorize``; the default allows, since
+every read is scoped to the caller's context and a foreign id must look like a missing one),
+``InvalidQueryError`` (422). All subclass ``PolicyError``.
 A kind's ports (``RetrievalKind``) can be replaced one by one; ``HITS`` is the default.
 """
 

@@ -9,31 +9,18 @@ from typing import Any, Generic, TypeVar
 
 from ..context import CallerContext
 from ..models.hits import Hit
-from .errors import QueryForbiddenError, UnusableResultError
+from .errors import UnusableResultError
 from .query import assert_query, canonical_key, prepare_query
 from .receipt import Effect
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
-ID_FIELDS = frozenset({"id", "ids", "item_id", "item_ids", "entity_id", "entity_ids"})
-"""Query fields (at any depth) that name resources; each id must carry the caller's context prefix."""
-
-
-def authorize_ids(context_id: str, query: Mapping[str, Any]) -> None:
-    """Every id named in an ``ID_FIELDS`` field must carry the caller's prefix. The check looks at the
-    prefix only, so it reveals nothing about whether a foreign id exists."""
-    caller = CallerContext(context_id)
-    if not all(isinstance(i, str) and caller.owns(i) for i in _named_ids(query)):
-        raise QueryForbiddenError()
-
-
-def _named_ids(value: Any, field_name: str | None = None) -> list[Any]:
-    if isinstance(value, Mapping):
-        return [i for name, v in value.items() for i in _named_ids(v, name)]
-    if isinstance(value, list):
-        return [i for v in value for i in _named_ids(v, field_name)]
-    return [value] if field_name in ID_FIELDS else []
+def allow_within_context(context_id: str, query: Mapping[str, Any]) -> None:
+    """The default resource authorization: allow. Every read filters on the caller's context inside the
+    backend query, so an id from another context finds nothing, exactly as a missing id does; refusing
+    it instead would tell the two apart. A deployment with finer rules (per kind, per entity) plugs in
+    its own check here and raises ``QueryForbiddenError``."""
 
 
 def assert_hits(context_id: str, result: Sequence[Any]) -> None:
@@ -63,7 +50,7 @@ class RetrievalKind(Generic[T]):
     """Raise ``InvalidQueryError`` for a malformed prepared query."""
     key: Callable[[Mapping[str, Any]], str] = canonical_key
     """The dedup key of a prepared query."""
-    authorize: Callable[[str, Mapping[str, Any]], None] = authorize_ids
+    authorize: Callable[[str, Mapping[str, Any]], None] = allow_within_context
     """Raise a ``ForbiddenError`` when the caller (by context id) may not use what the query names."""
     assert_result: Callable[[str, Sequence[T]], None] = assert_hits
     """Raise ``UnusableResultError`` when the read returned something that cannot be cited."""
