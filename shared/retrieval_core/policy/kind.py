@@ -16,6 +16,7 @@ from .receipt import Effect
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
+
 def allow_within_context(context_id: str, query: Mapping[str, Any]) -> None:
     """The default resource authorization: allow. Every read filters on the caller's context inside the
     backend query, so an id from another context finds nothing, exactly as a missing id does; refusing
