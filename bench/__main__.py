@@ -24,7 +24,7 @@ from .probes import Probe
 from .progress import say
 from .report import as_dicts, markdown, save, targets
 from .scales import SCALES, Scale
-from .workspace import StackDownError, handler_environment, load, stack_settings, workspace
+from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
 SECTIONS = ("retrieve", "graph", "policy", "packing", "coldstart", "package")
@@ -96,7 +96,11 @@ def _run(
                 "why_explain": why_event(corpus.deepest[0], 3),
             }
             results["coldstart"] = coldstart.measure(
-                handler_environment(settings), events, scale.import_repeats, scale.first_call_repeats
+                # the workspace points this process's environment at the corpus; subprocesses inherit it
+                dict(os.environ),
+                events,
+                scale.import_repeats,
+                scale.first_call_repeats,
             )
     if "package" in sections:
         results["package"] = micro.package_sizes(sam_build_dir)

@@ -4,10 +4,8 @@ the handlers read pointing at them (the same recipe as tests/integration/corpus_
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
@@ -16,11 +14,9 @@ from dev import moto_server, opensearch_node
 from dev.stack_env import (
     DEFAULT_DYNAMODB_ENDPOINT,
     DEFAULT_OPENSEARCH_ENDPOINT,
-    DEFAULT_REGION,
-    FAKE_AWS_CREDENTIALS,
     read_env,
 )
-from dev.tables import TABLE_SETTINGS, create_tables, delete_tables
+from dev.tables import scratch_space
 
 from .corpus import Corpus
 from .progress import Counter, say
@@ -51,58 +47,15 @@ def stack_settings(dynamodb_endpoint: str | None = None) -> Settings:
     return settings
 
 
-def handler_environment(settings: Settings) -> dict[str, str]:
-    """What the functions read: endpoints, tables, alias, the local embedder and fake credentials."""
-    return {
-        **FAKE_AWS_CREDENTIALS,
-        "AWS_DEFAULT_REGION": DEFAULT_REGION,
-        "AWS_REGION": DEFAULT_REGION,
-        "RETRIEVAL_OPENSEARCH_ENDPOINT": settings.opensearch_endpoint,
-        "RETRIEVAL_DYNAMODB_ENDPOINT": settings.dynamodb_endpoint or "",
-        "RETRIEVAL_OPENSEARCH_ALIAS": settings.opensearch_alias,
-        "RETRIEVAL_EDGES_TABLE": settings.edges_table,
-        "RETRIEVAL_LINEAGE_TABLE": settings.lineage_table,
-        "RETRIEVAL_SESSIONS_TABLE": settings.sessions_table,
-        "RETRIEVAL_EMBEDDER": "local",
-    }
-
-
 @contextmanager
 def workspace(base: Settings, scale_name: str, *, keep: bool = False) -> Iterator[Settings]:
     """Fresh tables and alias for this run, the process environment pointing at them; removed afterwards
     unless ``keep``."""
-    suffix = uuid.uuid4().hex[:8]
-    assert base.dynamodb_endpoint is not None
-    names = {logical: f"{getattr(base, fld)}-bench-{suffix}" for logical, fld in TABLE_SETTINGS.items()}
-    create_tables(base.dynamodb_endpoint, names)
-    update: dict[str, Any] = {TABLE_SETTINGS[logical]: name for logical, name in names.items()}
-    update["opensearch_alias"] = f"bench-{scale_name}-{suffix}"
-    settings = base.model_copy(update=update)
-    saved = dict(os.environ)
-    os.environ.update(handler_environment(settings))
-    bootstrap.reset()
-    say(f"workspace: alias {settings.opensearch_alias}, tables *-bench-{suffix}")
-    try:
+    with scratch_space(base, f"bench-{scale_name}", keep=keep) as settings, bootstrap.serving(settings):
+        say(f"workspace: alias {settings.opensearch_alias}")
         yield settings
-    finally:
-        bootstrap.reset()
-        os.environ.clear()
-        os.environ.update(saved)
         if keep:
-            say(f"kept the corpus: alias {settings.opensearch_alias}, tables *-bench-{suffix}")
-        else:
-            delete_tables(base.dynamodb_endpoint, list(names.values()))
-            _delete_indices(settings)
-
-
-def _delete_indices(settings: Settings) -> None:
-    from retrieval_core.adapters.opensearch.client import build_client
-
-    client = build_client(settings)
-    client.indices.delete(
-        index=f"{settings.opensearch_alias}*", ignore_unavailable=True, allow_no_indices=True
-    )
-    client.close()
+            say(f"kept the corpus: alias {settings.opensearch_alias} and its tables")
 
 
 def load(settings: Settings, corpus: Corpus) -> float:

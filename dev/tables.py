@@ -7,12 +7,18 @@ with a loader that turns them into their long form instead of failing on them.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from dev.stack_env import DEFAULT_REGION, FAKE_AWS_CREDENTIALS, REPO_ROOT
+
+if TYPE_CHECKING:
+    from retrieval_core.config import Settings
 
 TEMPLATE_PATH = REPO_ROOT / "template.yaml"
 
@@ -132,3 +138,25 @@ def delete_tables(endpoint: str, names: list[str]) -> None:
             client.delete_table(TableName=name)
         except client.exceptions.ResourceNotFoundException:
             continue
+
+
+@contextmanager
+def scratch_space(base: Settings, tag: str, *, keep: bool = False) -> Iterator[Settings]:
+    """``base`` with uniquely named fresh tables and a fresh alias (``<tag>-<8 hex>``), removed when the
+    block ends unless ``keep``: tests, the bench and ad-hoc runs never touch each other's data."""
+    from retrieval_core.adapters.opensearch.client import build_client
+
+    assert base.dynamodb_endpoint is not None, "scratch space needs a DynamoDB endpoint"
+    suffix = f"{tag}-{uuid.uuid4().hex[:8]}"
+    names = {logical: f"{getattr(base, field)}-{suffix}" for logical, field in TABLE_SETTINGS.items()}
+    create_tables(base.dynamodb_endpoint, names)
+    update: dict[str, Any] = {TABLE_SETTINGS[logical]: name for logical, name in names.items()}
+    scratch = base.model_copy(update={**update, "opensearch_alias": suffix})
+    try:
+        yield scratch
+    finally:
+        if not keep:
+            delete_tables(base.dynamodb_endpoint, list(names.values()))
+            client = build_client(scratch)
+            client.indices.delete(index=f"{suffix}*", ignore_unavailable=True, allow_no_indices=True)
+            client.close()

@@ -6,6 +6,9 @@ never touches (the embedder for graph_path, say) is never imported or created.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
@@ -90,3 +93,22 @@ def reset() -> None:
     """Forget the cached settings and composition (tests and ``retrieval invoke`` change the env)."""
     settings.cache_clear()
     container.cache_clear()
+
+
+@contextmanager
+def serving(target: Settings, **extra_env: str) -> Iterator[None]:
+    """Point this process's handlers at ``target`` (through the environment they read, as a deployed
+    function is configured) until the block ends; the previous environment is restored afterwards."""
+    values = {**target.to_env(), **extra_env}
+    previous = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    reset()
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        reset()

@@ -49,6 +49,11 @@ class Settings(BaseModel):
             values["aws_region"] = env["AWS_REGION"]
         return cls.model_validate(values)
 
+    def to_env(self) -> dict[str, str]:
+        """The ``RETRIEVAL_*`` variables that ``from_env`` reads back into these settings."""
+        values = self.model_dump(mode="json", exclude_none=True)
+        return {f"RETRIEVAL_{name.upper()}": str(value) for name, value in values.items()}
+
 
 @cache
 def settings() -> Settings:

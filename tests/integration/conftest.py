@@ -14,7 +14,6 @@ Contract other tests rely on:
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from dev.stack_env import (
     FAKE_AWS_CREDENTIALS,
     read_env,
 )
-from dev.tables import TABLE_SETTINGS, create_tables, delete_tables, dynamodb_client
+from dev.tables import dynamodb_client, scratch_space
 
 _HERE = Path(__file__).parent
 
@@ -96,22 +95,8 @@ def dynamodb(stack_settings: Settings) -> Any:
 @pytest.fixture
 def fresh_settings(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
     """``stack_settings`` with fresh tables and alias unique to this test, removed afterwards."""
-    suffix = uuid.uuid4().hex[:8]
-    assert stack_settings.dynamodb_endpoint is not None
-    names = {
-        logical_id: f"{getattr(stack_settings, field)}-{suffix}"
-        for logical_id, field in TABLE_SETTINGS.items()
-    }
-    create_tables(stack_settings.dynamodb_endpoint, names)
-    update: dict[str, Any] = {TABLE_SETTINGS[logical_id]: name for logical_id, name in names.items()}
-    update["opensearch_alias"] = f"t-{suffix}"
-    try:
-        yield stack_settings.model_copy(update=update)
-    finally:
-        delete_tables(stack_settings.dynamodb_endpoint, list(names.values()))
-        opensearch.indices.delete(
-            index=f"t-{suffix}*", ignore_unavailable=True, allow_no_indices=True, expand_wildcards="all"
-        )
+    with scratch_space(stack_settings, "t") as settings:
+        yield settings
 
 
 @pytest.fixture(scope="session")

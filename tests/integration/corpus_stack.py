@@ -4,54 +4,27 @@ handlers read pointing at it, plus helpers that call the real handlers with API 
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import pytest
 from retrieval_core import bootstrap
 from retrieval_core.cli.events import api_event
 from retrieval_core.cli.lambda_runtime import invoke
 from retrieval_core.config import Settings
 from stack_state import SAMPLE_CORPUS, load_file
 
-from dev.tables import TABLE_SETTINGS, create_tables, delete_tables
+from dev.tables import scratch_space
 
 
 @contextmanager
 def provisioned_corpus(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
     """Fresh tables and alias holding the sample corpus; handlers read them while the block runs."""
-    suffix = uuid.uuid4().hex[:8]
-    assert stack_settings.dynamodb_endpoint is not None
-    names = {
-        logical: f"{getattr(stack_settings, field)}-c{suffix}" for logical, field in TABLE_SETTINGS.items()
-    }
-    create_tables(stack_settings.dynamodb_endpoint, names)
-    update: dict[str, Any] = {TABLE_SETTINGS[logical]: name for logical, name in names.items()}
-    update["opensearch_alias"] = f"c-{suffix}"
-    settings = stack_settings.model_copy(update=update)
-    report = load_file(settings, SAMPLE_CORPUS)
-    assert report.ok, report.summary()
-    env = {
-        "RETRIEVAL_OPENSEARCH_ENDPOINT": settings.opensearch_endpoint,
-        "RETRIEVAL_DYNAMODB_ENDPOINT": settings.dynamodb_endpoint or "",
-        "RETRIEVAL_OPENSEARCH_ALIAS": settings.opensearch_alias,
-        "RETRIEVAL_EDGES_TABLE": settings.edges_table,
-        "RETRIEVAL_LINEAGE_TABLE": settings.lineage_table,
-        "RETRIEVAL_SESSIONS_TABLE": settings.sessions_table,
-        "RETRIEVAL_EMBEDDER": "local",
-    }
-    with pytest.MonkeyPatch.context() as patch:
-        for key, value in env.items():
-            patch.setenv(key, value)
-        bootstrap.reset()
-        try:
+    with scratch_space(stack_settings, "c") as settings:
+        report = load_file(settings, SAMPLE_CORPUS)
+        assert report.ok, report.summary()
+        with bootstrap.serving(settings):
             yield settings
-        finally:
-            bootstrap.reset()
-            delete_tables(stack_settings.dynamodb_endpoint, list(names.values()))
-            opensearch.indices.delete(index=f"c-{suffix}*", ignore_unavailable=True, allow_no_indices=True)
 
 
 def call(function: str, event: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:

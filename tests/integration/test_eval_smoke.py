@@ -44,14 +44,7 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for name, value in {
-        "RETRIEVAL_OPENSEARCH_ENDPOINT": fresh_settings.opensearch_endpoint,
-        "RETRIEVAL_DYNAMODB_ENDPOINT": fresh_settings.dynamodb_endpoint or "",
-        "RETRIEVAL_EDGES_TABLE": fresh_settings.edges_table,
-        "RETRIEVAL_LINEAGE_TABLE": fresh_settings.lineage_table,
-        "RETRIEVAL_SESSIONS_TABLE": fresh_settings.sessions_table,
-        "RETRIEVAL_EMBEDDER": "local",
-    }.items():
+    for name, value in fresh_settings.to_env().items():
         monkeypatch.setenv(name, value)
     documents, queries, qrels = _slice(tmp_path)
     out = tmp_path / "records"

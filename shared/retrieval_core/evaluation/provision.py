@@ -8,7 +8,6 @@ its environment; the alias and its index are deleted afterwards.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -38,12 +37,8 @@ def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Itera
         report = loader_for(scoped).load_lines(item_lines(documents))
         if not report.ok:
             raise EvalLoadError(f"loading the collection failed: {report.summary()}")
-        with _environment({"RETRIEVAL_OPENSEARCH_ALIAS": scoped.opensearch_alias}):
-            bootstrap.reset()
-            try:
-                yield scoped
-            finally:
-                bootstrap.reset()
+        with bootstrap.serving(scoped):
+            yield scoped
     finally:
         _delete_index(client, scoped.opensearch_alias)
 
@@ -64,20 +59,6 @@ def describe_index(settings: Settings) -> dict[str, Any]:
         "similarity": index.get("similarity", {"default": "BM25 (k1=1.2, b=0.75)"}),
         "text_field": mapping["mappings"]["properties"]["text"],
     }
-
-
-@contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    previous = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _delete_index(client: Any, alias: str) -> None:
