@@ -8,14 +8,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from retrieval_core import bootstrap
+from retrieval_core.cli.environment import use_local_stack_env
 from retrieval_core.config import Settings
 
 from dev import moto_server, opensearch_node
-from dev.stack_env import (
-    DEFAULT_DYNAMODB_ENDPOINT,
-    DEFAULT_OPENSEARCH_ENDPOINT,
-    read_env,
-)
+from dev.stack_env import DEFAULT_DYNAMODB_ENDPOINT, DEFAULT_OPENSEARCH_ENDPOINT, ENV_FILE
 from dev.tables import scratch_space
 
 from .corpus import Corpus
@@ -29,15 +26,14 @@ class StackDownError(RuntimeError):
 
 
 def stack_settings(dynamodb_endpoint: str | None = None) -> Settings:
-    """The stack's endpoints (environment first, then ``.stack/env``), or ``dynamodb_endpoint`` if given."""
-    stack_env = read_env()
-    settings = Settings(
-        opensearch_endpoint=os.environ.get("RETRIEVAL_OPENSEARCH_ENDPOINT")
-        or stack_env.get("RETRIEVAL_OPENSEARCH_ENDPOINT", DEFAULT_OPENSEARCH_ENDPOINT),
-        dynamodb_endpoint=dynamodb_endpoint
-        or os.environ.get("RETRIEVAL_DYNAMODB_ENDPOINT")
-        or stack_env.get("RETRIEVAL_DYNAMODB_ENDPOINT", DEFAULT_DYNAMODB_ENDPOINT),
-    )
+    """The stack's endpoints and fake credentials (environment first, then ``.stack/env``), with
+    ``dynamodb_endpoint`` instead of the stack's when given."""
+    use_local_stack_env(ENV_FILE)
+    os.environ.setdefault("RETRIEVAL_OPENSEARCH_ENDPOINT", DEFAULT_OPENSEARCH_ENDPOINT)
+    os.environ.setdefault("RETRIEVAL_DYNAMODB_ENDPOINT", DEFAULT_DYNAMODB_ENDPOINT)
+    settings = Settings.from_env()
+    if dynamodb_endpoint:
+        settings = settings.model_copy(update={"dynamodb_endpoint": dynamodb_endpoint})
     for name, url, healthy in (
         ("OpenSearch", settings.opensearch_endpoint, opensearch_node.is_healthy),
         ("DynamoDB (moto)", settings.dynamodb_endpoint or "", moto_server.is_healthy),

@@ -103,3 +103,24 @@ def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, P
         "measured": False,
         "reason": f"no sam build output in {tiny_report[2] / 'no-sam-build'} (run `make sam-build`)",
     }
+
+
+def test_the_command_runs_as_make_bench_runs_it(stack_settings: Settings, tmp_path: Path) -> None:
+    """A fresh process with only what `make bench` has: no AWS credentials or endpoints in the
+    environment, so the bench must take them from the stack's `.stack/env` like every CLI does."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "RETRIEVAL_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--scale", "tiny", "--only", "policy", "--out", str(tmp_path)],
+        cwd=Path(__file__).resolve().parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads((tmp_path / "latest-tiny.json").read_text())["scale"] == "tiny"
