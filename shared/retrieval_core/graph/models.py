@@ -6,13 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..models.item import Status
-
-MAX_DEPTH_LIMIT = 5
-MAX_PATHS_LIMIT = 5
-
-
-def _clamp(value: int, upper: int) -> int:
-    return min(max(value, 1), upper)
+from ..models.limits import DEPTH_RANGE, PATHS_RANGE, clamp
 
 
 class GraphPathRequest(BaseModel):
@@ -29,12 +23,12 @@ class GraphPathRequest(BaseModel):
     @field_validator("max_depth")
     @classmethod
     def _clamp_depth(cls, value: int) -> int:
-        return _clamp(value, MAX_DEPTH_LIMIT)
+        return clamp(value, DEPTH_RANGE)
 
     @field_validator("max_paths")
     @classmethod
     def _clamp_paths(cls, value: int) -> int:
-        return _clamp(value, MAX_PATHS_LIMIT)
+        return clamp(value, PATHS_RANGE)
 
     @field_validator("statuses")
     @classmethod

@@ -6,8 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..models.hits import Hit
 from ..models.item import Kind, Status
-
-MAX_DEPTH_LIMIT = 5
+from ..models.limits import DEPTH_RANGE, clamp
 
 
 class WhyExplainRequest(BaseModel):
@@ -19,7 +18,7 @@ class WhyExplainRequest(BaseModel):
     @field_validator("depth")
     @classmethod
     def _clamp_depth(cls, value: int) -> int:
-        return min(max(value, 1), MAX_DEPTH_LIMIT)
+        return clamp(value, DEPTH_RANGE)
 
 
 class ItemView(BaseModel):

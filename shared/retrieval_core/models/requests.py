@@ -22,9 +22,8 @@ from pydantic import (
 
 from ..packing.options import PackOptions
 from .item import Kind, Status
+from .limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 
-TOP_K_RANGE = (1, 100)
-DEPTH_RANGE = (1, 5)
 MAX_TEXT_CHARS = 4000
 
 FiniteNumber = Annotated[StrictFloat | StrictInt, Field(allow_inf_nan=False)]
@@ -53,11 +52,6 @@ class Window(BaseModel):
         if self.end < self.start:
             raise ValueError("'to' must not be before 'from'")
         return self
-
-
-def clamp(value: int, bounds: tuple[int, int]) -> int:
-    low, high = bounds
-    return max(low, min(high, value))
 
 
 class RetrieveRequest(BaseModel):
