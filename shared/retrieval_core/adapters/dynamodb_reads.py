@@ -1,4 +1,4 @@
-"""What every DynamoDB read adapter needs: plain Python rows and one way to report a failing backend.
+"""What the DynamoDB adapters share: plain Python rows and one way to report a failing backend.
 
 botocore failures become ``BackendUnavailableError`` (a 503 whose body names nothing internal); the
 error code goes to the log only.

@@ -36,6 +36,7 @@ from ..policy.state import (
     source_name,
 )
 from .dynamodb_client import dynamodb_client
+from .dynamodb_reads import backend_failures
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient as DynamoDBClient
@@ -204,18 +205,15 @@ class DynamoSessionStore:
 
     def _call(self, operation: str, **request: Any) -> tuple[bool, dict[str, Any]]:
         """(True, response), or (False, error response) when a condition failed; anything else -> 503."""
-        from botocore.exceptions import BotoCoreError, ClientError
+        from botocore.exceptions import ClientError
 
-        try:
-            return True, getattr(self._client, operation)(**request)
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False, exc.response
-            logger.exception("sessions table %s failed", operation)
-            raise BackendUnavailableError() from exc
-        except BotoCoreError as exc:
-            logger.exception("sessions table %s failed", operation)
-            raise BackendUnavailableError() from exc
+        with backend_failures(f"sessions {operation}"):
+            try:
+                return True, getattr(self._client, operation)(**request)
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                    return False, exc.response
+                raise
 
 
 def _key(scope: SessionScope) -> dict[str, dict[str, str]]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import BackendUnavailableError
+from .dynamodb_reads import backend_failures
 
 BATCH_LIMIT = 25
 MAX_ROUNDS = 8
@@ -79,7 +79,7 @@ class DynamoDBBatchWriter:
             by_table: dict[str, list[dict[str, Any]]] = {}
             for table, request in pending:
                 by_table.setdefault(table, []).append(request)
-            response = _guarded(self._client.batch_write_item, RequestItems=by_table)
+            response = _batch_call(self._client.batch_write_item, RequestItems=by_table)
             unprocessed = response.get("UnprocessedItems") or {}
             pending = [(table, request) for table, requests in unprocessed.items() for request in requests]
             if not pending:
@@ -107,7 +107,7 @@ def read_attribute(client: Any, refs: list[RowRef], attribute: str) -> dict[RowR
             pending[ref.table]["Keys"].append(ref.key())
             pending[ref.table]["ExpressionAttributeNames"] = {"#a": attribute}
         for _ in range(MAX_ROUNDS):
-            response = _guarded(client.batch_get_item, RequestItems=pending)
+            response = _batch_call(client.batch_get_item, RequestItems=pending)
             for table, rows in response.get("Responses", {}).items():
                 for row in rows:
                     ref = by_key[(table, row["pk"]["S"], row.get("sk", {}).get("S"))]
@@ -120,11 +120,7 @@ def read_attribute(client: Any, refs: list[RowRef], attribute: str) -> dict[RowR
     return found
 
 
-def _guarded(operation: Any, **request: Any) -> Any:
-    """Run one DynamoDB call; botocore failures (after its own retries) become a 503-class error."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    try:
+def _batch_call(operation: Any, **request: Any) -> Any:
+    """One batch call; botocore failures (after its own retries) become a 503-class error."""
+    with backend_failures(operation.__name__):
         return operation(**request)
-    except (BotoCoreError, ClientError) as error:
-        raise BackendUnavailableError() from error

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from ...config import Settings
+from ...errors import BackendUnavailableError
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -38,6 +41,18 @@ def build_client(settings: Settings) -> OpenSearch:
         retry_on_timeout=True,
         http_compress=url.scheme == "https",
     )
+
+
+@contextmanager
+def backend_failures() -> Iterator[None]:
+    """Turn a failed or refused OpenSearch request inside the block into ``BackendUnavailableError``."""
+    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+    from opensearchpy.exceptions import TransportError
+
+    try:
+        yield
+    except (OpenSearchConnectionError, TransportError) as error:
+        raise BackendUnavailableError() from error
 
 
 @cache

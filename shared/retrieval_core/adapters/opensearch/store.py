@@ -14,6 +14,7 @@ from ...metering import CallCounter
 from ...models.hits import Hit
 from ...ports import ArmResults, SearchFilters, TimeWindow
 from . import queries
+from .client import backend_failures
 from .documents import hit_of
 
 if TYPE_CHECKING:
@@ -95,14 +96,9 @@ class OpenSearchStore:
         ]
 
     def _call(self, request: Callable[[], T]) -> T:
-        from opensearchpy.exceptions import ConnectionError as OSConnectionError
-        from opensearchpy.exceptions import TransportError
-
         self._calls.add()
-        try:
+        with backend_failures():
             return request()
-        except (OSConnectionError, TransportError) as error:
-            raise BackendUnavailableError() from error
 
 
 def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...errors import BackendUnavailableError
+from .client import backend_failures
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -20,13 +20,8 @@ def bulk_index(client: OpenSearch, alias: str, documents: Sequence[dict[str, Any
     for doc in documents:
         lines.append(json.dumps({"index": {"_index": alias, "_id": doc["id"], "routing": doc["context_id"]}}))
         lines.append(json.dumps(doc))
-    from opensearchpy.exceptions import ConnectionError as OSConnectionError
-    from opensearchpy.exceptions import TransportError
-
-    try:
+    with backend_failures():
         response = client.bulk(body="\n".join(lines) + "\n")
-    except (OSConnectionError, TransportError) as error:
-        raise BackendUnavailableError() from error
     if not response.get("errors"):
         return []
     return [entry["index"]["_id"] for entry in response["items"] if entry["index"].get("error")]
