@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..context import CONTEXT_ID_PATTERN
 from .lambda_runtime import FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
 TITLE = "Retrieval functions API"
@@ -57,7 +58,7 @@ CONTEXT_HEADER = {
     "in": "header",
     "required": False,
     "description": "Which of the caller's allowed contexts to act in; required when the claims list several.",
-    "schema": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,62}$"},
+    "schema": {"type": "string", "pattern": CONTEXT_ID_PATTERN.pattern},
 }
 SESSION_HEADER = {
     "name": "X-Retrieval-Session",
@@ -68,7 +69,7 @@ SESSION_HEADER = {
 }
 ERROR_DESCRIPTIONS = {
     "401": "No context claim reached the function (no or invalid token).",
-    "403": "The chosen context is not among the caller's, or the request names another context's id.",
+    "403": "The chosen context is not among the caller's (an id of another context is not refused: it finds nothing, like a missing one).",
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
     "409": "The session already saw this query.",
     "422": "The request is malformed; the body names each offending field. Nothing was changed.",
