@@ -69,7 +69,10 @@ SESSION_HEADER = {
 }
 ERROR_DESCRIPTIONS = {
     "401": "No context claim reached the function (no or invalid token).",
-    "403": "The chosen context is not among the caller's (an id of another context is not refused: it finds nothing, like a missing one).",
+    "403": (
+        "The chosen context is not among the caller's (an id of another context is not refused: "
+        "it finds nothing, like a missing one)."
+    ),
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
     "409": "The session already saw this query.",
     "422": "The request is malformed; the body names each offending field. Nothing was changed.",
