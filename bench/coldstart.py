@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from retrieval_core.cli.lambda_runtime import FUNCTIONS, lambda_environment
+from retrieval_dev.cli.lambda_runtime import FUNCTIONS, lambda_environment
 
 from .progress import say
 from .stats import median
@@ -36,7 +36,7 @@ BREAKDOWN = (
 _FIRST_CALL = """
 import json, sys, time
 started = time.perf_counter()
-from retrieval_core.cli.lambda_runtime import handler_module, invoke
+from retrieval_dev.cli.lambda_runtime import handler_module, invoke
 name, event = sys.argv[1], json.loads(sys.argv[2])
 handler_module(name)
 imported = time.perf_counter()

@@ -6,8 +6,8 @@ import json
 import time
 from typing import Any
 
-from retrieval_core.cli.events import api_event
-from retrieval_core.cli.lambda_runtime import invoke
+from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.lambda_runtime import invoke
 
 from .corpus import CONTEXT
 

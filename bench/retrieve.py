@@ -19,7 +19,7 @@ from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.config import Settings
 from retrieval_core.ports import SearchFilters
-from retrieval_core.retrieval_config import preset
+from retrieval_core.retrieval.config import preset
 
 from .corpus import CONTEXT, Corpus, query_texts, synthetic_query_vectors
 from .handlers import retrieve_event, timed_call

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from retrieval_core import bootstrap
-from retrieval_core.cli.environment import use_local_stack_env
 from retrieval_core.config import Settings
+from retrieval_dev.cli.environment import use_local_stack_env
 
 from dev import moto_server, opensearch_node
 from dev.stack_env import DEFAULT_DYNAMODB_ENDPOINT, DEFAULT_OPENSEARCH_ENDPOINT, ENV_FILE
@@ -58,7 +58,7 @@ def load(settings: Settings, corpus: Corpus) -> float:
     """Load the corpus through the real loader in batches; returns seconds taken."""
     import time
 
-    from retrieval_core.cli.wiring import loader_for
+    from retrieval_dev.cli.wiring import loader_for
 
     loader = loader_for(settings)
     total = len(corpus.items)

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from .adapters.opensearch.store import OpenSearchStore
     from .policy import RetrievalPolicy
     from .ports import Embedder
-    from .retrieval_config import RetrievalConfig
-    from .services.retrieve import RetrieveService
+    from .retrieval.config import RetrievalConfig
+    from .retrieval.service import RetrieveService
 
 
 class Container:
@@ -57,7 +57,7 @@ class Container:
 
     @cached_property
     def retrieval_config(self) -> RetrievalConfig:
-        from .retrieval_config import preset
+        from .retrieval.config import preset
 
         return preset("default", rank_constant=self.settings.rrf_rank_constant)
 
@@ -72,7 +72,7 @@ class Container:
 
     @cached_property
     def retrieve(self) -> RetrieveService:
-        from .services.retrieve import RetrieveService
+        from .retrieval.service import RetrieveService
 
         return RetrieveService(
             store=self.store,

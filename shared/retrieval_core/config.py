@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .retrieval_config import DEFAULT_RANK_CONSTANT
+from .retrieval.config import DEFAULT_RANK_CONSTANT
 
 
 class Settings(BaseModel):

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from retrieval_core import bootstrap
-from retrieval_core.cli.events import api_event
-from retrieval_core.cli.lambda_runtime import invoke
 from retrieval_core.config import Settings
+from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.lambda_runtime import invoke
 from stack_state import SAMPLE_CORPUS, load_file
 
 from dev.tables import scratch_space

@@ -14,13 +14,13 @@ SAMPLE_CORPUS = REPO / "dev" / "sample" / "corpus.jsonl"
 
 
 def load_file(settings: Settings, path: Path, **options: Any) -> LoadReport:
-    from retrieval_core.cli.wiring import loader_for
+    from retrieval_dev.cli.wiring import loader_for
 
     return loader_for(settings).load_lines(path.read_text().splitlines(), **options)
 
 
 def load_lines(settings: Settings, lines: list[str], **options: Any) -> LoadReport:
-    from retrieval_core.cli.wiring import loader_for
+    from retrieval_dev.cli.wiring import loader_for
 
     return loader_for(settings).load_lines(lines, **options)
 

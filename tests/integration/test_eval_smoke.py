@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from retrieval_core.cli import main
 from retrieval_core.config import Settings
+from retrieval_dev.cli import main
 from stack_state import REPO
 
 CRANFIELD = REPO.parent / "shared" / "data" / "cranfield"

@@ -132,7 +132,7 @@ def test_a_superseded_item_names_its_successor(corpus_settings: Settings) -> Non
 
 def test_foreign_and_missing_ids_give_byte_identical_404s(corpus_settings: Settings) -> None:
     from corpus_stack import call
-    from retrieval_core.cli.events import api_event
+    from retrieval_dev.cli.events import api_event
 
     def raw(item_id: str) -> str:
         event = api_event(
@@ -142,7 +142,7 @@ def test_foreign_and_missing_ids_give_byte_identical_404s(corpus_settings: Setti
             path_parameters={"proposition_id": item_id},
             resource="/v1/why/{proposition_id}",
         )
-        from retrieval_core.cli.lambda_runtime import invoke
+        from retrieval_dev.cli.lambda_runtime import invoke
 
         response = invoke("why_explain", event)
         assert response["statusCode"] == 404

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from corpus_stack import call, retrieve
 from retrieval_core import bootstrap
-from retrieval_core.cli.events import api_event
 from retrieval_core.config import Settings
+from retrieval_dev.cli.events import api_event
 
 
 @pytest.mark.parametrize(

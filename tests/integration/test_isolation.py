@@ -60,7 +60,7 @@ def test_the_colliding_fact_differs_and_each_context_sees_only_its_own(corpus_se
 
 def test_a_body_or_query_string_context_is_ignored(corpus_settings: Settings) -> None:
     from corpus_stack import call
-    from retrieval_core.cli.events import api_event
+    from retrieval_dev.cli.events import api_event
 
     event = api_event(
         "POST",

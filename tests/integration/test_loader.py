@@ -109,7 +109,7 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
         proposition("acme:p-1", ["acme:e/a", "acme:e/b"]),
         proposition("acme:p-2", ["acme:e/b", "acme:e/c"]),
     ]
-    from retrieval_core.cli.wiring import loader_for
+    from retrieval_dev.cli.wiring import loader_for
 
     loader_for(fresh_settings)  # creates the index, as any load would
     broken = Loader(

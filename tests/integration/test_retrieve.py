@@ -149,9 +149,9 @@ def test_hybrid_is_exactly_one_http_request(corpus_settings: Settings, counted_r
 def test_a_store_without_vector_capability_degrades_to_typed_empty(corpus_settings: Settings) -> None:
     from retrieval_core.bootstrap import container
     from retrieval_core.context import CallerContext
-    from retrieval_core.models.requests import RetrieveRequest
     from retrieval_core.policy import InMemorySessionStore, PolicyConfig, RetrievalPolicy
-    from retrieval_core.services.retrieve import RetrieveService
+    from retrieval_core.retrieval.requests import RetrieveRequest
+    from retrieval_core.retrieval.service import RetrieveService
 
     real = container().store
 

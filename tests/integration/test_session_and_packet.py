@@ -6,8 +6,8 @@ import re
 import uuid
 
 from corpus_stack import call, retrieve
-from retrieval_core.cli.events import api_event
 from retrieval_core.config import Settings
+from retrieval_dev.cli.events import api_event
 
 from dev.sample import known
 

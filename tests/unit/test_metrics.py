@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from retrieval_core.evaluation.metrics import mean, ndcg, recall, reciprocal_rank
+from retrieval_dev.evaluation.metrics import mean, ndcg, recall, reciprocal_rank
 
 # Three relevant documents graded 3, 2, 1; "n" was judged and found not relevant.
 GRADED = {"a": 3, "b": 2, "c": 1, "n": 0}

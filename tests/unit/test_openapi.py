@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from retrieval_core.cli import serve
-from retrieval_core.cli.lambda_runtime import lambda_environment
-from retrieval_core.cli.openapi import ErrorBody, build_spec, render
 from retrieval_core.graph.models import GraphPathResponse
 from retrieval_core.lineage.models import WhyExplainResponse
-from retrieval_core.models.requests import RetrieveRequest
-from retrieval_core.models.responses import RetrieveResponse
+from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.responses import RetrieveResponse
+from retrieval_dev.cli import serve
+from retrieval_dev.cli.lambda_runtime import lambda_environment
+from retrieval_dev.cli.openapi import ErrorBody, build_spec, render
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "docs" / "openapi.json"

@@ -19,9 +19,9 @@ from retrieval_core.packing import (
     SourceIdMissingError,
     pack_hits,
 )
-from retrieval_core.packing.bench import bench_packing
 from retrieval_core.packing.counting import CHAR_COUNTER, token_counter
 from retrieval_core.packing.render import Layout, prefix
+from retrieval_dev.packing_bench import bench_packing
 
 
 def make_hit(hit_id: str, text: str, score: float = 0.5, kind: Kind = Kind.DOCUMENT) -> Hit:

@@ -10,9 +10,9 @@ from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
 from retrieval_core.context import CallerContext
 from retrieval_core.errors import InvalidRequestError
 from retrieval_core.models.item import Item
-from retrieval_core.models.requests import RetrieveRequest
-from retrieval_core.retrieval_config import RetrievalConfig
-from retrieval_core.router import RetrievalRouter
+from retrieval_core.retrieval.config import RetrievalConfig
+from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.router import RetrievalRouter
 
 ACME = CallerContext("acme")
 

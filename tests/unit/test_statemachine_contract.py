@@ -9,7 +9,7 @@ from typing import Any
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.graph import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
-from retrieval_core.models.requests import RetrieveRequest
+from retrieval_core.retrieval.requests import RetrieveRequest
 
 DEFINITION = Path(__file__).resolve().parents[2] / "statemachine" / "evidence.asl.json"
 SAMPLE = {

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-
-from ..errors import InvalidRequestError
+from retrieval_core.errors import InvalidRequestError
 
 DEFAULT_DATA_DIR = Path("../shared/data/cranfield")
 """Relative to the repository root, where ``make eval`` runs (CI lays ``shared/`` beside the clone)."""

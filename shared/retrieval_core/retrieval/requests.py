@@ -20,9 +20,9 @@ from pydantic import (
     model_validator,
 )
 
+from ..models.item import Kind, Status
+from ..models.limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 from ..packing.options import PackOptions
-from .item import Kind, Status
-from .limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 
 MAX_TEXT_CHARS = 4000
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from retrieval_core.context import CONTEXT_ID_PATTERN
 
-from ..context import CONTEXT_ID_PATTERN
 from .lambda_runtime import FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
 TITLE = "Retrieval functions API"

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from ..config import Settings
-from ..errors import BackendUnavailableError
-from ..loading.loader import Loader
-from ..loading.rows import TableNames
+from retrieval_core.config import Settings
+from retrieval_core.errors import BackendUnavailableError
+from retrieval_core.loading.loader import Loader
+from retrieval_core.loading.rows import TableNames
 
 
 def loader_for(settings: Settings) -> Loader:
     from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
-
-    from ..adapters.dynamodb_client import dynamodb_client
-    from ..adapters.opensearch.client import shared_client
-    from ..adapters.opensearch.index import ensure_index
-    from ..embedding.factory import embedder_from_settings
+    from retrieval_core.adapters.dynamodb_client import dynamodb_client
+    from retrieval_core.adapters.opensearch.client import shared_client
+    from retrieval_core.adapters.opensearch.index import ensure_index
+    from retrieval_core.embedding.factory import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
     client = shared_client(settings)

@@ -33,9 +33,10 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    from .. import bootstrap
-    from ..config import Settings
-    from ..errors import RetrievalError
+    from retrieval_core import bootstrap
+    from retrieval_core.config import Settings
+    from retrieval_core.errors import RetrievalError
+
     from ..evaluation.collection import read_collection
     from ..evaluation.provision import describe_index, evaluation_index
     from ..evaluation.report import hybrid_gain, record, table

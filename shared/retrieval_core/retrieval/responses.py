@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..models.hits import Hit
+from ..models.item import Kind, Status
 from ..packing import ContextPacket
 from ..policy import Receipt
-from .hits import Hit
-from .item import Kind, Status
 from .requests import Mode
 
 

@@ -22,9 +22,10 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    from ..config import Settings
-    from ..errors import RetrievalError
-    from ..loading.progress import Progress
+    from retrieval_core.config import Settings
+    from retrieval_core.errors import RetrievalError
+    from retrieval_core.loading.progress import Progress
+
     from .wiring import loader_for
 
     lines = args.file.read_text(encoding="utf-8").splitlines()

@@ -11,7 +11,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(_args: argparse.Namespace) -> int:
-    from ..models.item import Item
+    from retrieval_core.models.item import Item
 
     print(json.dumps(Item.model_json_schema(), indent=2))
     return 0

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from .models.hits import Hit, Signal
-from .models.item import Kind
+from ..models.hits import Hit, Signal
+from ..models.item import Kind
 
 
 def reciprocal_rank_fusion(arms: Mapping[str, Sequence[Hit]], rank_constant: int) -> list[Hit]:

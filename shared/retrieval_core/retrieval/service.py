@@ -7,13 +7,13 @@ from typing import Any
 
 from ..context import CallerContext
 from ..models.hits import Hit
-from ..models.requests import RetrieveRequest
-from ..models.responses import AppliedLimits, RetrieveResponse
 from ..packing import pack_hits
 from ..policy import RetrievalPolicy
 from ..ports import Embedder, GraphTraversal
-from ..retrieval_config import RetrievalConfig
-from ..router import RetrievalResult, RetrievalRouter
+from .config import RetrievalConfig
+from .requests import RetrieveRequest
+from .responses import AppliedLimits, RetrieveResponse
+from .router import RetrievalResult, RetrievalRouter
 
 # Fields that shape the session or the packet, not the question; they never change the dedup key.
 NOT_PART_OF_QUESTION = frozenset({"session_id", "session_limit", "pack", "context_id"})

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
-from ..models.hits import Hit
-from ..models.item import Kind, Status
-from .counting import token_counter
-from .options import PackOptions
-from .packer import pack_hits
+from retrieval_core.models.hits import Hit
+from retrieval_core.models.item import Kind, Status
+from retrieval_core.packing.counting import token_counter
+from retrieval_core.packing.options import PackOptions
+from retrieval_core.packing.packer import pack_hits
 
 _WORDS = [
     "retrieval",

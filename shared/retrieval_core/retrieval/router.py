@@ -11,21 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from .context import CallerContext
-from .errors import InvalidRequestError
-from .fusion import (
-    diversify,
-    normalise_by_max,
-    order,
-    reciprocal_rank_fusion,
-    weigh,
-    weighted_score_fusion,
-)
-from .graph.walk import walk
-from .models.hits import Hit, Signal
-from .models.item import Kind, Status
-from .models.requests import Mode, RetrieveRequest
-from .ports import (
+from ..context import CallerContext
+from ..errors import InvalidRequestError
+from ..graph.walk import walk
+from ..models.hits import Hit, Signal
+from ..models.item import Kind, Status
+from ..ports import (
     Embedder,
     EntityIndex,
     GraphTraversal,
@@ -37,7 +28,16 @@ from .ports import (
     TimeWindow,
     VectorSearch,
 )
-from .retrieval_config import RetrievalConfig
+from .config import RetrievalConfig
+from .fusion import (
+    diversify,
+    normalise_by_max,
+    order,
+    reciprocal_rank_fusion,
+    weigh,
+    weighted_score_fusion,
+)
+from .requests import Mode, RetrieveRequest
 
 GRAPH_ARM = "graph"
 T = TypeVar("T")

@@ -13,8 +13,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..config import Settings
-from ..errors import RetrievalError
+from retrieval_core.config import Settings
+from retrieval_core.errors import RetrievalError
+
 from .collection import Document, item_lines
 
 ALIAS_PREFIX = "eval-"
@@ -27,8 +28,9 @@ class EvalLoadError(RetrievalError):
 @contextmanager
 def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Iterator[Settings]:
     """Load ``documents`` into a fresh alias and point the handlers at it until the block ends."""
-    from .. import bootstrap
-    from ..adapters.opensearch.client import shared_client
+    from retrieval_core import bootstrap
+    from retrieval_core.adapters.opensearch.client import shared_client
+
     from ..cli.wiring import loader_for
 
     scoped = settings.model_copy(update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}"})
@@ -45,8 +47,8 @@ def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Itera
 
 def describe_index(settings: Settings) -> dict[str, Any]:
     """The analysis settings and text mapping of the live index: what the lexical arm really used."""
-    from ..adapters.opensearch.client import shared_client
-    from ..adapters.opensearch.index import TEXT_ANALYZER
+    from retrieval_core.adapters.opensearch.client import shared_client
+    from retrieval_core.adapters.opensearch.index import TEXT_ANALYZER
 
     client = shared_client(settings)
     alias = settings.opensearch_alias

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 
-from ..errors import RetrievalError
+from retrieval_core.errors import RetrievalError
+
 from .collection import CONTEXT_ID, Query, doc_id_of
 from .metrics import mean, ndcg, recall, reciprocal_rank
 
