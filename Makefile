@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up down test demo bench eval lint format check-prereqs
+.PHONY: install up down test unit demo bench eval lint format typecheck check-prereqs
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -30,6 +30,16 @@ down:
 lint: install
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/ruff format --check .
+	@$(MAKE) --no-print-directory typecheck
+
+# mypy strict on the runtime package; the test fakes are checked against the ports they stand for.
+typecheck: install
+	@$(VENV)/bin/mypy
+	@MYPYPATH=shared:tests/unit $(VENV)/bin/mypy --follow-imports=silent tests/unit/port_conformance.py
+
+# Fast feedback: the unit tests only (in-memory fakes, no stack), in seconds.
+unit: install
+	@$(PY) -m pytest tests/unit -q
 
 format: install
 	@$(VENV)/bin/ruff format .

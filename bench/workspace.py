@@ -47,7 +47,10 @@ def stack_settings(dynamodb_endpoint: str | None = None) -> Settings:
 def workspace(base: Settings, scale_name: str, *, keep: bool = False) -> Iterator[Settings]:
     """Fresh tables and alias for this run, the process environment pointing at them; removed afterwards
     unless ``keep``."""
-    with scratch_space(base, f"bench-{scale_name}", keep=keep) as settings, bootstrap.serving(settings):
+    with (
+        scratch_space(base, f"bench-{scale_name}", keep=keep) as settings,
+        bootstrap.use(bootstrap.Container(settings)),
+    ):
         say(f"workspace: alias {settings.opensearch_alias}")
         yield settings
         if keep:
@@ -58,9 +61,9 @@ def load(settings: Settings, corpus: Corpus) -> float:
     """Load the corpus through the real loader in batches; returns seconds taken."""
     import time
 
-    from retrieval_dev.cli.wiring import loader_for
+    from retrieval_core.bootstrap import Container
 
-    loader = loader_for(settings)
+    loader = Container(settings).loader
     total = len(corpus.items)
     counter = Counter(total, "loading items")
     started = time.monotonic()

@@ -10,7 +10,7 @@ from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.graph import GraphPathRequest, GraphPathResponse, graph_path
+from retrieval_core.graph import GraphPathRequest, GraphPathResponse
 
 logger = Logger()
 tracer = Tracer()
@@ -33,8 +33,7 @@ def path(
 
 
 def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathResponse:
-    components = container()
-    return graph_path(components.edges, components.store, context, request)
+    return container().graph_path.find(context, request)
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> GraphPathResponse:

@@ -10,7 +10,7 @@ from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse, why_explain
+from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse
 
 logger = Logger()
 tracer = Tracer()
@@ -27,8 +27,7 @@ def why(
 
 
 def _explain(context: CallerContext, request: WhyExplainRequest) -> WhyExplainResponse:
-    components = container()
-    return why_explain(components.lineage, components.store, context, request)
+    return container().why_explain.explain(context, request)
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> WhyExplainResponse:

@@ -1,16 +1,17 @@
 """The composition root: the one place that builds adapters and services from settings.
 
 A Lambda container builds each piece on first use and reuses it across invocations; what a function
-never touches (the embedder for graph_path, say) is never imported or created.
+never touches (the embedder for graph_path, say) is never imported or created. Tests and dev tools
+replace pieces with ``use(Container(settings, overrides=...))``: the handlers then run unchanged
+against in-memory fakes or another stack.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import cache, cached_property
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from .config import Settings, settings
 
@@ -18,15 +19,30 @@ if TYPE_CHECKING:
     from .adapters.dynamodb_edges import DynamoDBEdges
     from .adapters.dynamodb_lineage import DynamoDBLineage
     from .adapters.opensearch.store import OpenSearchStore
+    from .graph import GraphPathService
+    from .lineage import WhyExplainService
+    from .loading.loader import Loader
+    from .models.hits import Hit
     from .policy import RetrievalPolicy
-    from .ports import Embedder
+    from .ports import Capabilities, Embedder, GraphTraversal, ItemReader, LineageReader
     from .retrieval.config import RetrievalConfig
     from .retrieval.service import RetrieveService
 
+OVERRIDABLE = frozenset(
+    {"store", "edges", "lineage", "embedder", "retrieval_config", "policy", "capabilities"}
+)
+
 
 class Container:
-    def __init__(self, settings: Settings) -> None:
+    """Adapters and services for one deployment. ``overrides`` replaces any of ``OVERRIDABLE``."""
+
+    def __init__(self, settings: Settings, *, overrides: dict[str, Any] | None = None) -> None:
+        unknown = set(overrides or {}) - OVERRIDABLE
+        if unknown:
+            raise TypeError(f"cannot override {sorted(unknown)}; choose from {sorted(OVERRIDABLE)}")
         self.settings = settings
+        # cached_property reads the instance dict first, so an override simply pre-fills it.
+        self.__dict__.update(overrides or {})
 
     @cached_property
     def store(self) -> OpenSearchStore:
@@ -36,14 +52,14 @@ class Container:
         return OpenSearchStore(shared_client(self.settings), self.settings.opensearch_alias)
 
     @cached_property
-    def edges(self) -> DynamoDBEdges:
+    def edges(self) -> GraphTraversal | DynamoDBEdges:
         from .adapters.dynamodb_client import dynamodb_client
         from .adapters.dynamodb_edges import DynamoDBEdges
 
         return DynamoDBEdges(self.settings, dynamodb_client(self.settings))
 
     @cached_property
-    def lineage(self) -> DynamoDBLineage:
+    def lineage(self) -> LineageReader | DynamoDBLineage:
         from .adapters.dynamodb_client import dynamodb_client
         from .adapters.dynamodb_lineage import DynamoDBLineage
 
@@ -59,10 +75,28 @@ class Container:
     def retrieval_config(self) -> RetrievalConfig:
         from .retrieval.config import preset
 
-        return preset("default", rank_constant=self.settings.rrf_rank_constant)
+        return preset(self.settings.retrieval_preset, rank_constant=self.settings.rrf_rank_constant)
 
     @cached_property
-    def policy(self) -> RetrievalPolicy:
+    def capabilities(self) -> Capabilities:
+        """What the deployed backends can do: OpenSearch serves every search mode and item reads,
+        DynamoDB the graph; the embedder turns text into query vectors."""
+        from .ports import Capabilities
+
+        store = self.store
+        return Capabilities(
+            lexical=store,
+            vector=store,
+            hybrid=store,
+            entity=store,
+            temporal=store,
+            items=store,
+            graph=self.edges,
+            embedder=self.embedder,
+        )
+
+    @cached_property
+    def policy(self) -> RetrievalPolicy[Hit]:
         from .adapters.dynamodb_sessions import DynamoSessionStore
         from .policy import PolicyConfig, RetrievalPolicy
 
@@ -75,40 +109,88 @@ class Container:
         from .retrieval.service import RetrieveService
 
         return RetrieveService(
-            store=self.store,
-            graph=self.edges,
-            embedder=self.embedder,
-            policy=self.policy,
-            config=self.retrieval_config,
+            capabilities=self.capabilities, policy=self.policy, config=self.retrieval_config
         )
 
+    @cached_property
+    def graph_path(self) -> GraphPathService:
+        from .graph import GraphPathService
 
-@cache
+        return GraphPathService(self.edges, self._items(), node_cap=self.retrieval_config.expansion.node_cap)
+
+    @cached_property
+    def why_explain(self) -> WhyExplainService:
+        from .lineage import WhyExplainService
+
+        return WhyExplainService(self.lineage, self._items())
+
+    @cached_property
+    def loader(self) -> Loader:
+        """The loader, with the items index created (from the mapping) if it does not exist yet."""
+        from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.index import ensure_index
+        from .errors import BackendUnavailableError
+        from .loading.loader import Loader
+        from .loading.rows import TableNames
+
+        client = shared_client(self.settings)
+        try:
+            ensure_index(
+                client,
+                self.settings.opensearch_alias,
+                self.embedder.dimension,
+                shards=self.settings.opensearch_shards,
+                replicas=self.settings.opensearch_replicas,
+                refresh_interval=self.settings.opensearch_refresh_interval,
+            )
+        except OpenSearchConnectionError as error:
+            raise BackendUnavailableError(
+                f"OpenSearch is not reachable at {self.settings.opensearch_endpoint}: "
+                "start the local stack with `make up`, or set RETRIEVAL_OPENSEARCH_ENDPOINT."
+            ) from error
+        return Loader(
+            opensearch=client,
+            alias=self.settings.opensearch_alias,
+            dynamodb=dynamodb_client(self.settings),
+            tables=TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table),
+            embedder=self.embedder,
+        )
+
+    def _items(self) -> ItemReader:
+        items = self.capabilities.items if "capabilities" in self.__dict__ else self.store
+        if items is None:
+            raise TypeError("graph_path and why_explain need an item reader")
+        return items
+
+
+_current: Container | None = None
+
+
 def container() -> Container:
     """The container-wide composition, built from the environment once."""
-    return Container(settings())
+    global _current
+    if _current is None:
+        _current = Container(settings())
+    return _current
 
 
 def reset() -> None:
-    """Forget the cached settings and composition (tests and ``retrieval invoke`` change the env)."""
+    """Forget the cached settings and composition (the next call reads the environment again)."""
+    global _current
     settings.cache_clear()
-    container.cache_clear()
+    _current = None
 
 
 @contextmanager
-def serving(target: Settings, **extra_env: str) -> Iterator[None]:
-    """Point this process's handlers at ``target`` (through the environment they read, as a deployed
-    function is configured) until the block ends; the previous environment is restored afterwards."""
-    values = {**target.to_env(), **extra_env}
-    previous = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    reset()
+def use(replacement: Container) -> Iterator[Container]:
+    """Serve this process's handlers from ``replacement`` until the block ends (tests, dev tools)."""
+    global _current
+    previous = _current
+    _current = replacement
     try:
-        yield
+        yield replacement
     finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        reset()
+        _current = previous

@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .retrieval.config import DEFAULT_RANK_CONSTANT
+from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
+from .retrieval.config import DEFAULT_RANK_CONSTANT, PresetName
 
 
 class Settings(BaseModel):
@@ -32,8 +33,9 @@ class Settings(BaseModel):
     bedrock_model_id: str = "amazon.titan-embed-text-v2:0"
     embedding_dimension: int = Field(default=384, ge=1)
     context_claim: str = "context_id"
-    session_limit: int = Field(default=50, ge=1)
-    session_ttl_seconds: int = Field(default=24 * 3600, ge=60)
+    session_limit: int = Field(default=DEFAULT_SESSION_LIMIT, ge=1)
+    session_ttl_seconds: int = Field(default=DEFAULT_SESSION_TTL_SECONDS, ge=60)
+    retrieval_preset: PresetName = "default"
     rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
 
     @classmethod

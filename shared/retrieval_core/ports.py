@@ -1,5 +1,6 @@
-"""Ports: the small interfaces domain code depends on. Adapters implement them; the router checks which
-capabilities a store has with ``isinstance`` against these runtime-checkable protocols.
+"""Ports: the small interfaces domain code depends on. Adapters implement them; the composition root
+(``bootstrap``) says which of them a deployment has by filling a typed ``Capabilities`` set, and mypy
+checks every adapter and test fake against the protocol it is assigned to.
 
 Every method takes the caller's ``context_id`` first. An adapter must apply it inside the backend query
 (filter and routing), never afterwards.
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from .models.hits import Edge, Hit, LineageCard, LineageLinks
 from .models.item import Kind, Status
@@ -38,21 +39,18 @@ class ArmResults:
     arms: Mapping[str, list[Hit]] = field(default_factory=dict)
 
 
-@runtime_checkable
 class LexicalSearch(Protocol):
     def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
         """BM25 search over item text."""
         ...
 
 
-@runtime_checkable
 class VectorSearch(Protocol):
     def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
         """Approximate k-NN search with the filters applied inside the k-NN clause."""
         ...
 
 
-@runtime_checkable
 class HybridSearch(Protocol):
     def hybrid(
         self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
@@ -61,28 +59,24 @@ class HybridSearch(Protocol):
         ...
 
 
-@runtime_checkable
 class EntityIndex(Protocol):
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         """Items that mention ``entity_id``."""
         ...
 
 
-@runtime_checkable
 class TemporalSearch(Protocol):
     def in_window(self, context_id: str, window: TimeWindow, filters: SearchFilters) -> list[Hit]:
         """Items created in the window, or whose validity window overlaps it."""
         ...
 
 
-@runtime_checkable
 class ItemReader(Protocol):
     def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
         """The caller's items among ``ids`` in one round trip; foreign and missing ids are simply absent."""
         ...
 
 
-@runtime_checkable
 class GraphTraversal(Protocol):
     def neighbours(
         self, context_id: str, entity_ids: Sequence[str], statuses: Sequence[Status]
@@ -91,7 +85,6 @@ class GraphTraversal(Protocol):
         ...
 
 
-@runtime_checkable
 class LineageReader(Protocol):
     def item_with_links(self, context_id: str, item_id: str) -> tuple[LineageCard, LineageLinks] | None:
         """One item's card and reverse links, in one Query."""
@@ -102,7 +95,6 @@ class LineageReader(Protocol):
         ...
 
 
-@runtime_checkable
 class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
@@ -113,3 +105,21 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length embeddings, one per text, in order."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What this deployment's backends can do, built once at the composition root.
+
+    ``None`` means the capability is absent: the router answers a mode that needs it with a typed-empty
+    result (``supported: false``), never with a scan.
+    """
+
+    lexical: LexicalSearch | None = None
+    vector: VectorSearch | None = None
+    hybrid: HybridSearch | None = None
+    entity: EntityIndex | None = None
+    temporal: TemporalSearch | None = None
+    items: ItemReader | None = None
+    graph: GraphTraversal | None = None
+    embedder: Embedder | None = None

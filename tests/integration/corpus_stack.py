@@ -23,7 +23,7 @@ def provisioned_corpus(stack_settings: Settings, opensearch: Any) -> Iterator[Se
     with scratch_space(stack_settings, "c") as settings:
         report = load_file(settings, SAMPLE_CORPUS)
         assert report.ok, report.summary()
-        with bootstrap.serving(settings):
+        with bootstrap.use(bootstrap.Container(settings)):
             yield settings
 
 

@@ -14,15 +14,15 @@ SAMPLE_CORPUS = REPO / "dev" / "sample" / "corpus.jsonl"
 
 
 def load_file(settings: Settings, path: Path, **options: Any) -> LoadReport:
-    from retrieval_dev.cli.wiring import loader_for
+    from retrieval_core.bootstrap import Container
 
-    return loader_for(settings).load_lines(path.read_text().splitlines(), **options)
+    return Container(settings).loader.load_lines(path.read_text().splitlines(), **options)
 
 
 def load_lines(settings: Settings, lines: list[str], **options: Any) -> LoadReport:
-    from retrieval_dev.cli.wiring import loader_for
+    from retrieval_core.bootstrap import Container
 
-    return loader_for(settings).load_lines(lines, **options)
+    return Container(settings).loader.load_lines(lines, **options)
 
 
 def table_rows(dynamodb: Any, table: str) -> list[dict[str, Any]]:

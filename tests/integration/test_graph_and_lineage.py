@@ -64,12 +64,12 @@ def test_a_cycle_does_not_loop(corpus_settings: Settings) -> None:
 def test_the_visited_node_cap_reports_truncated(corpus_settings: Settings, monkeypatch: Any) -> None:
     from retrieval_core.bootstrap import container
     from retrieval_core.context import CallerContext
-    from retrieval_core.graph import GraphPathRequest
-    from retrieval_core.graph import graph_path as find
+    from retrieval_core.graph import GraphPathRequest, GraphPathService
 
     path = known.FOUR_HOP_PATH
     request = GraphPathRequest.model_validate(path_query(path.start, path.end, max_depth=5))
-    capped = find(container().edges, container().store, CallerContext(path.context), request, node_cap=3)
+    service = GraphPathService(container().edges, container().store, node_cap=3)
+    capped = service.find(CallerContext(path.context), request)
     assert capped.truncated is True and capped.found is False
 
 

@@ -66,16 +66,12 @@ def test_no_claim_is_401_and_an_unlisted_context_is_403(corpus_settings: Setting
 def test_a_backend_outage_is_a_clean_503_with_retry_after(
     corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RETRIEVAL_OPENSEARCH_ENDPOINT", "http://127.0.0.1:1")
-    bootstrap.reset()
-    try:
+    unreachable = corpus_settings.model_copy(update={"opensearch_endpoint": "http://127.0.0.1:1"})
+    with bootstrap.use(bootstrap.Container(unreachable)):
         status, body, headers = call(
             "retrieve",
             api_event("POST", "/v1/retrieve", "acme", body={"mode": "lexical", "text": "payments"}),
         )
-    finally:
-        monkeypatch.undo()
-        bootstrap.reset()
     assert status == 503
     assert headers.get("Retry-After") == "1"
     assert body == {

@@ -109,9 +109,9 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
         proposition("acme:p-1", ["acme:e/a", "acme:e/b"]),
         proposition("acme:p-2", ["acme:e/b", "acme:e/c"]),
     ]
-    from retrieval_dev.cli.wiring import loader_for
+    from retrieval_core.bootstrap import Container
 
-    loader_for(fresh_settings)  # creates the index, as any load would
+    assert Container(fresh_settings).loader is not None  # creates the index, as any load would
     broken = Loader(
         opensearch=shared_client(fresh_settings),
         alias=fresh_settings.opensearch_alias,

@@ -150,22 +150,15 @@ def test_a_store_without_vector_capability_degrades_to_typed_empty(corpus_settin
     from retrieval_core.bootstrap import container
     from retrieval_core.context import CallerContext
     from retrieval_core.policy import InMemorySessionStore, PolicyConfig, RetrievalPolicy
+    from retrieval_core.ports import Capabilities
     from retrieval_core.retrieval.requests import RetrieveRequest
     from retrieval_core.retrieval.service import RetrieveService
 
     real = container().store
-
-    class LexicalOnly:
-        """The real store, offering only its lexical capability."""
-
-        def lexical(self, *args: Any) -> Any:
-            return real.lexical(*args)
-
     before = real.backend_calls
     service = RetrieveService(
-        store=LexicalOnly(),
-        graph=None,
-        embedder=container().embedder,
+        # The real store, offering only its lexical capability.
+        capabilities=Capabilities(lexical=real, embedder=container().embedder),
         policy=RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
         config=container().retrieval_config,
     )

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from retrieval_core.models.hits import Hit, MentionView, Signal
 from retrieval_core.models.item import Item, iso
-from retrieval_core.ports import ArmResults, SearchFilters, TimeWindow
+from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
 
 WORD = re.compile(r"\w+")
 
@@ -128,3 +128,21 @@ class FixedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return [self._table.get(t, [0.0] * self._dimension) for t in texts]
+
+
+def capabilities_of(
+    store: InMemoryLexicalStore, graph: GraphTraversal | None = None, embedder: Embedder | None = None
+) -> Capabilities:
+    """The capabilities a fake store really has: the lexical-only store offers no vector search."""
+    if isinstance(store, InMemoryStore):
+        return Capabilities(
+            lexical=store,
+            vector=store,
+            hybrid=store,
+            entity=store,
+            temporal=store,
+            items=store,
+            graph=graph,
+            embedder=embedder,
+        )
+    return Capabilities(lexical=store, items=store, graph=graph, embedder=embedder)

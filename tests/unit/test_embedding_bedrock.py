@@ -92,8 +92,7 @@ def test_normalize_flag_and_dimension_are_sent_as_configured(stubbed: tuple[Any,
 
 
 def test_port_identity() -> None:
-    embedder = BedrockEmbedder(client=client())
-    assert isinstance(embedder, Embedder)
+    embedder: Embedder = BedrockEmbedder(client=client())  # mypy checks the port
     assert (embedder.dimension, embedder.name) == (1024, f"bedrock:{MODEL}")
 
 

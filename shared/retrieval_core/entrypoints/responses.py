@@ -4,6 +4,7 @@ body names nothing internal (the details go to the log, with the correlation id)
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -13,7 +14,9 @@ from ..errors import BackendUnavailableError, RetrievalError
 INTERNAL_ERROR_BODY = {"error": "internal_error", "message": "An internal error occurred."}
 
 
-def describe_validation(errors: list[dict[str, Any]], *, skip_prefix: tuple[str, ...] = ()) -> dict[str, Any]:
+def describe_validation(
+    errors: Sequence[Mapping[str, Any]], *, skip_prefix: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A 422 body naming each offending field (``top_k``, ``weights.document``, ``pack.max_tokens``)."""
     fields = []
     for error in errors:

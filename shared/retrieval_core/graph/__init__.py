@@ -5,6 +5,7 @@ ItemReader ports."""
 from .models import GraphPath, GraphPathRequest, GraphPathResponse, PathEdge
 from .neighbourhood import DEFAULT_NODE_CAP
 from .path import graph_path
+from .service import GraphPathService
 from .walk import WalkStep, walk
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "GraphPath",
     "GraphPathRequest",
     "GraphPathResponse",
+    "GraphPathService",
     "PathEdge",
     "WalkStep",
     "graph_path",

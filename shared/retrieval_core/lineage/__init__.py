@@ -3,5 +3,6 @@ what disagrees with it (``why_explain``). Works only through the LineageReader a
 
 from .explain import ItemNotFoundError, why_explain
 from .models import WhyExplainRequest, WhyExplainResponse
+from .service import WhyExplainService
 
-__all__ = ["ItemNotFoundError", "WhyExplainRequest", "WhyExplainResponse", "why_explain"]
+__all__ = ["ItemNotFoundError", "WhyExplainRequest", "WhyExplainResponse", "WhyExplainService", "why_explain"]

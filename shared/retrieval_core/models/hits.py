@@ -3,6 +3,8 @@ nothing here names a storage type, an index, an internal key or another context.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from .item import Kind, Status
@@ -68,7 +70,7 @@ class LineageCard(BaseModel):
     confidence: float | None = None
     created_at: str
     source_ids: list[str] = Field(default_factory=list)
-    grounding: list[dict] = Field(default_factory=list)
+    grounding: list[dict[str, Any]] = Field(default_factory=list)
     supersedes: list[str] = Field(default_factory=list)
     contradicts: list[str] = Field(default_factory=list)
 

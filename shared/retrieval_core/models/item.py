@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, overload
 
 from pydantic import (
     AwareDatetime,
@@ -133,6 +133,10 @@ def _require_context(ref: str, info: ValidationInfo) -> None:
         raise ValueError(f"'{ref}' must start with '{context_id}:' (links may not cross contexts)")
 
 
+@overload
+def iso(moment: datetime) -> str: ...
+@overload
+def iso(moment: None) -> None: ...
 def iso(moment: datetime | None) -> str | None:
     """Render a timestamp the way every store and response shows it: UTC, second precision, ``Z``."""
     if moment is None:

@@ -25,7 +25,7 @@ every read is scoped to the caller's context and a foreign id must look like a m
 A kind's ports (``RetrievalKind``) can be replaced one by one; ``HITS`` is the default.
 """
 
-from .config import PRESETS, PolicyConfig
+from .config import PolicyConfig
 from .errors import (
     DuplicateQueryError,
     InvalidQueryError,
@@ -43,7 +43,6 @@ from .state import SessionScope, SessionState, SessionStore, SessionView
 
 __all__ = [
     "HITS",
-    "PRESETS",
     "DuplicateQueryError",
     "Effect",
     "EffectInput",

@@ -1,11 +1,18 @@
-"""Policy configuration as data: a validated model and a few named presets."""
+"""Policy configuration as data: how much a session may ask and how long its state lives."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..config import Settings
 from .errors import InvalidQueryError
+
+if TYPE_CHECKING:
+    from ..config import Settings
+
+DEFAULT_SESSION_LIMIT = 50
+DEFAULT_SESSION_TTL_SECONDS = 24 * 3600
 
 
 class PolicyConfig(BaseModel):
@@ -13,18 +20,15 @@ class PolicyConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    limit: int = Field(default=50, ge=1, description="Most accepted queries per session.")
-    ttl_seconds: int = Field(default=24 * 3600, ge=60, description="Session lifetime after its last write.")
+    limit: int = Field(default=DEFAULT_SESSION_LIMIT, ge=1, description="Most accepted queries per session.")
+    ttl_seconds: int = Field(
+        default=DEFAULT_SESSION_TTL_SECONDS, ge=60, description="Session lifetime after its last write."
+    )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PolicyConfig:
         """The deployment's limit and TTL (``RETRIEVAL_SESSION_LIMIT``, ``RETRIEVAL_SESSION_TTL_SECONDS``)."""
         return cls(limit=settings.session_limit, ttl_seconds=settings.session_ttl_seconds)
-
-    @classmethod
-    def preset(cls, name: str) -> PolicyConfig:
-        """A named preset; unknown names raise ``KeyError`` (a programming error, not a request error)."""
-        return PRESETS[name]
 
     def effective_limit(self, claim_limit: int | None, request_limit: int | None) -> int:
         """The configured limit, lowered by the caller's claim and then by the request; never raised."""
@@ -36,9 +40,3 @@ class PolicyConfig(BaseModel):
                 raise InvalidQueryError(f"{name} must be a positive integer.")
             limits.append(value)
         return min(limits)
-
-
-PRESETS: dict[str, PolicyConfig] = {
-    "default": PolicyConfig(),
-    "strict": PolicyConfig(limit=10, ttl_seconds=3600),
-}

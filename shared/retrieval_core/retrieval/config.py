@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..graph.neighbourhood import DEFAULT_NODE_CAP
+
 DEFAULT_RANK_CONSTANT = 10
 """RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
 that each rank well, a small k lets agreement at the top of both lists count for more."""
@@ -33,7 +35,9 @@ class GraphExpansionConfig(BaseModel):
 
     seed_hits: int = Field(default=5, ge=1, description="Top fused hits whose entities seed the graph arm.")
     max_added: int = Field(default=10, ge=0, description="Most edge propositions the graph arm may add.")
-    node_cap: int = Field(default=2000, ge=1, description="Visited-node cap for any walk.")
+    node_cap: int = Field(
+        default=DEFAULT_NODE_CAP, ge=1, description="Visited-node cap for graph walks and graph_path."
+    )
 
 
 class RetrievalConfig(BaseModel):
@@ -43,7 +47,10 @@ class RetrievalConfig(BaseModel):
     expansion: GraphExpansionConfig = GraphExpansionConfig()
 
 
-PRESETS: dict[str, RetrievalConfig] = {
+PresetName = Literal["default", "fast", "thorough"]
+"""Chosen per deployment with ``RETRIEVAL_RETRIEVAL_PRESET`` (template parameter ``RetrievalPreset``)."""
+
+PRESETS: dict[PresetName, RetrievalConfig] = {
     "default": RetrievalConfig(),
     # Fewer candidates per arm: cheaper requests when callers only want a handful of hits.
     "fast": RetrievalConfig(fusion=FusionConfig(candidate_depth=30)),
@@ -55,7 +62,7 @@ PRESETS: dict[str, RetrievalConfig] = {
 }
 
 
-def preset(name: str, *, rank_constant: int | None = None) -> RetrievalConfig:
+def preset(name: PresetName, *, rank_constant: int | None = None) -> RetrievalConfig:
     """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)."""
     config = PRESETS[name]
     if rank_constant is not None:

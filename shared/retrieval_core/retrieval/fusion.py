@@ -61,10 +61,16 @@ def weighted_score_fusion(arms: Mapping[str, Sequence[Hit]], weights: Mapping[st
             totals[hit.id] = totals.get(hit.id, 0.0) + weight * unit
             signals.setdefault(hit.id, {})[arm] = hit.signals.get(arm) or Signal(rank=rank, score=hit.score)
     return order(
-        merged[hit_id].model_copy(
-            update={"score": totals[hit_id], "signals": signals[hit_id], "found_by": sorted(signals[hit_id])}
-        )
-        for hit_id in merged
+        [
+            merged[hit_id].model_copy(
+                update={
+                    "score": totals[hit_id],
+                    "signals": signals[hit_id],
+                    "found_by": sorted(signals[hit_id]),
+                }
+            )
+            for hit_id in merged
+        ]
     )
 
 

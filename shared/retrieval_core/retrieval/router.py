@@ -1,8 +1,8 @@
 """``RetrievalRouter``: one entry for every mode, shared by every entry point.
 
-It clamps the request, checks the store's capabilities with protocol checks, routes the mode to the
-capability that serves it, and post-processes (weights, min score, order, diversity). A missing
-capability yields a typed-empty result with ``supported: false``: never a scan.
+It clamps the request, routes the mode to the capability that serves it (from the typed
+``Capabilities`` set the composition root built), and post-processes (weights, min score, order,
+diversity). A missing capability yields a typed-empty result with ``supported: false``: never a scan.
 """
 
 from __future__ import annotations
@@ -15,19 +15,7 @@ from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..graph.walk import walk
 from ..models.hits import Hit, Signal
-from ..models.item import Kind, Status
-from ..ports import (
-    Embedder,
-    EntityIndex,
-    GraphTraversal,
-    HybridSearch,
-    ItemReader,
-    LexicalSearch,
-    SearchFilters,
-    TemporalSearch,
-    TimeWindow,
-    VectorSearch,
-)
+from ..ports import Capabilities, SearchFilters, TimeWindow
 from .config import RetrievalConfig
 from .fusion import (
     diversify,
@@ -38,21 +26,10 @@ from .fusion import (
     weighted_score_fusion,
 )
 from .requests import Mode, RetrieveRequest
+from .responses import AppliedLimits
 
 GRAPH_ARM = "graph"
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Applied:
-    """The limits actually used, after clamping; responses report them."""
-
-    top_k: int
-    depth: int
-    min_score: float | None
-    statuses: tuple[Status, ...]
-    kinds: tuple[Kind, ...]
-    rank_constant: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +37,7 @@ class RetrievalResult:
     mode: Mode
     supported: bool
     hits: list[Hit]
-    applied: Applied
+    applied: AppliedLimits
     missing_capability: str | None = None
     arms: tuple[str, ...] = field(default=())
 
@@ -71,31 +48,25 @@ class CapabilityMissingError(Exception):
 
 class RetrievalRouter:
     def __init__(
-        self,
-        store: object,
-        graph: GraphTraversal | None,
-        context: CallerContext,
-        *,
-        embedder: Embedder | None,
-        config: RetrievalConfig,
+        self, capabilities: Capabilities, context: CallerContext, *, config: RetrievalConfig
     ) -> None:
-        self._store = store
-        self._graph = graph
+        self._can = capabilities
         self._context = context
-        self._embedder = embedder
         self._config = config
 
     def route(self, request: RetrieveRequest) -> RetrievalResult:
         self._check_vector(request)
-        applied = Applied(
+        applied = AppliedLimits(
             top_k=request.applied_top_k,
             depth=request.applied_depth,
             min_score=None if request.min_score is None else float(request.min_score),
-            statuses=tuple(dict.fromkeys(request.statuses)),
-            kinds=tuple(dict.fromkeys(request.kinds or ())),
+            statuses=list(dict.fromkeys(request.statuses)),
+            kinds=list(dict.fromkeys(request.kinds or ())),
             rank_constant=self._config.fusion.rank_constant,
         )
-        filters = SearchFilters(kinds=applied.kinds, statuses=applied.statuses, size=applied.top_k)
+        filters = SearchFilters(
+            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=applied.top_k
+        )
         try:
             hits, arms = self._dispatch(request, filters, applied)
         except CapabilityMissingError as missing:
@@ -103,37 +74,37 @@ class RetrievalRouter:
         return RetrievalResult(request.mode, True, hits, applied, arms=arms)
 
     def _dispatch(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: Applied
+        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits
     ) -> tuple[list[Hit], tuple[str, ...]]:
         ctx = self._context.context_id
         match request.mode:
             case Mode.LEXICAL:
-                store = self._require(LexicalSearch, "lexical")
-                hits = normalise_by_max(store.lexical(ctx, request.text or "", filters))
+                lexical = _require(self._can.lexical, "lexical")
+                hits = normalise_by_max(lexical.lexical(ctx, request.text or "", filters))
                 return self._finish(hits, request, applied), ("lexical",)
             case Mode.VECTOR:
-                store = self._require(VectorSearch, "vector")
-                hits = store.vector(ctx, self._query_vector(request), filters)
+                vector = _require(self._can.vector, "vector")
+                hits = vector.vector(ctx, self._query_vector(request), filters)
                 return self._finish(hits, request, applied), ("vector",)
             case Mode.HYBRID:
                 return self._hybrid(request, filters, applied)
             case Mode.ENTITY:
-                store = self._require(EntityIndex, "entity")
-                hits = store.by_entity(ctx, request.entity_id or "", filters)
+                entities = _require(self._can.entity, "entity")
+                hits = entities.by_entity(ctx, request.entity_id or "", filters)
                 return self._finish(hits, request, applied), ("entity",)
             case Mode.GRAPH_WALK:
                 hits = self._graph_hits([request.entity_id or ""], applied.depth, filters, exclude=set())
                 return self._finish(hits, request, applied), (GRAPH_ARM,)
             case Mode.TEMPORAL:
-                store = self._require(TemporalSearch, "temporal")
+                temporal = _require(self._can.temporal, "temporal")
                 assert request.window is not None  # guaranteed by RetrieveRequest
                 window = TimeWindow(request.window.start, request.window.end)
-                return self._finish(store.in_window(ctx, window, filters), request, applied), ("temporal",)
+                return self._finish(temporal.in_window(ctx, window, filters), request, applied), ("temporal",)
 
     def _hybrid(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: Applied
+        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits
     ) -> tuple[list[Hit], tuple[str, ...]]:
-        store = self._require(HybridSearch, "hybrid")
+        store = _require(self._can.hybrid, "hybrid")
         vector = self._query_vector(request)
         depth = max(self._config.fusion.candidate_depth, applied.top_k)
         arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
@@ -160,10 +131,8 @@ class RetrievalRouter:
     def _graph_hits(
         self, seeds: Sequence[str], depth: int, filters: SearchFilters, *, exclude: set[str]
     ) -> list[Hit]:
-        traversal = self._graph if isinstance(self._graph, GraphTraversal) else None
-        if traversal is None:
-            raise CapabilityMissingError("graph_traversal")
-        items = self._require(ItemReader, "graph_traversal")
+        traversal = _require(self._can.graph, "graph_traversal")
+        items = _require(self._can.items, "graph_traversal")
         ctx = self._context.context_id
         steps = walk(
             traversal, self._context, seeds, depth, filters.statuses, node_cap=self._config.expansion.node_cap
@@ -190,7 +159,7 @@ class RetrievalRouter:
             )
         return hits
 
-    def _finish(self, hits: Sequence[Hit], request: RetrieveRequest, applied: Applied) -> list[Hit]:
+    def _finish(self, hits: Sequence[Hit], request: RetrieveRequest, applied: AppliedLimits) -> list[Hit]:
         ranked = order(weigh(hits, request.weights))
         if applied.min_score is not None:
             ranked = [h for h in ranked if h.score >= applied.min_score]
@@ -200,19 +169,18 @@ class RetrievalRouter:
     def _query_vector(self, request: RetrieveRequest) -> list[float]:
         if request.vector is not None:
             return [float(v) for v in request.vector]
-        if self._embedder is None:
-            raise CapabilityMissingError("embedder")
-        return self._embedder.embed([request.text or ""])[0]
+        return _require(self._can.embedder, "embedder").embed([request.text or ""])[0]
 
     def _check_vector(self, request: RetrieveRequest) -> None:
-        if request.vector is not None and self._embedder is not None:
-            expected = self._embedder.dimension
+        if request.vector is not None and self._can.embedder is not None:
+            expected = self._can.embedder.dimension
             if len(request.vector) != expected:
                 raise InvalidRequestError(
                     f"vector: expected {expected} dimensions, got {len(request.vector)}", field="vector"
                 )
 
-    def _require(self, capability: type[T], name: str) -> T:
-        if not isinstance(self._store, capability):
-            raise CapabilityMissingError(name)
-        return self._store
+
+def _require(capability: T | None, name: str) -> T:
+    if capability is None:
+        raise CapabilityMissingError(name)
+    return capability

@@ -9,29 +9,27 @@ from ..context import CallerContext
 from ..models.hits import Hit
 from ..packing import pack_hits
 from ..policy import RetrievalPolicy
-from ..ports import Embedder, GraphTraversal
+from ..policy.query import CONTROL_FIELDS
+from ..ports import Capabilities
 from .config import RetrievalConfig
 from .requests import RetrieveRequest
-from .responses import AppliedLimits, RetrieveResponse
+from .responses import RetrieveResponse
 from .router import RetrievalResult, RetrievalRouter
 
-# Fields that shape the session or the packet, not the question; they never change the dedup key.
-NOT_PART_OF_QUESTION = frozenset({"session_id", "session_limit", "pack", "context_id"})
+# The packet shapes the answer's presentation, not the question; like the policy's control fields it
+# never changes the dedup key.
+NOT_PART_OF_QUESTION = CONTROL_FIELDS | {"pack"}
 
 
 class RetrieveService:
     def __init__(
         self,
         *,
-        store: object,
-        graph: GraphTraversal | None,
-        embedder: Embedder | None,
-        policy: RetrievalPolicy,
+        capabilities: Capabilities,
+        policy: RetrievalPolicy[Hit],
         config: RetrievalConfig,
     ) -> None:
-        self._store = store
-        self._graph = graph
-        self._embedder = embedder
+        self._capabilities = capabilities
         self._policy = policy
         self._config = config
 
@@ -43,9 +41,7 @@ class RetrieveService:
         session_id: str | None = None,
         claim_limit: int | None = None,
     ) -> RetrieveResponse:
-        router = RetrievalRouter(
-            self._store, self._graph, context, embedder=self._embedder, config=self._config
-        )
+        router = RetrievalRouter(self._capabilities, context, config=self._config)
         if request.pack is not None:
             # Refuse a packet whose header cannot fit before the policy spends any budget on it.
             pack_hits([], {}, request.pack, request.text)
@@ -67,21 +63,13 @@ class RetrieveService:
         packet = None
         if request.pack is not None:
             packet = pack_hits(result.hits, outcome.names, request.pack, request.text)
-        applied = result.applied
         return RetrieveResponse(
             mode=result.mode,
             supported=result.supported,
             missing_capability=result.missing_capability,
             arms=list(result.arms),
             hits=result.hits,
-            applied=AppliedLimits(
-                top_k=applied.top_k,
-                depth=applied.depth,
-                min_score=applied.min_score,
-                statuses=list(applied.statuses),
-                kinds=list(applied.kinds),
-                rank_constant=applied.rank_constant,
-            ),
+            applied=result.applied,
             receipt=outcome.receipt,
             context_packet=packet,
         )

@@ -22,15 +22,14 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
+    from retrieval_core.bootstrap import Container
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
     from retrieval_core.loading.progress import Progress
 
-    from .wiring import loader_for
-
     lines = args.file.read_text(encoding="utf-8").splitlines()
     try:
-        loader = loader_for(Settings.from_env())
+        loader = Container(Settings.from_env()).loader
         report = loader.load_lines(lines, context_id=args.context_id, progress=Progress(len(lines)))
     except RetrievalError as error:
         print(f"retrieval load: {error.message}", file=sys.stderr)

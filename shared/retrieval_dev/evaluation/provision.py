@@ -30,16 +30,15 @@ def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Itera
     """Load ``documents`` into a fresh alias and point the handlers at it until the block ends."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters.opensearch.client import shared_client
-
-    from ..cli.wiring import loader_for
+    from retrieval_core.bootstrap import Container
 
     scoped = settings.model_copy(update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}"})
     client = shared_client(scoped)
     try:
-        report = loader_for(scoped).load_lines(item_lines(documents))
+        report = Container(scoped).loader.load_lines(item_lines(documents))
         if not report.ok:
             raise EvalLoadError(f"loading the collection failed: {report.summary()}")
-        with bootstrap.serving(scoped):
+        with bootstrap.use(bootstrap.Container(scoped)):
             yield scoped
     finally:
         _delete_index(client, scoped.opensearch_alias)

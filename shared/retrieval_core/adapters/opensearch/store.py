@@ -102,7 +102,8 @@ class OpenSearchStore:
 
 
 def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:
-    return response.get("hits", {}).get("hits", [])
+    hits: list[dict[str, Any]] = response.get("hits", {}).get("hits", [])
+    return hits
 
 
 def _confidence_score(source: dict[str, Any]) -> float:
