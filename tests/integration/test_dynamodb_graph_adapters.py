@@ -13,6 +13,7 @@ from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
 from retrieval_core.adapters.dynamodb_writer import DynamoDBBatchWriter
 from retrieval_core.config import Settings
 from retrieval_core.context import CallerContext
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.graph import walk
 from retrieval_core.loading.rows import MANIFEST_ATTRIBUTE, TableNames, rows_of
@@ -222,4 +223,4 @@ def test_a_missing_table_is_a_backend_failure_that_names_nothing(
         DynamoDBLineage(broken, client=dynamodb).item_with_links("acme", "acme:a")
 
     for error in (on_edges.value, on_cards.value):
-        assert "no-such" not in str(error.to_body()) and error.status_code == 503
+        assert "no-such" not in str(error.to_body()) and status_of(error) == 503

@@ -13,6 +13,7 @@ import pytest
 from retrieval_core import keys
 from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore
 from retrieval_core.config import Settings
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError, NotFoundError
 from retrieval_core.models.hits import Hit
 from retrieval_core.models.item import Kind, Status
@@ -188,5 +189,5 @@ def test_a_failing_table_is_a_leak_free_503(fresh_settings: Settings) -> None:
     policy, _ = make_policy(settings)
     with pytest.raises(BackendUnavailableError) as failed:
         ask(policy, "q1")
-    assert failed.value.status_code == 503
+    assert status_of(failed.value) == 503
     assert "sessions" not in str(failed.value.to_body()).lower()

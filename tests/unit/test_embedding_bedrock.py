@@ -16,6 +16,7 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 from retrieval_core.config import Settings
 from retrieval_core.embedding import BedrockEmbedder, EmbeddingDimensionMismatchError, embedder_from_settings
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.ports import Embedder
 
@@ -111,7 +112,7 @@ def test_service_errors_become_backend_unavailable(stubbed: tuple[Any, Stubber])
     )
     with pytest.raises(BackendUnavailableError) as caught:
         BedrockEmbedder(client=bedrock).embed(["text"])
-    assert caught.value.status_code == 503
+    assert status_of(caught.value) == 503
     assert "slow down" not in str(caught.value.to_body())
 
 

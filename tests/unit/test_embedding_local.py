@@ -10,6 +10,7 @@ import sys
 import pytest
 from retrieval_core.config import Settings
 from retrieval_core.embedding import EmbeddingDimensionMismatchError, LocalEmbedder, embedder_from_settings
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.ports import Embedder
 
 
@@ -101,7 +102,7 @@ def test_factory_builds_the_local_embedder_once() -> None:
 def test_factory_rejects_a_dimension_the_local_model_cannot_produce() -> None:
     with pytest.raises(EmbeddingDimensionMismatchError, match="384") as caught:
         embedder_from_settings(Settings(embedder="local", embedding_dimension=1024))
-    assert caught.value.status_code == 500
+    assert status_of(caught.value) == 500
     assert "384" not in str(caught.value.to_body())  # the body gives nothing of the configuration away
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 from retrieval_core.context import CallerContext
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import NotFoundError
 from retrieval_core.lineage import ItemNotFoundError, WhyExplainRequest, WhyExplainResponse, why_explain
 from retrieval_core.models.item import Kind
@@ -178,7 +179,7 @@ def test_foreign_and_missing_items_raise_the_same_error() -> None:
 
     assert isinstance(foreign.value, ItemNotFoundError)
     assert foreign.value.to_body() == missing.value.to_body() == unprefixed.value.to_body()
-    assert foreign.value.status_code == 404
+    assert status_of(foreign.value) == 404
 
 
 def test_foreign_id_planted_in_the_callers_partition_is_still_not_found() -> None:

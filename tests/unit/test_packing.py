@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import RetrievalError
 from retrieval_core.models.hits import Hit
 from retrieval_core.models.item import Kind, Status
@@ -184,7 +185,7 @@ def test_header_that_alone_exceeds_the_budget_is_a_422() -> None:
     with pytest.raises(PacketHeaderTooLargeError) as caught:
         pack_hits([make_hit("c:a", "text")], {"c:a": "S1"}, PackOptions(max_chars=20), "where is the cat")
     error = caught.value
-    assert error.status_code == 422
+    assert status_of(error) == 422
     assert "header" in error.message
     assert error.to_body()["field"] == "pack.max_chars"
 
@@ -294,7 +295,7 @@ def test_a_hit_without_a_source_id_is_an_internal_error_that_names_nothing() -> 
     with pytest.raises(SourceIdMissingError) as caught:
         pack_hits([make_hit("c:secret", "x")], {}, PackOptions(max_tokens=50), None)
     assert isinstance(caught.value, RetrievalError)
-    assert caught.value.status_code == 500
+    assert status_of(caught.value) == 500
     assert "c:secret" not in caught.value.message
 
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import ForbiddenError, InvalidRequestError, NotFoundError
 from retrieval_core.models.hits import Hit
 from retrieval_core.models.item import Kind, Status
@@ -226,7 +227,7 @@ def test_budget_rejected_query_is_recorded_as_seen() -> None:
     ask(policy, "q1")
     with pytest.raises(SessionBudgetExhaustedError) as spent:
         ask(policy, "q2")
-    assert spent.value.status_code == 429
+    assert status_of(spent.value) == 429
     assert spent.value.to_body() | {"message": ""} == {
         "error": "session_budget_exhausted", "message": "", "limit": 1, "used": 1,
     }  # fmt: skip
@@ -244,7 +245,7 @@ def test_duplicate_error_names_the_original_sequence() -> None:
             {"text": " q2 ", "mode": "lexical"}, context_id="acme", session_id="s1", execute=returning()
         )
     body = dup.value.to_body()
-    assert (dup.value.status_code, body["error"], body["original_sequence"]) == (409, "duplicate_query", 2)
+    assert (status_of(dup.value), body["error"], body["original_sequence"]) == (409, "duplicate_query", 2)
     assert "#2" in body["message"]
 
 
@@ -371,4 +372,4 @@ def test_every_policy_error_shares_one_root() -> None:
         errors.InvalidQueryError("bad"),
     ]  # fmt: skip
     assert all(isinstance(e, errors.PolicyError) for e in raised)
-    assert [e.status_code for e in raised] == [409, 429, 403, 500, 404, 422]
+    assert [status_of(e) for e in raised] == [409, 429, 403, 500, 404, 422]

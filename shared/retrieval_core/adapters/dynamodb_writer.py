@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .dynamodb_reads import backend_failures
+from .errors import UnprocessedReadsError, UnprocessedWritesError
 
 BATCH_LIMIT = 25
 MAX_ROUNDS = 8
@@ -25,14 +26,6 @@ class RowRef:
         if self.sk is not None:
             key["sk"] = {"S": self.sk}
         return key
-
-
-class UnprocessedWritesError(Exception):
-    """Some writes were still unprocessed after every retry round."""
-
-    def __init__(self, refs: list[RowRef]) -> None:
-        super().__init__(f"{len(refs)} writes left unprocessed")
-        self.refs = refs
 
 
 class DynamoDBBatchWriter:
@@ -116,7 +109,7 @@ def read_attribute(client: Any, refs: list[RowRef], attribute: str) -> dict[RowR
             if not pending:
                 break
         else:
-            raise UnprocessedWritesError([])
+            raise UnprocessedReadsError(sum(len(request["Keys"]) for request in pending.values()))
     return found
 
 

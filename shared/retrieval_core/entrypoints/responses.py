@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import BackendUnavailableError, RetrievalError
+from .status import INTERNAL_ERROR, status_of
 
 INTERNAL_ERROR_BODY = {"error": "internal_error", "message": "An internal error occurred."}
 
@@ -35,14 +36,15 @@ def error_status_body(
     """Status, body and extra headers for any exception raised while serving a request."""
     if isinstance(error, RetrievalError):
         headers = {}
+        status = status_of(error)
         if isinstance(error, BackendUnavailableError):
             logger.warning("backend unavailable", exc_info=error)
             headers["Retry-After"] = str(error.retry_after_seconds)
-        elif error.status_code >= 500:
+        elif status == INTERNAL_ERROR:
             logger.error("request failed", exc_info=error)
-            return 500, dict(INTERNAL_ERROR_BODY), {}
-        return error.status_code, error.to_body(), headers
+            return INTERNAL_ERROR, dict(INTERNAL_ERROR_BODY), {}
+        return status, error.to_body(), headers
     if isinstance(error, ValidationError):
         return 422, describe_validation(error.errors()), {}
     logger.exception("unexpected error", exc_info=error)
-    return 500, dict(INTERNAL_ERROR_BODY), {}
+    return INTERNAL_ERROR, dict(INTERNAL_ERROR_BODY), {}

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..context import CallerContext
-from ..errors import NotFoundError
 from ..metering import CallMeter
 from ..models.hits import Hit
 from ..ports import ItemReader, LineageReader
 from .ancestry import climb
+from .errors import ItemNotFoundError
 from .models import (
     AncestorView,
     AppliedLineageLimits,
@@ -26,13 +26,6 @@ from .models import (
     WhyExplainRequest,
     WhyExplainResponse,
 )
-
-
-class ItemNotFoundError(NotFoundError):
-    """The item does not exist in the caller's context; a foreign item gets exactly this error."""
-
-    def __init__(self) -> None:
-        super().__init__("Item not found.")
 
 
 def why_explain(

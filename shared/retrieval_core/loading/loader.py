@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..adapters.dynamodb_writer import DynamoDBBatchWriter, RowRef, UnprocessedWritesError, read_attribute
+from ..adapters.dynamodb_writer import DynamoDBBatchWriter, RowRef, read_attribute
+from ..adapters.errors import IncompleteBatchError
 from ..adapters.opensearch import writer as index_writer
 from ..adapters.opensearch.documents import document_of
 from ..errors import BackendUnavailableError
@@ -94,7 +95,7 @@ class Loader:
             rejected = index_writer.bulk_index(
                 self._opensearch, self._alias, [document_of(i, embeddings[i.id]) for i in items]
             )
-        except (UnprocessedWritesError, BackendUnavailableError):
+        except (IncompleteBatchError, BackendUnavailableError):
             rejected = [item.id for item in items]
         report.unwritten += rejected
         report.loaded += len(items) - len(rejected)

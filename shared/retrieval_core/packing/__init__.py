@@ -4,8 +4,9 @@
 guarantees and what ``max_tokens`` means for callers whose model uses another tokenizer.
 """
 
+from .errors import PacketHeaderTooLargeError, SourceIdMissingError
 from .options import PackOptions
-from .packer import PacketHeaderTooLargeError, SourceIdMissingError, pack_hits
+from .packer import pack_hits
 from .packet import ContextPacket, DroppedItem, PackedItem
 
 __all__ = [

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..errors import InvalidRequestError, RetrievalError
 from ..models.hits import Hit
 from .counting import LengthCounter, counter_for
+from .errors import PacketHeaderTooLargeError, SourceIdMissingError
 from .options import PackOptions
 from .packet import ContextPacket, DroppedItem, DropReason, PackedItem
 from .render import ELLIPSIS, Layout, prefix
@@ -21,17 +21,6 @@ from .sentences import by_relevance, split_sentences
 SENTENCES_CONSIDERED = 64
 """Compression tries at most this many of an item's most relevant sentences: each try is a true count,
 so this bounds the work a book-length hit costs while leaving far more than any share can hold."""
-
-
-class PacketHeaderTooLargeError(InvalidRequestError):
-    """The budget cannot hold even the packet's header line."""
-
-
-class SourceIdMissingError(RetrievalError):
-    """A hit reached packing without a source label: a wiring bug, so a plain 500."""
-
-    def __init__(self) -> None:
-        super().__init__("The context packet could not be built.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
-"""Errors the retrieval policy raises. ``PolicyError`` is their root; each subclass also inherits the
-HTTP-shaped error it maps to, so entry points need no policy-specific handling.
+"""Errors the retrieval policy raises. ``PolicyError`` is their root; a subclass also inherits the
+general kind it is (not found, forbidden, invalid), which decides its HTTP status at the edge.
 
 Messages tell an agent what happened and how to proceed; they never name a storage type, a table or
 another context.
@@ -21,7 +21,6 @@ class InvalidQueryError(PolicyError, InvalidRequestError):
 class DuplicateQueryError(PolicyError):
     """The session already saw this query; asking again would spend budget on a known answer."""
 
-    status_code = 409
     code = "duplicate_query"
 
     def __init__(self, query_key: str, original_sequence: int | None) -> None:
@@ -42,7 +41,6 @@ class DuplicateQueryError(PolicyError):
 class SessionBudgetExhaustedError(PolicyError):
     """The session has no query left; the query was recorded as seen but not run."""
 
-    status_code = 429
     code = "session_budget_exhausted"
 
     def __init__(self, limit: int, used: int) -> None:

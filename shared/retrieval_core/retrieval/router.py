@@ -17,6 +17,7 @@ from ..graph.walk import walk
 from ..models.hits import Hit, Signal
 from ..ports import Capabilities, SearchFilters, TimeWindow
 from .config import RetrievalConfig
+from .errors import CapabilityMissingError
 from .fusion import (
     diversify,
     normalise_by_max,
@@ -40,10 +41,6 @@ class RetrievalResult:
     applied: AppliedLimits
     missing_capability: str | None = None
     arms: tuple[str, ...] = field(default=())
-
-
-class CapabilityMissingError(Exception):
-    """Internal signal: the store cannot serve this mode. Never leaves the router."""
 
 
 class RetrievalRouter:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...errors import RetrievalError
+from ..errors import IndexDimensionMismatchError
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -18,12 +18,6 @@ VECTOR_FIELD = "embedding"
 KNN_ENGINE = "lucene"
 KNN_SPACE = "cosinesimil"
 TEXT_ANALYZER = "item_text"
-
-
-class IndexDimensionMismatchError(RetrievalError):
-    """The index was built for vectors of another dimension than the configured embedder produces."""
-
-    code = "index_dimension_mismatch"
 
 
 def index_name(alias: str) -> str:
