@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from retrieval_dev.packing_bench import bench_packing
+from bench.packing import bench_packing
 
 from .stats import median
 

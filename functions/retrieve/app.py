@@ -8,11 +8,10 @@ from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, header, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
+from retrieval_core.entrypoints.headers import SESSION_HEADER
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.responses import RetrieveResponse
-
-SESSION_HEADER = "X-Retrieval-Session"
 
 logger = Logger()
 tracer = Tracer()

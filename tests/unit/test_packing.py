@@ -22,7 +22,6 @@ from retrieval_core.packing import (
 )
 from retrieval_core.packing.counting import CHAR_COUNTER, token_counter
 from retrieval_core.packing.render import Layout, prefix
-from retrieval_dev.packing_bench import bench_packing
 
 
 def make_hit(hit_id: str, text: str, score: float = 0.5, kind: Kind = Kind.DOCUMENT) -> Hit:
@@ -302,10 +301,6 @@ def test_a_hit_without_a_source_id_is_an_internal_error_that_names_nothing() -> 
 def test_no_hits_gives_a_header_only_packet() -> None:
     packet = pack_hits([], {}, PackOptions(max_chars=50), None)
     assert (packet.text, packet.items, packet.dropped, packet.used) == ("Context packet: 0 items", [], [], 23)
-
-
-def test_bench_packing_reports_a_rate() -> None:
-    assert bench_packing(n_hits=10, max_tokens=200, repeats=1) > 0
 
 
 def test_a_hit_cannot_fake_another_items_block() -> None:

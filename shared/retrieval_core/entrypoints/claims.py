@@ -19,8 +19,8 @@ from typing import Any
 
 from ..context import CallerContext
 from ..errors import ForbiddenError, InvalidRequestError, UnauthenticatedError
+from .headers import CONTEXT_HEADER
 
-CONTEXT_HEADER = "x-context-id"
 SESSION_LIMIT_CLAIM = "session_limit"
 
 
@@ -37,7 +37,7 @@ def caller_from_event(event: Mapping[str, Any], claim: str = "context_id") -> Ca
     if not allowed:
         raise UnauthenticatedError("No context claim was presented by the authorizer.")
     headers = {str(k).lower(): v for k, v in (event.get("headers") or {}).items()}
-    chosen = headers.get(CONTEXT_HEADER)
+    chosen = headers.get(CONTEXT_HEADER.lower())
     if chosen is None:
         if len(allowed) > 1:
             raise ForbiddenError("Several contexts are allowed: choose one with the X-Context-Id header.")

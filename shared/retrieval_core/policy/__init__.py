@@ -4,15 +4,15 @@ session, never spends more than its budget, and gets a citable receipt for every
 Use::
 
     policy = RetrievalPolicy(DynamoSessionStore.from_settings(settings), PolicyConfig.from_settings(settings))
-    result, receipt, names = policy.run(
+    outcome = policy.run(
         request_query,                        # the JSON query (session fields are ignored for the key)
         context_id=caller.context_id,
         session_id=session_id,                # ``session_id`` or ``X-Retrieval-Session``; None: no dedup
         claim_limit=claim_limit,              # from the authorizer claim, or None
         request_limit=body.get("session_limit"),
-        execute=lambda query: router.search(caller, query),   # returns list[Hit]
+        execute=lambda query: router.route(request).hits,   # returns list[Hit]
     )
-    # receipt.source_ids are the session names ("S1", ...); names maps hit.id -> name for packing.
+    # outcome.receipt.source_ids are the session names ("S1", ...); outcome.names maps hit.id -> name.
 
     policy.describe(context_id=..., session_id=..., claim_limit=...)   # GET /v1/sessions/{session_id}
 

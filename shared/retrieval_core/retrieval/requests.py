@@ -23,6 +23,7 @@ from pydantic import (
 from ..models.item import Kind, Status
 from ..models.limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 from ..packing.options import PackOptions
+from ..policy.state import SESSION_ID_PATTERN
 
 MAX_TEXT_CHARS = 4000
 
@@ -84,9 +85,7 @@ class RetrieveRequest(BaseModel):
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "
         "ranked below every fused hit and marked found_by ['graph'].",
     )
-    session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=r"^[A-Za-z0-9._:\-]+$")] | None = (
-        None
-    )
+    session_id: Annotated[str, Field(pattern=SESSION_ID_PATTERN.pattern)] | None = None
     session_limit: Annotated[StrictInt, Field(ge=1)] | None = None
     pack: PackOptions | None = Field(default=None, description="Build a context packet from these hits.")
     context_id: str | None = Field(

@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
+from retrieval_core.entrypoints import headers
+from retrieval_core.policy.state import SESSION_ID_PATTERN
 
 from .lambda_runtime import FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
@@ -53,19 +55,19 @@ SECURITY_SCHEMES = {
         ),
     }
 }
-CONTEXT_HEADER = {
-    "name": "X-Context-Id",
+CONTEXT_PARAM = {
+    "name": headers.CONTEXT_HEADER,
     "in": "header",
     "required": False,
     "description": "Which of the caller's allowed contexts to act in; required when the claims list several.",
     "schema": {"type": "string", "pattern": CONTEXT_ID_PATTERN.pattern},
 }
-SESSION_HEADER = {
-    "name": "X-Retrieval-Session",
+SESSION_PARAM = {
+    "name": headers.SESSION_HEADER,
     "in": "header",
     "required": False,
     "description": "Retrieval session id, when the body carries no `session_id`.",
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:\\-]{1,256}$"},
+    "schema": {"type": "string", "pattern": SESSION_ID_PATTERN.pattern},
 }
 ERROR_DESCRIPTIONS = {
     "401": "No context claim reached the function (no or invalid token).",
@@ -81,7 +83,10 @@ ERROR_DESCRIPTIONS = {
     "503": "A backing service is unavailable; retry after `Retry-After` seconds.",
 }
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
-    ("/v1/retrieve", "post"): {"errors": ("401", "403", "409", "422", "429"), "headers": [SESSION_HEADER]},
+    ("/v1/retrieve", "post"): {
+        "errors": ("401", "403", "409", "422", "429"),
+        "headers": [SESSION_PARAM],
+    },
     ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
     ("/v1/graph/path", "get"): {"errors": ("401", "403", "422"), "headers": []},
     ("/v1/why/{proposition_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
@@ -176,7 +181,11 @@ def _document_routes(paths: dict[str, Any]) -> None:
         raise SpecMismatchError(f"routes served {sorted(served)} differ from ROUTES {sorted(ROUTES)}")
     for (path, method), route in ROUTES.items():
         operation = paths[path][method]
-        operation["parameters"] = [*operation.get("parameters", []), CONTEXT_HEADER, *route["headers"]]
+        operation["parameters"] = [
+            *operation.get("parameters", []),
+            CONTEXT_PARAM,
+            *route["headers"],
+        ]
         responses = operation["responses"]
         for status in (*route["errors"], "500", "503"):
             responses[status] = {

@@ -15,8 +15,8 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from retrieval_core.errors import InvalidRequestError
 
-DEFAULT_DATA_DIR = Path("../shared/data/cranfield")
-"""Relative to the repository root, where ``make eval`` runs (CI lays ``shared/`` beside the clone)."""
+DEFAULT_DATA_DIR = Path("data/cranfield")
+"""Relative to the repository root, where ``make eval`` runs (data/cranfield/README.md: provenance)."""
 CONTEXT_ID = "cran"
 DOC_ID_PREFIX = f"{CONTEXT_ID}:d-"
 # Items need a creation time; the collection has none, so every document gets this fixed one.

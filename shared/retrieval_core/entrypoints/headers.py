@@ -1,0 +1,8 @@
+"""The request headers the API reads besides the authorizer's claims (names as documented; HTTP
+header names compare case-insensitively)."""
+
+CONTEXT_HEADER = "X-Context-Id"
+"""Which of the caller's allowed contexts to act in, when the claims list several."""
+
+SESSION_HEADER = "X-Retrieval-Session"
+"""The retrieval session id, when the body carries no ``session_id``."""
