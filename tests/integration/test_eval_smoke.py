@@ -15,7 +15,7 @@ from retrieval_core.config import Settings
 from retrieval_dev.cli import main
 from stack_state import REPO
 
-CRANFIELD = REPO.parent / "shared" / "data" / "cranfield"
+CRANFIELD = REPO / "data" / "cranfield"
 QUERIES = 5
 FILLER_DOCUMENTS = 60  # unjudged documents, so each query has something to rank its judged ones against
 

@@ -8,6 +8,7 @@ Needs the SAM CLI from `make sam-install` (.venv-sam); without it this test fail
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -24,9 +25,29 @@ FUNCTIONS = {
     "WhyExplainFunction": "why_explain",
     "AuthorizerFunction": "authorizer",
 }
+IMPORTS_DEV_CODE = re.compile(r"^\s*(from|import)\s+retrieval_dev\b", re.M)
 LAYER_LIMIT_BYTES = 40 * 1024 * 1024
 FUNCTION_LIMIT_BYTES = 1024 * 1024
 NEVER_IN_LAYER = ("boto3", "botocore", "s3transfer", "onnxruntime", "numpy", "tokenizers")
+# Development code and tooling: the `retrieval` CLI, the local server and Lambda emulator, evaluation,
+# bench and test helpers, and the dev extra's packages. None of it may reach a Lambda package.
+DEV_ONLY_PACKAGES = (
+    "retrieval_dev",
+    "bench",
+    "dev",
+    "tests",
+    "moto",
+    "pytest",
+    "_pytest",
+    "hypothesis",
+    "mcp",
+    "schemathesis",
+    "mypy",
+    "ruff",
+    "cfnlint",
+    "yaml",
+    "pre_commit",
+)
 
 # Both run on the SAM venv's python3.12 (the Lambda runtime's version) without site-packages (-S).
 # The layer alone, like /opt/python in Lambda minus the runtime's boto3:
@@ -119,6 +140,20 @@ def test_layer_ships_neither_boto_nor_the_local_embedder(built: Path) -> None:
     python = built / LAYER / "python"
     shipped = {entry.name.split("-")[0].lower() for entry in python.iterdir()}
     assert not shipped & set(NEVER_IN_LAYER), shipped & set(NEVER_IN_LAYER)
+
+
+def test_the_build_output_holds_no_development_code(built: Path) -> None:
+    top_level = {entry.name for package in built.iterdir() for entry in package.iterdir()}
+    top_level |= {entry.name for entry in (built / LAYER / "python").iterdir()}
+    assert not top_level & set(DEV_ONLY_PACKAGES), top_level & set(DEV_ONLY_PACKAGES)
+    sources = list(built.rglob("*.py"))
+    assert sources, "nothing was built"
+    leaking = [
+        str(path.relative_to(built))
+        for path in sources
+        if IMPORTS_DEV_CODE.search(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    assert not leaking, f"built code imports the development package: {leaking}"
 
 
 def test_layer_fits_under_40_mb_unzipped(built: Path) -> None:
