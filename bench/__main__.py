@@ -96,8 +96,8 @@ def _run(
                 "why_explain": why_event(corpus.deepest[0], 3),
             }
             results["coldstart"] = coldstart.measure(
-                # the workspace points this process's environment at the corpus; subprocesses inherit it
-                dict(os.environ),
+                # a fresh process reads the workspace's settings from its environment, as Lambda would
+                {**os.environ, **settings.to_env()},
                 events,
                 scale.import_repeats,
                 scale.first_call_repeats,

@@ -45,7 +45,7 @@ def stack_settings(dynamodb_endpoint: str | None = None) -> Settings:
 
 @contextmanager
 def workspace(base: Settings, scale_name: str, *, keep: bool = False) -> Iterator[Settings]:
-    """Fresh tables and alias for this run, the process environment pointing at them; removed afterwards
+    """Fresh tables and alias for this run, this process's handlers served from them; removed afterwards
     unless ``keep``."""
     with (
         scratch_space(base, f"bench-{scale_name}", keep=keep) as settings,

@@ -60,6 +60,15 @@ UNUSED_POWERTOOLS_UTILITIES = (
 )
 
 
+# Data files no runtime path reads: Swagger UI's assets (served only by enable_swagger(), which these
+# functions never call) and regex's own test suite.
+UNUSED_FILES = (
+    Path("aws_lambda_powertools/event_handler/openapi/swagger_ui/swagger-ui-bundle.min.js"),
+    Path("aws_lambda_powertools/event_handler/openapi/swagger_ui/swagger-ui.min.css"),
+    Path("regex/tests"),
+)
+
+
 def normalize(name: str) -> str:
     """PEP 503 name, so ``typing_extensions`` and ``Typing-Extensions`` compare equal."""
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -132,6 +141,10 @@ def install(target: Path, source_root: Path) -> None:
     _pip("--no-deps", "--no-compile", "--target", str(target), "--requirement", str(LOCK))
     for utility in UNUSED_POWERTOOLS_UTILITIES:
         shutil.rmtree(target / "aws_lambda_powertools" / "utilities" / utility)
+    for unused in UNUSED_FILES:
+        path = target / unused
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    strip_native_libraries(target)
     source = source_root / PACKAGE
     dev_only = {source / part for part in DEV_ONLY}
 
@@ -139,6 +152,20 @@ def install(target: Path, source_root: Path) -> None:
         return {n for n in names if n == "__pycache__" or Path(directory) / n in dev_only}
 
     shutil.copytree(source, target / PACKAGE, ignore=ignored)
+
+
+def strip_native_libraries(target: Path) -> None:
+    """Drop debug symbols from the wheels' extension modules (some ship them: several MB of the layer
+    that the runtime never reads). Without binutils' ``strip`` the layer is only larger."""
+    strip = shutil.which("strip")
+    if strip is None:
+        print(
+            "layer build: `strip` not found (binutils); native libraries keep their symbols", file=sys.stderr
+        )
+        return
+    libraries = sorted(str(path) for path in target.rglob("*.so"))
+    if libraries:
+        subprocess.run([strip, "--strip-unneeded", *libraries], check=True)
 
 
 def main(argv: list[str]) -> None:

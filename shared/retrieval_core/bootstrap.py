@@ -83,17 +83,7 @@ class Container:
         DynamoDB the graph; the embedder turns text into query vectors."""
         from .ports import Capabilities
 
-        store = self.store
-        return Capabilities(
-            lexical=store,
-            vector=store,
-            hybrid=store,
-            entity=store,
-            temporal=store,
-            items=store,
-            graph=self.edges,
-            embedder=self.embedder,
-        )
+        return Capabilities.of_search_store(self.store, graph=self.edges, embedder=self.embedder)
 
     @cached_property
     def policy(self) -> RetrievalPolicy[Hit]:

@@ -107,6 +107,12 @@ class Embedder(Protocol):
         ...
 
 
+class SearchStore(
+    LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader, Protocol
+):
+    """A store that serves every search mode and item reads (OpenSearch does)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
     """What this deployment's backends can do, built once at the composition root.
@@ -123,3 +129,18 @@ class Capabilities:
     items: ItemReader | None = None
     graph: GraphTraversal | None = None
     embedder: Embedder | None = None
+
+    @classmethod
+    def of_search_store(
+        cls, store: SearchStore, *, graph: GraphTraversal | None, embedder: Embedder | None
+    ) -> Capabilities:
+        return cls(
+            lexical=store,
+            vector=store,
+            hybrid=store,
+            entity=store,
+            temporal=store,
+            items=store,
+            graph=graph,
+            embedder=embedder,
+        )

@@ -48,21 +48,22 @@ class Outcome:
 class FolderRuns:
     """Runs each function's folder once, in sorted order, the first time any of its files is asked for."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str]) -> None:
+        self._env = env
         self._outcomes: dict[Path, Outcome] = {}
 
     def outcome(self, path: Path) -> Outcome:
         if path not in self._outcomes:
             for event_file in sorted(path.parent.glob("*.json")):
-                self._outcomes[event_file] = invoke_cli(event_file)
+                self._outcomes[event_file] = invoke_cli(event_file, self._env)
         return self._outcomes[path]
 
 
-def invoke_cli(path: Path) -> Outcome:
+def invoke_cli(path: Path, env: dict[str, str]) -> Outcome:
     done = subprocess.run(
         [str(RETRIEVAL), "invoke", path.parent.name, str(path.relative_to(REPO))],
         cwd=REPO,
-        env=os.environ.copy(),
+        env=env,
         capture_output=True,
         text=True,
         timeout=180,
@@ -99,7 +100,8 @@ def context_ids(value: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def folder_runs(corpus_settings: Any) -> FolderRuns:
-    return FolderRuns()
+    # A fresh process finds the corpus through its environment, as a deployed function would.
+    return FolderRuns(os.environ | corpus_settings.to_env())
 
 
 def test_every_function_has_events() -> None:

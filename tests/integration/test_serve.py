@@ -67,7 +67,7 @@ def base_url(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> 
         process = subprocess.Popen(
             [str(RETRIEVAL), "serve", "--port", str(port)],
             cwd=REPO,
-            env=os.environ.copy(),
+            env=os.environ | corpus_settings.to_env(),
             stdout=output,
             stderr=subprocess.STDOUT,
         )

@@ -135,14 +135,5 @@ def capabilities_of(
 ) -> Capabilities:
     """The capabilities a fake store really has: the lexical-only store offers no vector search."""
     if isinstance(store, InMemoryStore):
-        return Capabilities(
-            lexical=store,
-            vector=store,
-            hybrid=store,
-            entity=store,
-            temporal=store,
-            items=store,
-            graph=graph,
-            embedder=embedder,
-        )
+        return Capabilities.of_search_store(store, graph=graph, embedder=embedder)
     return Capabilities(lexical=store, items=store, graph=graph, embedder=embedder)

@@ -1,0 +1,73 @@
+"""The package map in docs/ARCHITECTURE.md, checked against the code: which part of retrieval_core may
+import which, and that the runtime package never imports development code."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "retrieval_core"
+BASE = {"errors", "context", "models", "metering"}
+ALLOWED: dict[str, set[str]] = {
+    **{part: BASE for part in BASE},
+    "config": BASE | {"policy", "retrieval"},
+    "ports": BASE,
+    "keys": BASE,
+    "packing": BASE,
+    "policy": BASE | {"config"},
+    "embedding": BASE | {"ports", "config"},
+    "graph": BASE | {"ports"},
+    "lineage": BASE | {"ports"},
+    "retrieval": BASE | {"ports", "graph", "policy", "packing"},
+    "adapters": BASE | {"ports", "config", "policy", "keys"},
+    "loading": BASE | {"ports", "adapters", "keys"},
+    "entrypoints": BASE | {"policy", "bootstrap"},
+}
+DEVELOPMENT = ("retrieval_dev", "dev", "bench", "tests")
+
+
+def _part(module: Path) -> str:
+    return module.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
+def _imported_parts(module: Path) -> set[str]:
+    """Top-level parts of retrieval_core this module imports (relative or absolute)."""
+    depth = len(module.relative_to(PACKAGE).parts) - 1
+    parts = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = node.level - 1
+                if up < depth:
+                    continue  # inside its own part
+                target = (node.module or "").split(".")
+                names = [alias.name for alias in node.names]
+                parts.add(target[0] if target[0] else names[0])
+            elif node.module and node.module.startswith("retrieval_core."):
+                parts.add(node.module.split(".")[1])
+    return parts
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if _part(p) in ALLOWED and p.name != "__init__.py")
+
+
+@pytest.mark.parametrize("module", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_each_part_imports_only_what_the_map_allows(module: Path) -> None:
+    part = _part(module)
+    assert _imported_parts(module) - {part} <= ALLOWED[part]
+
+
+def test_the_runtime_package_never_imports_development_code() -> None:
+    for module in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            assert not [n for n in names if n.split(".")[0] in DEVELOPMENT], module
