@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
 import pytest
 from retrieval_core.graph import GraphPathRequest
@@ -102,3 +104,13 @@ def test_remote_needs_exactly_one_way_to_authenticate() -> None:
 
     with pytest.raises(BackendConfigError):
         RemoteBackend("https://api.example/prod")
+
+
+def test_the_mcp_sdk_stays_out_of_the_layer_and_the_runtime_package() -> None:
+    root = Path(__file__).resolve().parents[2]
+    locked = (root / "layers" / "retrieval_core" / "requirements.lock").read_text().lower()
+    assert not re.search(r"^(mcp|mcp-types|starlette|uvicorn)==", locked, re.MULTILINE)
+    runtime_sources = (root / "shared" / "retrieval_core").rglob("*.py")
+    assert not [
+        p for p in runtime_sources if re.search(r"^\s*(from|import) mcp\b", p.read_text(), re.MULTILINE)
+    ]
