@@ -64,7 +64,12 @@ def test_each_task_payload_is_a_valid_direct_invocation() -> None:
 def test_results_are_read_from_the_direct_invocation_body() -> None:
     definition = json.loads(DEFINITION.read_text())
     retrieve = definition["States"]["Retrieve"]
-    assert retrieve["ResultSelector"] == {"hits.$": "$.Payload.body.hits"}
+    assert retrieve["ResultSelector"] == {"statusCode.$": "$.Payload.statusCode", "body.$": "$.Payload.body"}
+    answered = definition["States"][retrieve["Next"]]
+    assert answered["Choices"] == [
+        {"Variable": "$.retrieval.statusCode", "NumericEquals": 200, "Next": "ExplainAndCheckPath"}
+    ]
+    assert definition["States"][answered["Default"]]["Type"] == "Fail"
     for name, task in tasks(definition["States"]).items():
         if name != "Retrieve":
             assert task["OutputPath"] == "$.Payload.body"

@@ -308,7 +308,7 @@ def test_workflow_retrieves_hybrid_then_explains_each_hit_and_combines() -> None
     assert '"mode":"hybrid"' in retrieve["Parameters"]["Payload"]["request.$"]
     assert retrieve["Parameters"]["Payload"]["session_id.$"] == "$$.Execution.Name"
     maps = [state for _, state in _states(asl()) if state["Type"] == "Map"]
-    assert [m["ItemsPath"] for m in maps] == ["$.retrieval.hits"]
+    assert [m["ItemsPath"] for m in maps] == ["$.retrieval.body.hits"]
     assert _states(maps[0]["ItemProcessor"])[0][1] is invoked_functions()["WhyExplainFunction"]
     last = [state for _, state in _states(asl()) if state.get("End")][-1]
     assert last["Type"] == "Pass"

@@ -15,6 +15,8 @@ SUBCOMMANDS = {
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),
     "serve": ("serve", "Serve the API on 127.0.0.1:3000, like `sam local start-api`."),
+    "mcp": ("mcp", "Serve retrieve, graph_path, why_explain and session as MCP tools (stdio or HTTP)."),
+    "workflow": ("workflow", "Run the evidence workflow (Step Functions) locally: `workflow run --input`."),
     "eval": ("eval", "Measure retrieval quality (nDCG@10, R@100, MRR@10, latency) on judged queries."),
     "demo": ("demo", "Load the sample corpus and show every mode, a path, a lineage and a packet."),
 }

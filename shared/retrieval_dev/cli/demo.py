@@ -114,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         api_event("POST", "/v1/retrieve", other, body={"mode": "hybrid", "text": args.query, "top_k": 5}),
     )
     _hits(f"hybrid as {other}", json.loads(response["body"]))
+
+    _title(f"7. An agent's MCP call: `retrieval mcp --token dev:{ctx}` over stdio, tool 'retrieve'")
+    _mcp_tool_call(ctx, args.query)
+    _title("8. The evidence workflow (Step Functions) run locally: `retrieval workflow run`")
+    _workflow_run(ctx, args.query)
     return 0
 
 
@@ -152,6 +157,39 @@ def _why(ctx: str, item_id: str, invoke: Any) -> None:
         f"  superseded_by={[v['id'] for v in body['superseded_by']]} derived_count={body['derived_count']} "
         f"explored={body['explored']}"
     )
+
+
+def _mcp_tool_call(ctx: str, query: str) -> None:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    server = StdioServerParameters(
+        command=str(Path(sys.executable).with_name("retrieval")), args=["mcp", "--token", f"dev:{ctx}"]
+    )
+
+    async def call() -> Any:
+        async with Client(server) as client:
+            tools = [tool.name for tool in (await client.list_tools()).tools]
+            print(f"  tools: {', '.join(tools)}")
+            return await client.call_tool("retrieve", {"mode": "hybrid", "text": query, "top_k": 3})
+
+    result = anyio.run(call)
+    _hits(f"retrieve (is_error={result.is_error})", result.structured_content or {})
+
+
+def _workflow_run(ctx: str, query: str) -> None:
+    from ..workflow.local_sfn import LocalStepFunctions
+
+    with LocalStepFunctions() as workflow:
+        execution = workflow.run({"context_id": ctx, "request": {"text": query, "top_k": 3}})
+    print(f"  {execution.status}: {execution.arn}")
+    if execution.output is None:
+        print(f"  error {execution.error}: {execution.cause}")
+        return
+    for hit, why in zip(execution.output["hits"], execution.output["explanations"], strict=True):
+        sources = [node["id"] for node in why["derived_from"]["nodes"]] or "nothing"
+        print(f"    {hit['id']:<22} derived from {sources}; grounded in {len(why['grounding'])} span(s)")
 
 
 def _hits(label: str, body: dict[str, Any]) -> None:

@@ -1,0 +1,72 @@
+"""``retrieval mcp``: retrieve, graph_path, why_explain and session as MCP tools, over stdio (default) or
+streamable HTTP (``--http [--port N]``, loopback only unless told otherwise).
+
+Local backend (``--token dev:acme``): the handlers in-process against the local stack, with the dev
+tokens ``retrieval serve`` accepts. Remote backend (``--api-url URL`` with ``--token TOKEN`` or
+``--sigv4``): a deployed API. Either way the context comes from the token, never from a tool argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+DEFAULT_HTTP_PORT = 3100
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--token", help="Local: a dev token (dev:acme). Remote: the API's token.")
+    parser.add_argument("--context", help="Which context, when the token allows several (X-Context-Id).")
+    parser.add_argument("--api-url", help="Call a deployed API at this URL instead of the local handlers.")
+    parser.add_argument(
+        "--sigv4", action="store_true", help="Remote: sign with AWS credentials instead of a token."
+    )
+    parser.add_argument("--region", help="Remote with --sigv4: the API's region (default: AWS_REGION).")
+    parser.add_argument("--http", action="store_true", help="Serve streamable HTTP instead of stdio.")
+    parser.add_argument("--host", default="127.0.0.1", help="--http: the address to bind.")
+    parser.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help="--http: the port.")
+    parser.add_argument(
+        "--allow-non-loopback", action="store_true", help="--http: allow binding a non-loopback address."
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..mcp.backends import BackendConfigError, LocalBackend, RemoteBackend
+    from .serve import _is_loopback
+
+    if args.http and not args.allow_non_loopback and not _is_loopback(args.host):
+        return _fail(f"refusing to bind {args.host}: only loopback is allowed (--allow-non-loopback)")
+    try:
+        if args.api_url:
+            if args.context:
+                return _fail("--context is for the local backend; a remote token names its own context")
+            region = (args.region or os.environ.get("AWS_REGION") or "us-east-1") if args.sigv4 else None
+            backend = RemoteBackend(args.api_url, token=args.token, sigv4_region=region)
+        else:
+            if not args.token:
+                return _fail("give --token dev:CONTEXT (local handlers) or --api-url with --token/--sigv4")
+            from .environment import use_local_stack_env
+
+            use_local_stack_env()
+            backend = LocalBackend(args.token, args.context)
+    except BackendConfigError as error:
+        return _fail(str(error))
+
+    from ..mcp.server import build_server, serve_http, serve_stdio
+
+    server = build_server(backend)
+    if args.http:
+        print(f"MCP over streamable HTTP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
+        serve_http(server, args.host, args.port)
+    else:
+        import anyio
+
+        anyio.run(serve_stdio, server)
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"retrieval mcp: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,169 @@
+"""The four tools: their descriptions (written for a model), input schemas and API requests.
+
+Input schemas are the JSON Schemas of the pydantic models the API validates with, so a tool cannot
+drift from the route it calls (``tests/unit/test_mcp_tools.py`` checks it). ``context_id`` is taken out
+of the retrieve schema: the context is never an argument. Arguments go to the API as they are, so the
+API (not this module) accepts, clamps, ignores or refuses them, exactly as it does for any HTTP caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from retrieval_core.entrypoints.responses import describe_validation
+from retrieval_core.graph import GraphPathRequest
+from retrieval_core.lineage import WhyExplainRequest
+from retrieval_core.policy.state import SESSION_ID_PATTERN
+from retrieval_core.retrieval.requests import RetrieveRequest
+
+NOT_AN_ARGUMENT = "context_id"
+
+
+class SessionRequest(BaseModel):
+    """``GET /v1/sessions/{session_id}``: the route's one parameter, with the policy's id pattern."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: Annotated[str, Field(pattern=SESSION_ID_PATTERN.pattern)]
+
+
+@dataclass(frozen=True)
+class ApiRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: dict[str, Any] | None = None
+
+
+class ToolArgumentsError(Exception):
+    """A path parameter is missing or malformed, so no request can be built; carries the API's 422 body."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__(body["message"])
+        self.body = body
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    model: type[BaseModel]
+    to_request: Callable[[dict[str, Any]], ApiRequest]
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.model.model_json_schema(by_alias=True)
+        schema.get("properties", {}).pop(NOT_AN_ARGUMENT, None)
+        return schema
+
+
+def _query(arguments: Mapping[str, Any], skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """Arguments as query-string values, the way an HTTP caller would write them."""
+    query = {}
+    for key, value in arguments.items():
+        if key in skip or value is None:
+            continue
+        if isinstance(value, list | tuple):
+            query[key] = ",".join(str(v) for v in value)
+        elif isinstance(value, bool):
+            query[key] = str(value).lower()
+        else:
+            query[key] = str(value)
+    return query
+
+
+def _path_parameter(model: type[BaseModel], arguments: Mapping[str, Any], name: str) -> str:
+    """The path parameter, checked by the route's own model (so the 422 reads like the API's)."""
+    value = arguments.get(name)
+    if not isinstance(value, str) or not value:
+        try:
+            model.model_validate({name: value} if name in arguments else {})
+        except ValidationError as error:
+            errors = [e for e in error.errors() if tuple(e.get("loc", ()))[:1] == (name,)]
+            raise ToolArgumentsError(describe_validation(errors)) from None
+    return quote(str(value), safe=":")
+
+
+def _retrieve(arguments: dict[str, Any]) -> ApiRequest:
+    return ApiRequest("POST", "/v1/retrieve", {}, dict(arguments))
+
+
+def _graph_path(arguments: dict[str, Any]) -> ApiRequest:
+    return ApiRequest("GET", "/v1/graph/path", _query(arguments))
+
+
+def _why_explain(arguments: dict[str, Any]) -> ApiRequest:
+    item = _path_parameter(WhyExplainRequest, arguments, "item_id")
+    return ApiRequest("GET", f"/v1/why/{item}", _query(arguments, skip=("item_id",)))
+
+
+def _session(arguments: dict[str, Any]) -> ApiRequest:
+    session = _path_parameter(SessionRequest, arguments, "session_id")
+    return ApiRequest("GET", f"/v1/sessions/{session}", _query(arguments, skip=("session_id",)))
+
+
+CITATIONS = (
+    "Citations: with a session_id, every hit gets a source name (S1, S2, ...) that stays the same for "
+    "that item for the rest of the session; the context packet's text cites them as [S3], and "
+    "context_packet.items maps each source_id to the item id. To check a cited claim, call why_explain "
+    "with that item id."
+)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="retrieve",
+        title="Retrieve evidence",
+        description=(
+            "Find evidence (propositions, documents, records, artifacts, traces) in the caller's knowledge "
+            "base. Choose a mode: 'hybrid' (default choice for a question in words: keywords and meaning "
+            "together), 'lexical' (exact words, names, codes), 'vector' (paraphrases), 'entity' (everything "
+            "mentioning entity_id), 'graph_walk' (facts up to depth hops from entity_id), 'temporal' (what "
+            "was valid in a window {from, to}). Each hit has an id, text, score, status and provenance. "
+            "Pass session_id to avoid seeing the same query twice (a repeat is refused with "
+            "duplicate_query) and to get stable citations; pass pack {max_tokens: N} to get a context "
+            "packet that fits N tokens, returned as text you can paste. " + CITATIONS
+        ),
+        model=RetrieveRequest,
+        to_request=_retrieve,
+    ),
+    ToolSpec(
+        name="graph_path",
+        title="Path between two entities",
+        description=(
+            "Find the shortest chains of facts linking two entities (ids like 'acme:person/alice-chen'), "
+            "up to max_depth hops (1-5). Use it to answer how two people, teams or systems are connected; "
+            "each hop names the proposition that connects its ends, which why_explain can justify. "
+            "found=false means no chain within max_depth."
+        ),
+        model=GraphPathRequest,
+        to_request=_graph_path,
+    ),
+    ToolSpec(
+        name="why_explain",
+        title="Why is this believed",
+        description=(
+            "Explain one item (any hit id, or the item behind a [S#] citation): what it was derived from "
+            "(to depth levels), the source spans that ground it, what it replaced, what replaced it and "
+            "what contradicts it. Use it before relying on a claim, or when two hits disagree. "
+            "An unknown id answers not_found."
+        ),
+        model=WhyExplainRequest,
+        to_request=_why_explain,
+    ),
+    ToolSpec(
+        name="session",
+        title="Session so far",
+        description=(
+            "Show a retrieval session: how many queries it answered, its budget (limit) and the sources "
+            "it has cited so far with their S# names. Use it to recover citations or to see how much "
+            "budget is left before retrieve answers session_budget_exhausted."
+        ),
+        model=SessionRequest,
+        to_request=_session,
+    ),
+)
+TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
