@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
 import pytest
+from retrieval_dev.cli import serve
 from stack_state import REPO
 
 from dev.sample import known
@@ -112,7 +113,7 @@ def test_every_route_answers_a_dev_token(base_url: str) -> None:
 )
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_every_route_refuses_a_missing_or_unknown_token(base_url: str, route: str, token: str | None) -> None:
-    assert call(base_url, route, token) == (401, {"message": "Unauthorized"})
+    assert call(base_url, route, token) == (401, serve.UNAUTHORIZED_BODY)
 
 
 def test_serve_refuses_a_non_loopback_address() -> None:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ..config import settings
 from ..context import CallerContext
+from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .direct import DirectInvocation, handle_direct, is_direct
 from .responses import describe_validation, error_status_body
@@ -23,7 +24,7 @@ CALLER_KEY = "caller"
 
 
 def build_resolver(logger: Logger) -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True)
+    app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=parse_json)
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response:
@@ -44,6 +45,7 @@ def resolve(
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
     try:
         caller = caller_from_event(event, settings().context_claim)
+        require_json(str(event.get("httpMethod") or ""), event.get("headers"), event.get("body"))
     except Exception as error:
         status, body, headers = error_status_body(error, logger)
         return {

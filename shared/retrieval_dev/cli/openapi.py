@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
+from retrieval_core.retrieval.requests import SESSION_ID_PATTERN
 
 from .lambda_runtime import FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
@@ -65,7 +66,7 @@ SESSION_HEADER = {
     "in": "header",
     "required": False,
     "description": "Retrieval session id, when the body carries no `session_id`.",
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:\\-]{1,256}$"},
+    "schema": {"type": "string", "pattern": SESSION_ID_PATTERN},
 }
 ERROR_DESCRIPTIONS = {
     "401": "No context claim reached the function (no or invalid token).",
@@ -75,13 +76,17 @@ ERROR_DESCRIPTIONS = {
     ),
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
     "409": "The session already saw this query.",
+    "415": "The body is not declared as JSON: send `Content-Type: application/json`.",
     "422": "The request is malformed; the body names each offending field. Nothing was changed.",
     "429": "The session's query budget is spent.",
     "500": "An internal error; the body names nothing internal.",
     "503": "A backing service is unavailable; retry after `Retry-After` seconds.",
 }
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
-    ("/v1/retrieve", "post"): {"errors": ("401", "403", "409", "422", "429"), "headers": [SESSION_HEADER]},
+    ("/v1/retrieve", "post"): {
+        "errors": ("401", "403", "409", "415", "422", "429"),
+        "headers": [SESSION_HEADER],
+    },
     ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
     ("/v1/graph/path", "get"): {"errors": ("401", "403", "422"), "headers": []},
     ("/v1/why/{proposition_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
