@@ -9,6 +9,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
@@ -31,6 +32,12 @@ def build_resolver(logger: Logger) -> APIGatewayRestResolver:
         body = describe_validation(list(error.errors()), skip_prefix=("body", "query", "path", "header"))
         return json_response(422, body)
 
+    @app.exception_handler(RouteNotFoundError)
+    def _no_route(_: RouteNotFoundError) -> Response:
+        # API Gateway routed it here, but a path parameter has characters the resolver's route pattern
+        # does not take (a '/' in an id, say): nothing by that name exists.
+        return json_response(404, {"error": "not_found", "message": "Not found."})
+
     @app.exception_handler(Exception)
     def _failed(error: Exception) -> Response:
         status, body, headers = error_status_body(error, logger)
@@ -45,7 +52,7 @@ def resolve(
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
     try:
         caller = caller_from_event(event, settings().context_claim)
-        require_json(str(event.get("httpMethod") or ""), event.get("headers"), event.get("body"))
+        require_json(str(event.get("httpMethod") or ""), event.get("headers"))
     except Exception as error:
         status, body, headers = error_status_body(error, logger)
         return {

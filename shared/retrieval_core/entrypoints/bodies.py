@@ -29,11 +29,12 @@ class UnsupportedMediaTypeError(RetrievalError):
         )
 
 
-def require_json(method: str, headers: Mapping[str, Any] | None, body: str | None) -> None:
-    """Raise ``UnsupportedMediaTypeError`` when a body is sent with a content type other than JSON.
+def require_json(method: str, headers: Mapping[str, Any] | None) -> None:
+    """Raise ``UnsupportedMediaTypeError`` when a request that takes a body declares a content type other
+    than JSON (even with an empty body: the resolver would refuse to parse it).
 
     No content type at all is taken as JSON (API Gateway's console and many clients send none)."""
-    if method.upper() not in METHODS_WITH_BODY or not body:
+    if method.upper() not in METHODS_WITH_BODY:
         return
     content_type = next((str(v) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), "")
     media_type = content_type.partition(";")[0].strip()
