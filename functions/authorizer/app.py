@@ -24,6 +24,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from retrieval_core.errors import UnauthenticatedError
 
 SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"
 BEARER_PREFIX = "Bearer "
+logger = logging.getLogger(__name__)
 
 
 class UnauthorizedError(UnauthenticatedError):
@@ -67,7 +69,7 @@ class TokenClaims(BaseModel):
     @field_validator("context_id")
     @classmethod
     def _well_formed(cls, value: list[str]) -> list[str]:
-        if not all(CONTEXT_ID_PATTERN.match(ctx) for ctx in value):
+        if not all(CONTEXT_ID_PATTERN.fullmatch(ctx) for ctx in value):
             raise ValueError("context ids must match the context id pattern")
         return list(dict.fromkeys(value))
 
@@ -144,12 +146,20 @@ def policy_for(claims: TokenClaims, method_arn: str) -> dict[str, Any]:
 
 
 def authorize(event: dict[str, Any], verifier: TokenVerifier) -> dict[str, Any]:
-    """Verify the event's token and answer with a policy; raises UnauthorizedError otherwise."""
-    token = event.get("authorizationToken")
-    method_arn = event.get("methodArn")
-    if not isinstance(token, str) or not isinstance(method_arn, str):
-        raise UnauthorizedError()
-    return policy_for(verifier.verify(token), method_arn)
+    """Verify the event's token and answer with a policy; raises UnauthorizedError otherwise, whatever
+    went wrong (a token nested 100,000 levels deep included): an authorizer that fails any other way
+    makes API Gateway answer 500, and one that lets an error escape might be read as an oracle."""
+    try:
+        token = event.get("authorizationToken")
+        method_arn = event.get("methodArn")
+        if not isinstance(token, str) or not isinstance(method_arn, str):
+            raise UnauthorizedError()
+        return policy_for(verifier.verify(token), method_arn)
+    except UnauthorizedError:
+        raise
+    except Exception:
+        logger.exception("token check failed unexpectedly; denying")
+        raise UnauthorizedError() from None
 
 
 @cache
@@ -162,4 +172,9 @@ def _verifier() -> TokenVerifier:
 
 
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
-    return authorize(event, _verifier())
+    try:
+        verifier = _verifier()
+    except Exception:
+        logger.exception("the authorizer secret could not be read; denying")
+        raise UnauthorizedError() from None
+    return authorize(event, verifier)

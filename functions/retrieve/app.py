@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
@@ -10,7 +13,7 @@ from retrieval_core.entrypoints.api import build_resolver, current_caller, heade
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.headers import SESSION_HEADER
 from retrieval_core.policy import SessionView
-from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.requests import SESSION_ID_PATTERN, RetrieveRequest, checked_session_id
 from retrieval_core.retrieval.responses import RetrieveResponse
 
 logger = Logger()
@@ -25,7 +28,7 @@ def retrieve(query: RetrieveRequest) -> RetrieveResponse:
     response = container().retrieve.retrieve(
         caller.context,
         query,
-        session_id=query.session_id or header(app, SESSION_HEADER),
+        session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
     )
     metrics.add_metric(name=f"Retrieve_{response.mode}", unit=MetricUnit.Count, value=1)
@@ -33,10 +36,18 @@ def retrieve(query: RetrieveRequest) -> RetrieveResponse:
 
 
 @app.get("/v1/sessions/<session_id>")
-def session(session_id: str) -> SessionView:
+def session(
+    session_id: Annotated[
+        str, Path(max_length=256, pattern=SESSION_ID_PATTERN.pattern, description="A session id.")
+    ],
+) -> SessionView:
     caller = current_caller(app)
+    # The route's regex captures "s" of "s\n" (its "$" matches before a final newline): check the raw value.
+    raw = (app.current_event.path_parameters or {}).get("session_id", session_id)
     return container().policy.describe(
-        context_id=caller.context.context_id, session_id=session_id, claim_limit=caller.claim_session_limit
+        context_id=caller.context.context_id,
+        session_id=checked_session_id(raw, "session_id"),
+        claim_limit=caller.claim_session_limit,
     )
 
 

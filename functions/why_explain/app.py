@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse
+from retrieval_core.models.limits import MAX_ITEM_ID_CHARS
 
 logger = Logger()
 tracer = Tracer()
@@ -20,7 +21,10 @@ app = build_resolver(logger)
 
 @app.get("/v1/why/<proposition_id>")
 def why(
-    proposition_id: str, depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3
+    proposition_id: Annotated[
+        str, Path(min_length=1, max_length=MAX_ITEM_ID_CHARS, description="An item id (`acme:p-0042`).")
+    ],
+    depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
 ) -> WhyExplainResponse:
     request = WhyExplainRequest(item_id=proposition_id, depth=depth)
     return _explain(current_caller(app).context, request)

@@ -18,7 +18,7 @@ class CallerContext:
     context_id: str
 
     def __post_init__(self) -> None:
-        if not CONTEXT_ID_PATTERN.match(self.context_id):
+        if not CONTEXT_ID_PATTERN.fullmatch(self.context_id):
             raise InvalidRequestError("context_id must be 1-63 lowercase letters, digits, '-' or '_'.")
 
     def owns(self, item_id: str) -> bool:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.error import HTTPError
@@ -17,6 +18,7 @@ from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
 import pytest
+from retrieval_dev.cli import serve
 from stack_state import REPO
 
 from dev.sample import known
@@ -112,7 +114,7 @@ def test_every_route_answers_a_dev_token(base_url: str) -> None:
 )
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_every_route_refuses_a_missing_or_unknown_token(base_url: str, route: str, token: str | None) -> None:
-    assert call(base_url, route, token) == (401, {"message": "Unauthorized"})
+    assert call(base_url, route, token) == (401, serve.UNAUTHORIZED_BODY)
 
 
 def test_serve_refuses_a_non_loopback_address() -> None:
@@ -126,3 +128,68 @@ def test_serve_refuses_a_non_loopback_address() -> None:
     )
     assert done.returncode != 0
     assert "--allow-non-loopback" in done.stderr
+
+
+def raw_exchange(base_url: str, request: bytes) -> tuple[int, dict[str, Any]]:
+    """Send bytes as they are (urllib would fix the framing) and read the whole answer."""
+    host, port = base_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), json.loads(body)
+
+
+UTF16_BODY = '{"mode":"lexical","text":"x"}'.encode("utf-16")
+
+
+def _post(length: str, body: bytes) -> bytes:
+    return (
+        b"POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dev:acme\r\n"
+        b"Content-Type: application/json\r\nConnection: close\r\nContent-Length: "
+        + length.encode()
+        + b"\r\n\r\n"
+        + body
+    )
+
+
+@pytest.mark.parametrize(
+    ("length", "body"),
+    [
+        ("-1", b'{"mode":"lexical","text":"x"}'),
+        ("abc", b'{"mode":"lexical","text":"x"}'),
+        ("500", b'{"mode":"lexical","text":"x"}'),
+        ("4", b"\xff\xfe\x00{"),
+        (str(len(UTF16_BODY)), UTF16_BODY),
+    ],
+    ids=["negative-length", "non-numeric-length", "length-past-the-body", "invalid-utf8", "utf16"],
+)
+def test_a_body_that_cannot_become_an_event_is_400(base_url: str, length: str, body: bytes) -> None:
+    status, answer = raw_exchange(base_url, _post(length, body))
+    assert status == 400
+    assert answer["error"] == "bad_request"
+
+
+def test_a_body_past_api_gateways_limit_is_413(base_url: str) -> None:
+    status, answer = raw_exchange(base_url, _post(str(serve.MAX_BODY_BYTES + 1), b"{}"))
+    assert status == 413
+    assert answer["message"]
+
+
+def test_fifty_concurrent_connections_are_all_answered(base_url: str) -> None:
+    body = json.dumps({"mode": "lexical", "text": LEXICAL.text}).encode()
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        statuses = list(pool.map(lambda _: raw_exchange(base_url, _post(str(len(body)), body))[0], range(50)))
+    assert statuses == [200] * 50
+
+
+def test_serve_keeps_multi_value_headers_like_api_gateway() -> None:
+    response = {
+        "statusCode": 503,
+        "headers": {"Content-Type": "application/json"},
+        "multiValueHeaders": {"Retry-After": ["1"], "Content-Type": ["application/json"]},
+    }
+    merged = sorted(serve.response_headers(response))
+    assert merged == [("Content-Type", "application/json"), ("Retry-After", "1")]

@@ -92,8 +92,24 @@ def test_malformed_tokens_are_unauthorized(verifier: authorizer.TokenVerifier, t
 
 @pytest.mark.parametrize(
     "overrides",
-    [{"context_id": "ACME"}, {"context_id": []}, {"sub": ""}, {"exp": "soon"}, {"session_limit": 0}],
-    ids=["bad-context", "no-context", "no-subject", "bad-exp", "zero-session-limit"],
+    [
+        {"context_id": "ACME"},
+        {"context_id": "acme\n"},
+        {"context_id": ["globex", "acme\n"]},
+        {"context_id": []},
+        {"sub": ""},
+        {"exp": "soon"},
+        {"session_limit": 0},
+    ],
+    ids=[
+        "bad-context",
+        "context-with-trailing-newline",
+        "one-context-with-trailing-newline",
+        "no-context",
+        "no-subject",
+        "bad-exp",
+        "zero-session-limit",
+    ],
 )
 def test_validly_signed_but_invalid_claims_are_unauthorized(
     verifier: authorizer.TokenVerifier, overrides: dict[str, object]
@@ -118,3 +134,38 @@ def test_event_without_token_is_unauthorized(verifier: authorizer.TokenVerifier)
 def test_empty_secret_is_refused() -> None:
     with pytest.raises(ValueError):
         authorizer.TokenVerifier(b"")
+
+
+def _signed(payload_json: str) -> str:
+    payload = base64.urlsafe_b64encode(payload_json.encode()).rstrip(b"=").decode()
+    digest = hmac.new(SECRET, payload.encode(), hashlib.sha256).digest()
+    return payload + "." + base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    ["[" * 100_000 + "]" * 100_000, '{"sub": "a", "context_id": "acme", "exp": ' + "9" * 5000 + "}"],
+    ids=["100k-nested-brackets", "5000-digit-exp"],
+)
+def test_a_signed_hostile_payload_denies(verifier: authorizer.TokenVerifier, payload: str) -> None:
+    with pytest.raises(authorizer.UnauthorizedError) as denied:
+        authorizer.authorize(_event(_signed(payload)), verifier)
+    assert str(denied.value) == "Unauthorized"
+
+
+def test_any_failure_while_verifying_denies() -> None:
+    class BrokenVerifier(authorizer.TokenVerifier):
+        def verify(self, token: str) -> authorizer.TokenClaims:
+            raise MemoryError("simulated")
+
+    with pytest.raises(authorizer.UnauthorizedError):
+        authorizer.authorize(_event(_token()), BrokenVerifier(SECRET))
+
+
+def test_an_unreadable_secret_denies(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreachable() -> authorizer.TokenVerifier:
+        raise ConnectionError("SSM unreachable")
+
+    monkeypatch.setattr(authorizer, "_verifier", unreachable)
+    with pytest.raises(authorizer.UnauthorizedError):
+        authorizer.lambda_handler(_event(_token()), None)

@@ -9,12 +9,14 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
 
 from ..bootstrap import container
 from ..context import CallerContext
+from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .direct import DirectInvocation, handle_direct, is_direct
 from .responses import describe_validation, error_status_body
@@ -23,12 +25,18 @@ CALLER_KEY = "caller"
 
 
 def build_resolver(logger: Logger) -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True)
+    app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=parse_json)
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[str]:
         body = describe_validation(list(error.errors()), skip_prefix=("body", "query", "path", "header"))
         return json_response(422, body)
+
+    @app.exception_handler(RouteNotFoundError)
+    def _no_route(_: RouteNotFoundError) -> Response[str]:
+        # API Gateway routed it here, but a path parameter has characters the resolver's route pattern
+        # does not take (a '/' in an id, say): nothing by that name exists.
+        return json_response(404, {"error": "not_found", "message": "Not found."})
 
     @app.exception_handler(Exception)
     def _failed(error: Exception) -> Response[str]:
@@ -44,6 +52,7 @@ def resolve(
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
     try:
         caller = caller_from_event(event, container().settings.context_claim)
+        require_json(str(event.get("httpMethod") or ""), event.get("headers"))
     except Exception as error:
         status, body, headers = error_status_body(error, logger)
         return {

@@ -25,6 +25,9 @@ def describe_validation(
         while location and location[0] in skip_prefix:
             location = location[1:]
         message = str(error.get("msg", "is invalid"))
+        if error.get("type") == "json_invalid":  # Powertools puts the parse position in ``loc``
+            location = []
+            message = f"the body is not valid JSON: {(error.get('ctx') or {}).get('error', message)}"
         fields.append({"field": ".".join(location) or "(body)", "message": message})
     summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
     return {"error": "invalid_request", "message": summary, "fields": fields}

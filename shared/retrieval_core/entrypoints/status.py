@@ -12,11 +12,13 @@ from ..errors import (
     UnauthenticatedError,
 )
 from ..policy.errors import DuplicateQueryError, SessionBudgetExhaustedError
+from .errors import UnsupportedMediaTypeError
 
 HTTP_STATUS: tuple[tuple[type[RetrievalError], int], ...] = (
     # Most specific first: the first class the error is an instance of decides.
     (DuplicateQueryError, 409),
     (SessionBudgetExhaustedError, 429),
+    (UnsupportedMediaTypeError, 415),
     (InvalidRequestError, 422),
     (UnauthenticatedError, 401),
     (ForbiddenError, 403),

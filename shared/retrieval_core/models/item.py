@@ -82,7 +82,7 @@ class Item(_Strict):
     @field_validator("context_id")
     @classmethod
     def _context_id_shape(cls, value: str) -> str:
-        if not CONTEXT_ID_PATTERN.match(value):
+        if not CONTEXT_ID_PATTERN.fullmatch(value):
             raise ValueError("must be 1-63 lowercase letters, digits, '-' or '_'")
         return value
 

@@ -18,7 +18,9 @@ from pydantic import (
     field_validator,
 )
 
-PositiveInt = Annotated[StrictInt, Field(gt=0)]
+from ..models.limits import MAX_REQUEST_INT
+
+PositiveInt = Annotated[StrictInt, Field(gt=0, le=MAX_REQUEST_INT)]
 
 Shape = Literal["passages", "brief"]
 

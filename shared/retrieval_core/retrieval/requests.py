@@ -6,28 +6,92 @@ malformed is rejected with a message that names the field.
 
 from __future__ import annotations
 
+import math
+import re
+import struct
+import unicodedata
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     StrictBool,
     StrictFloat,
     StrictInt,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
     model_validator,
 )
 
+from ..errors import InvalidRequestError
 from ..models.item import Kind, Status
-from ..models.limits import DEPTH_RANGE, TOP_K_RANGE, clamp
+from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
 from ..packing.options import PackOptions
 from ..policy.state import SESSION_ID_PATTERN
 
 MAX_TEXT_CHARS = 4000
+MAX_TEXT_TERMS = 1000
+"""OpenSearch refuses a query of more than 1,024 clauses and a match query makes one per term, so the
+edge refuses long texts before they turn into a backend error."""
 
-FiniteNumber = Annotated[StrictFloat | StrictInt, Field(allow_inf_nan=False)]
+RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT)]
+# Bounded ints: pydantic's finiteness check converts an int to float, which overflows past 1e308.
+FiniteNumber = (
+    Annotated[StrictFloat, Field(allow_inf_nan=False)]
+    | Annotated[StrictInt, Field(ge=-MAX_REQUEST_INT, le=MAX_REQUEST_INT)]
+)
+SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_PATTERN.pattern)]
+_SESSION_ID: TypeAdapter[str] = TypeAdapter(SessionId)
+
+# An upper bound on the terms OpenSearch's standard tokenizer makes of a text: each Han or Hiragana
+# character is a term of its own, so is each symbol (emoji); any other run of letters and digits is one.
+_ONE_TERM_EACH = (
+    "\u3040-\u309f\u2e80-\u2fff\u3005-\u3007\u3021-\u3029\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\U00020000-\U0003134f"
+)
+_TERMS = re.compile(f"[{_ONE_TERM_EACH}]|[^\\W_{_ONE_TERM_EACH}]+|[^\\w\\s]")
+_FLOAT32 = struct.Struct("<f")
+_FLOAT32_SMALLEST_NORMAL = 1.1754943508222875e-38
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def count_terms(text: str) -> int:
+    """At least as many terms as the index analyzer makes of ``text`` (punctuation marks make none)."""
+    return sum(1 for match in _TERMS.finditer(text) if not _is_punctuation(match.group()))
+
+
+def _is_punctuation(term: str) -> bool:
+    return len(term) == 1 and unicodedata.category(term)[0] in "PZC"
+
+
+def checked_session_id(value: str | None, field: str) -> str | None:
+    """A session id from a header or a path, validated like the body's (a 422 naming ``field``)."""
+    if value is None:
+        return None
+    try:
+        return _SESSION_ID.validate_python(value)
+    except ValidationError as error:
+        raise InvalidRequestError(f"{field}: {error.errors()[0]['msg']}", field=field) from None
+
+
+def check_vector(vector: list[float | int]) -> list[float | int]:
+    """A vector OpenSearch can score: every component and its squared length fit a float32 (k-NN
+    computes in float32), and its length is not zero (cosine similarity of a zero vector is undefined)."""
+    try:
+        components = [_FLOAT32.unpack(_FLOAT32.pack(float(value)))[0] for value in vector]
+    except (OverflowError, struct.error):
+        raise ValueError("every component must fit a 32-bit float (|x| <= 3.4e38)") from None
+    squared_length = math.fsum(c * c for c in components)
+    if not squared_length >= _FLOAT32_SMALLEST_NORMAL:
+        raise ValueError("the vector's length must not be zero (or too small to represent)")
+    if not squared_length <= _FLOAT32_MAX:
+        raise ValueError("the vector's length is too large to represent; scale it down")
+    return vector
 
 
 class Mode(StrEnum):
@@ -39,7 +103,32 @@ class Mode(StrEnum):
     TEMPORAL = "temporal"
 
 
-TEXT_MODES = frozenset({Mode.LEXICAL, Mode.HYBRID})
+MODE_NEEDS: dict[Mode, tuple[str, ...]] = {
+    Mode.LEXICAL: ("text",),
+    Mode.HYBRID: ("text",),
+    Mode.VECTOR: ("text", "vector"),
+    Mode.ENTITY: ("entity_id",),
+    Mode.GRAPH_WALK: ("entity_id",),
+    Mode.TEMPORAL: ("window",),
+}
+"""The fields each mode needs, at least one of each (vector mode embeds ``text`` or takes ``vector``)."""
+
+
+def _mode_needs_schema() -> list[JsonValue]:
+    """``MODE_NEEDS`` as JSON Schema conditions, so the OpenAPI document states it too."""
+    return [
+        {
+            "if": {"properties": {"mode": {"const": str(mode)}}, "required": ["mode"]},
+            "then": {"anyOf": [{"required": [name]} for name in needs]},
+        }
+        for mode, needs in MODE_NEEDS.items()
+    ]
+
+
+def _describe_mode_needs() -> str:
+    return "; ".join(
+        f"{mode} needs {' or '.join(f'`{n}`' for n in needs)}" for mode, needs in MODE_NEEDS.items()
+    )
 
 
 class Window(BaseModel):
@@ -61,20 +150,21 @@ class RetrieveRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
+            "allOf": _mode_needs_schema(),
             "examples": [
                 {"mode": "hybrid", "text": "who leads payments", "top_k": 5},
                 {"mode": "graph_walk", "entity_id": "acme:person/alice-chen", "depth": 2},
-            ]
+            ],
         },
     )
 
-    mode: Mode
+    mode: Mode = Field(description=_describe_mode_needs() + ".")
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)] | None = None
     vector: list[FiniteNumber] | None = Field(default=None, min_length=1)
     entity_id: Annotated[str, Field(min_length=1, max_length=512)] | None = None
     window: Window | None = None
-    top_k: StrictInt = Field(default=10, description="Clamped to 1..100.")
-    depth: StrictInt = Field(default=1, description="Clamped to 1..5 (graph_walk, expand_graph).")
+    top_k: RequestInt = Field(default=10, description="Clamped to 1..100.")
+    depth: RequestInt = Field(default=1, description="Clamped to 1..5 (graph_walk, expand_graph).")
     min_score: Annotated[FiniteNumber, Field(ge=0, le=1)] | None = None
     kinds: list[Kind] | None = Field(default=None, min_length=1)
     weights: dict[Kind, Annotated[FiniteNumber, Field(ge=0)]] = Field(default_factory=dict)
@@ -85,25 +175,33 @@ class RetrieveRequest(BaseModel):
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "
         "ranked below every fused hit and marked found_by ['graph'].",
     )
-    session_id: Annotated[str, Field(pattern=SESSION_ID_PATTERN.pattern)] | None = None
-    session_limit: Annotated[StrictInt, Field(ge=1)] | None = None
+    session_id: SessionId | None = None
+    session_limit: Annotated[RequestInt, Field(ge=1)] | None = None
     pack: PackOptions | None = Field(default=None, description="Build a context packet from these hits.")
-    context_id: str | None = Field(
+    context_id: Any = Field(
         default=None,
-        description="Ignored: the context comes from the authorizer (or the direct-invocation envelope).",
+        description="Ignored, whatever its value: the context comes from the authorizer (or the "
+        "direct-invocation envelope).",
         exclude=True,
     )
 
+    @field_validator("text")
+    @classmethod
+    def _few_enough_terms(cls, text: str | None) -> str | None:
+        if text is not None and count_terms(text) > MAX_TEXT_TERMS:
+            raise ValueError(f"at most {MAX_TEXT_TERMS} words (or CJK characters, or symbols)")
+        return text
+
+    @field_validator("vector")
+    @classmethod
+    def _scorable(cls, vector: list[float | int] | None) -> list[float | int] | None:
+        return None if vector is None else check_vector(vector)
+
     @model_validator(mode="after")
     def _mode_needs(self) -> RetrieveRequest:
-        if self.mode in TEXT_MODES and self.text is None:
-            raise ValueError(f"text is required for mode '{self.mode}'")
-        if self.mode is Mode.VECTOR and self.text is None and self.vector is None:
-            raise ValueError("text or vector is required for mode 'vector'")
-        if self.mode in (Mode.ENTITY, Mode.GRAPH_WALK) and self.entity_id is None:
-            raise ValueError(f"entity_id is required for mode '{self.mode}'")
-        if self.mode is Mode.TEMPORAL and self.window is None:
-            raise ValueError("window is required for mode 'temporal'")
+        needs = MODE_NEEDS[self.mode]
+        if all(getattr(self, name) is None for name in needs):
+            raise ValueError(f"{' or '.join(needs)} is required for mode '{self.mode}'")
         return self
 
     @property

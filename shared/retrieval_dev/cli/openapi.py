@@ -77,6 +77,7 @@ ERROR_DESCRIPTIONS = {
     ),
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
     "409": "The session already saw this query.",
+    "415": "The body is not declared as JSON: send `Content-Type: application/json`.",
     "422": "The request is malformed; the body names each offending field. Nothing was changed.",
     "429": "The session's query budget is spent.",
     "500": "An internal error; the body names nothing internal.",
@@ -84,7 +85,7 @@ ERROR_DESCRIPTIONS = {
 }
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
     ("/v1/retrieve", "post"): {
-        "errors": ("401", "403", "409", "422", "429"),
+        "errors": ("401", "403", "409", "415", "422", "429"),
         "headers": [SESSION_PARAM],
     },
     ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},

@@ -4,6 +4,10 @@ Each HTTP request becomes a REST API proxy event for the function that owns its 
 authorizer stands in for the deployed one: ``Authorization: Bearer dev:acme`` (or ``dev:acme,globex``,
 optionally ``dev:acme:5`` for a session-limit claim) becomes the claims the real authorizer would pass.
 No token, or any other token, is a 401 (as API Gateway answers before the function runs).
+
+Like API Gateway it answers a request it cannot turn into an event itself: 400 for a Content-Length it
+cannot trust or a body that is not UTF-8, 413 past API Gateway's 10 MB payload limit, 403 for an unknown
+route, all with the template's gateway-response bodies (docs/openapi.json's ErrorBody).
 """
 
 from __future__ import annotations
@@ -25,6 +29,24 @@ ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("GET", re.compile(r"^/v1/why/(?P<proposition_id>[^/]+)$"), "why_explain", "/v1/why/{proposition_id}"),
 ]
 DEV_TOKEN = re.compile(r"^Bearer dev:(?P<contexts>[a-z0-9_,-]+)(?::(?P<limit>\d+))?$")
+MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
+BODY_READ_TIMEOUT_SECONDS = 5.0
+LISTEN_BACKLOG = 128
+# The template's gateway responses (template.yaml, GatewayResponses).
+UNAUTHORIZED_BODY = {
+    "error": "unauthenticated",
+    "message": "Missing or invalid credentials: send a valid token in the Authorization header.",
+}
+MISSING_ROUTE_BODY = {"error": "gateway_error", "message": "Missing Authentication Token"}
+
+
+class BadRequestBodyError(Exception):
+    """The request's body cannot become an event: API Gateway would refuse it too."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": "bad_request" if status == 400 else "payload_too_large", "message": message}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +59,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def dev_claims(authorization: str | None) -> dict[str, str] | None:
-    match = DEV_TOKEN.match(authorization or "")
+    match = DEV_TOKEN.fullmatch(authorization or "")
     if match is None:
         return None
     claims = {"principalId": "dev", "context_id": match["contexts"]}
@@ -52,7 +74,7 @@ def proxy_event(
     """The function name and REST proxy event for a request, or None when no route matches."""
     url = urlsplit(raw_path)
     for route_method, pattern, function, resource in ROUTES:
-        match = pattern.match(url.path)
+        match = pattern.fullmatch(url.path)
         if match and route_method == method:
             query = parse_qs(url.query, keep_blank_values=True)
             event = {
@@ -91,23 +113,50 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, method: str) -> None:
         from .lambda_runtime import invoke
 
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length).decode("utf-8") if length else None
+        try:
+            body = self._read_body()
+        except BadRequestBodyError as refused:
+            self.close_connection = True
+            return self._reply(refused.status, [], json.dumps(refused.body))
         headers = {k: v for k, v in self.headers.items()}
         routed = proxy_event(method, self.path, headers, body)
         if routed is None:
-            return self._reply(404, {}, json.dumps({"message": "Missing Authentication Token"}))
+            return self._reply(403, [], json.dumps(MISSING_ROUTE_BODY))
         function, event = routed
         if event["requestContext"]["authorizer"] is None:
-            return self._reply(401, {}, json.dumps({"message": "Unauthorized"}))
+            return self._reply(401, [], json.dumps(UNAUTHORIZED_BODY))
         response = invoke(function, event)
-        self._reply(response["statusCode"], response.get("headers") or {}, response.get("body") or "")
+        self._reply(response["statusCode"], response_headers(response), response.get("body") or "")
 
-    def _reply(self, status: int, headers: dict[str, str], body: str) -> None:
+    def _read_body(self) -> str | None:
+        declared = self.headers.get("Content-Length")
+        if declared is None:
+            return None
+        if not declared.strip().isdigit():
+            raise BadRequestBodyError(400, "Content-Length must be a non-negative integer.")
+        length = int(declared)
+        if length > MAX_BODY_BYTES:
+            raise BadRequestBodyError(413, f"The body may be at most {MAX_BODY_BYTES} bytes.")
+        if length == 0:
+            return None
+        self.connection.settimeout(BODY_READ_TIMEOUT_SECONDS)
+        try:
+            raw = self.rfile.read(length)
+        except TimeoutError:
+            raw = b""
+        if len(raw) < length:
+            raise BadRequestBodyError(400, "The body is shorter than its Content-Length.")
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequestBodyError(400, "The body must be UTF-8 encoded JSON.") from None
+
+    def _reply(self, status: int, headers: list[tuple[str, str]], body: str) -> None:
         payload = body.encode("utf-8")
         self.send_response(status)
-        headers = {"Content-Type": "application/json", **headers}
-        for key, value in headers.items():
+        if not any(name.lower() == "content-type" for name, _ in headers):
+            headers = [("Content-Type", "application/json"), *headers]
+        for key, value in headers:
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
@@ -115,6 +164,21 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"{self.address_string()} {format % args}\n")
+
+
+def response_headers(response: dict[str, Any]) -> list[tuple[str, str]]:
+    """A proxy response's ``headers`` and ``multiValueHeaders`` (where Powertools puts ``Retry-After``),
+    merged as API Gateway merges them: a name in both keeps the multi-value list, one line per value."""
+    multi = {
+        str(k): [str(v) for v in values] for k, values in (response.get("multiValueHeaders") or {}).items()
+    }
+    single = [(str(k), str(v)) for k, v in (response.get("headers") or {}).items() if str(k) not in multi]
+    return single + [(name, value) for name, values in multi.items() for value in values]
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = LISTEN_BACKLOG  # the default of 5 resets most of 50 concurrent connections
+    daemon_threads = True
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    server = ThreadingHTTPServer((args.host, args.port), _Handler)
+    server = _Server((args.host, args.port), _Handler)
     print(f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')")
     try:
         server.serve_forever()

@@ -1,0 +1,64 @@
+"""Request bodies as the API accepts them: JSON only, parsed with bounds so that no body, however
+hostile, gets past the edge as anything but a 415 or a 422."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import JSON_MEDIA_TYPE, UnsupportedMediaTypeError
+
+MAX_JSON_DEPTH = 32
+"""Deeper than any valid request (the deepest is ``pack`` or ``window`` inside the body: 2 levels)."""
+MAX_INTEGER_DIGITS = 100
+METHODS_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+
+
+def require_json(method: str, headers: Mapping[str, Any] | None) -> None:
+    """Raise ``UnsupportedMediaTypeError`` when a request that takes a body declares a content type other
+    than JSON (even with an empty body: the resolver would refuse to parse it).
+
+    No content type at all is taken as JSON (API Gateway's console and many clients send none)."""
+    if method.upper() not in METHODS_WITH_BODY:
+        return
+    content_type = next((str(v) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), "")
+    media_type = content_type.partition(";")[0].strip()
+    if media_type and media_type != JSON_MEDIA_TYPE:  # exactly what the Powertools resolver parses
+        raise UnsupportedMediaTypeError(content_type)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``json.loads`` that fails only with ``json.JSONDecodeError``: too deep a nesting or too long an
+    integer is a malformed body (422), not a RecursionError or a ValueError (500)."""
+    source = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+    try:
+        value = json.loads(source, parse_int=_bounded_int)
+    except RecursionError:
+        raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", source, 0) from None
+    if _depth_exceeds(value, MAX_JSON_DEPTH):
+        raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", source, 0)
+    return value
+
+
+def _bounded_int(digits: str) -> int | float:
+    """An integer too long to be a sane value becomes infinity, as ``1e999`` does: the models then reject
+    it in the field that holds it (``top_k: Input should be a valid integer``), and Python never has to
+    convert thousands of digits (which it refuses past 4,300)."""
+    if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
+        return float("-inf") if digits.startswith("-") else float("inf")
+    return int(digits)
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    """Iterative, so that checking a deep value cannot itself exhaust the stack."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        node, depth = pending.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False

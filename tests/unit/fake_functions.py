@@ -1,0 +1,90 @@
+"""The real function handlers, in-process, composed over the unit-test fakes (no backend at all).
+
+``FakeFunctions.call`` sends an API Gateway event (or a direct-invocation payload) to a handler and
+returns its raw Lambda result, exactly as API Gateway or Step Functions would receive it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes_graph import FakeGraph, FakeLineage
+from fakes_store import FixedEmbedder, InMemoryStore
+from retrieval_core import bootstrap
+from retrieval_core.bootstrap import Container
+from retrieval_core.config import Settings
+from retrieval_core.models.item import Item
+from retrieval_core.policy import PolicyConfig, RetrievalPolicy
+from retrieval_core.policy.memory import InMemorySessionStore
+from retrieval_core.retrieval.config import preset
+from retrieval_dev.cli.lambda_runtime import LambdaContext, handler_module, lambda_environment
+
+REPO = Path(__file__).resolve().parents[2]
+DIMENSION = 4
+ITEMS = [
+    Item.model_validate(
+        {
+            "id": f"{ctx}:p-{n}",
+            "context_id": ctx,
+            "kind": "proposition",
+            "text": text,
+            "created_at": "2026-03-02T09:00:00Z",
+            "embedding": [1.0, float(n), 0.0, 0.5],
+            "mentions": [{"entity_id": f"{ctx}:person/alice", "name": "Alice", "type": "Person"}],
+        }
+    )
+    for ctx in ("acme", "globex")
+    for n, text in enumerate(["Alice Chen leads the Payments team", "Bob runs the ledger"])
+]
+
+
+@dataclass
+class FakeFunctions:
+    container: Container
+
+    def call(self, function: str, event: dict[str, Any], timeout_ms: int = 15_000) -> dict[str, Any]:
+        context = LambdaContext(function_name=function, timeout_ms=timeout_ms)
+        return handler_module(function, REPO / "functions").lambda_handler(event, context)
+
+    def api(self, function: str, event: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """Status, decoded body and headers of an API Gateway answer."""
+        result = self.call(function, event)
+        headers = {**(result.get("headers") or {})}
+        for name, values in (result.get("multiValueHeaders") or {}).items():
+            headers.setdefault(name, values[-1])
+        return result["statusCode"], json.loads(result["body"] or "null"), headers
+
+
+def fake_container() -> Container:
+    graph = FakeGraph()
+    graph.link("acme", "acme:person/alice", "acme:team/payments", "acme:p-0")
+    lineage = FakeLineage()
+    lineage.add("acme", "acme:p-1", source_ids=["acme:p-0"])
+    store = InMemoryStore(ITEMS)
+    return Container(
+        Settings(),
+        overrides={
+            "store": store,
+            "edges": graph,
+            "lineage": lineage,
+            "embedder": FixedEmbedder({}, DIMENSION),
+            "retrieval_config": preset("default"),
+            "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
+        },
+    )
+
+
+@contextmanager
+def fake_functions() -> Iterator[FakeFunctions]:
+    composed = fake_container()
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in lambda_environment("retrieve").items():
+            patch.setenv(key, value)
+        with bootstrap.use(composed):
+            yield FakeFunctions(composed)
