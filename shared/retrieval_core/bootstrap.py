@@ -31,9 +31,10 @@ class Container:
     @cached_property
     def store(self) -> OpenSearchStore:
         from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.layout import IndexLayout
         from .adapters.opensearch.store import OpenSearchStore
 
-        return OpenSearchStore(shared_client(self.settings), self.settings.opensearch_alias)
+        return OpenSearchStore(shared_client(self.settings), IndexLayout.of(self.settings))
 
     @cached_property
     def edges(self) -> DynamoDBEdges:
