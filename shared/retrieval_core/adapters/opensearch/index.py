@@ -119,7 +119,7 @@ class IndexSpec:
 
 class ContextIndices:
     """The write side's view of the layout: creates a context's index on its first write (checking the
-    vector dimension of one that exists), refreshes what a load touched, drops a context's index."""
+    vector dimension of one that exists) and refreshes what a load touched."""
 
     def __init__(self, client: OpenSearch, layout: IndexLayout, spec: IndexSpec) -> None:
         self.client = client
@@ -147,22 +147,6 @@ class ContextIndices:
                 self.client.indices.refresh(
                     index=",".join(aliases[start : start + _REFRESH_BATCH]), ignore_unavailable=True
                 )
-
-    def drop(self, context_id: str) -> None:
-        """Delete a silo context's index (and its alias with it); in the pool, its documents."""
-        alias = self.layout.alias(context_id)
-        with backend_failures():
-            if self.layout.siloed:
-                self.client.indices.delete(index=self.layout.index(context_id), ignore_unavailable=True)
-            else:
-                self.client.delete_by_query(
-                    index=alias,
-                    body={"query": {"term": {"context_id": context_id}}},
-                    routing=context_id,
-                    refresh=True,
-                    ignore_unavailable=True,
-                )
-        self._ready.discard(alias)
 
     def _create(self, context_id: str, alias: str) -> None:
         from opensearchpy.exceptions import RequestError
