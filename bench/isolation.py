@@ -11,28 +11,26 @@ pool p50.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from functools import partial
-from itertools import islice
 from typing import Any
 
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.index import ContextIndices, IndexSpec
 from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.migration import copy_documents, scan_documents
 from retrieval_core.adapters.opensearch.store import OpenSearchStore
-from retrieval_core.adapters.opensearch.writer import bulk_index
 from retrieval_core.config import IsolationModel, Settings
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.config import preset
 
-from .corpus import CONTEXT, Corpus
+from .corpus import Corpus
 from .progress import say
 from .retrieve import MODES, TOP_K, Query, build_queries
 from .stats import Latency, median_ratio
 
 TENANTS = 10
 MODELS: tuple[IsolationModel, ...] = ("silo", "pool")
-COPY_BATCH = 500
 
 
 def tenant(number: int) -> str:
@@ -63,37 +61,16 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
 
 def _copy(client: Any, settings: Settings, model: IsolationModel) -> OpenSearchStore:
     """The workspace's documents, dealt to ``TENANTS`` contexts, written in ``model``'s layout."""
-    from opensearchpy.helpers import scan
-
-    layout = IndexLayout(f"{settings.opensearch_alias}-{model}", model)  # type: ignore[arg-type]
-    source = IndexLayout.of(settings).alias(CONTEXT)
-    documents = scan(
-        client, index=source, query={"query": {"match_all": {}}}, routing=CONTEXT, size=COPY_BATCH
-    )
-    indices: ContextIndices | None = None
-    for batch in _batches((_dealt(n, hit["_source"]) for n, hit in enumerate(documents)), COPY_BATCH):
-        if indices is None:
-            dimension = len(batch[0]["embedding"])
-            indices = ContextIndices(client, layout, IndexSpec.of(settings, dimension))
-            for number in range(TENANTS):
-                indices.ensure(tenant(number))
-        rejected = bulk_index(client, layout, batch)
-        if rejected:
-            raise RuntimeError(f"isolation copy: {len(rejected)} documents rejected")
-    assert indices is not None, "the workspace index is empty"
-    indices.refresh(tenant(number) for number in range(TENANTS))
+    layout = IndexLayout(f"{settings.opensearch_alias}-{model}", model)
+    target = ContextIndices(client, layout, IndexSpec.of(settings, settings.embedding_dimension))
+    documents = scan_documents(client, IndexLayout.of(settings))
+    copy_documents((_dealt(n, doc) for n, doc in enumerate(documents)), target)
     return OpenSearchStore(client, layout)
 
 
 def _dealt(number: int, document: dict[str, Any]) -> dict[str, Any]:
     context_id = tenant(number)
     return {**document, "context_id": context_id, "id": f"{context_id}:{document['id'].split(':', 1)[1]}"}
-
-
-def _batches(documents: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    iterator = iter(documents)
-    while batch := list(islice(iterator, size)):
-        yield batch
 
 
 def _compare(
