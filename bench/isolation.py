@@ -74,7 +74,7 @@ def _dealt(number: int, document: dict[str, Any]) -> dict[str, Any]:
 
 
 def _compare(
-    mode: str, stores: dict[str, OpenSearchStore], all_queries: list[Query], rounds: int
+    mode: str, stores: dict[IsolationModel, OpenSearchStore], all_queries: list[Query], rounds: int
 ) -> dict[str, Any]:
     filters = SearchFilters(size=TOP_K)
     depth = max(preset("default").fusion.candidate_depth, TOP_K)
@@ -92,18 +92,18 @@ def _compare(
 
     sides: dict[str, Callable[[int, Query], float]] = {model: partial(ask, s) for model, s in stores.items()}
     for number, query in enumerate(all_queries[:10]):
-        for side in sides.values():
-            side(number, query)
+        for warm_up in sides.values():
+            warm_up(number, query)
     order = list(sides)
-    samples: dict[str, list[list[float]]] = {side: [] for side in sides}
+    samples: dict[str, list[list[float]]] = {name: [] for name in sides}
     for round_number in range(rounds):
         say(f"isolation {mode}: round {round_number + 1}/{rounds}")
-        for side in sides:
-            samples[side].append([])
+        for name in sides:
+            samples[name].append([])
         for number, query in enumerate(all_queries):
             shift = number % len(order)
-            for side in order[shift:] + order[:shift]:
-                samples[side][-1].append(sides[side](number, query))
+            for name in order[shift:] + order[:shift]:
+                samples[name][-1].append(sides[name](number, query))
     return {
         "silo": Latency.of([s for run in samples["silo"] for s in run]).as_dict(),
         "pool": Latency.of([s for run in samples["pool"] for s in run]).as_dict(),

@@ -29,13 +29,13 @@ def run(args: argparse.Namespace) -> int:
     use_local_stack_env()
     from retrieval_core.adapters.opensearch.layout import IndexLayout
     from retrieval_core.adapters.opensearch.migration import copy_documents, scan_documents
-    from retrieval_core.config import Settings
+    from retrieval_core.config import IsolationModel, Settings
     from retrieval_core.errors import RetrievalError
 
     from .wiring import context_indices
 
     settings = Settings.from_env().model_copy(update={"isolation_model": args.to})
-    source_model = "pool" if args.to == "silo" else "silo"
+    source_model: IsolationModel = "pool" if args.to == "silo" else "silo"
     try:
         target = context_indices(settings, settings.embedding_dimension)
         source = IndexLayout(settings.opensearch_alias, source_model)

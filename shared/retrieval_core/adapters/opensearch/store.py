@@ -68,10 +68,12 @@ class OpenSearchStore:
         ]
         payload = "".join(json.dumps(line) + "\n" for line in bodies)
         response = self._call(lambda: self._client.msearch(index=alias, body=payload))
-        lexical, vector = response["responses"]
-        if "error" in lexical or "error" in vector:
+        lexical_result, vector_result = response["responses"]
+        if "error" in lexical_result or "error" in vector_result:
             raise BackendUnavailableError()
-        return ArmResults(arms={LEXICAL_ARM: self._lexical(lexical), VECTOR_ARM: _ranked(vector, VECTOR_ARM)})
+        return ArmResults(
+            arms={LEXICAL_ARM: self._lexical(lexical_result), VECTOR_ARM: _ranked(vector_result, VECTOR_ARM)}
+        )
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         response = self._search(context_id, queries.entity_body(context_id, entity_id, filters))
