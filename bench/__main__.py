@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, graph, micro, policy, retrieve
+from . import coldstart, graph, isolation, micro, policy, retrieve
 from .corpus import generate, pairs_at_distance
 from .dynamodb_server import DynamoDBStartError, indexed_moto
 from .handlers import HandlerFailedError, graph_path_event, retrieve_event, why_event
@@ -27,7 +27,7 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-SECTIONS = ("retrieve", "graph", "policy", "packing", "coldstart", "package")
+SECTIONS = ("retrieve", "graph", "policy", "packing", "coldstart", "package", "isolation")
 
 
 def run(
@@ -85,6 +85,8 @@ def _run(
             results["graph"] = graph.measure(corpus, probe)
         if "policy" in sections:
             results["policy"] = policy.measure(settings, corpus, probe)
+        if "isolation" in sections:
+            results["isolation"] = isolation.measure(settings, corpus)
         if "packing" in sections:
             say("packing")
             results["packing"] = micro.packing(runs=5)
@@ -115,6 +117,7 @@ def _run(
             "queries_per_mode": scale.queries,
             "rounds": scale.rounds,
             "seed": "bench.scales.SEED",
+            "isolation_model": settings.isolation_model,
         },
         "load_seconds": load_seconds,
         "results": results,

@@ -105,7 +105,8 @@ def markdown(report: dict[str, Any]) -> str:
         f"Machine: {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python {m['python']}, "
         f"OpenSearch {m['opensearch']} (single local node), DynamoDB: {m['dynamodb']}. "
         f"Corpus: {corpus['items']:,} items, {corpus['edges']:,} edge rows, {corpus['entities']:,} entities, "
-        f"{corpus['vectors']} vectors; loaded in {report['load_seconds']:.0f}s. "
+        f"{corpus['vectors']} vectors; loaded in {report['load_seconds']:.0f}s "
+        f"(isolation model {corpus['isolation_model']}). "
         f"Latencies in ms; ratios are medians over {corpus['rounds']} interleaved rounds.",
         "",
     ]
@@ -180,6 +181,7 @@ def markdown(report: dict[str, Any]) -> str:
             f"operations per request: {w['dynamodb_operations']}.",
             "",
         ]
+    lines += _isolation(r.get("isolation"))
     rest = []
     if "packing" in r:
         p = r["packing"]
@@ -218,6 +220,32 @@ def markdown(report: dict[str, Any]) -> str:
         [[t["name"], t["goal"], t["measured"], t["status"]] for t in report["targets"]],
     )
     return "\n".join(lines)
+
+
+def _isolation(found: dict[str, Any] | None) -> list[str]:
+    if not found:
+        return []
+    lines = [
+        "### Isolation: per-context indices (silo) vs one shared index (pool)",
+        "",
+        f"The same {found['items']:,} items dealt to {found['tenants']} contexts: "
+        f"{found['indices']['silo']} indices ({found['primary_shards']['silo']} primary shards) against "
+        f"{found['indices']['pool']} ({found['primary_shards']['pool']}); each query asked of one context, "
+        "through OpenSearchStore.",
+        "",
+    ]
+    rows = [
+        [
+            mode,
+            _ms(found[mode]["silo"]["p50_ms"]),
+            _ms(found[mode]["silo"]["p95_ms"]),
+            _ms(found[mode]["pool"]["p50_ms"]),
+            _ms(found[mode]["pool"]["p95_ms"]),
+            f"{found[mode]['silo_over_pool_p50']:.2f}x",
+        ]
+        for mode in ("lexical", "vector", "hybrid")
+    ]
+    return lines + _table(["mode", "silo p50", "silo p95", "pool p50", "pool p95", "silo / pool (p50)"], rows)
 
 
 def save(report: dict[str, Any], text: str, out_dir: Path) -> tuple[Path, Path]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
+from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.config import preset
@@ -64,35 +65,37 @@ def request_body(mode: str, query: Query) -> dict[str, Any]:
 class RawClient:
     """The baselines: the handler's query bodies sent straight through opensearch-py."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, context_id: str = CONTEXT) -> None:
         self._client = build_client(settings)
-        self._alias = settings.opensearch_alias
+        self._context = context_id
+        self._alias = IndexLayout.of(settings).alias(context_id)
         self._filters = SearchFilters(size=TOP_K)
         self._depth = max(preset("default").fusion.candidate_depth, TOP_K)
         self._rank_constant = settings.rrf_rank_constant
 
     def search(self, mode: str, query: Query) -> Any:
         if mode == "lexical":
-            return self._search(queries.lexical_body(CONTEXT, query.text, self._filters, TOP_K))
+            return self._search(queries.lexical_body(self._context, query.text, self._filters, TOP_K))
         if mode == "vector":
-            return self._search(queries.knn_body(CONTEXT, query.vector, self._filters, TOP_K))
+            return self._search(queries.knn_body(self._context, query.vector, self._filters, TOP_K))
         return self.msearch(query)
 
     def msearch(self, query: Query) -> Any:
         """What the store's hybrid sends: both arms, ``depth`` candidates each, in one ``_msearch``."""
-        header = {"index": self._alias, "routing": CONTEXT}
+        header = {"routing": self._context, "ignore_unavailable": True}
         lines = [
             header,
-            queries.lexical_body(CONTEXT, query.text, self._filters, self._depth),
+            queries.lexical_body(self._context, query.text, self._filters, self._depth),
             header,
-            queries.knn_body(CONTEXT, query.vector, self._filters, self._depth),
+            queries.knn_body(self._context, query.vector, self._filters, self._depth),
         ]
-        return self._client.msearch(body="".join(json.dumps(line) + "\n" for line in lines))
+        payload = "".join(json.dumps(line) + "\n" for line in lines)
+        return self._client.msearch(index=self._alias, body=payload)
 
     def naive_hybrid(self, query: Query) -> list[str]:
         """Two sequential searches, fused on the client by reciprocal rank: what a caller would write."""
-        lexical = self._search(queries.lexical_body(CONTEXT, query.text, self._filters, self._depth))
-        vector = self._search(queries.knn_body(CONTEXT, query.vector, self._filters, self._depth))
+        lexical = self._search(queries.lexical_body(self._context, query.text, self._filters, self._depth))
+        vector = self._search(queries.knn_body(self._context, query.vector, self._filters, self._depth))
         scores: dict[str, float] = {}
         for response in (lexical, vector):
             for rank, hit in enumerate(response["hits"]["hits"], start=1):
@@ -100,7 +103,9 @@ class RawClient:
         return sorted(scores, key=lambda hit_id: (-scores[hit_id], hit_id))[:TOP_K]
 
     def _search(self, body: dict[str, Any]) -> Any:
-        return self._client.search(index=self._alias, body=body, routing=CONTEXT)
+        return self._client.search(
+            index=self._alias, body=body, routing=self._context, ignore_unavailable=True
+        )
 
     def close(self) -> None:
         self._client.close()

@@ -18,6 +18,7 @@ from .config import Settings, settings
 if TYPE_CHECKING:
     from .adapters.dynamodb_edges import DynamoDBEdges
     from .adapters.dynamodb_lineage import DynamoDBLineage
+    from .adapters.opensearch.index import ContextIndices
     from .adapters.opensearch.store import OpenSearchStore
     from .graph import GraphPathService
     from .lineage import WhyExplainService
@@ -47,9 +48,10 @@ class Container:
     @cached_property
     def store(self) -> OpenSearchStore:
         from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.layout import IndexLayout
         from .adapters.opensearch.store import OpenSearchStore
 
-        return OpenSearchStore(shared_client(self.settings), self.settings.opensearch_alias)
+        return OpenSearchStore(shared_client(self.settings), IndexLayout.of(self.settings))
 
     @cached_property
     def edges(self) -> GraphTraversal | DynamoDBEdges:
@@ -115,35 +117,38 @@ class Container:
         return WhyExplainService(self.lineage, self._items())
 
     @cached_property
-    def loader(self) -> Loader:
-        """The loader, with the items index created (from the mapping) if it does not exist yet."""
+    def indices(self) -> ContextIndices:
+        """Every context's index on the shared client (created on a context's first write); fails
+        early, saying how to start the local stack, when OpenSearch does not answer."""
         from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
-        from .adapters.dynamodb_client import dynamodb_client
         from .adapters.opensearch.client import shared_client
-        from .adapters.opensearch.index import ensure_index
+        from .adapters.opensearch.index import ContextIndices, IndexSpec
+        from .adapters.opensearch.layout import IndexLayout
         from .errors import BackendUnavailableError
-        from .loading.loader import Loader
-        from .loading.rows import TableNames
 
         client = shared_client(self.settings)
         try:
-            ensure_index(
-                client,
-                self.settings.opensearch_alias,
-                self.embedder.dimension,
-                shards=self.settings.opensearch_shards,
-                replicas=self.settings.opensearch_replicas,
-                refresh_interval=self.settings.opensearch_refresh_interval,
-            )
+            client.info()
         except OpenSearchConnectionError as error:
             raise BackendUnavailableError(
                 f"OpenSearch is not reachable at {self.settings.opensearch_endpoint}: "
                 "start the local stack with `make up`, or set RETRIEVAL_OPENSEARCH_ENDPOINT."
             ) from error
+        return ContextIndices(
+            client,
+            IndexLayout.of(self.settings),
+            IndexSpec.of(self.settings, self.settings.embedding_dimension),
+        )
+
+    @cached_property
+    def loader(self) -> Loader:
+        from .adapters.dynamodb_client import dynamodb_client
+        from .loading.loader import Loader
+        from .loading.rows import TableNames
+
         return Loader(
-            opensearch=client,
-            alias=self.settings.opensearch_alias,
+            indices=self.indices,
             dynamodb=dynamodb_client(self.settings),
             tables=TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table),
             embedder=self.embedder,

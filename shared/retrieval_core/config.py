@@ -11,6 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
 from .retrieval.config import DEFAULT_RANK_CONSTANT, PresetName
 
+IsolationModel = Literal["silo", "pool"]
+"""How contexts share OpenSearch: ``silo`` gives each context its own index (its own term statistics,
+k-NN graph and refreshes); ``pool`` keeps every context in one shared index and hides raw BM25 scores.
+docs/STORAGE.md says when each is right."""
+
 
 class Settings(BaseModel):
     """Where the backends are and how to talk to them. Defaults suit the local dev stack."""
@@ -18,7 +23,9 @@ class Settings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     opensearch_endpoint: str = "http://127.0.0.1:9200"
-    opensearch_alias: str = "retrieval-items"
+    opensearch_alias: str = Field(default="retrieval-items", pattern=r"^[a-z0-9][a-z0-9_-]{0,127}$")
+    """The pool's alias, or the prefix of every context's alias in the silo model."""
+    isolation_model: IsolationModel = "silo"
     opensearch_auth: Literal["none", "sigv4-es", "sigv4-aoss"] = "none"
     opensearch_shards: int = Field(default=1, ge=1)
     opensearch_replicas: int = Field(default=0, ge=0)

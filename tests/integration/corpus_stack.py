@@ -18,11 +18,17 @@ from dev.tables import scratch_space
 
 
 @contextmanager
-def provisioned_corpus(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
-    """Fresh tables and alias holding the sample corpus; handlers read them while the block runs."""
+def provisioned_corpus(
+    stack_settings: Settings, opensearch: Any, *, serve: bool = True
+) -> Iterator[Settings]:
+    """Fresh tables and indices (in ``stack_settings``' isolation model) holding the sample corpus; with
+    ``serve``, handlers read them while the block runs."""
     with scratch_space(stack_settings, "c") as settings:
         report = load_file(settings, SAMPLE_CORPUS)
         assert report.ok, report.summary()
+        if not serve:
+            yield settings
+            return
         with bootstrap.use(bootstrap.Container(settings)):
             yield settings
 

@@ -32,13 +32,20 @@ def table_rows(dynamodb: Any, table: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["pk"]["S"], r.get("sk", {}).get("S", "")))
 
 
-def index_documents(opensearch: Any, alias: str) -> list[dict[str, Any]]:
-    opensearch.indices.refresh(index=alias)
+def index_documents(opensearch: Any, settings: Settings) -> list[dict[str, Any]]:
+    """Every document of every context under ``settings``' index layout."""
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    aliases = IndexLayout.of(settings).alias_pattern
+    opensearch.indices.refresh(index=aliases, allow_no_indices=True)
     response = opensearch.search(
-        index=alias, body={"query": {"match_all": {}}, "size": 10_000, "sort": [{"id": "asc"}]}
+        index=aliases,
+        body={"query": {"match_all": {}}, "size": 10_000, "sort": [{"id": "asc"}]},
+        allow_no_indices=True,
     )
     return [
-        {"_id": h["_id"], "_routing": h.get("_routing"), **h["_source"]} for h in response["hits"]["hits"]
+        {"_index": h["_index"], "_id": h["_id"], "_routing": h.get("_routing"), **h["_source"]}
+        for h in response["hits"]["hits"]
     ]
 
 
@@ -47,6 +54,6 @@ def snapshot(settings: Settings, opensearch: Any, dynamodb: Any) -> str:
     state = {
         "edges": table_rows(dynamodb, settings.edges_table),
         "lineage": table_rows(dynamodb, settings.lineage_table),
-        "documents": index_documents(opensearch, settings.opensearch_alias),
+        "documents": index_documents(opensearch, settings),
     }
     return json.dumps(state, sort_keys=True)

@@ -75,6 +75,21 @@ def test_retrieve_costs_one_opensearch_call_and_no_dynamodb(tiny_report: tuple[d
     assert retrieve["hybrid_vs_naive"]["naive"]["samples"] == TINY.queries * TINY.rounds
 
 
+def test_isolation_compares_per_context_indices_with_the_shared_one(
+    tiny_report: tuple[dict, str, Path], opensearch: Any
+) -> None:
+    report, stdout, _ = tiny_report
+    assert report["corpus"]["isolation_model"] == "silo"
+    found = report["results"]["isolation"]
+    assert found["items"] == TINY.items and found["indices"] == {"silo": found["tenants"], "pool": 1}
+    for mode in ("lexical", "vector", "hybrid"):
+        for model in ("silo", "pool"):
+            assert found[mode][model]["samples"] == TINY.queries * TINY.rounds
+        assert found[mode]["silo_over_pool_p50"] > 0
+    assert "### Isolation: per-context indices (silo) vs one shared index (pool)" in stdout
+    assert not opensearch.indices.get(index="bench-tiny-*", allow_no_indices=True)  # the copies are gone
+
+
 def test_lineage_rounds_grow_with_depth_only(tiny_report: tuple[dict, str, Path]) -> None:
     why = tiny_report[0]["results"]["graph"]["why_explain"]
     for depth in range(1, 6):

@@ -1,18 +1,40 @@
-"""Two contexts whose entity names collide: no mode, path, lineage walk, error or count reveals the other."""
+"""Two contexts whose entity names collide: no mode, path, lineage walk, error or count reveals the other.
+
+Every test runs in both isolation models: silo (the session corpus) and pool (a copy in one shared index,
+loaded once for this module).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from corpus_stack import graph_path, retrieve, why
+from corpus_stack import graph_path, provisioned_corpus, retrieve, why
+from retrieval_core import bootstrap
 from retrieval_core.config import Settings
 
 from dev.sample import known
 
 COLLISION = known.COLLIDING_NAMES[0]
 WINDOW = {"from": "2025-01-01T00:00:00Z", "to": "2027-12-31T00:00:00Z"}
+
+
+@pytest.fixture(scope="module")
+def pool_corpus(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
+    pool = stack_settings.model_copy(update={"isolation_model": "pool"})
+    with provisioned_corpus(pool, opensearch, serve=False) as settings:
+        yield settings
+
+
+@pytest.fixture(params=["silo", "pool"])
+def model_corpus(request: pytest.FixtureRequest, corpus_settings: Settings) -> Iterator[Settings]:
+    """The sample corpus in one isolation model, the handlers pointed at it for this test."""
+    settings = corpus_settings if request.param == "silo" else request.getfixturevalue("pool_corpus")
+    assert settings.isolation_model == request.param
+    with bootstrap.serving(settings):
+        yield settings
 
 
 def requests_about(name: str, entity_id: str) -> list[dict[str, Any]]:
@@ -33,7 +55,7 @@ def foreign_strings(ctx: str) -> list[str]:
 
 
 @pytest.mark.parametrize("ctx", known.CONTEXTS)
-def test_no_mode_returns_or_mentions_another_context(corpus_settings: Settings, ctx: str) -> None:
+def test_no_mode_returns_or_mentions_another_context(model_corpus: Settings, ctx: str) -> None:
     for request in requests_about(COLLISION.name, COLLISION.entity_ids[ctx]):
         status, body = retrieve(
             ctx, request | {"top_k": 100, "statuses": ["ACTIVE", "SUPERSEDED", "CONTRADICTED", "STALE"]}
@@ -46,7 +68,7 @@ def test_no_mode_returns_or_mentions_another_context(corpus_settings: Settings, 
         assert all(h["id"].startswith(f"{ctx}:") for h in body["hits"])
 
 
-def test_the_colliding_fact_differs_and_each_context_sees_only_its_own(corpus_settings: Settings) -> None:
+def test_the_colliding_fact_differs_and_each_context_sees_only_its_own(model_corpus: Settings) -> None:
     texts = {}
     for ctx in known.CONTEXTS:
         _, body = retrieve(ctx, {"mode": "entity", "entity_id": COLLISION.entity_ids[ctx], "top_k": 100})
@@ -58,7 +80,7 @@ def test_the_colliding_fact_differs_and_each_context_sees_only_its_own(corpus_se
     assert globex_fact not in texts["acme"].values() and acme_fact not in texts["globex"].values()
 
 
-def test_a_body_or_query_string_context_is_ignored(corpus_settings: Settings) -> None:
+def test_a_body_or_query_string_context_is_ignored(model_corpus: Settings) -> None:
     from corpus_stack import call
     from retrieval_dev.cli.events import api_event
 
@@ -74,7 +96,7 @@ def test_a_body_or_query_string_context_is_ignored(corpus_settings: Settings) ->
     assert all(h["id"].startswith("acme:") for h in body["hits"])
 
 
-def test_foreign_entity_looks_exactly_like_a_missing_one(corpus_settings: Settings) -> None:
+def test_foreign_entity_looks_exactly_like_a_missing_one(model_corpus: Settings) -> None:
     foreign = COLLISION.entity_ids["globex"]
     for missing in ("acme:person/nobody-at-all", "globex:person/nobody-at-all"):
         for mode in ("entity", "graph_walk"):
@@ -88,7 +110,7 @@ def test_foreign_entity_looks_exactly_like_a_missing_one(corpus_settings: Settin
     )
 
 
-def test_foreign_lineage_ids_give_the_same_404_as_missing_ones(corpus_settings: Settings) -> None:
+def test_foreign_lineage_ids_give_the_same_404_as_missing_ones(model_corpus: Settings) -> None:
     foreign = known.FACTS["globex"].lineage_chain.leaf
     assert why("acme", foreign) == why("acme", "acme:does-not-exist") == why("acme", "globex:does-not-exist")
     assert why("acme", foreign)[0] == 404

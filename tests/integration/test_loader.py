@@ -66,7 +66,7 @@ def test_a_bad_line_is_reported_by_number_and_every_good_line_loads(
     assert not report.ok
     assert report.loaded == 2
     assert [(e.line, e.field) for e in report.errors] == [(2, "text"), (3, "(line)")]
-    ids = [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)]
+    ids = [d["id"] for d in index_documents(opensearch, fresh_settings)]
     assert ids == ["acme:p-1", "acme:p-3"]
 
 
@@ -78,7 +78,7 @@ def test_a_cross_context_link_is_rejected_and_nothing_of_it_is_written(
         [proposition("acme:p-1", ["acme:e/a", "globex:e/b"]), proposition("acme:p-2", ["acme:e/a"])],
     )
     assert [(e.line, e.field) for e in report.errors] == [(1, "mentions")]
-    assert [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)] == ["acme:p-2"]
+    assert [d["id"] for d in index_documents(opensearch, fresh_settings)] == ["acme:p-2"]
     assert table_rows(dynamodb, fresh_settings.edges_table) == []
 
 
@@ -86,9 +86,13 @@ def test_every_document_and_key_carries_its_context(
     fresh_settings: Settings, opensearch: Any, dynamodb: Any
 ) -> None:
     assert load_file(fresh_settings, SAMPLE_CORPUS).ok
-    documents = index_documents(opensearch, fresh_settings.opensearch_alias)
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    layout = IndexLayout.of(fresh_settings)
+    documents = index_documents(opensearch, fresh_settings)
     assert {d["context_id"] for d in documents} == {"acme", "globex"}
     for doc in documents:
+        assert doc["_index"] == layout.index(doc["context_id"])  # silo: each context has its own index
         assert doc["_routing"] == doc["context_id"]
         assert doc["id"].startswith(doc["context_id"] + ":")
         assert all(e.startswith(doc["context_id"] + ":") for e in doc["entity_ids"])
@@ -102,7 +106,6 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
     fresh_settings: Settings, opensearch: Any, dynamodb: Any
 ) -> None:
     from retrieval_core.adapters.dynamodb_client import dynamodb_client
-    from retrieval_core.adapters.opensearch.client import shared_client
     from retrieval_core.embedding.factory import embedder_from_settings
 
     lines = [
@@ -111,13 +114,12 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
     ]
     from retrieval_core.bootstrap import Container
 
-    assert Container(fresh_settings).loader is not None  # creates the index, as any load would
+    embedder = embedder_from_settings(fresh_settings)
     broken = Loader(
-        opensearch=shared_client(fresh_settings),
-        alias=fresh_settings.opensearch_alias,
+        indices=Container(fresh_settings).indices,
         dynamodb=dynamodb_client(fresh_settings),
         tables=TableNames(edges=fresh_settings.edges_table, lineage="no-such-table"),
-        embedder=embedder_from_settings(fresh_settings),
+        embedder=embedder,
     )
     report = broken.load_lines(lines)
     assert sorted(report.unwritten) == ["acme:p-1", "acme:p-2"] and report.loaded == 0
@@ -125,7 +127,7 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
     repaired = snapshot(fresh_settings, opensearch, dynamodb)
     assert load_lines(fresh_settings, lines).ok
     assert snapshot(fresh_settings, opensearch, dynamodb) == repaired
-    assert [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)] == [
+    assert [d["id"] for d in index_documents(opensearch, fresh_settings)] == [
         "acme:p-1",
         "acme:p-2",
     ]

@@ -141,8 +141,12 @@ def counted_requests(corpus_settings: Settings) -> Iterator[list[str]]:
 
 
 def test_hybrid_is_exactly_one_http_request(corpus_settings: Settings, counted_requests: list[str]) -> None:
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
     body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10})
-    assert body["hits"] and counted_requests == ["POST /_msearch"]
+    # One request, addressed to the caller's own alias only.
+    alias = IndexLayout.of(corpus_settings).alias("acme")
+    assert body["hits"] and counted_requests == [f"POST /{alias}/_msearch"]
     assert any(set(h["signals"]) == {"lexical", "vector"} for h in body["hits"])
 
 

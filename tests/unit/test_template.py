@@ -139,6 +139,15 @@ def test_opensearch_auth_choices_are_ones_the_settings_accept() -> None:
     assert set(template()["Parameters"]["OpenSearchAuth"]["AllowedValues"]) <= accepted
 
 
+def test_isolation_model_defaults_to_silo_and_its_choices_are_the_settings_ones() -> None:
+    parameter = template()["Parameters"]["IsolationModel"]
+    accepted = set(typing.get_args(Settings.model_fields["isolation_model"].annotation))
+    assert set(parameter["AllowedValues"]) == accepted and parameter["Default"] == "silo"
+    assert function_environment()["RETRIEVAL_ISOLATION_MODEL"] == {"Ref": "IsolationModel"}
+    alias = template()["Parameters"]["OpenSearchAlias"]
+    assert alias["AllowedPattern"] == Settings.model_fields["opensearch_alias"].metadata[0].pattern
+
+
 def test_powertools_is_configured_for_every_function() -> None:
     env = function_environment()
     assert {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOG_LEVEL"} <= set(env)
@@ -170,7 +179,13 @@ def test_search_access_is_one_backend_chosen_by_parameter(function: str) -> None
     for policy, actions in SEARCH_BY_BACKEND.items():
         (statement,) = resource(policy)["Properties"]["PolicyDocument"]["Statement"]
         assert set(_as_list(statement["Action"])) == actions
-        assert "*" not in json.dumps(statement["Resource"]).replace("/*", "")
+        # Only wildcards below a named resource: a path under it, or (silo) every context's index.
+        resources = json.dumps(statement["Resource"])
+        assert "*" not in resources.replace("/*", "").replace("${OpenSearchAlias}.*", "")
+    for arn in _as_list(
+        resource("DomainSearchPolicy")["Properties"]["PolicyDocument"]["Statement"][0]["Resource"]
+    ):
+        assert "domain/${OpenSearchResourceName}/${OpenSearchAlias}" in arn["Fn::Sub"]
 
 
 @pytest.mark.parametrize("function", list(FUNCTIONS.values()))

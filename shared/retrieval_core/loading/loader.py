@@ -1,9 +1,10 @@
 """``Loader``: validated items into OpenSearch and DynamoDB, idempotently and in batches.
 
-Per chunk: embed what has no embedding, delete the DynamoDB rows a changed item no longer owns, write
-the rows it owns, write its card (with the new manifest) last, then bulk-index the documents. A chunk
-that fails is reported item by item; re-running the same file repairs the state, because every write
-is a put of a whole row keyed by what the item is.
+Per chunk: embed what has no embedding, create the index of a context written for the first time,
+delete the DynamoDB rows a changed item no longer owns, write the rows it owns, write its card (with
+the new manifest) last, then bulk-index the documents. A chunk that fails is reported item by item;
+re-running the same file repairs the state, because every write is a put of a whole row keyed by what
+the item is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..adapters.dynamodb_writer import DynamoDBBatchWriter, RowRef, read_attribu
 from ..adapters.errors import IncompleteBatchError
 from ..adapters.opensearch import writer as index_writer
 from ..adapters.opensearch.documents import document_of
+from ..adapters.opensearch.index import ContextIndices
 from ..errors import BackendUnavailableError
 from ..models.item import Item
 from ..ports import Embedder
@@ -49,15 +51,13 @@ class Loader:
     def __init__(
         self,
         *,
-        opensearch: Any,
-        alias: str,
+        indices: ContextIndices,
         dynamodb: Any,
         tables: TableNames,
         embedder: Embedder,
         chunk_size: int = CHUNK_SIZE,
     ) -> None:
-        self._opensearch = opensearch
-        self._alias = alias
+        self._indices = indices
         self._dynamodb = dynamodb
         self._writer = DynamoDBBatchWriter(dynamodb)
         self._tables = tables
@@ -68,6 +68,7 @@ class Loader:
         self, lines: Sequence[str], *, context_id: str | None = None, progress: Progress | None = None
     ) -> LoadReport:
         report = LoadReport()
+        touched: set[str] = set()
         chunk: list[ParsedLine] = []
         for parsed in parse_lines(lines, context_id=context_id):
             if isinstance(parsed, LineError):
@@ -77,23 +78,28 @@ class Loader:
                 continue
             chunk.append(parsed)
             if len(chunk) >= self._chunk_size:
-                self._load_chunk(chunk, report, progress)
+                touched |= self._load_chunk(chunk, report, progress)
                 chunk = []
         if chunk:
-            self._load_chunk(chunk, report, progress)
-        index_writer.refresh(self._opensearch, self._alias)
+            touched |= self._load_chunk(chunk, report, progress)
+        self._indices.refresh(touched)
         return report
 
-    def _load_chunk(self, chunk: list[ParsedLine], report: LoadReport, progress: Progress | None) -> None:
+    def _load_chunk(self, chunk: list[ParsedLine], report: LoadReport, progress: Progress | None) -> set[str]:
+        """Write one chunk; returns the contexts it wrote to."""
         # A later line with the same id replaces an earlier one, as a reload would.
         latest = {parsed.item.id: parsed for parsed in chunk}
         parsed_lines = list(latest.values())
         embeddings = self._embeddings(parsed_lines, report)
         items = [p.item for p in parsed_lines if p.item.id in embeddings]
+        contexts = {item.context_id for item in items}
         try:
+            # A context's index is created on its first write, from the one mapping.
+            for context_id in sorted(contexts):
+                self._indices.ensure(context_id)
             self._write_rows(items)
             rejected = index_writer.bulk_index(
-                self._opensearch, self._alias, [document_of(i, embeddings[i.id]) for i in items]
+                self._indices.client, self._indices.layout, [document_of(i, embeddings[i.id]) for i in items]
             )
         except (IncompleteBatchError, BackendUnavailableError):
             rejected = [item.id for item in items]
@@ -101,6 +107,7 @@ class Loader:
         report.loaded += len(items) - len(rejected)
         if progress:
             progress.advance(len(chunk))
+        return contexts
 
     def _embeddings(self, parsed_lines: list[ParsedLine], report: LoadReport) -> dict[str, list[float]]:
         vectors: dict[str, list[float]] = {}

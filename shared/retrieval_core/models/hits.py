@@ -11,7 +11,8 @@ from .item import Kind, Status
 
 
 class Signal(BaseModel):
-    """How one retrieval arm saw a hit: its 1-based rank and raw score in that arm."""
+    """How one retrieval arm saw a hit: its 1-based rank and its score in that arm (the raw score, except
+    for the lexical arm of a pool deployment, which reports 1/rank: shared BM25 statistics stay hidden)."""
 
     model_config = ConfigDict(frozen=True)
 

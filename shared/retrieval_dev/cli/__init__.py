@@ -11,6 +11,7 @@ import sys
 
 SUBCOMMANDS = {
     "load": ("load", "Load items from a JSON Lines file into the index and tables."),
+    "reindex": ("reindex", "Copy every document into the other isolation model (silo or pool)."),
     "schema": ("schema", "Print the JSON Schema of the item format."),
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         "documents": str(args.documents),
         "queries": str(args.queries),
         "qrels": str(args.qrels),
-        "index_alias": settings.opensearch_alias,
+        "index_alias": configuration["index"]["alias"],
         "document_count": len(collection.documents),
         "blank_documents_skipped": blank,
         "query_count": len(queries),

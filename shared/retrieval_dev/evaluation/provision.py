@@ -1,9 +1,10 @@
 """A throwaway index for one evaluation: loaded with the project's loader, served by the real handler.
 
-Every run gets a fresh alias (``eval-<8 hex>``), so the index always has the analyzer and mappings the
-code defines today, and nothing another user loaded into the shared stack is read or changed. The
+Every run gets a fresh alias prefix (``eval-<8 hex>``), so the index always has the analyzer and mappings
+the code defines today, and nothing another user loaded into the shared stack is read or changed. The
 handler finds the index through ``RETRIEVAL_OPENSEARCH_ALIAS``, as a deployed function would through
-its environment; the alias and its index are deleted afterwards.
+its environment (the collection's context's index, in the configured isolation model); every index of
+that prefix is deleted afterwards.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from retrieval_core.config import Settings
 from retrieval_core.errors import RetrievalError
 
-from .collection import Document, item_lines
+from .collection import CONTEXT_ID, Document, item_lines
 
 ALIAS_PREFIX = "eval-"
 
@@ -41,20 +42,23 @@ def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Itera
         with bootstrap.use(bootstrap.Container(scoped)):
             yield scoped
     finally:
-        _delete_index(client, scoped.opensearch_alias)
+        _delete_indices(client, scoped)
 
 
 def describe_index(settings: Settings) -> dict[str, Any]:
     """The analysis settings and text mapping of the live index: what the lexical arm really used."""
     from retrieval_core.adapters.opensearch.client import shared_client
     from retrieval_core.adapters.opensearch.index import TEXT_ANALYZER
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
 
     client = shared_client(settings)
-    alias = settings.opensearch_alias
+    alias = IndexLayout.of(settings).alias(CONTEXT_ID)
     (index_settings,) = client.indices.get_settings(index=alias).values()
     (mapping,) = client.indices.get_mapping(index=alias).values()
     index = index_settings["settings"]["index"]
     return {
+        "alias": alias,
+        "isolation_model": settings.isolation_model,
         "analyzer": TEXT_ANALYZER,
         "analysis": index.get("analysis", {}),
         "similarity": index.get("similarity", {"default": "BM25 (k1=1.2, b=0.75)"}),
@@ -62,5 +66,8 @@ def describe_index(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _delete_index(client: Any, alias: str) -> None:
-    client.indices.delete(index=f"{alias}-*", ignore_unavailable=True, allow_no_indices=True)
+def _delete_indices(client: Any, settings: Settings) -> None:
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    pattern = IndexLayout.of(settings).index_pattern
+    client.indices.delete(index=pattern, ignore_unavailable=True, allow_no_indices=True)

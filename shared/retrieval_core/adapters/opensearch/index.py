@@ -1,4 +1,5 @@
 """The item index: explicit mappings behind an alias, lucene HNSW vectors, documents routed by context.
+Which index a context uses is ``layout.IndexLayout``'s decision; this module creates and checks them.
 
 Only the ``lucene`` k-NN engine is used: it supports efficient filtering inside the ``knn`` clause and
 needs no native library (the local node's k-NN plugin ships none).
@@ -6,22 +7,23 @@ needs no native library (the local node's k-NN plugin ships none).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...config import Settings
 from ..errors import IndexDimensionMismatchError
+from .client import backend_failures
+from .layout import IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
-INDEX_VERSION = 1
+_REFRESH_BATCH = 50
 VECTOR_FIELD = "embedding"
 KNN_ENGINE = "lucene"
 KNN_SPACE = "cosinesimil"
 TEXT_ANALYZER = "item_text"
-
-
-def index_name(alias: str) -> str:
-    return f"{alias}-v{INDEX_VERSION}"
 
 
 def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: str) -> dict[str, Any]:
@@ -85,21 +87,79 @@ def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: 
     }
 
 
-def ensure_index(
-    client: OpenSearch, alias: str, dimension: int, *, shards: int, replicas: int, refresh_interval: str
-) -> str:
-    """Create the versioned index and its alias when absent; verify the vector dimension when present."""
-    if client.indices.exists_alias(name=alias):
-        mapping = client.indices.get_mapping(index=alias)
-        for index, body in mapping.items():
+@dataclass(frozen=True, slots=True)
+class IndexSpec:
+    """What every item index is created with."""
+
+    dimension: int
+    shards: int = 1
+    replicas: int = 0
+    refresh_interval: str = "1s"
+
+    @classmethod
+    def of(cls, settings: Settings, dimension: int) -> IndexSpec:
+        return cls(
+            dimension,
+            shards=settings.opensearch_shards,
+            replicas=settings.opensearch_replicas,
+            refresh_interval=settings.opensearch_refresh_interval,
+        )
+
+    def body(self) -> dict[str, Any]:
+        return index_body(
+            self.dimension, shards=self.shards, replicas=self.replicas, refresh_interval=self.refresh_interval
+        )
+
+
+class ContextIndices:
+    """The write side's view of the layout: creates a context's index on its first write (checking the
+    vector dimension of one that exists) and refreshes what a load touched."""
+
+    def __init__(self, client: OpenSearch, layout: IndexLayout, spec: IndexSpec) -> None:
+        self.client = client
+        self.layout = layout
+        self._spec = spec
+        self._ready: set[str] = set()
+
+    def ensure(self, context_id: str) -> str:
+        """The context's alias, its index created first if absent (once per process and alias)."""
+        alias = self.layout.alias(context_id)
+        if alias in self._ready:
+            return alias
+        with backend_failures():
+            if not self.client.indices.exists_alias(name=alias):
+                self._create(context_id, alias)
+            self._check_dimension(alias)
+        self._ready.add(alias)
+        return alias
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        """Make what was written to these contexts searchable (once per load, not per chunk)."""
+        aliases = sorted({self.layout.alias(c) for c in context_ids})
+        for start in range(0, len(aliases), _REFRESH_BATCH):
+            with backend_failures():
+                self.client.indices.refresh(
+                    index=",".join(aliases[start : start + _REFRESH_BATCH]), ignore_unavailable=True
+                )
+
+    def _create(self, context_id: str, alias: str) -> None:
+        from opensearchpy.exceptions import RequestError
+
+        try:
+            self.client.indices.create(
+                index=self.layout.index(context_id), body={**self._spec.body(), "aliases": {alias: {}}}
+            )
+        except RequestError as error:
+            # Another writer created it first; the dimension check that follows still applies.
+            if error.error != "resource_already_exists_exception":
+                raise
+
+    def _check_dimension(self, alias: str) -> None:
+        for index, body in self.client.indices.get_mapping(index=alias).items():
             existing = body["mappings"]["properties"][VECTOR_FIELD]["dimension"]
-            if existing != dimension:
+            if existing != self._spec.dimension:
                 raise IndexDimensionMismatchError(
                     f"Index '{index}' holds {existing}-dimensional vectors but the embedder produces "
-                    f"{dimension}. Use another alias (RETRIEVAL_OPENSEARCH_ALIAS) or rebuild the index."
+                    f"{self._spec.dimension}. Use another alias (RETRIEVAL_OPENSEARCH_ALIAS) or rebuild "
+                    "the index."
                 )
-        return alias
-    name = index_name(alias)
-    body = index_body(dimension, shards=shards, replicas=replicas, refresh_interval=refresh_interval)
-    client.indices.create(index=name, body={**body, "aliases": {alias: {}}})
-    return alias

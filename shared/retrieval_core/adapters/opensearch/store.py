@@ -1,6 +1,12 @@
 """``OpenSearchStore``: lexical, k-NN, hybrid (one ``_msearch``), entity, temporal and id reads.
 
-Every request routes by the caller's context and filters on it inside the query.
+Every request addresses the caller's context's alias (``layout.IndexLayout``), routes by the context and
+filters on it inside the query. A context that has never been written has no index in the silo model:
+its reads find nothing, exactly like a context whose items are all missing.
+
+In the pool model every context shares one index and so its term statistics: a raw BM25 score would
+let a tenant measure how often other tenants use a word. There a lexical hit carries only its rank, and
+its score is the reciprocal of that rank (1, 1/2, 1/3, ...).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from ...ports import ArmResults, SearchFilters, TimeWindow
 from . import queries
 from .client import backend_failures
 from .documents import hit_of
+from .layout import IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -29,9 +36,9 @@ VECTOR_ARM = "vector"
 class OpenSearchStore:
     """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch and ItemReader."""
 
-    def __init__(self, client: OpenSearch, alias: str) -> None:
+    def __init__(self, client: OpenSearch, layout: IndexLayout) -> None:
         self._client = client
-        self._alias = alias
+        self._layout = layout
         self._calls = CallCounter()
 
     @property
@@ -41,17 +48,18 @@ class OpenSearchStore:
 
     def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
         body = queries.lexical_body(context_id, text, filters, filters.size)
-        return self._ranked(self._search(context_id, body), LEXICAL_ARM)
+        return self._lexical(self._search(context_id, body))
 
     def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
         body = queries.knn_body(context_id, vector, filters, filters.size)
-        return self._ranked(self._search(context_id, body), VECTOR_ARM)
+        return _ranked(self._search(context_id, body), VECTOR_ARM)
 
     def hybrid(
         self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
     ) -> ArmResults:
-        """Both arms in one ``_msearch`` round trip."""
-        header = {"index": self._alias, "routing": context_id}
+        """Both arms in one ``_msearch`` round trip, the alias in the path (where IAM policies see it)."""
+        alias = self._layout.alias(context_id)
+        header = {"routing": context_id, "ignore_unavailable": True}
         bodies = [
             header,
             queries.lexical_body(context_id, text, filters, depth),
@@ -59,13 +67,13 @@ class OpenSearchStore:
             queries.knn_body(context_id, vector, filters, depth),
         ]
         payload = "".join(json.dumps(line) + "\n" for line in bodies)
-        response = self._call(lambda: self._client.msearch(body=payload))
-        arms: dict[str, list[Hit]] = {}
-        for arm, result in zip((LEXICAL_ARM, VECTOR_ARM), response["responses"], strict=True):
-            if "error" in result:
-                raise BackendUnavailableError()
-            arms[arm] = self._ranked(result, arm)
-        return ArmResults(arms=arms)
+        response = self._call(lambda: self._client.msearch(index=alias, body=payload))
+        lexical_result, vector_result = response["responses"]
+        if "error" in lexical_result or "error" in vector_result:
+            raise BackendUnavailableError()
+        return ArmResults(
+            arms={LEXICAL_ARM: self._lexical(lexical_result), VECTOR_ARM: _ranked(vector_result, VECTOR_ARM)}
+        )
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         response = self._search(context_id, queries.entity_body(context_id, entity_id, filters))
@@ -86,19 +94,26 @@ class OpenSearchStore:
         }
 
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return self._call(lambda: self._client.search(index=self._alias, body=body, routing=context_id))
+        alias = self._layout.alias(context_id)
+        return self._call(
+            lambda: self._client.search(index=alias, body=body, routing=context_id, ignore_unavailable=True)
+        )
 
-    @staticmethod
-    def _ranked(response: dict[str, Any], arm: str) -> list[Hit]:
-        return [
-            hit_of(h["_source"], score=float(h["_score"]), arm=arm, rank=rank)
-            for rank, h in enumerate(_hits(response), start=1)
-        ]
+    def _lexical(self, response: dict[str, Any]) -> list[Hit]:
+        """Raw BM25 scores in a silo (its statistics are its own); reciprocal ranks in the pool."""
+        return _ranked(response, LEXICAL_ARM, rank_only=not self._layout.siloed)
 
     def _call(self, request: Callable[[], T]) -> T:
         self._calls.add()
         with backend_failures():
             return request()
+
+
+def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> list[Hit]:
+    return [
+        hit_of(h["_source"], score=1.0 / rank if rank_only else float(h["_score"]), arm=arm, rank=rank)
+        for rank, h in enumerate(_hits(response), start=1)
+    ]
 
 
 def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:

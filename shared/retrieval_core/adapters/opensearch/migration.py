@@ -1,0 +1,63 @@
+"""Moving item documents between index layouts (``retrieval reindex``: pool to silo and back).
+
+Documents are copied as stored, vectors included, so nothing is embedded again; the target creates each
+context's index on its first write, from the one mapping. Copying is idempotent (each document replaces
+its own id), so a copy interrupted or overtaken by new writes is repaired by running it again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from ...errors import RetrievalError
+from .client import backend_failures
+from .index import ContextIndices
+from .layout import IndexLayout
+from .writer import bulk_index
+
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
+
+COPY_BATCH = 500
+
+
+class CopyRejectedError(RetrievalError):
+    """OpenSearch refused some documents of a copy; it names them so a rerun can be checked."""
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(f"{len(ids)} documents were not copied, e.g. {', '.join(ids[:5])}; run it again")
+        self.ids = ids
+
+
+def scan_documents(client: OpenSearch, layout: IndexLayout) -> Iterator[dict[str, Any]]:
+    """Every stored document of every context under ``layout``, vectors included."""
+    from opensearchpy.helpers import scan
+
+    with backend_failures():
+        for hit in scan(
+            client,
+            index=layout.alias_pattern,
+            query={"query": {"match_all": {}}},
+            size=COPY_BATCH,
+            ignore_unavailable=True,
+            allow_no_indices=True,
+        ):
+            yield hit["_source"]
+
+
+def copy_documents(documents: Iterable[dict[str, Any]], target: ContextIndices) -> Counter[str]:
+    """Write ``documents`` into ``target``'s layout and refresh it; returns documents per context."""
+    copied: Counter[str] = Counter()
+    iterator = iter(documents)
+    while batch := list(islice(iterator, COPY_BATCH)):
+        for context_id in sorted({doc["context_id"] for doc in batch}):
+            target.ensure(context_id)
+        rejected = bulk_index(target.client, target.layout, batch)
+        if rejected:
+            raise CopyRejectedError(rejected)
+        copied.update(doc["context_id"] for doc in batch)
+    target.refresh(copied)
+    return copied
