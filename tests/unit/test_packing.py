@@ -293,6 +293,18 @@ def test_compress_with_tokens_keeps_a_short_top_hit_whole_and_gives_the_rest_to_
     assert packet.used == token_counter().count(packet.text) <= 70
 
 
+def test_brief_compress_shows_each_items_most_relevant_sentence_instead_of_its_first() -> None:
+    hits = [make_hit("c:z", ZEBRA, 0.7), make_hit("c:one", "Zebra herds.", 0.6)]
+    options = PackOptions(max_chars=500, shape="brief", compress=True)
+    packet = pack_hits(hits, labels(hits), options, "migrate")
+    assert packet.text.splitlines() == [
+        "Context packet: 2 items for: migrate",
+        "[S1] … Rainfall shapes where zebra herds migrate. …",
+        "[S2] Zebra herds.",
+    ]
+    assert [(i.compressed, i.truncated) for i in packet.items] == [(True, False), (False, False)]
+
+
 def test_a_hit_without_a_source_id_is_an_internal_error_that_names_nothing() -> None:
     with pytest.raises(SourceIdMissingError) as caught:
         pack_hits([make_hit("c:secret", "x")], {}, PackOptions(max_tokens=50), None)
