@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
@@ -33,7 +34,10 @@ def path(
 
 
 def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathResponse:
-    return container().graph_path.find(context, request)
+    response = container().graph_path.find(context, request)
+    metrics.add_metric(name="GraphPathsFound", unit=MetricUnit.Count, value=len(response.paths))
+    metrics.add_metric(name="GraphNodesVisited", unit=MetricUnit.Count, value=response.explored.nodes_visited)
+    return response
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> GraphPathResponse:

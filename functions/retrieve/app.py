@@ -31,8 +31,7 @@ def retrieve(query: RetrieveRequest) -> RetrieveResponse:
         session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
     )
-    metrics.add_metric(name=f"Retrieve_{response.mode}", unit=MetricUnit.Count, value=1)
-    return response
+    return _counted(response)
 
 
 @app.get("/v1/sessions/<session_id>")
@@ -44,16 +43,23 @@ def session(
     caller = current_caller(app)
     # The route's regex captures "s" of "s\n" (its "$" matches before a final newline): check the raw value.
     raw = (app.current_event.path_parameters or {}).get("session_id", session_id)
-    return container().policy.describe(
+    view = container().policy.describe(
         context_id=caller.context.context_id,
         session_id=checked_session_id(raw, "session_id"),
         claim_limit=caller.claim_session_limit,
     )
+    metrics.add_metric(name="SessionsDescribed", unit=MetricUnit.Count, value=1)
+    return view
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:
     request = RetrieveRequest.model_validate(invocation.request)
-    return container().retrieve.retrieve(context, request, session_id=invocation.session_id)
+    return _counted(container().retrieve.retrieve(context, request, session_id=invocation.session_id))
+
+
+def _counted(response: RetrieveResponse) -> RetrieveResponse:
+    metrics.add_metric(name=f"Retrieve_{response.mode}", unit=MetricUnit.Count, value=1)
+    return response
 
 
 lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
@@ -31,7 +32,10 @@ def why(
 
 
 def _explain(context: CallerContext, request: WhyExplainRequest) -> WhyExplainResponse:
-    return container().why_explain.explain(context, request)
+    response = container().why_explain.explain(context, request)
+    metrics.add_metric(name="LineageLevels", unit=MetricUnit.Count, value=response.explored.levels)
+    metrics.add_metric(name="LineageAncestors", unit=MetricUnit.Count, value=len(response.derived_from.nodes))
+    return response
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> WhyExplainResponse:

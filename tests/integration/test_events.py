@@ -114,6 +114,10 @@ def test_event_yields_declared_status(path: Path, folder_runs: FolderRuns) -> No
     declared = int(FILE_NAME.match(path.name)["status"])
     outcome = folder_runs.outcome(path)
     assert outcome.status == declared, f"{path.name}: {outcome.body}\n{outcome.stderr[-2000:]}"
+    # Every outcome publishes a metric (no Powertools warning), and metric lines stay out of what the
+    # user reads unless asked for with --show-metrics.
+    assert "No application metrics" not in outcome.stderr
+    assert '"_aws"' not in outcome.stderr
     if declared != 200:
         assert outcome.body["error"] == ERROR_CODES[declared]
         assert outcome.body["message"]

@@ -107,3 +107,26 @@ def test_a_header_that_cannot_fit_is_422_before_any_budget_is_spent(corpus_setti
     )
     assert status == 422 and "header" in body["message"].lower()
     assert retrieve("acme", {"mode": "lexical", "text": "ledger", "session_id": session})[0] == 200
+
+
+def test_the_demos_compressed_packet_keeps_the_answer_and_the_top_hits(corpus_settings: Settings) -> None:
+    """The demo's step 3: compressing used to drop the two best hits (the answer among them) for budget
+    and pack the weaker ones; the best hits now get the budget first."""
+    status, body = retrieve(
+        "acme",
+        {
+            "mode": "hybrid",
+            "text": "Who leads the Payments team?",
+            "top_k": 8,
+            "session_id": session_id(),
+            "pack": {"max_tokens": 200, "compress": True},
+        },
+    )
+    assert status == 200, body
+    hit_ids = [h["id"] for h in body["hits"]]
+    packet = body["context_packet"]
+    packed = [item["id"] for item in packet["items"]]
+    assert "Alice Chen leads the Payments team" in body["hits"][0]["text"]
+    assert packed == hit_ids[: len(packed)] and len(packed) >= 2  # nothing above a packed hit is lost
+    assert all(d["reason"] == "budget" for d in packet["dropped"])
+    assert packet["used"] <= packet["budget"] == 200

@@ -260,34 +260,49 @@ ZEBRA = (
 )
 
 
-def test_compress_keeps_the_task_relevant_sentences_in_order_within_the_share() -> None:
+def test_compress_keeps_the_most_relevant_sentence_then_fills_what_is_left_in_original_order() -> None:
     hits = [make_hit("c:z", ZEBRA, 0.7), make_hit("c:other", "Unrelated filler sentence here.", 0.6)]
-    options = PackOptions(max_chars=300, compress=True)
-    packet = pack_hits(hits, labels(hits), options, "zebra habitat migrate")
-    layout = Layout("passages", "zebra habitat migrate")
-    share = (300 - len(layout.header(0))) // 2
-    first = blocks_of(packet, "passages")[0]
-    assert packet.items[0].compressed and not packet.items[0].truncated
-    assert len(first) <= share
-    assert first.endswith(
-        "… Zebras graze in the open savanna habitat. … Rainfall shapes where zebra herds migrate. …"
+    packet = pack_hits(hits, labels(hits), PackOptions(max_chars=300, compress=True), "zebra habitat migrate")
+    first, second = blocks_of(packet, "passages")
+    assert [(i.id, i.compressed, i.truncated) for i in packet.items] == [
+        ("c:z", True, False),
+        ("c:other", False, False),
+    ]
+    # The two sentences sharing task words come first; the rest of the room is filled in relevance
+    # order (ties: earlier first), and the kept sentences read in their original order.
+    assert first == (
+        "[S1] (document, score 0.7) Markets opened flat on Monday. Zebras graze in the open savanna "
+        "habitat. The committee postponed its vote again. Rainfall shapes where zebra herds migrate. …"
     )
-    assert "Markets" not in first and "committee" not in first
-    assert [i.id for i in packet.items] == ["c:z", "c:other"]
-    assert packet.used <= 300
+    assert second == "[S2] (document, score 0.6) Unrelated filler sentence here."
+    assert packet.used == len(packet.text) <= 300
+    with_next = Layout("passages", "zebra habitat migrate").text(
+        [first.replace(" …", " Ticket prices rose by four percent. …"), second]
+    )
+    assert len(with_next) > 300  # the next sentence in line would not have fitted: no room was left idle
 
 
-def test_compress_with_tokens_stays_within_the_share_and_keeps_whole_items_whole() -> None:
+def test_compress_with_tokens_keeps_a_short_top_hit_whole_and_gives_the_rest_to_the_next() -> None:
     hits = [make_hit("c:short", "Zebra facts.", 0.9), make_hit("c:z", ZEBRA * 3, 0.8)]
     packet = pack_hits(hits, labels(hits), PackOptions(max_tokens=70, compress=True), "zebra habitat")
     first, second = blocks_of(packet, "passages")
     assert [(i.id, i.compressed) for i in packet.items] == [("c:short", False), ("c:z", True)]
-    header_tokens = token_counter().count(Layout("passages", "zebra habitat").header(0))
-    used_after_first = token_counter().count(Layout("passages", "zebra habitat").text([first]))
-    assert token_counter().count(first) <= (70 - header_tokens) // 2
-    assert token_counter().count(second) <= 70 - used_after_first
-    assert "habitat" in second
-    assert packet.used <= 70
+    assert first == "[S1] (document, score 0.9) Zebra facts."
+    assert "Zebras graze in the open savanna habitat." in second
+    assert "Rainfall shapes where zebra herds migrate." in second
+    assert packet.used == token_counter().count(packet.text) <= 70
+
+
+def test_brief_compress_shows_each_items_most_relevant_sentence_instead_of_its_first() -> None:
+    hits = [make_hit("c:z", ZEBRA, 0.7), make_hit("c:one", "Zebra herds.", 0.6)]
+    options = PackOptions(max_chars=500, shape="brief", compress=True)
+    packet = pack_hits(hits, labels(hits), options, "migrate")
+    assert packet.text.splitlines() == [
+        "Context packet: 2 items for: migrate",
+        "[S1] … Rainfall shapes where zebra herds migrate. …",
+        "[S2] Zebra herds.",
+    ]
+    assert [(i.compressed, i.truncated) for i in packet.items] == [(True, False), (False, False)]
 
 
 def test_a_hit_without_a_source_id_is_an_internal_error_that_names_nothing() -> None:

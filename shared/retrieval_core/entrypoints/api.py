@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel
 
 from ..bootstrap import container
@@ -101,7 +102,19 @@ def lambda_entry(
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         if is_direct(event):
-            return handle_direct(event, serve_direct, logger)
-        return resolve(app, event, context, logger)
+            response = handle_direct(event, serve_direct, logger)
+        else:
+            response = resolve(app, event, context, logger)
+        count_errors(metrics, response["statusCode"])
+        return response
 
     return lambda_handler
+
+
+def count_errors(metrics: Metrics, status: int) -> None:
+    """Count error answers: a direct invocation has no API Gateway 4XX/5XX metric, and Lambda counts
+    only uncaught exceptions. It also means a request refused before its route still has a metric to
+    publish; each route publishes its own on success."""
+    if status >= 400:
+        name = "ServerErrors" if status >= 500 else "ClientErrors"
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)

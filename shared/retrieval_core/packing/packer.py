@@ -2,7 +2,9 @@
 
 Guarantees (see README.md): items are a subsequence of the hits in their order and at their scores;
 the rendered text, header included, never exceeds the budget as measured by the same counter the
-packet reports; every hit left out is listed in ``dropped`` with a reason.
+packet reports; every hit left out is listed in ``dropped`` with a reason; a hit is only dropped for
+budget when its smallest form did not fit beside the hits ranked above it (rank priority), and never
+while that form would still fit in the finished packet (no waste).
 """
 
 from __future__ import annotations
@@ -20,91 +22,106 @@ from .sentences import by_relevance, split_sentences
 
 SENTENCES_CONSIDERED = 64
 """Compression tries at most this many of an item's most relevant sentences: each try is a true count,
-so this bounds the work a book-length hit costs while leaving far more than any share can hold."""
+so this bounds the work a book-length hit costs while leaving far more than any budget can hold."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
+    rank: int
     hit: Hit
     source_id: str
     sentences: list[str]
+    relevance: list[int]
+    """Sentence indices, most relevant to the task first (only computed when compressing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    text: str
+    compressed: bool = False
+    truncated: bool = False
+
+
+class _Forms:
+    """The blocks a candidate can be rendered as, from its smallest form (its floor) to whole."""
+
+    def __init__(self, layout: Layout, compress: bool) -> None:
+        self.layout = layout
+        self.compress = compress
+
+    def floor(self, candidate: _Candidate) -> _Block:
+        """Compressing, the most relevant sentence alone: a compressed hit always shows its best
+        evidence. Otherwise the whole block."""
+        if self.compress and candidate.sentences:
+            return self.sentences(candidate, [candidate.relevance[0]])
+        return self.whole(candidate)
+
+    def whole(self, candidate: _Candidate) -> _Block:
+        body = self.layout.whole_body(candidate.hit.text, candidate.sentences)
+        return _Block(self.layout.block(candidate.hit, candidate.source_id, body))
+
+    def sentences(self, candidate: _Candidate, kept: list[int]) -> _Block:
+        body = self.layout.sentence_body(candidate.sentences, kept)
+        block = self.layout.block(candidate.hit, candidate.source_id, body)
+        return _Block(block, compressed=len(kept) < len(candidate.sentences))
+
+    def can_grow(self, candidate: _Candidate) -> bool:
+        """Only compressed passages grow back: a brief line is one sentence, an uncompressed hit whole."""
+        return self.compress and self.layout.shape == "passages" and len(candidate.sentences) > 1
 
 
 class _Packer:
-    """Accumulates blocks, checking each against the true length of the whole rendered packet."""
+    """The chosen block of each packed hit, by rank; every change is checked against the true length of
+    the whole rendered packet, never an estimate."""
 
-    def __init__(self, layout: Layout, counter: LengthCounter, budget: int, task: str | None) -> None:
+    def __init__(self, layout: Layout, counter: LengthCounter, budget: int) -> None:
         self.layout = layout
         self.counter = counter
         self.budget = budget
-        self.task = task
-        self.blocks: list[str] = []
-        self.items: list[PackedItem] = []
+        self.chosen: dict[int, _Block] = {}
         self.used = counter.count(layout.text([]))
 
-    def place(self, candidate: _Candidate, compress: bool, slots_left: int) -> bool:
-        """Add the candidate whole, or (compressing) reduced to its most relevant sentences."""
-        hit, sentences = candidate.hit, candidate.sentences
-        whole = self.layout.block(hit, candidate.source_id, self.layout.whole_body(hit.text, sentences))
-        if not compress:
-            return self._add_if_fits(candidate, whole)
-        share = (self.budget - self.used) // slots_left
-        if self._within(whole, share):
-            return self._add(candidate, whole)
-        kept: list[int] = []
-        best: str | None = None
-        for index in by_relevance(sentences, self.task)[:SENTENCES_CONSIDERED]:
-            block = self.layout.block(
-                hit, candidate.source_id, self.layout.sentence_body(sentences, [*kept, index])
-            )
-            if self._within(block, share):
-                kept.append(index)
-                best = block
-        if best is None:
+    def text(self) -> str:
+        return self._render(self.chosen)
+
+    def try_put(self, rank: int, block: _Block) -> bool:
+        """Add ``block`` for ``rank`` (or replace its current block) if the packet still fits."""
+        trial = {**self.chosen, rank: block}
+        used = self.counter.count(self._render(trial))
+        if used > self.budget:
             return False
-        return self._add(candidate, best, compressed=len(kept) < len(sentences))
+        self.chosen, self.used = trial, used
+        return True
+
+    def grow(self, candidate: _Candidate, forms: _Forms) -> None:
+        """Give a packed hit as much of what is left as it can use: whole if that fits, else its most
+        relevant sentences, each added while the packet still fits."""
+        if self.used >= self.budget or self.try_put(candidate.rank, forms.whole(candidate)):
+            return
+        kept = [candidate.relevance[0]]
+        for index in candidate.relevance[1:SENTENCES_CONSIDERED]:
+            if self.try_put(candidate.rank, forms.sentences(candidate, [*kept, index])):
+                kept.append(index)
+                if self.used >= self.budget:
+                    return
 
     def truncate(self, candidate: _Candidate) -> bool:
         """Add the longest prefix of the candidate that fits; binary search, every probe truly counted."""
         source = self.layout.truncation_source(candidate.hit.text, candidate.sentences)
-        low, high, best = 1, len(source), None
+        low, high, found = 1, len(source), False
         while low <= high:
             middle = (low + high) // 2
             cut = prefix(source, middle).rstrip()
             block = self.layout.block(candidate.hit, candidate.source_id, cut + ELLIPSIS) if cut else None
-            if block is None or self._fits(block):
-                best = block or best
+            if block is None or self.try_put(candidate.rank, _Block(block, truncated=True)):
+                found = found or block is not None
                 low = middle + 1
             else:
                 high = middle - 1
-        return best is not None and self._add(candidate, best, truncated=True)
+        return found
 
-    def _within(self, block: str, share: int) -> bool:
-        return self.counter.count(block) <= share and self._fits(block)
-
-    def _fits(self, block: str) -> bool:
-        return self.counter.count(self.layout.text([*self.blocks, block])) <= self.budget
-
-    def _add_if_fits(self, candidate: _Candidate, block: str) -> bool:
-        return self._fits(block) and self._add(candidate, block)
-
-    def _add(
-        self, candidate: _Candidate, block: str, truncated: bool = False, compressed: bool = False
-    ) -> bool:
-        hit = candidate.hit
-        self.blocks.append(block)
-        self.items.append(
-            PackedItem(
-                id=hit.id,
-                source_id=candidate.source_id,
-                kind=hit.kind,
-                score=hit.score,
-                truncated=truncated,
-                compressed=compressed,
-            )
-        )
-        self.used = self.counter.count(self.layout.text(self.blocks))
-        return True
+    def _render(self, blocks: Mapping[int, _Block]) -> str:
+        return self.layout.text([blocks[rank].text for rank in sorted(blocks)])
 
 
 def _duplicates(hits: Sequence[Hit]) -> set[int]:
@@ -137,7 +154,7 @@ def pack_hits(
     task = options.task or query_text
     layout = Layout(options.shape, task)
     counter = counter_for(options)
-    packer = _Packer(layout, counter, options.budget, task)
+    packer = _Packer(layout, counter, options.budget)
     if packer.used > options.budget:
         raise PacketHeaderTooLargeError(
             f"The packet header alone needs {packer.used} {counter.unit}, more than the budget of "
@@ -145,31 +162,56 @@ def pack_hits(
             field=options.budget_field,
         )
 
-    candidates = [_Candidate(hit, source_ids[hit.id], split_sentences(hit.text)) for hit in hits]
     reasons: dict[int, DropReason] = dict.fromkeys(_duplicates(hits), "duplicate")
-    eligible = [position for position in range(len(hits)) if position not in reasons]
-    limit = options.max_items or len(eligible)
-    for rank, position in enumerate(eligible):
-        slots_left = min(limit - len(packer.items), len(eligible) - rank)
-        if slots_left <= 0:
-            reasons[position] = "max_items"
-        elif not packer.place(candidates[position], options.compress, slots_left):
-            reasons[position] = "budget"
+    candidates = [
+        _candidate(rank, hit, source_ids[hit.id], task, options.compress)
+        for rank, hit in enumerate(hits)
+        if rank not in reasons
+    ]
+    forms = _Forms(layout, options.compress)
+    limit = options.max_items or len(candidates)
+    # Admission, best first: each hit in its smallest form, so the budget holds as many of the best hits
+    # as it can before any of it goes to length.
+    for candidate in candidates:
+        if len(packer.chosen) >= limit:
+            reasons[candidate.rank] = "max_items"
+        elif not packer.try_put(candidate.rank, forms.floor(candidate)):
+            reasons[candidate.rank] = "budget"
+    # Growth, best first: what is left goes to the top hits' further sentences before the lower hits'.
+    for candidate in candidates:
+        if candidate.rank in packer.chosen and forms.can_grow(candidate):
+            packer.grow(candidate, forms)
 
-    if not packer.items and eligible:  # nothing fits whole: give the top hit all the room, cut if need be
-        top = candidates[eligible[0]]
-        if packer.place(top, options.compress, 1) or packer.truncate(top):
-            del reasons[eligible[0]]
+    if not packer.chosen and candidates:  # not even the top hit's smallest form fits: cut it to fit
+        top = candidates[0]
+        if packer.truncate(top):
+            del reasons[top.rank]
 
     return ContextPacket(
-        text=layout.text(packer.blocks),
+        text=packer.text(),
         unit=counter.unit,
         budget=options.budget,
         used=packer.used,
-        items=packer.items,
+        items=[
+            PackedItem(
+                id=hits[rank].id,
+                source_id=source_ids[hits[rank].id],
+                kind=hits[rank].kind,
+                score=hits[rank].score,
+                truncated=block.truncated,
+                compressed=block.compressed,
+            )
+            for rank, block in sorted(packer.chosen.items())
+        ],
         dropped=[
-            DroppedItem(id=hits[p].id, source_id=candidates[p].source_id, reason=reasons[p])
+            DroppedItem(id=hits[p].id, source_id=source_ids[hits[p].id], reason=reasons[p])
             for p in sorted(reasons)
         ],
         n_candidates=len(hits),
     )
+
+
+def _candidate(rank: int, hit: Hit, source_id: str, task: str | None, compress: bool) -> _Candidate:
+    sentences = split_sentences(hit.text)
+    relevance = by_relevance(sentences, task)[:SENTENCES_CONSIDERED] if compress else []
+    return _Candidate(rank, hit, source_id, sentences, relevance)

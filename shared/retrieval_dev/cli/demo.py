@@ -11,6 +11,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .lambda_runtime import add_show_metrics_flag
+
 DEFAULT_CORPUS = Path("dev/sample/corpus.jsonl")
 WIDTH = 100
 
@@ -20,15 +22,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--context", default="acme", help="The caller's context (an authorizer claim).")
     parser.add_argument("--query", default="Who leads the Payments team?")
     parser.add_argument("--skip-load", action="store_true", help="Use what is already loaded.")
+    add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
     from .events import api_event
-    from .lambda_runtime import invoke
+    from .lambda_runtime import invoke, show_metrics
 
     use_local_stack_env()
+    show_metrics(args.show_metrics)
     if not args.skip_load:
         if not args.corpus.is_file():
             print(

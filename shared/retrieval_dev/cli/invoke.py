@@ -1,4 +1,5 @@
-"""``retrieval invoke FUNCTION EVENT.json``: the handler's response as JSON on stdout."""
+"""``retrieval invoke FUNCTION EVENT.json``: the handler's response as JSON on stdout; its logs on stderr,
+and its metric lines too with ``--show-metrics``."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import json
 import sys
 from pathlib import Path
 
-from .lambda_runtime import FUNCTIONS
+from .lambda_runtime import FUNCTIONS, add_show_metrics_flag
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("function", choices=FUNCTIONS)
     parser.add_argument("event", type=Path, help="An event file, e.g. events/retrieve/200-hybrid.json")
+    add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
 
 
@@ -23,9 +25,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval invoke: cannot read event {args.event}: {error}", file=sys.stderr)
         return 2
     from .environment import use_local_stack_env
-    from .lambda_runtime import UnknownFunctionError, invoke
+    from .lambda_runtime import UnknownFunctionError, invoke, show_metrics
 
     use_local_stack_env()
+    show_metrics(args.show_metrics)
     try:
         response = invoke(args.function, event)
     except UnknownFunctionError as error:

@@ -3,16 +3,20 @@ and the handler module loaded from ``functions/<name>/app.py``."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib.util
+import io
+import json
 import os
 import sys
+import threading
 import uuid
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TextIO
 
 FUNCTIONS = ("retrieve", "graph_path", "why_explain")
 FUNCTIONS_DIR = Path("functions")
@@ -77,10 +81,79 @@ def handler_module(function: str, functions_dir: Path = FUNCTIONS_DIR) -> Module
     return module
 
 
+class FunctionOutput(io.TextIOBase):
+    """What a handler prints, sorted the way CloudWatch sorts it. Metric lines (CloudWatch EMF: one JSON
+    object with an ``_aws`` key) are machinery a local user did not ask to read: they go to ``metrics``,
+    which drops them unless set (``--show-metrics`` sets stderr). Everything else (the logs) goes to
+    stderr, so a caller's stdout carries only what it prints itself.
+
+    One instance lives for the process: Powertools' Logger keeps the stream it found when the handler
+    module was created. Lines are assembled per thread, as ``retrieval serve`` runs requests on threads.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.metrics: TextIO | None = None
+        self._pending = threading.local()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, rest = (getattr(self._pending, "text", "") + text).split("\n")
+        self._pending.text = rest
+        for line in lines:
+            self._route(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        """Pass on a line the handler left unfinished, so nothing it printed is held back."""
+        rest, self._pending.text = getattr(self._pending, "text", ""), ""
+        if rest:
+            self._route(rest)
+
+    def _route(self, line: str) -> None:
+        target = self.metrics if is_metric_line(line) else sys.stderr
+        if target is not None:
+            target.write(line)
+            target.flush()
+
+
+def is_metric_line(line: str) -> bool:
+    """True for a CloudWatch embedded-metric-format record, the lines Powertools' Metrics prints."""
+    if not line.lstrip().startswith("{"):
+        return False
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "_aws" in record
+
+
+FUNCTION_OUTPUT = FunctionOutput()
+
+
+def add_show_metrics_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--show-metrics",
+        action="store_true",
+        help="Also print the functions' CloudWatch metric lines (EMF JSON) on stderr.",
+    )
+
+
+def show_metrics(enabled: bool) -> None:
+    """Send the functions' metric lines to stderr, or (the default) drop them."""
+    FUNCTION_OUTPUT.metrics = sys.stderr if enabled else None
+
+
 def invoke(function: str, event: dict[str, Any]) -> Any:
-    """Run the handler; like `sam local invoke`, the function's own output (logs, metrics) goes to
-    stderr, so a caller's stdout carries only what it prints itself. The module loads inside the
-    redirect too: Powertools' Logger binds ``sys.stdout`` when the module creates it."""
-    with contextlib.redirect_stdout(sys.stderr):
-        module = handler_module(function)
-        return module.lambda_handler(event, LambdaContext(function_name=function))
+    """Run the handler; like `sam local invoke`, the function's own logs go to stderr, so a caller's
+    stdout carries only what it prints itself, and its metric lines go where ``show_metrics`` said.
+    The module loads inside the redirect too: Powertools' Logger binds ``sys.stdout`` when the module
+    creates it."""
+    with contextlib.redirect_stdout(FUNCTION_OUTPUT):
+        try:
+            module = handler_module(function)
+            return module.lambda_handler(event, LambdaContext(function_name=function))
+        finally:
+            FUNCTION_OUTPUT.flush()

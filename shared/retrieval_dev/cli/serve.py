@@ -13,6 +13,7 @@ route, all with the template's gateway-response bodies (docs/openapi.json's Erro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ipaddress
 import json
 import re
@@ -21,6 +22,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from .lambda_runtime import add_show_metrics_flag
 
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/v1/retrieve$"), "retrieve", "/v1/retrieve"),
@@ -55,6 +58,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-non-loopback", action="store_true", help="Allow binding an address other than loopback."
     )
+    add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
 
 
@@ -190,16 +194,24 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     from .environment import use_local_stack_env
+    from .lambda_runtime import FUNCTION_OUTPUT, show_metrics
 
     use_local_stack_env()
+    show_metrics(args.show_metrics)
     server = _Server((args.host, args.port), _Handler)
-    print(f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    print(
+        f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')",
+        flush=True,
+    )
+    # From here on stdout is the functions' output for the whole server, not per request: requests run
+    # on threads, and a per-request redirect could end while another request is still printing.
+    with contextlib.redirect_stdout(FUNCTION_OUTPUT):
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
     return 0
 
 
