@@ -30,3 +30,16 @@ def bulk_index(client: OpenSearch, alias: str, documents: Sequence[dict[str, Any
 def refresh(client: OpenSearch, alias: str) -> None:
     """Make everything indexed so far searchable (once at the end of a load, not per chunk)."""
     client.indices.refresh(index=alias)
+
+
+def bulk_delete(client: OpenSearch, alias: str, items: Sequence[tuple[str, str]]) -> list[str]:
+    """Delete the documents of ``(item_id, context_id)`` pairs in one ``_bulk`` request; returns the ids
+    OpenSearch failed to delete. A document that is not there counts as deleted (deletes are idempotent)."""
+    if not items:
+        return []
+    lines = [json.dumps({"delete": {"_index": alias, "_id": id_, "routing": ctx}}) for id_, ctx in items]
+    with backend_failures():
+        response = client.bulk(body="\n".join(lines) + "\n")
+    if not response.get("errors"):
+        return []
+    return [entry["delete"]["_id"] for entry in response["items"] if entry["delete"].get("error")]
