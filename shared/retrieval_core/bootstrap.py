@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .adapters.dynamodb_edges import DynamoDBEdges
     from .adapters.dynamodb_lineage import DynamoDBLineage
     from .adapters.opensearch.store import OpenSearchStore
+    from .ingest.service import IngestService
     from .policy import RetrievalPolicy
     from .ports import Embedder
     from .retrieval.config import RetrievalConfig
@@ -80,6 +81,21 @@ class Container:
             embedder=self.embedder,
             policy=self.policy,
             config=self.retrieval_config,
+        )
+
+    @cached_property
+    def ingest(self) -> IngestService:
+        from .adapters.s3_objects import S3ObjectStore, s3_client
+        from .adapters.sqs_parts import SqsPartQueue, sqs_client
+        from .ingest.service import IngestService
+        from .loading.build import loader_for
+
+        queue_url = self.settings.ingest_queue_url
+        return IngestService(
+            loader=loader_for(self.settings, self.embedder),
+            objects=S3ObjectStore(s3_client(self.settings.aws_region)),
+            queue=SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None,
+            part_lines=self.settings.ingest_part_lines,
         )
 
 

@@ -35,6 +35,10 @@ class Settings(BaseModel):
     session_limit: int = Field(default=50, ge=1)
     session_ttl_seconds: int = Field(default=24 * 3600, ge=60)
     rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
+    # Ingestion (the ingest function): where parts of a large object are queued, and how many lines
+    # one part holds (one invocation loads one part, so it must fit the function's timeout).
+    ingest_queue_url: str | None = None
+    ingest_part_lines: int = Field(default=2000, ge=1)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

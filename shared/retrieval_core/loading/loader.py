@@ -85,7 +85,7 @@ class Loader:
 
     def load_lines(
         self,
-        lines: Iterable[str],
+        lines: Iterable[str | bytes],
         *,
         context_id: str | None = None,
         progress: Progress | None = None,

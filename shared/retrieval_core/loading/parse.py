@@ -45,10 +45,11 @@ UPSERT, DELETE = "upsert", "delete"
 
 
 def parse_lines(
-    lines: Iterable[str], *, context_id: str | None = None, first_line: int = 1
+    lines: Iterable[str | bytes], *, context_id: str | None = None, first_line: int = 1
 ) -> Iterator[ParsedLine | DeleteLine | LineError]:
     """Yield a ``ParsedLine``, ``DeleteLine`` or ``LineError`` per non-blank line, numbered from
     ``first_line`` (1 for a whole file; a later part of a file passes its own first line number).
+    Lines may be ``bytes`` as read from an object (UTF-8; a line that is not is rejected).
 
     With ``context_id``, a line without one is placed in that context, and a line naming another
     context is rejected.
@@ -60,6 +61,9 @@ def parse_lines(
             record = json.loads(raw)
         except json.JSONDecodeError as error:
             yield LineError(number, "(line)", f"not valid JSON: {error.msg} at column {error.colno}")
+            continue
+        except UnicodeDecodeError:
+            yield LineError(number, "(line)", "not valid UTF-8")
             continue
         if not isinstance(record, dict):
             yield LineError(number, "(line)", "must be a JSON object")
