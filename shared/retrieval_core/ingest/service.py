@@ -106,15 +106,16 @@ class IngestService:
             self._objects.write_json(task.bucket, key, part_report.model_dump(mode="json"))
             outcome.loaded_parts.append(part_report)
         if task.is_last:
-            reports = [
+            parts = [
                 self._objects.read_json(task.bucket, part_report_key(task.ref, i)) for i in range(task.parts)
             ]
             outcome.report = IngestReport.merge(
-                task, context_id, [None if r is None else PartReport.model_validate(r) for r in reports]
+                task, context_id, [None if p is None else PartReport.model_validate(p) for p in parts]
             )
-            self._objects.write_json(
-                task.bucket, report_key(task.key), outcome.report.model_dump(mode="json")
-            )
+            self._write_report(task.bucket, task.key, outcome.report)
+
+    def _write_report(self, bucket: str, key: str, report: IngestReport) -> None:
+        self._objects.write_json(bucket, report_key(key), report.model_dump(mode="json"))
 
     def _finish(self, outcome: IngestOutcome) -> None:
         failed = [part for part in outcome.loaded_parts if not part.complete]
