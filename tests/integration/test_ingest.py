@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -227,3 +228,43 @@ def test_an_event_that_is_not_an_ingest_event_is_a_422_and_changes_nothing(fresh
         ):
             response = invoke("ingest", event)
             assert response["statusCode"] == 422 and response["body"]["error"] == "invalid_request"
+
+
+def test_the_ingest_events_run_through_retrieval_invoke_after_the_upload(
+    fresh_settings: Settings, stack_settings: Settings, bucket: IngestResources, opensearch: Any
+) -> None:
+    """As events/README.md says: upload the sample to the local bucket, then `retrieval invoke ingest`."""
+    import subprocess
+    import sys
+
+    from stack_state import REPO
+
+    from dev.ingest_resources import create_ingest_resources
+
+    events = REPO / "events" / "ingest"
+    created = json.loads((events / "200-object-created.json").read_text())["Records"][0]["s3"]
+    stack_bucket = create_ingest_resources(stack_settings.dynamodb_endpoint or "").bucket  # as `make up` does
+    assert created["bucket"]["name"] == stack_bucket
+    aws_client("s3", stack_settings.dynamodb_endpoint or "").put_object(
+        Bucket=stack_bucket, Key=created["object"]["key"], Body=(events / "acme-sample.jsonl").read_bytes()
+    )
+    retrieval = str(Path(sys.executable).with_name("retrieval"))
+    outcomes = {}
+    with bootstrap.serving(fresh_settings, RETRIEVAL_INGEST_QUEUE_URL=""):
+        for name in ("200-object-created.json", "422-not-an-ingest-event.json"):
+            done = subprocess.run(
+                [retrieval, "invoke", "ingest", f"events/ingest/{name}"],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
+            )
+            outcomes[name] = json.loads(done.stdout)
+    assert outcomes["422-not-an-ingest-event.json"]["statusCode"] == 422
+    created_outcome = outcomes["200-object-created.json"]
+    assert created_outcome["statusCode"] == 200
+    report = created_outcome["body"]["objects"][0]["report"]
+    assert (report["status"], report["loaded"], report["absent"], report["rejected"]) == ("complete", 2, 1, 0)
+    ids = [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)]
+    assert ids == ["acme:doc-9001", "acme:p-9001"]

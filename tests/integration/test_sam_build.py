@@ -23,6 +23,7 @@ FUNCTIONS = {
     "GraphPathFunction": "graph_path",
     "WhyExplainFunction": "why_explain",
     "AuthorizerFunction": "authorizer",
+    "IngestFunction": "ingest",
 }
 LAYER_LIMIT_BYTES = 40 * 1024 * 1024
 FUNCTION_LIMIT_BYTES = 1024 * 1024

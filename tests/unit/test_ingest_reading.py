@@ -84,7 +84,9 @@ def test_s3_keys_are_url_decoded_and_other_notifications_ignored() -> None:
         "s3": {"bucket": {"name": "b"}, "object": {"key": "contexts/acme/my+file%3A1.jsonl", "eTag": "e"}},
     }
     removed = record | {"eventName": "ObjectRemoved:Delete"}
-    assert work_of({"Records": [record, removed]}) == [ObjectRef("b", "contexts/acme/my file:1.jsonl", None, "e")]
+    assert work_of({"Records": [record, removed]}) == [
+        ObjectRef("b", "contexts/acme/my file:1.jsonl", None, "e")
+    ]
 
 
 def test_queued_parts_round_trip_and_malformed_events_are_refused() -> None:
