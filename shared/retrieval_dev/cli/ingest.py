@@ -32,23 +32,34 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    import boto3
-
-    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
     key = args.key or f"contexts/{args.context}/{args.file.name}"
-    body = args.file.read_bytes()
-    put = boto3.client("s3").put_object(Bucket=bucket, Key=key, Body=body)
-    event = s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put.get("VersionId"))
+    event = upload(args.file.read_bytes(), key)
     if args.upload_only:
         print(json.dumps(event, indent=2))
         return 0
     response = invoke_with_parts(event)
-    report = json.loads(
-        boto3.client("s3").get_object(Bucket=bucket, Key=f"reports/{key}.json")["Body"].read()
-    )
+    report = read_report(key)
     print(json.dumps(report, indent=2))
     ok = response["statusCode"] == 200 and report["status"] == "complete" and not report["rejected"]
     return 0 if ok else 1
+
+
+def upload(body: bytes, key: str) -> dict[str, Any]:
+    """Put ``body`` at ``key`` in the local ingest bucket; returns the notification S3 would send."""
+    import boto3
+
+    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
+    put = boto3.client("s3").put_object(Bucket=bucket, Key=key, Body=body)
+    return s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put.get("VersionId"))
+
+
+def read_report(key: str) -> dict[str, Any]:
+    """``reports/<key>.json`` from the local ingest bucket."""
+    import boto3
+
+    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
+    report = boto3.client("s3").get_object(Bucket=bucket, Key=f"reports/{key}.json")["Body"].read()
+    return dict(json.loads(report))
 
 
 def s3_event(bucket: str, key: str, *, size: int, etag: str, version_id: str | None) -> dict[str, Any]:
