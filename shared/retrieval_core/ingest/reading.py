@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from .tasks import Part
 
@@ -65,7 +65,7 @@ def part_lines_of(data: bytes) -> list[bytes]:
 
 def read_gzip_part(raw: BinaryIO, part: Part) -> bytes:
     """Bytes ``[start, end)`` of a gzip object's decompressed content."""
-    stream = gzip.GzipFile(fileobj=raw)
+    stream = gzip.GzipFile(fileobj=raw, mode="rb")
     to_skip = part.start
     while to_skip:
         skipped = len(stream.read(min(to_skip, CHUNK_BYTES)))
@@ -82,7 +82,7 @@ def _part(index: int, part_lines: int, start: int, end: int, lines: int) -> Part
 def _reader(raw: BinaryIO, head: bytes, compressed: bool) -> Callable[[int], bytes]:
     """A ``read(n)`` over the decoded content, given that ``head`` was already read from ``raw``."""
     if compressed:
-        stream = gzip.GzipFile(fileobj=_Prefixed(head, raw))
+        stream = gzip.GzipFile(fileobj=cast(BinaryIO, _Prefixed(head, raw)), mode="rb")
         return stream.read
     pending = [head]
 
@@ -101,7 +101,7 @@ class _Prefixed:
         self._head = head
         self._raw = raw
 
-    def read(self, size: int = -1) -> bytes:
+    def read(self, size: int = -1, /) -> bytes:
         if self._head:
             head, self._head = self._head, b""
             if size < 0:

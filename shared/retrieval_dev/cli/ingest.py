@@ -107,7 +107,7 @@ def drain(queue_url: str) -> list[dict[str, Any]]:
     from .lambda_runtime import invoke
 
     sqs = boto3.client("sqs")
-    responses = []
+    responses: list[dict[str, Any]] = []
     while True:
         messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=1).get("Messages", [])
         if not messages:
