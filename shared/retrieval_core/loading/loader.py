@@ -35,6 +35,7 @@ from .progress import Progress
 from .rows import MANIFEST_ATTRIBUTE, TableNames, decode_ref, rows_of
 
 CHUNK_SIZE = 256
+PARTITION_READERS = 8
 
 
 @dataclass
@@ -140,11 +141,8 @@ class Loader:
         try:
             cards: dict[str, RowRef] = {}
             doomed: list[RowRef] = []
-            for delete in deletes:
-                pk = keys.partition(delete.context_id, delete.item_id)
-                for ref, manifest in partition_rows(
-                    self._dynamodb, self._tables.lineage, pk, MANIFEST_ATTRIBUTE
-                ):
+            for delete, rows in zip(deletes, self._partitions(deletes), strict=True):
+                for ref, manifest in rows:
                     if ref.sk == keys.ITEM_CARD:
                         cards[delete.item_id] = ref
                         doomed += [decode_ref(encoded, self._tables) for encoded in manifest or []]
@@ -161,6 +159,18 @@ class Loader:
         report.unwritten += failed
         report.deleted += len(set(cards) - set(failed))
         report.absent += len({d.item_id for d in deletes} - set(cards) - set(failed))
+
+    def _partitions(self, deletes: list[DeleteLine]) -> list[list[tuple[RowRef, Any]]]:
+        """Every lineage row under each deleted item's key, with its manifest: one Query per item,
+        run concurrently so a chunk of deletes waits for a few rounds, not one per item."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def read(delete: DeleteLine) -> list[tuple[RowRef, Any]]:
+            pk = keys.partition(delete.context_id, delete.item_id)
+            return partition_rows(self._dynamodb, self._tables.lineage, pk, MANIFEST_ATTRIBUTE)
+
+        with ThreadPoolExecutor(max_workers=min(PARTITION_READERS, len(deletes))) as pool:
+            return list(pool.map(read, deletes))
 
     def _embeddings(self, parsed_lines: list[ParsedLine], report: LoadReport) -> dict[str, list[float]]:
         vectors: dict[str, list[float]] = {}
