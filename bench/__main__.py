@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, graph, isolation, micro, policy, retrieve
+from . import coldstart, graph, ingest, isolation, micro, policy, retrieve
 from .corpus import generate, pairs_at_distance
 from .dynamodb_server import DynamoDBStartError, indexed_moto
 from .handlers import HandlerFailedError, graph_path_event, retrieve_event, why_event
@@ -27,7 +27,7 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-SECTIONS = ("retrieve", "graph", "policy", "packing", "coldstart", "package", "isolation")
+SECTIONS = ("retrieve", "graph", "policy", "packing", "ingest", "coldstart", "package", "isolation")
 
 
 def run(
@@ -90,6 +90,8 @@ def _run(
         if "packing" in sections:
             say("packing")
             results["packing"] = micro.packing(runs=5)
+        if "ingest" in sections:
+            results["ingest"] = ingest.measure(base, corpus, probe)
         if "coldstart" in sections:
             source, target = pairs_at_distance(corpus, 2, 1)[0]
             events = {

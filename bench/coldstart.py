@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from retrieval_dev.cli.lambda_runtime import FUNCTIONS, lambda_environment
+from retrieval_dev.cli.lambda_runtime import API_FUNCTIONS, lambda_environment
 
 from .progress import say
 from .stats import median
@@ -106,25 +106,25 @@ def first_call(function: str, event: dict[str, Any], base_env: dict[str, str]) -
 def measure(
     base_env: dict[str, str], events: dict[str, dict[str, Any]], import_repeats: int, call_repeats: int
 ) -> dict[str, Any]:
-    targets = (BASELINE, *FUNCTIONS)
+    targets = (BASELINE, *API_FUNCTIONS)
     imports: dict[str, list[dict[str, float]]] = {t: [] for t in targets}
     for repeat in range(import_repeats):
         say(f"cold start: import times, interpreter set {repeat + 1}/{import_repeats}")
         for target in targets:
             imports[target].append(import_seconds(target, base_env))
-    calls: dict[str, list[dict[str, float]]] = {f: [] for f in FUNCTIONS}
+    calls: dict[str, list[dict[str, float]]] = {f: [] for f in API_FUNCTIONS}
     for repeat in range(call_repeats):
         say(f"cold start: first invocations, process set {repeat + 1}/{call_repeats}")
-        for function in FUNCTIONS:
+        for function in API_FUNCTIONS:
             calls[function].append(first_call(function, events[function], base_env))
     totals = {t: [run["total"] for run in runs] for t, runs in imports.items()}
     ratios = {
         f: median([mine / base for mine, base in zip(totals[f], totals[BASELINE], strict=True)])
-        for f in FUNCTIONS
+        for f in API_FUNCTIONS
     }
     return {
         "import_ms": {t: median(v) * 1000 for t, v in totals.items()},
-        "import_breakdown_ms": {f: _breakdown(imports[f]) for f in FUNCTIONS},
+        "import_breakdown_ms": {f: _breakdown(imports[f]) for f in API_FUNCTIONS},
         "import_over_boto3": ratios,
         "baseline_import_boto3_ms": median(totals[BASELINE]) * 1000,
         "first_invocation_ms": {

@@ -182,6 +182,7 @@ def markdown(report: dict[str, Any]) -> str:
             "",
         ]
     lines += _isolation(r.get("isolation"))
+    lines += _ingest(r.get("ingest"))
     rest = []
     if "packing" in r:
         p = r["packing"]
@@ -246,6 +247,36 @@ def _isolation(found: dict[str, Any] | None) -> list[str]:
         for mode in ("lexical", "vector", "hybrid")
     ]
     return lines + _table(["mode", "silo p50", "silo p95", "pool p50", "pool p95", "silo / pool (p50)"], rows)
+
+
+def _ingest(ingest: dict[str, Any] | None) -> list[str]:
+    if not ingest:
+        return []
+    lines = [
+        f"### Ingest: {ingest['items']:,} items, `retrieval load` vs the ingest handler "
+        f"({ingest['part_lines']} lines a part, queued)",
+        "",
+    ]
+    rows = []
+    for name, label in (
+        ("load", "retrieval load"),
+        ("ingest", "ingest handler"),
+        ("delete", "delete (handler)"),
+    ):
+        side = ingest[name]
+        rows.append(
+            [
+                label,
+                f"{side['items_per_second']:,.0f}",
+                f"{side['dynamodb_per_1000']:.1f}",
+                f"{side['opensearch_per_1000']:.1f}",
+                f"{side['s3_per_1000']:.1f}",
+                f"{side['sqs_per_1000']:.1f}",
+            ]
+        )
+    lines += _table(["path", "items/s", "DDB calls / 1k", "OS calls / 1k", "S3 / 1k", "SQS / 1k"], rows)
+    lines += [f"Handler time over `retrieval load`: {ingest['handler_over_load']:.2f}x.", ""]
+    return lines
 
 
 def save(report: dict[str, Any], text: str, out_dir: Path) -> tuple[Path, Path]:

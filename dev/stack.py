@@ -1,7 +1,8 @@
 """``python -m dev.stack up|down|status``: the local OpenSearch node and moto DynamoDB, in the background.
 
 ``up`` starts what is not already running, waits (bounded) until both answer, creates the DynamoDB
-tables from ``template.yaml`` and writes ``.stack/env`` for clients. ``down`` stops both process groups
+tables from ``template.yaml`` and the ingest bucket and queue (moto's S3 and SQS), and writes
+``.stack/env`` for clients. ``down`` stops both process groups
 and waits until nothing is left. State (pid/port files and logs) lives under ``.stack/``.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dev import moto_server, opensearch_node, processes
+from dev.ingest_resources import create_ingest_resources, ingest_env
 from dev.stack_env import ENV_FILE, REPO_ROOT, STACK_DIR, client_env, write_env
 from dev.tables import create_tables, default_table_names
 
@@ -201,7 +203,11 @@ def up() -> None:
         raise
     dynamodb_endpoint = endpoint(ports[DYNAMODB.name])
     create_tables(dynamodb_endpoint, default_table_names(Settings()))
-    write_env(client_env(endpoint(ports[OPENSEARCH.name]), dynamodb_endpoint))
+    ingest = create_ingest_resources(dynamodb_endpoint)
+    write_env(
+        client_env(endpoint(ports[OPENSEARCH.name]), dynamodb_endpoint)
+        | ingest_env(dynamodb_endpoint, ingest)
+    )
     print(f"stack is up; endpoints and fake credentials in {ENV_FILE} (`set -a; . {ENV_FILE}`)")
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .adapters.opensearch.index import ContextIndices
     from .adapters.opensearch.store import OpenSearchStore
     from .graph import GraphPathService
+    from .ingest.service import IngestService
     from .lineage import WhyExplainService
     from .loading.loader import Loader
     from .models.hits import Hit
@@ -152,6 +153,20 @@ class Container:
             dynamodb=dynamodb_client(self.settings),
             tables=TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table),
             embedder=self.embedder,
+        )
+
+    @cached_property
+    def ingest(self) -> IngestService:
+        from .adapters.s3_objects import S3ObjectStore, s3_client
+        from .adapters.sqs_parts import SqsPartQueue, sqs_client
+        from .ingest.service import IngestService
+
+        queue_url = self.settings.ingest_queue_url
+        return IngestService(
+            loader=self.loader,
+            objects=S3ObjectStore(s3_client(self.settings.aws_region)),
+            queue=SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None,
+            part_lines=self.settings.ingest_part_lines,
         )
 
     def _items(self) -> ItemReader:

@@ -44,6 +44,10 @@ class Settings(BaseModel):
     session_ttl_seconds: int = Field(default=DEFAULT_SESSION_TTL_SECONDS, ge=60)
     retrieval_preset: PresetName = "default"
     rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
+    # Ingestion (the ingest function): where parts of a large object are queued, and how many lines
+    # one part holds (one invocation loads one part, so it must fit the function's timeout).
+    ingest_queue_url: str | None = None
+    ingest_part_lines: int = Field(default=2000, ge=1)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:

@@ -108,6 +108,20 @@ def test_policy_writes_only_with_a_session(tiny_report: tuple[dict, str, Path]) 
     assert policy["with_session"]["write_units"] >= 1
 
 
+def test_the_ingest_handler_makes_the_loaders_calls_plus_its_own_s3_calls(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    ingest = tiny_report[0]["results"]["ingest"]
+    load, handler, delete = ingest["load"], ingest["ingest"], ingest["delete"]
+    assert ingest["items"] == TINY.items and handler["parts"] == 1
+    assert handler["dynamodb_operations"] == load["dynamodb_operations"]
+    assert handler["opensearch_per_1000"] == load["opensearch_per_1000"]
+    assert handler["s3_per_1000"] > 0 and load["s3_per_1000"] == 0
+    # A delete reads each item's partition once (one Query per item), then deletes in batches.
+    assert delete["dynamodb_operations"]["Query"] == TINY.items
+    assert "### Ingest" in tiny_report[1]
+
+
 def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, Path]) -> None:
     results = tiny_report[0]["results"]
     assert results["packing"]["hits_per_second"] > 0

@@ -24,6 +24,7 @@ FUNCTIONS = {
     "GraphPathFunction": "graph_path",
     "WhyExplainFunction": "why_explain",
     "AuthorizerFunction": "authorizer",
+    "IngestFunction": "ingest",
 }
 IMPORTS_DEV_CODE = re.compile(r"^\s*(from|import)\s+retrieval_dev\b", re.M)
 LAYER_LIMIT_BYTES = 20 * 1024 * 1024

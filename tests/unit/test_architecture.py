@@ -21,8 +21,9 @@ ALLOWED: dict[str, set[str]] = {
     "graph": BASE | {"ports"},
     "lineage": BASE | {"ports"},
     "retrieval": BASE | {"ports", "graph", "policy", "packing"},
-    "adapters": BASE | {"ports", "config", "policy", "keys"},
+    "adapters": BASE | {"ports", "config", "policy", "ingest", "keys"},
     "loading": BASE | {"ports", "adapters", "keys"},
+    "ingest": BASE | {"loading"},
     "entrypoints": BASE | {"policy", "bootstrap"},
 }
 DEVELOPMENT = ("retrieval_dev", "dev", "bench", "tests")

@@ -402,3 +402,94 @@ def test_cfn_lint_finds_nothing() -> None:
         [Path(sys.executable).parent / "cfn-lint", str(TEMPLATE)], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ------------------------------------------------------------------------------------------- ingestion
+
+
+def _sub_text(value: Any) -> str:
+    """The string of a ``Fn::Sub`` in either form (plain, or [string, variables])."""
+    sub = value["Fn::Sub"]
+    return sub[0] if isinstance(sub, list) else sub
+
+
+def test_ingest_bucket_is_encrypted_private_versioned_and_tls_only() -> None:
+    props = resource("IngestBucket")["Properties"]
+    (rule,) = props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert rule["ServerSideEncryptionByDefault"]["SSEAlgorithm"] in {"AES256", "aws:kms"}
+    assert set(props["PublicAccessBlockConfiguration"].values()) == {True}
+    assert len(props["PublicAccessBlockConfiguration"]) == 4
+    assert props["VersioningConfiguration"] == {"Status": "Enabled"}
+    (statement,) = resource("IngestBucketPolicy")["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Effect"] == "Deny" and statement["Condition"] == {
+        "Bool": {"aws:SecureTransport": False}
+    }
+
+
+def test_ingest_runs_on_object_creation_under_contexts_and_on_queued_parts() -> None:
+    events = resource("IngestFunction")["Properties"]["Events"]
+    s3 = events["ObjectCreated"]["Properties"]
+    assert events["ObjectCreated"]["Type"] == "S3" and s3["Bucket"] == {"Ref": "IngestBucket"}
+    assert s3["Events"] == "s3:ObjectCreated:*"
+    assert s3["Filter"]["S3Key"]["Rules"] == [{"Name": "prefix", "Value": "contexts/"}]
+    sqs = events["PartQueued"]["Properties"]
+    assert sqs == {"Queue": {"Fn::GetAtt": ["IngestPartsQueue", "Arn"]}, "BatchSize": 1}
+
+
+def test_ingest_parts_queue_keeps_order_and_outlives_a_part() -> None:
+    queue = resource("IngestPartsQueue")["Properties"]
+    assert queue["FifoQueue"] is True
+    assert queue["VisibilityTimeout"] >= 6 * resource("IngestFunction")["Properties"]["Timeout"]
+    assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {
+        "Fn::GetAtt": ["IngestPartsDeadLetterQueue", "Arn"]
+    }
+    assert resource("IngestPartsDeadLetterQueue")["Properties"]["FifoQueue"] is True
+    env = resource("IngestFunction")["Properties"]["Environment"]["Variables"]
+    assert env["RETRIEVAL_INGEST_QUEUE_URL"] == {"Ref": "IngestPartsQueue"}
+    assert {name.removeprefix("RETRIEVAL_").lower() for name in env} <= set(Settings.model_fields)
+
+
+def test_failed_ingestion_lands_in_a_dead_letter_queue_with_an_alarm() -> None:
+    config = resource("IngestFunction")["Properties"]["EventInvokeConfig"]
+    assert config["DestinationConfig"]["OnFailure"] == {
+        "Type": "SQS",
+        "Destination": {"Fn::GetAtt": ["IngestFailedEventsQueue", "Arn"]},
+    }
+    watched = {
+        resource(alarm)["Properties"]["Dimensions"][0]["Value"]["Fn::GetAtt"][0]
+        for alarm in ("IngestFailedEventsAlarm", "IngestPartsDeadLetterAlarm")
+    }
+    assert watched == {"IngestFailedEventsQueue", "IngestPartsDeadLetterQueue"}
+
+
+def test_ingest_grants_writes_to_its_tables_objects_and_queue_only() -> None:
+    granted: dict[str, set[str]] = {}
+    for statement in resource("IngestFunction")["Properties"]["Policies"][0]["Statement"]:
+        for action in _as_list(statement["Action"]):
+            for target in _as_list(statement["Resource"]):
+                name = _sub_text(target).rsplit(":", 1)[-1] if "Fn::Sub" in target else _ref(target)
+                granted.setdefault(action, set()).add(name)
+    bucket = "retrieval-ingest-${StackUuid}"
+    assert _sub_text(resource("IngestBucket")["Properties"]["BucketName"]) == bucket
+    assert granted == {
+        "dynamodb:BatchGetItem": {"EdgesTable", "LineageTable"},
+        "dynamodb:BatchWriteItem": {"EdgesTable", "LineageTable"},
+        "dynamodb:Query": {"EdgesTable", "LineageTable"},
+        "bedrock:InvokeModel": {"foundation-model/${EmbeddingModelId}"},
+        "s3:GetObject": {f"{bucket}/contexts/*", f"{bucket}/reports/*", f"{bucket}/parts/*"},
+        "s3:GetObjectVersion": {f"{bucket}/contexts/*"},
+        "s3:PutObject": {f"{bucket}/reports/*", f"{bucket}/parts/*"},
+        "sqs:SendMessage": {"IngestPartsQueue"},
+    }
+    choice = resource("IngestFunction")["Properties"]["Policies"][1]["Fn::If"]
+    assert choice == ["UseServerless", {"Ref": "ServerlessSearchPolicy"}, {"Ref": "DomainIndexPolicy"}]
+    assert (
+        resource("IngestFunction")["Properties"]["VpcConfig"]
+        == resource("RetrieveFunction")["Properties"]["VpcConfig"]
+    )
+
+
+def test_outputs_name_the_ingest_bucket_and_dead_letter_queues() -> None:
+    assert {"IngestBucketName", "IngestFailedEventsQueueUrl", "IngestPartsDeadLetterQueueUrl"} <= set(
+        template()["Outputs"]
+    )

@@ -19,17 +19,18 @@ log = logging.getLogger(__name__)
 
 
 @contextmanager
-def backend_failures(operation: str) -> Iterator[None]:
-    """Turn any botocore error raised inside the block into ``BackendUnavailableError``."""
+def backend_failures(operation: str, service: str = "dynamodb") -> Iterator[None]:
+    """Turn any botocore error raised inside the block into ``BackendUnavailableError`` (any AWS
+    ``service``: the S3 and SQS adapters of ingestion use it too)."""
     from botocore.exceptions import BotoCoreError, ClientError
 
     try:
         yield
     except ClientError as exc:
-        log.warning("dynamodb %s failed: %s", operation, exc.response.get("Error", {}).get("Code"))
+        log.warning("%s %s failed: %s", service, operation, exc.response.get("Error", {}).get("Code"))
         raise BackendUnavailableError() from exc
     except BotoCoreError as exc:
-        log.warning("dynamodb %s failed: %s", operation, type(exc).__name__)
+        log.warning("%s %s failed: %s", service, operation, type(exc).__name__)
         raise BackendUnavailableError() from exc
 
 

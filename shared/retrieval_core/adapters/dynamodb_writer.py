@@ -117,3 +117,26 @@ def _batch_call(operation: Any, **request: Any) -> Any:
     """One batch call; botocore failures (after its own retries) become a 503-class error."""
     with backend_failures(operation.__name__):
         return operation(**request)
+
+
+def partition_rows(client: Any, table: str, pk: str, attribute: str) -> list[tuple[RowRef, Any]]:
+    """Every row of one partition (one ``Query``, paged), each with its ``attribute`` (None if absent)."""
+    from boto3.dynamodb.types import TypeDeserializer
+
+    deserializer = TypeDeserializer()
+    request: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "pk = :pk",
+        "ProjectionExpression": "pk, sk, #a",
+        "ExpressionAttributeNames": {"#a": attribute},
+        "ExpressionAttributeValues": {":pk": {"S": pk}},
+    }
+    rows: list[tuple[RowRef, Any]] = []
+    while True:
+        page = _batch_call(client.query, **request)
+        for row in page.get("Items", []):
+            value = deserializer.deserialize(row[attribute]) if attribute in row else None
+            rows.append((RowRef(table, row["pk"]["S"], row.get("sk", {}).get("S")), value))
+        if "LastEvaluatedKey" not in page:
+            return rows
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

@@ -5,15 +5,21 @@ delete the DynamoDB rows a changed item no longer owns, write the rows it owns, 
 the new manifest) last, then bulk-index the documents. A chunk that fails is reported item by item;
 re-running the same file repairs the state, because every write is a put of a whole row keyed by what
 the item is.
+
+A delete line removes the rows the item's manifest names and every row of its own lineage partition,
+then its document, and its card last: until the card is gone a re-run still knows what to remove.
+Lines apply in file order (a chunk runs its upserts and deletes in the order they appear).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
-from ..adapters.dynamodb_writer import DynamoDBBatchWriter, RowRef, read_attribute
+from .. import keys
+from ..adapters.dynamodb_writer import DynamoDBBatchWriter, RowRef, partition_rows, read_attribute
 from ..adapters.errors import IncompleteBatchError
 from ..adapters.opensearch import writer as index_writer
 from ..adapters.opensearch.documents import document_of
@@ -21,16 +27,23 @@ from ..adapters.opensearch.index import ContextIndices
 from ..errors import BackendUnavailableError
 from ..models.item import Item
 from ..ports import Embedder
-from .parse import LineError, ParsedLine, parse_lines
+from .parse import DeleteLine, LineError, ParsedLine, parse_lines
 from .progress import Progress
 from .rows import MANIFEST_ATTRIBUTE, TableNames, decode_ref, rows_of
 
 CHUNK_SIZE = 256
+PARTITION_READERS = 8
 
 
 @dataclass
 class LoadReport:
+    """``loaded`` counts every item written; ``updated`` those of them that replaced an item already in
+    the tables. ``deleted`` counts removed items, ``absent`` deletes of ids that were not there."""
+
     loaded: int = 0
+    updated: int = 0
+    deleted: int = 0
+    absent: int = 0
     errors: list[LineError] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
 
@@ -39,7 +52,9 @@ class LoadReport:
         return not self.errors and not self.unwritten
 
     def summary(self) -> str:
-        parts = [f"{self.loaded} items loaded"]
+        parts = [f"{self.loaded} items loaded ({self.updated} updated)"]
+        if self.deleted or self.absent:
+            parts.append(f"{self.deleted} deleted ({self.absent} were already absent)")
         if self.errors:
             parts.append(f"{len(self.errors)} bad lines skipped")
         if self.unwritten:
@@ -65,12 +80,17 @@ class Loader:
         self._chunk_size = chunk_size
 
     def load_lines(
-        self, lines: Sequence[str], *, context_id: str | None = None, progress: Progress | None = None
+        self,
+        lines: Iterable[str | bytes],
+        *,
+        context_id: str | None = None,
+        progress: Progress | None = None,
+        first_line: int = 1,
     ) -> LoadReport:
         report = LoadReport()
         touched: set[str] = set()
-        chunk: list[ParsedLine] = []
-        for parsed in parse_lines(lines, context_id=context_id):
+        chunk: list[ParsedLine | DeleteLine] = []
+        for parsed in parse_lines(lines, context_id=context_id, first_line=first_line):
             if isinstance(parsed, LineError):
                 report.errors.append(parsed)
                 if progress:
@@ -85,29 +105,74 @@ class Loader:
         self._indices.refresh(touched)
         return report
 
-    def _load_chunk(self, chunk: list[ParsedLine], report: LoadReport, progress: Progress | None) -> set[str]:
-        """Write one chunk; returns the contexts it wrote to."""
-        # A later line with the same id replaces an earlier one, as a reload would.
-        latest = {parsed.item.id: parsed for parsed in chunk}
-        parsed_lines = list(latest.values())
+    def _load_chunk(
+        self, chunk: list[ParsedLine | DeleteLine], report: LoadReport, progress: Progress | None
+    ) -> set[str]:
+        """Apply one chunk; returns the contexts whose index it wrote to."""
+        # A later line with the same id replaces an earlier one, as a reload would; what remains runs
+        # in file order, one run of consecutive upserts or deletes at a time.
+        latest = sorted({_id_of(parsed): parsed for parsed in chunk}.values(), key=lambda p: p.line)
+        # A context's index is created on its first write, from the one mapping.
+        contexts = {p.context_id if isinstance(p, DeleteLine) else p.item.context_id for p in latest}
+        for context_id in sorted(contexts):
+            self._indices.ensure(context_id)
+        for is_delete, run in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
+            if is_delete:
+                self._delete([p for p in run if isinstance(p, DeleteLine)], report)
+            else:
+                self._upsert([p for p in run if isinstance(p, ParsedLine)], report)
+        if progress:
+            progress.advance(len(chunk))
+        return contexts
+
+    def _upsert(self, parsed_lines: list[ParsedLine], report: LoadReport) -> None:
         embeddings = self._embeddings(parsed_lines, report)
         items = [p.item for p in parsed_lines if p.item.id in embeddings]
-        contexts = {item.context_id for item in items}
         try:
-            # A context's index is created on its first write, from the one mapping.
-            for context_id in sorted(contexts):
-                self._indices.ensure(context_id)
-            self._write_rows(items)
+            existed = self._write_rows(items)
             rejected = index_writer.bulk_index(
                 self._indices.client, self._indices.layout, [document_of(i, embeddings[i.id]) for i in items]
             )
         except (IncompleteBatchError, BackendUnavailableError):
-            rejected = [item.id for item in items]
+            existed, rejected = set(), [item.id for item in items]
         report.unwritten += rejected
         report.loaded += len(items) - len(rejected)
-        if progress:
-            progress.advance(len(chunk))
-        return contexts
+        report.updated += len(existed - set(rejected))
+
+    def _delete(self, deletes: list[DeleteLine], report: LoadReport) -> None:
+        try:
+            cards: dict[str, RowRef] = {}
+            doomed: list[RowRef] = []
+            for delete, rows in zip(deletes, self._partitions(deletes), strict=True):
+                for ref, manifest in rows:
+                    if ref.sk == keys.ITEM_CARD:
+                        cards[delete.item_id] = ref
+                        doomed += [decode_ref(encoded, self._tables) for encoded in manifest or []]
+                    else:
+                        doomed.append(ref)
+            # Rows first, the document next, the card (which lists the rows) last.
+            self._writer.delete(list(dict.fromkeys(doomed)))
+            failed = index_writer.bulk_delete(
+                self._indices.client, self._indices.layout, [(d.item_id, d.context_id) for d in deletes]
+            )
+            self._writer.delete([ref for item_id, ref in cards.items() if item_id not in failed])
+        except (IncompleteBatchError, BackendUnavailableError):
+            cards, failed = {}, [d.item_id for d in deletes]
+        report.unwritten += failed
+        report.deleted += len(set(cards) - set(failed))
+        report.absent += len({d.item_id for d in deletes} - set(cards) - set(failed))
+
+    def _partitions(self, deletes: list[DeleteLine]) -> list[list[tuple[RowRef, Any]]]:
+        """Every lineage row under each deleted item's key, with its manifest: one Query per item,
+        run concurrently so a chunk of deletes waits for a few rounds, not one per item."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def read(delete: DeleteLine) -> list[tuple[RowRef, Any]]:
+            pk = keys.partition(delete.context_id, delete.item_id)
+            return partition_rows(self._dynamodb, self._tables.lineage, pk, MANIFEST_ATTRIBUTE)
+
+        with ThreadPoolExecutor(max_workers=min(PARTITION_READERS, len(deletes))) as pool:
+            return list(pool.map(read, deletes))
 
     def _embeddings(self, parsed_lines: list[ParsedLine], report: LoadReport) -> dict[str, list[float]]:
         vectors: dict[str, list[float]] = {}
@@ -131,7 +196,8 @@ class Loader:
             vectors.update({p.item.id: v for p, v in zip(missing, computed, strict=True)})
         return vectors
 
-    def _write_rows(self, items: Iterable[Item]) -> None:
+    def _write_rows(self, items: Iterable[Item]) -> set[str]:
+        """Write the items' rows; returns the ids of those that already had a card (updates)."""
         item_rows = [rows_of(item, self._tables) for item in items]
         cards = [rows.card[0] for rows in item_rows]
         old_manifests = read_attribute(self._dynamodb, cards, MANIFEST_ATTRIBUTE)
@@ -147,3 +213,8 @@ class Loader:
             (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: rows.manifest(self._tables)})
             for rows in item_rows
         )
+        return {rows.card[1]["id"] for rows in item_rows if rows.card[0] in old_manifests}
+
+
+def _id_of(parsed: ParsedLine | DeleteLine) -> str:
+    return parsed.item_id if isinstance(parsed, DeleteLine) else parsed.item.id

@@ -10,7 +10,9 @@ import importlib
 import sys
 
 SUBCOMMANDS = {
-    "load": ("load", "Load items from a JSON Lines file into the index and tables."),
+    "load": ("load", "Load items (and delete lines) from a JSON Lines file into the index and tables."),
+    "delete": ("delete", "Delete items by id from the index and tables (idempotent)."),
+    "ingest": ("ingest", "Upload a JSON Lines file to the local ingest bucket and run the ingest function."),
     "reindex": ("reindex", "Copy every document into the other isolation model (silo or pool)."),
     "schema": ("schema", "Print the JSON Schema of the item format."),
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),

@@ -1,5 +1,6 @@
 """``retrieval demo``: load the sample corpus, then show what each function answers, through the real
-handlers (API Gateway events with authorizer claims) against the running stack."""
+handlers (API Gateway events with authorizer claims) against the running stack, and finally load and
+delete a small object through the ingest function."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import Any
 from .lambda_runtime import add_show_metrics_flag
 
 DEFAULT_CORPUS = Path("dev/sample/corpus.jsonl")
+INGEST_SAMPLE = Path("events/ingest/acme-sample.jsonl")
+INGEST_IDS = ("acme:p-9001", "acme:doc-9001")
 WIDTH = 100
 
 
@@ -119,11 +122,49 @@ def run(args: argparse.Namespace) -> int:
     )
     _hits(f"hybrid as {other}", json.loads(response["body"]))
 
-    _title(f"7. An agent's MCP call: `retrieval mcp --token dev:{ctx}` over stdio, tool 'retrieve'")
+    if ctx == "acme":
+        _ingest_step(retrieve, invoke)
+    _title(f"8. An agent's MCP call: `retrieval mcp --token dev:{ctx}` over stdio, tool 'retrieve'")
     _mcp_tool_call(ctx, args.query)
-    _title("8. The evidence workflow (Step Functions) run locally: `retrieval workflow run`")
+    _title("9. The evidence workflow (Step Functions) run locally: `retrieval workflow run`")
     _workflow_run(ctx, args.query)
     return 0
+
+
+def _ingest_step(retrieve: Any, invoke: Any) -> None:
+    """Load a small object through the ingest function (S3 notification -> handler), then delete what
+    it added with a second object; the corpus ends as it began."""
+    from .ingest import invoke_with_parts, read_report, upload
+
+    _title(f"7. Ingestion: {INGEST_SAMPLE} -> s3://.../contexts/acme/ -> the ingest function")
+    for label, body, key in (
+        ("load", INGEST_SAMPLE.read_bytes(), "contexts/acme/demo-sample.jsonl"),
+        ("delete", b"".join(json.dumps({"op": "delete", "id": i}).encode() + b"\n" for i in INGEST_IDS),
+         "contexts/acme/demo-deletes.jsonl"),
+    ):  # fmt: skip
+        invoke_with_parts(upload(body, key))
+        report = read_report(key)
+        counts = ", ".join(
+            f"{name} {report[name]}" for name in ("loaded", "updated", "deleted", "absent", "rejected")
+        )
+        print(f"  {label}: reports/{key}.json: {report['status']}, {counts}")
+        found = retrieve({"mode": "hybrid", "text": "Who is on call for Payments?", "top_k": 3})
+        _hits('hybrid "Who is on call for Payments?"', found)
+    status = _why_status("acme", INGEST_IDS[0], invoke)
+    print(f"  why_explain {INGEST_IDS[0]} after the delete: {status} (as for an id that never existed)")
+
+
+def _why_status(ctx: str, item_id: str, invoke: Any) -> int:
+    from .events import api_event
+
+    event = api_event(
+        "GET",
+        f"/v1/why/{item_id}",
+        ctx,
+        path_parameters={"proposition_id": item_id},
+        resource="/v1/why/{proposition_id}",
+    )
+    return int(invoke("why_explain", event)["statusCode"])
 
 
 def _path(ctx: str, start: str, end: str, invoke: Any) -> None:

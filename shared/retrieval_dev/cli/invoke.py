@@ -30,7 +30,12 @@ def run(args: argparse.Namespace) -> int:
     use_local_stack_env()
     show_metrics(args.show_metrics)
     try:
-        response = invoke(args.function, event)
+        if args.function == "ingest":  # and the parts it queued, as the SQS trigger would run them
+            from .ingest import invoke_with_parts
+
+            response = invoke_with_parts(event)
+        else:
+            response = invoke(args.function, event)
     except UnknownFunctionError as error:
         print(f"retrieval invoke: {error}", file=sys.stderr)
         return 2

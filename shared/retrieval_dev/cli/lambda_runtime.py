@@ -18,7 +18,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
-FUNCTIONS = ("retrieve", "graph_path", "why_explain")
+API_FUNCTIONS = ("retrieve", "graph_path", "why_explain")
+FUNCTIONS = (*API_FUNCTIONS, "ingest")
 FUNCTIONS_DIR = Path("functions")
 METRICS_NAMESPACE = "RetrievalFunctions"
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="JSON Lines file, one item per line.")
+    parser.add_argument(
+        "file", type=Path, help='JSON Lines file: one item per line, or {"op": "delete", "id": ...}.'
+    )
     parser.add_argument(
         "--context-id", help="Place lines without a context_id here; reject lines naming another."
     )

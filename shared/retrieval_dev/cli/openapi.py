@@ -21,7 +21,7 @@ from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
 from retrieval_core.policy.state import SESSION_ID_PATTERN
 
-from .lambda_runtime import FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
+from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
 TITLE = "Retrieval functions API"
 DESCRIPTION = (
@@ -153,7 +153,7 @@ def render(spec: dict[str, Any]) -> str:
 def build_spec(functions_dir: Path = FUNCTIONS_DIR) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
-    for function in FUNCTIONS:
+    for function in API_FUNCTIONS:
         generated = json.loads(handler_module(function, functions_dir).app.get_openapi_json_schema())
         for path, operations in generated["paths"].items():
             if path in paths:

@@ -29,3 +29,19 @@ def bulk_index(client: OpenSearch, layout: IndexLayout, documents: Sequence[dict
     if not response.get("errors"):
         return []
     return [entry["index"]["_id"] for entry in response["items"] if entry["index"].get("error")]
+
+
+def bulk_delete(client: OpenSearch, layout: IndexLayout, items: Sequence[tuple[str, str]]) -> list[str]:
+    """Delete the documents of ``(item_id, context_id)`` pairs in one ``_bulk`` request; returns the ids
+    OpenSearch failed to delete. A document that is not there counts as deleted (deletes are idempotent)."""
+    if not items:
+        return []
+    lines = [
+        json.dumps({"delete": {"_index": layout.alias(ctx), "_id": id_, "routing": ctx}})
+        for id_, ctx in items
+    ]
+    with backend_failures():
+        response = client.bulk(body="\n".join(lines) + "\n")
+    if not response.get("errors"):
+        return []
+    return [entry["delete"]["_id"] for entry in response["items"] if entry["delete"].get("error")]

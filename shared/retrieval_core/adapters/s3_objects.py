@@ -1,0 +1,58 @@
+"""The ingest bucket through boto3 (from the Lambda runtime): ranged reads, JSON reports.
+
+Locally ``AWS_ENDPOINT_URL_S3`` (in ``.stack/env``) points boto3 at the moto server.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, BinaryIO, cast
+
+from ..ingest.objects import ObjectRef
+from .dynamodb_reads import backend_failures
+
+
+@cache
+def s3_client(region: str) -> Any:
+    """The container-wide S3 client."""
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client("s3", region_name=region, config=Config(retries={"mode": "standard"}))
+
+
+class S3ObjectStore:
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def identify(self, ref: ObjectRef) -> ObjectRef:
+        with backend_failures("head_object", service="s3"):
+            head = self._client.head_object(Bucket=ref.bucket, Key=ref.key)
+        return ObjectRef(ref.bucket, ref.key, head.get("VersionId"), head.get("ETag"))
+
+    def open(self, ref: ObjectRef, start: int = 0, end: int | None = None) -> BinaryIO:
+        request: dict[str, Any] = {"Bucket": ref.bucket, "Key": ref.key}
+        if ref.version_id:
+            request["VersionId"] = ref.version_id
+        if start or end is not None:
+            request["Range"] = f"bytes={start}-{'' if end is None else end - 1}"
+        with backend_failures("get_object", service="s3"):
+            return cast(BinaryIO, self._client.get_object(**request)["Body"])
+
+    def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
+        from botocore.exceptions import ClientError
+
+        with backend_failures("get_object", service="s3"):
+            try:
+                body = self._client.get_object(Bucket=bucket, Key=key)["Body"].read()
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") in {"NoSuchKey", "404"}:
+                    return None
+                raise
+        return cast(dict[str, Any], json.loads(body))
+
+    def write_json(self, bucket: str, key: str, document: dict[str, Any]) -> None:
+        body = json.dumps(document, indent=1, sort_keys=True).encode("utf-8")
+        with backend_failures("put_object", service="s3"):
+            self._client.put_object(Bucket=bucket, Key=key, Body=body, ContentType="application/json")

@@ -1,0 +1,131 @@
+"""The ingest use case: an object notification plans the object into parts; each part is loaded in the
+object's context and leaves a part report; the last part merges them into ``reports/<key>.json``.
+
+A one-part object (or any object when no queue is configured) is loaded in the same invocation; a
+larger one is queued part by part, in order, one invocation per part. A part whose complete report
+already exists for this upload is not loaded again, so a replayed event or a redelivered message
+finishes quickly and changes nothing, and a retry after a crash resumes after the last finished part.
+Parts that failed leave an incomplete report and raise ``IngestIncompleteError`` so the platform retries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..loading.loader import Loader
+from .errors import IngestIncompleteError
+from .objects import ObjectRef, context_of_key, part_report_key, report_key
+from .ports import ObjectStore, PartQueue
+from .reading import part_lines_of, plan_parts, read_gzip_part
+from .report import IngestReport, PartReport
+from .tasks import PartTask
+
+
+@dataclass
+class IngestOutcome:
+    """What one invocation did: the parts it loaded (for metrics), queued or reused, and the final report
+    if this invocation wrote it."""
+
+    key: str
+    loaded_parts: list[PartReport] = field(default_factory=list)
+    reused_parts: int = 0
+    queued_parts: int = 0
+    report: IngestReport | None = None
+
+
+class IngestService:
+    def __init__(
+        self, *, loader: Loader, objects: ObjectStore, queue: PartQueue | None, part_lines: int
+    ) -> None:
+        self._loader = loader
+        self._objects = objects
+        self._queue = queue
+        self._part_lines = part_lines
+
+    def object_created(self, ref: ObjectRef) -> IngestOutcome:
+        context_id = context_of_key(ref.key)
+        outcome = IngestOutcome(ref.key)
+        if context_id is None:
+            reason = "the key must start with contexts/<context_id>/ (1-63 lowercase letters, digits, - or _)"
+            outcome.report = IngestReport(bucket=ref.bucket, key=ref.key, status="rejected", reason=reason)
+            self._write_report(ref.bucket, ref.key, outcome.report)
+            return outcome
+        if ref.version_id is None and ref.etag is None:  # a hand-written event: pin what is there now
+            ref = self._objects.identify(ref)
+        plan = plan_parts(self._objects.open(ref), self._part_lines)
+        tasks = [
+            PartTask(
+                bucket=ref.bucket,
+                key=ref.key,
+                version_id=ref.version_id,
+                etag=ref.etag,
+                gzip=plan.gzip,
+                parts=len(plan.parts),
+                total_lines=plan.lines,
+                part=part,
+            )
+            for part in plan.parts
+        ]
+        if not tasks:
+            outcome.report = IngestReport(
+                bucket=ref.bucket,
+                key=ref.key,
+                version_id=ref.version_id,
+                context_id=context_id,
+                status="complete",
+            )
+            self._objects.write_json(ref.bucket, report_key(ref.key), outcome.report.model_dump(mode="json"))
+            return outcome
+        if self._queue is not None and len(tasks) > 1:
+            self._queue.send(tasks)
+            outcome.queued_parts = len(tasks)
+            return outcome
+        for task in tasks:
+            self._run(task, context_id, outcome)
+        self._finish(outcome)
+        return outcome
+
+    def part(self, task: PartTask) -> IngestOutcome:
+        context_id = context_of_key(task.key)
+        outcome = IngestOutcome(task.key)
+        if context_id is None:  # only a hand-made message can get here; it changes nothing
+            return outcome
+        self._run(task, context_id, outcome)
+        self._finish(outcome)
+        return outcome
+
+    def _run(self, task: PartTask, context_id: str, outcome: IngestOutcome) -> None:
+        key = part_report_key(task.ref, task.part.index)
+        previous = self._objects.read_json(task.bucket, key)
+        if previous is not None and PartReport.model_validate(previous).complete:
+            outcome.reused_parts += 1
+        else:
+            lines = part_lines_of(self._read(task))
+            load = self._loader.load_lines(lines, context_id=context_id, first_line=task.part.first_line)
+            part_report = PartReport.of(task, load)
+            self._objects.write_json(task.bucket, key, part_report.model_dump(mode="json"))
+            outcome.loaded_parts.append(part_report)
+        if task.is_last:
+            parts = [
+                self._objects.read_json(task.bucket, part_report_key(task.ref, i)) for i in range(task.parts)
+            ]
+            outcome.report = IngestReport.merge(
+                task, context_id, [None if p is None else PartReport.model_validate(p) for p in parts]
+            )
+            self._write_report(task.bucket, task.key, outcome.report)
+
+    def _write_report(self, bucket: str, key: str, report: IngestReport) -> None:
+        self._objects.write_json(bucket, report_key(key), report.model_dump(mode="json"))
+
+    def _finish(self, outcome: IngestOutcome) -> None:
+        failed = [part for part in outcome.loaded_parts if not part.complete]
+        if failed:
+            unwritten = sum(part.unwritten for part in failed)
+            raise IngestIncompleteError(
+                f"{unwritten} items of {outcome.key} were not written (parts {[p.index for p in failed]})"
+            )
+
+    def _read(self, task: PartTask) -> bytes:
+        if task.gzip:
+            return read_gzip_part(self._objects.open(task.ref), task.part)
+        return self._objects.open(task.ref, task.part.start, task.part.end).read()

@@ -1,0 +1,40 @@
+"""One part of one object to load: the unit of work the queue carries (a message body)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .objects import ObjectRef
+
+
+class Part(BaseModel):
+    """Lines ``first_line ..`` of an object: bytes ``[start, end)`` of its (decompressed) content."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(ge=0)
+    first_line: int = Field(ge=1)
+    lines: int = Field(ge=1)
+    start: int = Field(ge=0)
+    end: int = Field(ge=1)
+
+
+class PartTask(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    bucket: str = Field(min_length=1)
+    key: str = Field(min_length=1)
+    version_id: str | None = None
+    etag: str | None = None
+    gzip: bool = False
+    parts: int = Field(ge=1)
+    total_lines: int = Field(ge=0)
+    part: Part
+
+    @property
+    def ref(self) -> ObjectRef:
+        return ObjectRef(self.bucket, self.key, self.version_id, self.etag)
+
+    @property
+    def is_last(self) -> bool:
+        return self.part.index == self.parts - 1

@@ -1,0 +1,134 @@
+"""``retrieval ingest FILE.jsonl --context acme``: upload the file to the local ingest bucket under
+``contexts/acme/`` and run the ingest function on the notification S3 would send, then on every part
+it queued (as the SQS trigger would), and print the object's report.
+
+``--upload-only`` prints the notification instead, for ``retrieval invoke ingest EVENT.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_BUCKET = "retrieval-ingest"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="JSON Lines (or gzip of it): items and delete lines.")
+    parser.add_argument("--context", required=True, help="The context: the key goes under contexts/<it>/.")
+    parser.add_argument("--key", help="The object key (default: contexts/<context>/<file name>).")
+    parser.add_argument("--upload-only", action="store_true", help="Upload and print the S3 event only.")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.file.is_file():
+        print(f"retrieval ingest: no such file: {args.file}", file=sys.stderr)
+        return 2
+    from .environment import use_local_stack_env
+
+    use_local_stack_env()
+    key = args.key or f"contexts/{args.context}/{args.file.name}"
+    event = upload(args.file.read_bytes(), key)
+    if args.upload_only:
+        print(json.dumps(event, indent=2))
+        return 0
+    response = invoke_with_parts(event)
+    report = read_report(key)
+    print(json.dumps(report, indent=2))
+    ok = response["statusCode"] == 200 and report["status"] == "complete" and not report["rejected"]
+    return 0 if ok else 1
+
+
+def upload(body: bytes, key: str) -> dict[str, Any]:
+    """Put ``body`` at ``key`` in the local ingest bucket; returns the notification S3 would send."""
+    import boto3
+
+    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
+    put = boto3.client("s3").put_object(Bucket=bucket, Key=key, Body=body)
+    return s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put.get("VersionId"))
+
+
+def read_report(key: str) -> dict[str, Any]:
+    """``reports/<key>.json`` from the local ingest bucket."""
+    import boto3
+
+    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
+    report = boto3.client("s3").get_object(Bucket=bucket, Key=f"reports/{key}.json")["Body"].read()
+    return dict(json.loads(report))
+
+
+def s3_event(bucket: str, key: str, *, size: int, etag: str, version_id: str | None) -> dict[str, Any]:
+    """The ``ObjectCreated:Put`` notification S3 sends for ``key`` (keys are URL-encoded in it)."""
+    from urllib.parse import quote_plus
+
+    obj: dict[str, Any] = {"key": quote_plus(key, safe="/"), "size": size, "eTag": etag.strip('"')}
+    if version_id:
+        obj["versionId"] = version_id
+    return {
+        "Records": [
+            {
+                "eventVersion": "2.1",
+                "eventSource": "aws:s3",
+                "awsRegion": os.environ.get("AWS_REGION", "us-east-1"),
+                "eventName": "ObjectCreated:Put",
+                "s3": {
+                    "s3SchemaVersion": "1.0",
+                    "configurationId": "ingest",
+                    "bucket": {"name": bucket, "arn": f"arn:aws:s3:::{bucket}"},
+                    "object": obj,
+                },
+            }
+        ]
+    }
+
+
+def invoke_with_parts(event: dict[str, Any]) -> dict[str, Any]:
+    """Run the handler on ``event``, then on each queued part until the queue is empty, as the SQS
+    trigger would (one message per invocation). The response lists the part invocations' bodies."""
+    from .lambda_runtime import invoke
+
+    response = dict(invoke("ingest", event))
+    queue_url = os.environ.get("RETRIEVAL_INGEST_QUEUE_URL")
+    if queue_url and response.get("statusCode") == 200:
+        response["parts"] = [part["body"] for part in drain(queue_url)]
+    return response
+
+
+def drain(queue_url: str) -> list[dict[str, Any]]:
+    """Invoke the handler once per queued message; a failing part is made visible again at once (a
+    fast retry) and its error raised, as Lambda would retry it."""
+    import boto3
+
+    from .lambda_runtime import invoke
+
+    sqs = boto3.client("sqs")
+    responses: list[dict[str, Any]] = []
+    while True:
+        messages = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=1).get("Messages", [])
+        if not messages:
+            return responses
+        message = messages[0]
+        record = {
+            "messageId": message["MessageId"],
+            "receiptHandle": message["ReceiptHandle"],
+            "body": message["Body"],
+            "attributes": message.get("Attributes", {}),
+            "messageAttributes": {},
+            "md5OfBody": message["MD5OfBody"],
+            "eventSource": "aws:sqs",
+            "eventSourceARN": f"arn:aws:sqs:us-east-1:000000000000:{queue_url.rsplit('/', 1)[-1]}",
+            "awsRegion": "us-east-1",
+        }
+        try:
+            responses.append(invoke("ingest", {"Records": [record]}))
+        except Exception:
+            sqs.change_message_visibility(
+                QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+            raise
+        sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])

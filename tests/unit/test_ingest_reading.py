@@ -1,0 +1,105 @@
+"""Planning objects into parts of whole lines and reading parts back, plain and gzip; keys and events."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+
+import pytest
+from retrieval_core.ingest.errors import IngestEventError
+from retrieval_core.ingest.events import work_of
+from retrieval_core.ingest.objects import ObjectRef, context_of_key, part_report_key, report_key
+from retrieval_core.ingest.reading import part_lines_of, plan_parts, read_gzip_part
+from retrieval_core.ingest.tasks import PartTask
+
+
+def lines_by_part(content: bytes, part_lines: int, compressed: bool = False) -> list[tuple[int, list[bytes]]]:
+    stored = gzip.compress(content) if compressed else content
+    plan = plan_parts(io.BytesIO(stored), part_lines)
+    assert plan.gzip is compressed
+    read = []
+    for part in plan.parts:
+        data = read_gzip_part(io.BytesIO(stored), part) if compressed else stored[part.start : part.end]
+        assert len(part_lines_of(data)) == part.lines
+        read.append((part.first_line, part_lines_of(data)))
+    assert plan.lines == sum(part.lines for part in plan.parts)
+    return read
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("part_lines", [1, 2, 3, 7, 1000])
+@pytest.mark.parametrize("ending", [b"\n", b""])
+def test_parts_cover_every_line_once_in_order_with_their_numbers(
+    compressed: bool, part_lines: int, ending: bytes
+) -> None:
+    lines = [f'{{"n": {n}, "pad": "{"x" * (n * 37 % 500)}"}}'.encode() for n in range(1, 8)]
+    lines.insert(3, b"")  # a blank line still counts
+    parts = lines_by_part(b"\n".join(lines) + ending, part_lines, compressed)
+    assert [line for _, chunk in parts for line in chunk] == lines
+    assert [first for first, _ in parts] == list(range(1, len(lines) + 1, part_lines))
+
+
+def test_a_part_boundary_inside_a_read_chunk_and_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    from retrieval_core.ingest import reading
+
+    monkeypatch.setattr(reading, "CHUNK_BYTES", 5)  # lines straddle every chunk
+    lines = [b"alpha", b"be", b"gamma-delta-epsilon", b"z"]
+    parts = lines_by_part(b"\n".join(lines) + b"\n", 2)
+    assert parts == [(1, lines[:2]), (3, lines[2:])]
+
+
+def test_an_empty_object_has_no_parts() -> None:
+    plan = plan_parts(io.BytesIO(b""), 10)
+    assert (plan.lines, plan.parts) == (0, [])
+
+
+@pytest.mark.parametrize(
+    ("key", "context"),
+    [
+        ("contexts/acme/a.jsonl", "acme"),
+        ("contexts/acme/2026/03/a.jsonl.gz", "acme"),
+        ("contexts/ACME/a.jsonl", None),
+        ("contexts/acme", None),
+        ("contexts/acme/", None),
+        ("reports/contexts/acme/a.jsonl.json", None),
+        ("contexts//a.jsonl", None),
+    ],
+)
+def test_the_context_comes_from_the_key_prefix(key: str, context: str | None) -> None:
+    assert context_of_key(key) == context
+
+
+def test_reports_sit_beside_the_key_and_parts_per_upload() -> None:
+    assert report_key("contexts/acme/a.jsonl") == "reports/contexts/acme/a.jsonl.json"
+    ref = ObjectRef("b", "contexts/acme/a.jsonl", version_id="v2", etag='"e"')
+    assert part_report_key(ref, 3) == "parts/contexts/acme/a.jsonl/v2/000003.json"
+    assert ObjectRef("b", "k", etag='"e1"').revision == "e1"
+
+
+def test_s3_keys_are_url_decoded_and_other_notifications_ignored() -> None:
+    record = {
+        "eventSource": "aws:s3",
+        "eventName": "ObjectCreated:Put",
+        "s3": {"bucket": {"name": "b"}, "object": {"key": "contexts/acme/my+file%3A1.jsonl", "eTag": "e"}},
+    }
+    removed = record | {"eventName": "ObjectRemoved:Delete"}
+    assert work_of({"Records": [record, removed]}) == [
+        ObjectRef("b", "contexts/acme/my file:1.jsonl", None, "e")
+    ]
+
+
+def test_queued_parts_round_trip_and_malformed_events_are_refused() -> None:
+    task = PartTask.model_validate(
+        {
+            "bucket": "b",
+            "key": "contexts/acme/a.jsonl",
+            "parts": 2,
+            "total_lines": 3,
+            "part": {"index": 1, "first_line": 3, "lines": 1, "start": 10, "end": 20},
+        }
+    )
+    assert work_of({"Records": [{"eventSource": "aws:sqs", "body": task.model_dump_json()}]}) == [task]
+    for event in ({}, {"Records": []}, {"Records": [{"eventSource": "aws:sqs", "body": json.dumps({})}]}):
+        with pytest.raises(IngestEventError):
+            work_of(event)
