@@ -59,7 +59,11 @@ class Container:
     def retrieval_config(self) -> RetrievalConfig:
         from .retrieval.config import preset
 
-        return preset("default", rank_constant=self.settings.rrf_rank_constant)
+        return preset(
+            "default",
+            rank_constant=self.settings.rrf_rank_constant,
+            metadata=self.settings.metadata_fields,
+        )
 
     @cached_property
     def policy(self) -> RetrievalPolicy:

@@ -17,6 +17,7 @@ from ..adapters.opensearch import writer as index_writer
 from ..adapters.opensearch.documents import document_of
 from ..errors import BackendUnavailableError
 from ..models.item import Item
+from ..models.metadata import MetadataSchema
 from ..ports import Embedder
 from .parse import LineError, ParsedLine, parse_lines
 from .progress import Progress
@@ -54,6 +55,7 @@ class Loader:
         tables: TableNames,
         embedder: Embedder,
         chunk_size: int = CHUNK_SIZE,
+        metadata: MetadataSchema | None = None,
     ) -> None:
         self._opensearch = opensearch
         self._alias = alias
@@ -62,13 +64,14 @@ class Loader:
         self._tables = tables
         self._embedder = embedder
         self._chunk_size = chunk_size
+        self._metadata = dict(metadata or {})
 
     def load_lines(
         self, lines: Sequence[str], *, context_id: str | None = None, progress: Progress | None = None
     ) -> LoadReport:
         report = LoadReport()
         chunk: list[ParsedLine] = []
-        for parsed in parse_lines(lines, context_id=context_id):
+        for parsed in parse_lines(lines, context_id=context_id, metadata=self._metadata):
             if isinstance(parsed, LineError):
                 report.errors.append(parsed)
                 if progress:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from ..models.item import Item
+from ..models.metadata import MetadataSchema, metadata_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +28,14 @@ class ParsedLine:
     item: Item
 
 
-def parse_lines(lines: Iterable[str], *, context_id: str | None = None) -> Iterator[ParsedLine | LineError]:
+def parse_lines(
+    lines: Iterable[str], *, context_id: str | None = None, metadata: MetadataSchema | None = None
+) -> Iterator[ParsedLine | LineError]:
     """Yield a ``ParsedLine`` or a ``LineError`` per non-blank line (1-based line numbers).
 
     With ``context_id``, a line without one is placed in that context, and a line naming another
-    context is rejected.
+    context is rejected. A metadata value that contradicts its declared type (``metadata``) is an error
+    of its line, never a silently unsearchable field.
     """
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -50,8 +54,14 @@ def parse_lines(lines: Iterable[str], *, context_id: str | None = None) -> Itera
                 yield LineError(number, "context_id", f"must be '{context_id}' (--context-id)")
                 continue
         try:
-            yield ParsedLine(number, Item.model_validate(record))
+            item = Item.model_validate(record)
         except ValidationError as error:
             first = error.errors()[0]
             field = ".".join(str(part) for part in first["loc"]) or "(item)"
             yield LineError(number, field, first["msg"])
+            continue
+        problems = metadata_problems(item.metadata, metadata or {})
+        if problems:
+            yield LineError(number, *problems[0])
+            continue
+        yield ParsedLine(number, item)

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..models.metadata import FieldType
+
 DEFAULT_RANK_CONSTANT = 10
 """RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
 that each rank well, a small k lets agreement at the top of both lists count for more."""
@@ -41,6 +43,9 @@ class RetrievalConfig(BaseModel):
 
     fusion: FusionConfig = FusionConfig()
     expansion: GraphExpansionConfig = GraphExpansionConfig()
+    metadata: dict[str, FieldType] = Field(
+        default_factory=dict, description="Declared metadata types filters are checked against."
+    )
 
 
 PRESETS: dict[str, RetrievalConfig] = {
@@ -55,9 +60,14 @@ PRESETS: dict[str, RetrievalConfig] = {
 }
 
 
-def preset(name: str, *, rank_constant: int | None = None) -> RetrievalConfig:
-    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)."""
+def preset(
+    name: str, *, rank_constant: int | None = None, metadata: dict[str, FieldType] | None = None
+) -> RetrievalConfig:
+    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)
+    and the deployment's declared metadata types (RETRIEVAL_METADATA_FIELDS)."""
     config = PRESETS[name]
+    if metadata:
+        config = config.model_copy(update={"metadata": dict(metadata)})
     if rank_constant is not None:
         config = config.model_copy(
             update={"fusion": config.fusion.model_copy(update={"rank_constant": rank_constant})}

@@ -23,6 +23,7 @@ from pydantic import (
 from ..models.item import Kind, Status
 from ..models.limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 from ..packing.options import PackOptions
+from .filters import Filter
 
 MAX_TEXT_CHARS = 4000
 
@@ -79,6 +80,11 @@ class RetrieveRequest(BaseModel):
     weights: dict[Kind, Annotated[FiniteNumber, Field(ge=0)]] = Field(default_factory=dict)
     diversify: StrictBool = True
     statuses: list[Status] = Field(default_factory=lambda: [Status.ACTIVE], min_length=1)
+    filter: Filter | None = Field(
+        default=None,
+        description="Typed conditions on metadata and built-in fields, ANDed with statuses and kinds and "
+        "applied inside every mode's query (graph arms: on the propositions they return).",
+    )
     expand_graph: StrictBool = Field(
         default=False,
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "

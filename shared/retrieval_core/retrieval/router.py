@@ -7,7 +7,7 @@ capability yields a typed-empty result with ``supported: false``: never a scan.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -29,6 +29,7 @@ from ..ports import (
     VectorSearch,
 )
 from .config import RetrievalConfig
+from .filters import Filter, resolve
 from .fusion import (
     diversify,
     normalise_by_max,
@@ -53,6 +54,7 @@ class Applied:
     statuses: tuple[Status, ...]
     kinds: tuple[Kind, ...]
     rank_constant: int
+    filter: Filter | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,14 @@ class RetrievalResult:
     applied: Applied
     missing_capability: str | None = None
     arms: tuple[str, ...] = field(default=())
+
+    @property
+    def filter_applied(self) -> Mapping[str, str]:
+        """Per arm, where the filter took effect: inside the backend query, or on the propositions a
+        graph walk returned (the walk itself follows every edge)."""
+        if self.applied.filter is None:
+            return {}
+        return {arm: "on_results" if arm == GRAPH_ARM else "in_query" for arm in self.arms}
 
 
 class CapabilityMissingError(Exception):
@@ -85,17 +95,25 @@ class RetrievalRouter:
         self._embedder = embedder
         self._config = config
 
-    def route(self, request: RetrieveRequest) -> RetrievalResult:
-        self._check_vector(request)
-        applied = Applied(
+    def applied(self, request: RetrieveRequest) -> Applied:
+        """What the request will use; raises ``FilterNotApplicableError`` for a filter the index cannot
+        apply exactly (callers check this before spending any session budget)."""
+        return Applied(
             top_k=request.applied_top_k,
             depth=request.applied_depth,
             min_score=None if request.min_score is None else float(request.min_score),
             statuses=tuple(dict.fromkeys(request.statuses)),
             kinds=tuple(dict.fromkeys(request.kinds or ())),
             rank_constant=self._config.fusion.rank_constant,
+            filter=None if request.filter is None else resolve(request.filter, self._config.metadata),
         )
-        filters = SearchFilters(kinds=applied.kinds, statuses=applied.statuses, size=applied.top_k)
+
+    def route(self, request: RetrieveRequest) -> RetrievalResult:
+        self._check_vector(request)
+        applied = self.applied(request)
+        filters = SearchFilters(
+            kinds=applied.kinds, statuses=applied.statuses, size=applied.top_k, where=applied.filter
+        )
         try:
             hits, arms = self._dispatch(request, filters, applied)
         except CapabilityMissingError as missing:
@@ -172,7 +190,7 @@ class RetrievalRouter:
         for edge, hop in steps:
             hop_of.setdefault(edge.proposition_id, hop)
         wanted = [pid for pid in hop_of if pid not in exclude]
-        found = items.get_items(ctx, wanted)
+        found = items.get_items(ctx, wanted, where=filters.where)
         hits = []
         for rank, pid in enumerate((p for p in wanted if p in found), start=1):
             hit = found[pid]

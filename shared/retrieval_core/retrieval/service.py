@@ -12,7 +12,7 @@ from ..policy import RetrievalPolicy
 from ..ports import Embedder, GraphTraversal
 from .config import RetrievalConfig
 from .requests import RetrieveRequest
-from .responses import AppliedLimits, RetrieveResponse
+from .responses import AppliedFilter, AppliedLimits, RetrieveResponse
 from .router import RetrievalResult, RetrievalRouter
 
 # Fields that shape the session or the packet, not the question; they never change the dedup key.
@@ -46,8 +46,10 @@ class RetrieveService:
         router = RetrievalRouter(
             self._store, self._graph, context, embedder=self._embedder, config=self._config
         )
+        # Refuse a filter the index cannot apply, or a packet whose header cannot fit, before the policy
+        # spends any budget on the request.
+        router.applied(request)
         if request.pack is not None:
-            # Refuse a packet whose header cannot fit before the policy spends any budget on it.
             pack_hits([], {}, request.pack, request.text)
         routed: list[RetrievalResult] = []
 
@@ -81,6 +83,9 @@ class RetrieveService:
                 statuses=list(applied.statuses),
                 kinds=list(applied.kinds),
                 rank_constant=applied.rank_constant,
+                filter=None
+                if applied.filter is None
+                else AppliedFilter(expression=applied.filter.echo(), arms=dict(result.filter_applied)),
             ),
             receipt=outcome.receipt,
             context_packet=packet,

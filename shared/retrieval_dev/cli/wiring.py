@@ -25,6 +25,7 @@ def loader_for(settings: Settings) -> Loader:
             shards=settings.opensearch_shards,
             replicas=settings.opensearch_replicas,
             refresh_interval=settings.opensearch_refresh_interval,
+            metadata=settings.metadata_fields,
         )
     except OpenSearchConnectionError as error:
         raise BackendUnavailableError(
@@ -37,4 +38,5 @@ def loader_for(settings: Settings) -> Loader:
         dynamodb=dynamodb_client(settings),
         tables=TableNames(edges=settings.edges_table, lineage=settings.lineage_table),
         embedder=embedder,
+        metadata=settings.metadata_fields,
     )
