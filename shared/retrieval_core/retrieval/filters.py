@@ -13,8 +13,16 @@ import math
 from datetime import UTC
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, WithJsonSchema
-from pydantic import field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from ..errors import InvalidRequestError
 from ..models.item import Kind, Status
