@@ -70,12 +70,18 @@ Key = Annotated[
 
 
 class FilterNotApplicableError(InvalidRequestError):
-    """The index cannot apply this leaf exactly (its key's type does not allow the comparison)."""
-
-    code = "filter_not_applicable"
+    """The index cannot apply this leaf exactly (its key's type does not allow the comparison): a 422
+    shaped like a validation error, plus the key and the reason."""
 
     def __init__(self, path: str, key: str, reason: str) -> None:
-        super().__init__(f"{path}: cannot filter '{key}': {reason}", field=path, key=key, reason=reason)
+        message = f"cannot filter '{key}': {reason}"
+        super().__init__(
+            f"{path}: {message}",
+            field=path,
+            key=key,
+            reason=reason,
+            fields=[{"field": path, "message": message}],
+        )
 
 
 def _check_key(key: str) -> str:
