@@ -66,9 +66,9 @@ LEAVES = st.one_of(
     _leaf(["string_contains"], "metadata.team", st.sampled_from(["ay", "o", "-", "payments"])),
     _leaf(MATCH, "metadata.tags", st.sampled_from((*fc.TAGS, fc.FOREIGN_TAG))),
     _membership("metadata.tags", fc.TAGS),
-    _leaf(MATCH + RANGES, "metadata.amount", st.sampled_from(fc.AMOUNTS)),
+    _leaf([*MATCH, *RANGES], "metadata.amount", st.sampled_from(fc.AMOUNTS)),
     _membership("metadata.amount", fc.AMOUNTS),
-    _leaf(RANGES + ["equals"], "metadata.due", DATES),
+    _leaf([*RANGES, "equals"], "metadata.due", DATES),
     _leaf(["equals", "not_equals"], "metadata.flag", st.booleans()),
     _leaf(["equals", "starts_with"], "metadata.note", st.sampled_from([*fc.NOTES, "gam", "fother"])),
     st.builds(
