@@ -151,3 +151,41 @@ def test_every_hit_satisfies_the_filter_and_lexical_finds_all(filter_stack: list
         expected = matching & with_word if mode == "lexical" else matching
         assert set(found) == expected, (mode, sorted(expected ^ set(found)))
         assert body["applied"]["filter"]["arms"] == dict.fromkeys(body["arms"], "in_query")
+
+
+FOREIGN_ONLY = {
+    "any_of": [
+        {"equals": {"key": "metadata.team", "value": fc.FOREIGN_TEAM}},
+        {"list_contains": {"key": "metadata.tags", "value": fc.FOREIGN_TAG}},
+        {"gte": {"key": "metadata.amount", "value": 1000}},
+        {"starts_with": {"key": "metadata.note", "value": "fother"}},
+    ]
+}
+WHOLE_RANGE = {"from": fc.moment(0), "to": fc.moment(400)}
+
+
+@pytest.mark.parametrize(
+    "request_body",
+    [
+        {"mode": "lexical", "text": fc.QUERY_WORD},
+        {"mode": "vector", "text": fc.QUERY_WORD},
+        {"mode": "hybrid", "text": fc.QUERY_WORD, "expand_graph": True},
+        {"mode": "temporal", "window": WHOLE_RANGE},
+        {"mode": "entity", "entity_id": "{ctx}:person/p0"},
+        {"mode": "graph_walk", "entity_id": "{ctx}:person/p0", "depth": 3},
+    ],
+    ids=lambda body: body["mode"],
+)
+def test_a_filter_on_values_only_another_context_holds_finds_nothing(
+    filter_stack: list[Item], request_body: dict[str, Any]
+) -> None:
+    common = {"top_k": 100, "statuses": ALL_STATUSES, "filter": FOREIGN_ONLY}
+    answers = {}
+    for ctx in (fc.CTX, fc.OTHER):
+        body = {k: v.format(ctx=ctx) if isinstance(v, str) else v for k, v in request_body.items()}
+        status, answers[ctx] = retrieve(ctx, body | common)
+        assert status == 200, answers[ctx]
+    assert answers[fc.CTX]["hits"] == []
+    # The values are real: the context that holds them finds them with the same filter.
+    assert answers[fc.OTHER]["hits"]
+    assert all(h["id"].startswith(f"{fc.OTHER}:") for h in answers[fc.OTHER]["hits"])
