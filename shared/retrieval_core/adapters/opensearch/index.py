@@ -185,7 +185,7 @@ def _check_metadata(
     indexed = properties.get("metadata", {})
     if indexed.get("enabled") is False:
         raise IndexMetadataMismatchError(
-            f"Index '{index}' predates filterable metadata (index version {INDEX_VERSION}). "
+            f"Index '{index}' predates filterable metadata (added in index version {INDEX_VERSION}). "
             "Rebuild it: load into a new alias (RETRIEVAL_OPENSEARCH_ALIAS) and switch over."
         )
     fields = indexed.get("properties", {})
