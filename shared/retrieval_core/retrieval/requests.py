@@ -64,6 +64,16 @@ class RetrieveRequest(BaseModel):
             "examples": [
                 {"mode": "hybrid", "text": "who leads payments", "top_k": 5},
                 {"mode": "graph_walk", "entity_id": "acme:person/alice-chen", "depth": 2},
+                {
+                    "mode": "lexical",
+                    "text": "payments",
+                    "filter": {
+                        "all_of": [
+                            {"equals": {"key": "metadata.team", "value": "payments"}},
+                            {"gte": {"key": "created_at", "value": "2026-01-01T00:00:00Z"}},
+                        ]
+                    },
+                },
             ]
         },
     )
