@@ -167,3 +167,19 @@ def test_a_graph_walk_follows_every_edge_and_returns_only_matching_propositions(
     assert [h["id"] for h in filtered["hits"]] == expected
     assert filtered["applied"]["filter"]["arms"] == {"graph": "on_results"}
     assert json.dumps(filtered).count("globex:") == 0
+
+
+def test_expand_graph_filters_the_propositions_it_adds(corpus_settings: Settings) -> None:
+    where = {"gte": {"key": "confidence", "value": 0.8}}
+    request = {"mode": "hybrid", "text": "who leads payments", "expand_graph": True, "top_k": 20}
+    _, unfiltered = retrieve("acme", request)
+    assert "graph" in unfiltered["arms"]
+    status, filtered = retrieve("acme", request | {"filter": where})
+    assert status == 200, filtered
+    assert any(not matches(ITEMS[h["id"]], where) for h in unfiltered["hits"] if h["found_by"] == ["graph"])
+    assert filtered["hits"] and all(matches(ITEMS[h["id"]], where) for h in filtered["hits"])
+    assert filtered["applied"]["filter"]["arms"] == {
+        "lexical": "in_query",
+        "vector": "in_query",
+        "graph": "on_results",
+    }
