@@ -2,7 +2,7 @@
 of lexical, vector and hybrid satisfies the filter by an independent evaluator (``tests/filter_oracle``);
 lexical returns exactly the matching items that contain the query word, and vector and hybrid (with
 ``top_k`` above the corpus size) return exactly the matching items. A fixed seed and 30 examples keep it
-to seconds; the filters are drawn to be applicable (see ``test_filters`` for the refusals)."""
+to seconds; the filters are drawn to be applicable (see ``test_filtered_retrieve`` for the refusals)."""
 
 from __future__ import annotations
 

@@ -350,8 +350,3 @@ def _indexed_as(declared: FieldType | None) -> str:
 
 def _field(operator: str) -> str:
     return "in_" if operator == "in" else operator
-
-
-def arms_applied(arms: tuple[str, ...], on_results: frozenset[str]) -> dict[str, str]:
-    """How the filter reached each arm: inside its backend query, or on the results it fetched."""
-    return {arm: "on_results" if arm in on_results else "in_query" for arm in arms}
