@@ -15,8 +15,8 @@ from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, graph, ingest, isolation, micro, policy, retrieve
-from .corpus import generate, pairs_at_distance
+from . import coldstart, filtered, graph, ingest, isolation, micro, policy, retrieve
+from .corpus import METADATA_FIELDS, generate, pairs_at_distance
 from .dynamodb_server import DynamoDBStartError, indexed_moto
 from .handlers import HandlerFailedError, graph_path_event, retrieve_event, why_event
 from .machine import facts
@@ -27,7 +27,17 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-SECTIONS = ("retrieve", "graph", "policy", "packing", "ingest", "coldstart", "package", "isolation")
+SECTIONS = (
+    "retrieve",
+    "filtered",
+    "graph",
+    "policy",
+    "packing",
+    "ingest",
+    "coldstart",
+    "package",
+    "isolation",
+)
 
 
 def run(
@@ -44,7 +54,7 @@ def run(
         label = (
             "the stack's moto" if stack_dynamodb else "moto with partition-indexed Query (bench.moto_indexed)"
         )
-        base = stack_settings(endpoint)
+        base = stack_settings(endpoint).model_copy(update={"metadata_fields": METADATA_FIELDS})
         return _run(SCALES[scale_name], out_dir, sam_build_dir, sections, keep, base, label)
 
 
@@ -81,6 +91,8 @@ def _run(
         probe = Probe()
         if "retrieve" in sections:
             results["retrieve"] = retrieve.measure(settings, corpus, probe)
+        if "filtered" in sections:
+            results["filtered"] = filtered.measure(settings, corpus)
         if "graph" in sections:
             results["graph"] = graph.measure(corpus, probe)
         if "policy" in sections:

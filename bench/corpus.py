@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
+from retrieval_core.models.metadata import FieldType
 
 from .scales import SEED, Scale
 
@@ -43,6 +44,9 @@ _SYLLABLES = [
     "ca", "de", "ro", "ta", "li", "mo", "na", "ve", "xu", "yo", "qi", "wa", "so", "ri", "el", "an",
 ]  # fmt: skip
 _BASE_TIME = datetime(2024, 1, 1, tzinfo=UTC)
+BUCKETS = 100
+METADATA_FIELDS = {"bucket": FieldType.NUMBER}
+"""Declared for the bench: ``metadata.bucket`` (item number mod 100) lets filters keep any share of it."""
 
 
 class CorpusShapeError(ValueError):
@@ -194,6 +198,7 @@ class _Generator:
             "confidence": round(float(self.rng.uniform(0.5, 1.0)), 2),
             "status": "ACTIVE",
             "created_at": (_BASE_TIME + timedelta(minutes=n)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "metadata": {"bucket": n % BUCKETS},
         }
 
     def _supersede(self, items: list[dict[str, Any]], documents: int, propositions: int) -> None:

@@ -43,6 +43,11 @@ def targets(scale: str, results: dict[str, Any]) -> list[Target]:
     if "hybrid_vs_naive" in retrieve:
         ratio = retrieve["hybrid_vs_naive"]["handler_over_naive_p50"]
         found.append(Target("hybrid vs naive client", "<= 0.75x", f"{ratio:.2f}x", _status(ratio <= 0.75)))
+    for label, f in results.get("filtered", {}).items():
+        if f["percent"] is not None:
+            recall = f["recall_at_10"]
+            name = f"filtered k-NN recall@10, {label}"
+            found.append(Target(name, ">= 0.95", f"{recall:.3f}", _status(recall >= 0.95)))
     cold = results.get("coldstart", {})
     for function, ratio in cold.get("import_over_boto3", {}).items():
         found.append(
@@ -145,6 +150,23 @@ def markdown(report: dict[str, Any]) -> str:
                 ["naive: two searches + client RRF", _ms(naive["naive"]["p50_ms"]), "1.00x"],
             ],
         )  # fmt: skip
+    filtered = r.get("filtered", {})
+    if filtered:
+        lines += [
+            "### Filtered k-NN (vector, filter inside the knn clause) vs exact filtered search",
+            "",
+        ]
+        rows = [
+            [
+                label,
+                _ms(f["handler"]["p50_ms"]),
+                _ms(f["handler"]["p95_ms"]),
+                f"{f['recall_at_10']:.3f}",
+                f"{f['recall_at_10_min']:.1f}",
+            ]
+            for label, f in filtered.items()
+        ]
+        lines += _table(["share kept", "p50", "p95", "recall@10 (mean)", "recall@10 (min)"], rows)
     graph = r.get("graph", {})
     for name in ("graph_path", "why_explain"):
         if graph.get(name):

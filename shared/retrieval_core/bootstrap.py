@@ -78,7 +78,11 @@ class Container:
     def retrieval_config(self) -> RetrievalConfig:
         from .retrieval.config import preset
 
-        return preset(self.settings.retrieval_preset, rank_constant=self.settings.rrf_rank_constant)
+        return preset(
+            self.settings.retrieval_preset,
+            rank_constant=self.settings.rrf_rank_constant,
+            metadata=self.settings.metadata_fields,
+        )
 
     @cached_property
     def capabilities(self) -> Capabilities:
@@ -153,6 +157,7 @@ class Container:
             dynamodb=dynamodb_client(self.settings),
             tables=TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table),
             embedder=self.embedder,
+            metadata=self.settings.metadata_fields,
         )
 
     @cached_property

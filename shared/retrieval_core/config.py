@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .models.metadata import METADATA_NAME_PATTERN, FieldType
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
 from .retrieval.config import DEFAULT_RANK_CONSTANT, PresetName
 
@@ -48,6 +50,28 @@ class Settings(BaseModel):
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None
     ingest_part_lines: int = Field(default=2000, ge=1)
+    metadata_fields: dict[str, FieldType] = Field(
+        default_factory=dict,
+        description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "
+        '(`{"amount": "number", "due": "date"}`); undeclared keys are exact strings (docs/STORAGE.md).',
+    )
+
+    @field_validator("metadata_fields", mode="before")
+    @classmethod
+    def _json_object(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    @field_validator("metadata_fields")
+    @classmethod
+    def _metadata_names(cls, value: dict[str, FieldType]) -> dict[str, FieldType]:
+        bad = [name for name in value if not METADATA_NAME_PATTERN.match(name)]
+        if bad:
+            raise ValueError(f"metadata key '{bad[0]}' must be 1-64 letters, digits, '_' or '-'")
+        return value
+
+    def __hash__(self) -> int:
+        # Settings key per-container caches (clients); the metadata declaration is a dict.
+        return hash(self.model_dump_json())
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -65,7 +89,10 @@ class Settings(BaseModel):
     def to_env(self) -> dict[str, str]:
         """The ``RETRIEVAL_*`` variables that ``from_env`` reads back into these settings."""
         values = self.model_dump(mode="json", exclude_none=True)
-        return {f"RETRIEVAL_{name.upper()}": str(value) for name, value in values.items()}
+        return {
+            f"RETRIEVAL_{name.upper()}": value if isinstance(value, str) else json.dumps(value)
+            for name, value in values.items()
+        }
 
 
 @cache

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .models.hits import Edge, Hit, LineageCard, LineageLinks
 from .models.item import Kind, Status
+
+if TYPE_CHECKING:
+    from .models.filters import Filter
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +27,8 @@ class SearchFilters:
     kinds: tuple[Kind, ...] = ()
     statuses: tuple[Status, ...] = (Status.ACTIVE,)
     size: int = 10
+    where: Filter | None = None
+    """The caller's filter, resolved against the metadata schema; applied inside the query too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +77,11 @@ class TemporalSearch(Protocol):
 
 
 class ItemReader(Protocol):
-    def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
-        """The caller's items among ``ids`` in one round trip; foreign and missing ids are simply absent."""
+    def get_items(
+        self, context_id: str, ids: Iterable[str], *, where: Filter | None = None
+    ) -> dict[str, Hit]:
+        """The caller's items among ``ids`` (that match ``where``) in one round trip; foreign and missing
+        ids are simply absent."""
         ...
 
 

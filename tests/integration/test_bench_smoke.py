@@ -153,3 +153,13 @@ def test_the_command_runs_as_make_bench_runs_it(stack_settings: Settings, tmp_pa
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads((tmp_path / "latest-tiny.json").read_text())["scale"] == "tiny"
+
+
+def test_filtered_knn_is_measured_beside_unfiltered(tiny_report: tuple[dict, str, Path]) -> None:
+    report, stdout, _ = tiny_report
+    filtered = report["results"]["filtered"]
+    assert list(filtered) == ["unfiltered", "1%", "10%", "50%"]
+    for row in filtered.values():
+        assert row["handler"]["samples"] == TINY.queries
+        assert 0 <= row["recall_at_10_min"] <= row["recall_at_10"] <= 1
+    assert "### Filtered k-NN" in stdout

@@ -93,7 +93,8 @@ class FakeItems:
             created_at=CREATED_AT,
         )
 
-    def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
+    def get_items(self, context_id: str, ids: Iterable[str], *, where: object = None) -> dict[str, Hit]:
+        assert where is None, "this fake holds hits, not items: it cannot evaluate a filter"
         wanted = list(ids)
         self.calls.append(wanted)
         return {i: self.hits[(context_id, i)] for i in wanted if (context_id, i) in self.hits}

@@ -7,9 +7,12 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import Hit, MentionView, Signal
 from retrieval_core.models.item import Item, iso
 from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
+
+from tests.filter_oracle import matches
 
 WORD = re.compile(r"\w+")
 
@@ -21,16 +24,22 @@ def _words(text: str) -> set[str]:
 class InMemoryLexicalStore:
     """Only lexical search and id reads: no vector capability at all."""
 
-    def __init__(self, items: Iterable[Item]) -> None:
+    def __init__(self, items: Iterable[Item], metadata_types: dict[str, str] | None = None) -> None:
         self.items = {item.id: item for item in items}
         self.calls: list[str] = []
+        self.metadata_types = metadata_types or {}
 
-    def _visible(self, context_id: str, filters: SearchFilters | None) -> list[Item]:
+    def _visible(
+        self, context_id: str, filters: SearchFilters | None, where: Filter | None = None
+    ) -> list[Item]:
         found = [i for i in self.items.values() if i.context_id == context_id]
         if filters is not None:
             found = [i for i in found if i.status in filters.statuses]
             if filters.kinds:
                 found = [i for i in found if i.kind in filters.kinds]
+            where = where or filters.where
+        if where is not None:
+            found = [i for i in found if matches(i, where.echo(), self.metadata_types)]
         return found
 
     def _hit(self, item: Item, score: float, arm: str | None = None, rank: int | None = None) -> Hit:
@@ -57,11 +66,15 @@ class InMemoryLexicalStore:
         scored = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
         return self._rank(scored, "lexical", filters.size)
 
-    def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
+    def get_items(
+        self, context_id: str, ids: Iterable[str], *, where: Filter | None = None
+    ) -> dict[str, Hit]:
         self.calls.append("get_items")
         wanted = set(ids)
         return {
-            i.id: self._hit(i, i.confidence or 1.0) for i in self._visible(context_id, None) if i.id in wanted
+            i.id: self._hit(i, i.confidence or 1.0)
+            for i in self._visible(context_id, None, where)
+            if i.id in wanted
         }
 
 

@@ -15,14 +15,14 @@ CONTEXTS = ("acme", "acme-v1", "acme_v1", "v1", "a", "acme-1", "0")
 def test_silo_is_the_default_and_gives_each_context_its_own_alias_and_index() -> None:
     layout = IndexLayout.of(Settings(opensearch_alias="items"))
     assert layout.model == "silo"
-    assert (layout.alias("acme"), layout.index("acme")) == ("items.acme", "items.acme.v1")
+    assert (layout.alias("acme"), layout.index("acme")) == ("items.acme", "items.acme.v2")
     assert layout.alias_pattern == layout.index_pattern == "items.*"
 
 
 def test_pool_keeps_the_shared_alias_and_index_of_earlier_releases() -> None:
     layout = IndexLayout.of(Settings(opensearch_alias="items", isolation_model="pool"))
     assert {layout.alias(c) for c in CONTEXTS} == {"items"}
-    assert layout.index("acme") == "items-v1"
+    assert layout.index("acme") == "items-v2"
     assert (layout.alias_pattern, layout.index_pattern) == ("items", "items-v*")
 
 

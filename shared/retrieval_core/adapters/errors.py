@@ -34,3 +34,9 @@ class IndexDimensionMismatchError(RetrievalError):
     """The index was built for vectors of another dimension than the configured embedder produces."""
 
     code = "index_dimension_mismatch"
+
+
+class IndexMetadataMismatchError(RetrievalError):
+    """The index types a declared metadata key differently from the declaration (or predates typing)."""
+
+    code = "index_metadata_mismatch"

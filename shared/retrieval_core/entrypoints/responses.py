@@ -18,17 +18,17 @@ INTERNAL_ERROR_BODY = {"error": "internal_error", "message": "An internal error 
 def describe_validation(
     errors: Sequence[Mapping[str, Any]], *, skip_prefix: tuple[str, ...] = ()
 ) -> dict[str, Any]:
-    """A 422 body naming each offending field (``top_k``, ``weights.document``, ``pack.max_tokens``)."""
+    """A 422 body naming each offending field (``top_k``, ``weights.document``, ``filter.all_of[2].gte``)."""
     fields = []
     for error in errors:
-        location = [str(part) for part in error.get("loc", ())]
+        location = list(error.get("loc", ()))
         while location and location[0] in skip_prefix:
             location = location[1:]
         message = str(error.get("msg", "is invalid"))
         if error.get("type") == "json_invalid":  # Powertools puts the parse position in ``loc``
             location = []
             message = f"the body is not valid JSON: {(error.get('ctx') or {}).get('error', message)}"
-        fields.append({"field": ".".join(location) or "(body)", "message": message})
+        fields.append({"field": field_path(location) or "(body)", "message": message})
     summary = "; ".join(f"{f['field']}: {f['message']}" for f in fields)
     return {"error": "invalid_request", "message": summary, "fields": fields}
 
@@ -51,3 +51,11 @@ def error_status_body(
         return 422, describe_validation(error.errors()), {}
     logger.exception("unexpected error", exc_info=error)
     return INTERNAL_ERROR, dict(INTERNAL_ERROR_BODY), {}
+
+
+def field_path(location: list[Any]) -> str:
+    """``["filter", "all_of", 2, "gte"]`` as ``filter.all_of[2].gte``."""
+    path = ""
+    for part in location:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path

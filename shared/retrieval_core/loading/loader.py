@@ -26,6 +26,7 @@ from ..adapters.opensearch.documents import document_of
 from ..adapters.opensearch.index import ContextIndices
 from ..errors import BackendUnavailableError
 from ..models.item import Item
+from ..models.metadata import MetadataSchema
 from ..ports import Embedder
 from .parse import DeleteLine, LineError, ParsedLine, parse_lines
 from .progress import Progress
@@ -71,6 +72,7 @@ class Loader:
         tables: TableNames,
         embedder: Embedder,
         chunk_size: int = CHUNK_SIZE,
+        metadata: MetadataSchema | None = None,
     ) -> None:
         self._indices = indices
         self._dynamodb = dynamodb
@@ -78,6 +80,7 @@ class Loader:
         self._tables = tables
         self._embedder = embedder
         self._chunk_size = chunk_size
+        self._metadata = dict(metadata or {})
 
     def load_lines(
         self,
@@ -90,7 +93,9 @@ class Loader:
         report = LoadReport()
         touched: set[str] = set()
         chunk: list[ParsedLine | DeleteLine] = []
-        for parsed in parse_lines(lines, context_id=context_id, first_line=first_line):
+        for parsed in parse_lines(
+            lines, context_id=context_id, first_line=first_line, metadata=self._metadata
+        ):
             if isinstance(parsed, LineError):
                 report.errors.append(parsed)
                 if progress:

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ..context import CONTEXT_ID_PATTERN, context_of
 from ..models.item import Item
+from ..models.metadata import MetadataSchema, metadata_problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,14 +46,19 @@ UPSERT, DELETE = "upsert", "delete"
 
 
 def parse_lines(
-    lines: Iterable[str | bytes], *, context_id: str | None = None, first_line: int = 1
+    lines: Iterable[str | bytes],
+    *,
+    context_id: str | None = None,
+    first_line: int = 1,
+    metadata: MetadataSchema | None = None,
 ) -> Iterator[ParsedLine | DeleteLine | LineError]:
     """Yield a ``ParsedLine``, ``DeleteLine`` or ``LineError`` per non-blank line, numbered from
     ``first_line`` (1 for a whole file; a later part of a file passes its own first line number).
     Lines may be ``bytes`` as read from an object (UTF-8; a line that is not is rejected).
 
     With ``context_id``, a line without one is placed in that context, and a line naming another
-    context is rejected.
+    context is rejected. A metadata value that contradicts its declared type (``metadata``) is an error
+    of its line, never a silently unsearchable field.
     """
     for number, raw in enumerate(lines, start=first_line):
         if not raw.strip():
@@ -81,11 +87,17 @@ def parse_lines(
             yield LineError(number, OP_FIELD, f"must be '{UPSERT}' or '{DELETE}'")
             continue
         try:
-            yield ParsedLine(number, Item.model_validate(record))
+            item = Item.model_validate(record)
         except ValidationError as error:
             first = error.errors()[0]
             field = ".".join(str(part) for part in first["loc"]) or "(item)"
             yield LineError(number, field, first["msg"])
+            continue
+        problems = metadata_problems(item.metadata, metadata or {})
+        if problems:
+            yield LineError(number, *problems[0])
+            continue
+        yield ParsedLine(number, item)
 
 
 def _delete(number: int, record: dict[str, object]) -> DeleteLine | LineError:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..graph.neighbourhood import DEFAULT_NODE_CAP
+from ..models.metadata import FieldType
 
 DEFAULT_RANK_CONSTANT = 10
 """RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
@@ -45,6 +46,9 @@ class RetrievalConfig(BaseModel):
 
     fusion: FusionConfig = FusionConfig()
     expansion: GraphExpansionConfig = GraphExpansionConfig()
+    metadata: dict[str, FieldType] = Field(
+        default_factory=dict, description="Declared metadata types filters are checked against."
+    )
 
 
 PresetName = Literal["default", "fast", "thorough"]
@@ -62,9 +66,14 @@ PRESETS: dict[PresetName, RetrievalConfig] = {
 }
 
 
-def preset(name: PresetName, *, rank_constant: int | None = None) -> RetrievalConfig:
-    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)."""
+def preset(
+    name: PresetName, *, rank_constant: int | None = None, metadata: dict[str, FieldType] | None = None
+) -> RetrievalConfig:
+    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)
+    and the deployment's declared metadata types (RETRIEVAL_METADATA_FIELDS)."""
     config = PRESETS[name]
+    if metadata:
+        config = config.model_copy(update={"metadata": dict(metadata)})
     if rank_constant is not None:
         config = config.model_copy(
             update={"fusion": config.fusion.model_copy(update={"rank_constant": rank_constant})}

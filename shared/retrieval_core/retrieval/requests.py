@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from ..errors import InvalidRequestError
+from ..models.filters import Filter
 from ..models.item import Kind, Status
 from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
 from ..packing.options import PackOptions
@@ -154,6 +155,16 @@ class RetrieveRequest(BaseModel):
             "examples": [
                 {"mode": "hybrid", "text": "who leads payments", "top_k": 5},
                 {"mode": "graph_walk", "entity_id": "acme:person/alice-chen", "depth": 2},
+                {
+                    "mode": "lexical",
+                    "text": "payments",
+                    "filter": {
+                        "all_of": [
+                            {"equals": {"key": "metadata.team", "value": "payments"}},
+                            {"gte": {"key": "created_at", "value": "2026-01-01T00:00:00Z"}},
+                        ]
+                    },
+                },
             ],
         },
     )
@@ -170,6 +181,11 @@ class RetrieveRequest(BaseModel):
     weights: dict[Kind, Annotated[FiniteNumber, Field(ge=0)]] = Field(default_factory=dict)
     diversify: StrictBool = True
     statuses: list[Status] = Field(default_factory=lambda: [Status.ACTIVE], min_length=1)
+    filter: Filter | None = Field(
+        default=None,
+        description="Typed conditions on metadata and built-in fields, ANDed with statuses and kinds and "
+        "applied inside every mode's query (graph arms: on the propositions they return).",
+    )
     expand_graph: StrictBool = Field(
         default=False,
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "

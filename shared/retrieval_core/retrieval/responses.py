@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..models.hits import Hit
@@ -9,6 +11,17 @@ from ..models.item import Kind, Status
 from ..packing import ContextPacket
 from ..policy import Receipt
 from .requests import Mode
+
+FilterPlacement = Literal["in_query", "on_results"]
+
+
+class AppliedFilter(BaseModel):
+    """The filter as used (dates normalised to UTC) and where each arm applied it."""
+
+    expression: dict[str, Any] = Field(description="The normalised filter.")
+    arms: dict[str, FilterPlacement] = Field(
+        description="Per arm: inside the backend query, or on the propositions a graph walk returned."
+    )
 
 
 class AppliedLimits(BaseModel):
@@ -20,6 +33,7 @@ class AppliedLimits(BaseModel):
     statuses: list[Status]
     kinds: list[Kind]
     rank_constant: int
+    filter: AppliedFilter | None = None
 
 
 class RetrieveResponse(BaseModel):

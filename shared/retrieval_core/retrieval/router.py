@@ -14,6 +14,7 @@ from typing import TypeVar
 from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..graph.walk import walk
+from ..models.filters import Filter, resolve
 from ..models.hits import Hit, Signal
 from ..ports import Capabilities, SearchFilters, TimeWindow
 from .config import RetrievalConfig
@@ -27,7 +28,7 @@ from .fusion import (
     weighted_score_fusion,
 )
 from .requests import Mode, RetrieveRequest
-from .responses import AppliedLimits
+from .responses import AppliedFilter, AppliedLimits, FilterPlacement
 
 GRAPH_ARM = "graph"
 T = TypeVar("T")
@@ -51,8 +52,15 @@ class RetrievalRouter:
         self._context = context
         self._config = config
 
+    def resolved_filter(self, request: RetrieveRequest) -> Filter | None:
+        """The request's filter resolved against the declared metadata types; raises
+        ``FilterNotApplicableError`` for one the index cannot apply exactly (callers check this before
+        spending any session budget)."""
+        return None if request.filter is None else resolve(request.filter, self._config.metadata)
+
     def route(self, request: RetrieveRequest) -> RetrievalResult:
         self._check_vector(request)
+        where = self.resolved_filter(request)
         applied = AppliedLimits(
             top_k=request.applied_top_k,
             depth=request.applied_depth,
@@ -62,12 +70,21 @@ class RetrievalRouter:
             rank_constant=self._config.fusion.rank_constant,
         )
         filters = SearchFilters(
-            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=applied.top_k
+            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=applied.top_k, where=where
         )
         try:
             hits, arms = self._dispatch(request, filters, applied)
         except CapabilityMissingError as missing:
             return RetrievalResult(request.mode, False, [], applied, missing_capability=str(missing))
+        if where is not None:
+            # Per arm, where the filter took effect: inside the backend query, or on the propositions a
+            # graph walk returned (the walk itself follows every edge).
+            placed: dict[str, FilterPlacement] = {
+                arm: "on_results" if arm == GRAPH_ARM else "in_query" for arm in arms
+            }
+            applied = applied.model_copy(
+                update={"filter": AppliedFilter(expression=where.echo(), arms=placed)}
+            )
         return RetrievalResult(request.mode, True, hits, applied, arms=arms)
 
     def _dispatch(
@@ -138,7 +155,7 @@ class RetrievalRouter:
         for edge, hop in steps:
             hop_of.setdefault(edge.proposition_id, hop)
         wanted = [pid for pid in hop_of if pid not in exclude]
-        found = items.get_items(ctx, wanted)
+        found = items.get_items(ctx, wanted, where=filters.where)
         hits = []
         for rank, pid in enumerate((p for p in wanted if p in found), start=1):
             hit = found[pid]

@@ -42,8 +42,10 @@ class RetrieveService:
         claim_limit: int | None = None,
     ) -> RetrieveResponse:
         router = RetrievalRouter(self._capabilities, context, config=self._config)
+        # Refuse a filter the index cannot apply, or a packet whose header cannot fit, before the policy
+        # spends any budget on the request.
+        router.resolved_filter(request)
         if request.pack is not None:
-            # Refuse a packet whose header cannot fit before the policy spends any budget on it.
             pack_hits([], {}, request.pack, request.text)
         routed: list[RetrievalResult] = []
 

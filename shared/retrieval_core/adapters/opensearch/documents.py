@@ -17,6 +17,7 @@ def document_of(item: Item, embedding: list[float]) -> dict[str, Any]:
         "status": str(item.status),
         "text": item.text,
         "entity_ids": item.entity_ids,
+        "mention_types": list(dict.fromkeys(m.type for m in item.mentions)),
         "confidence": item.confidence,
         "created_at": iso(item.created_at),
         "valid_from": iso(item.valid_from),

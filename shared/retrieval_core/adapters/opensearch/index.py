@@ -7,14 +7,15 @@ needs no native library (the local node's k-NN plugin ships none).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...config import Settings
-from ..errors import IndexDimensionMismatchError
+from ...models.metadata import FieldType, MetadataSchema
+from ..errors import IndexDimensionMismatchError, IndexMetadataMismatchError
 from .client import backend_failures
-from .layout import IndexLayout
+from .layout import INDEX_VERSION, IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -26,8 +27,49 @@ KNN_SPACE = "cosinesimil"
 TEXT_ANALYZER = "item_text"
 
 
-def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: str) -> dict[str, Any]:
-    """Settings and strict mappings for the item index."""
+METADATA_MAPPING = {
+    FieldType.KEYWORD: {"type": "keyword"},
+    FieldType.NUMBER: {"type": "double"},
+    FieldType.DATE: {"type": "date", "format": "strict_date_optional_time"},
+    FieldType.BOOLEAN: {"type": "boolean"},
+}
+
+# Undeclared metadata keys: every scalar (string, number, boolean) is an exact-string keyword, whatever
+# the first document held, so no tenant's values can fix a key's type for another; objects are kept
+# in _source only. Date detection is off: a date-looking string stays a string unless declared.
+METADATA_TEMPLATES = [
+    {
+        f"metadata_{json_type}": {
+            "path_match": "metadata.*",
+            "match_mapping_type": json_type,
+            "mapping": {"type": "keyword"},
+        }
+    }
+    for json_type in ("string", "long", "double", "boolean")
+] + [
+    {
+        "metadata_object": {
+            "path_match": "metadata.*",
+            "match_mapping_type": "object",
+            "mapping": {"type": "object", "enabled": False},
+        }
+    }
+]
+
+
+def metadata_properties(schema: MetadataSchema) -> dict[str, Any]:
+    return {name: dict(METADATA_MAPPING[field_type]) for name, field_type in schema.items()}
+
+
+def index_body(
+    dimension: int,
+    *,
+    shards: int,
+    replicas: int,
+    refresh_interval: str,
+    metadata: MetadataSchema | None = None,
+) -> dict[str, Any]:
+    """Settings and strict mappings for the item index; ``metadata`` declares typed metadata keys."""
     return {
         "settings": {
             "index": {
@@ -54,6 +96,8 @@ def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: 
         },
         "mappings": {
             "dynamic": "strict",
+            "date_detection": False,
+            "dynamic_templates": METADATA_TEMPLATES,
             "_routing": {"required": True},
             "properties": {
                 "id": {"type": "keyword"},
@@ -61,6 +105,7 @@ def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: 
                 "kind": {"type": "keyword"},
                 "status": {"type": "keyword"},
                 "entity_ids": {"type": "keyword"},
+                "mention_types": {"type": "keyword"},
                 "text": {"type": "text", "analyzer": TEXT_ANALYZER},
                 "confidence": {"type": "float"},
                 "created_at": {"type": "date"},
@@ -71,7 +116,11 @@ def index_body(dimension: int, *, shards: int, replicas: int, refresh_interval: 
                 "contradicts": {"type": "keyword"},
                 "mentions": {"type": "object", "enabled": False},
                 "grounding": {"type": "object", "enabled": False},
-                "metadata": {"type": "object", "enabled": False},
+                "metadata": {
+                    "type": "object",
+                    "dynamic": True,
+                    "properties": metadata_properties(metadata or {}),
+                },
                 VECTOR_FIELD: {
                     "type": "knn_vector",
                     "dimension": dimension,
@@ -95,6 +144,7 @@ class IndexSpec:
     shards: int = 1
     replicas: int = 0
     refresh_interval: str = "1s"
+    metadata: Mapping[str, FieldType] = field(default_factory=dict)
 
     @classmethod
     def of(cls, settings: Settings, dimension: int) -> IndexSpec:
@@ -103,11 +153,16 @@ class IndexSpec:
             shards=settings.opensearch_shards,
             replicas=settings.opensearch_replicas,
             refresh_interval=settings.opensearch_refresh_interval,
+            metadata=settings.metadata_fields,
         )
 
     def body(self) -> dict[str, Any]:
         return index_body(
-            self.dimension, shards=self.shards, replicas=self.replicas, refresh_interval=self.refresh_interval
+            self.dimension,
+            shards=self.shards,
+            replicas=self.replicas,
+            refresh_interval=self.refresh_interval,
+            metadata=dict(self.metadata),
         )
 
 
@@ -129,7 +184,7 @@ class ContextIndices:
         with backend_failures():
             if not self.client.indices.exists_alias(name=alias):
                 self._create(context_id, alias)
-            self._check_dimension(alias)
+            self._check_mapping(alias)
         self._ready.add(alias)
         return alias
 
@@ -154,8 +209,10 @@ class ContextIndices:
             if error.error != "resource_already_exists_exception":
                 raise
 
-    def _check_dimension(self, alias: str) -> None:
+    def _check_mapping(self, alias: str) -> None:
+        """The vector dimension must match; declared metadata keys the index lacks are added."""
         for index, body in self.client.indices.get_mapping(index=alias).items():
+            _check_metadata(self.client, index, body["mappings"]["properties"], dict(self._spec.metadata))
             existing = body["mappings"]["properties"][VECTOR_FIELD]["dimension"]
             if existing != self._spec.dimension:
                 raise IndexDimensionMismatchError(
@@ -163,3 +220,27 @@ class ContextIndices:
                     f"{self._spec.dimension}. Use another alias (RETRIEVAL_OPENSEARCH_ALIAS) or rebuild "
                     "the index."
                 )
+
+
+def _check_metadata(
+    client: OpenSearch, index: str, properties: Mapping[str, Any], schema: MetadataSchema
+) -> None:
+    indexed = properties.get("metadata", {})
+    if indexed.get("enabled") is False:
+        raise IndexMetadataMismatchError(
+            f"Index '{index}' predates filterable metadata (index version {INDEX_VERSION}). "
+            "Rebuild it: load into a new alias (RETRIEVAL_OPENSEARCH_ALIAS) and switch over."
+        )
+    fields = indexed.get("properties", {})
+    missing = {}
+    for name, field_type in schema.items():
+        wanted = METADATA_MAPPING[field_type]
+        if name not in fields:
+            missing[name] = dict(wanted)
+        elif fields[name].get("type") != wanted["type"]:
+            raise IndexMetadataMismatchError(
+                f"Index '{index}' maps metadata.{name} as {fields[name].get('type')}, but it is declared "
+                f"{field_type}. Rebuild the index, or declare the key as it is indexed."
+            )
+    if missing:
+        client.indices.put_mapping(index=index, body={"properties": {"metadata": {"properties": missing}}})

@@ -1,10 +1,10 @@
 """Which index a context's items live in: the one place index and alias names are built.
 
 ``silo`` (the default): every context has its own versioned index behind its own alias,
-``<prefix>.<context>`` -> ``<prefix>.<context>.v1``, so its BM25 statistics, k-NN graph and refreshes
+``<prefix>.<context>`` -> ``<prefix>.<context>.v2``, so its BM25 statistics, k-NN graph and refreshes
 are its own and no other context's writes can move its scores. ``pool``: every context shares
-``<prefix>`` -> ``<prefix>-v1`` (the layout before silos existed, kept byte for byte so a pool
-deployment needs no migration).
+``<prefix>`` -> ``<prefix>-v2`` (the naming used before silos existed; index version 2 made metadata
+filterable, so an index of version 1 is rebuilt, not reused: docs/STORAGE.md).
 
 A context id never contains a dot (``context.CONTEXT_ID_PATTERN``) and neither does the prefix
 (``Settings.opensearch_alias``), so no context's alias can equal another's index or alias, and no name
@@ -19,7 +19,8 @@ from ...config import IsolationModel, Settings
 from ...context import CONTEXT_ID_PATTERN
 from ...errors import RetrievalError
 
-INDEX_VERSION = 1
+# 2: metadata and mention types became filterable (v1 kept metadata unindexed); rebuild to upgrade.
+INDEX_VERSION = 2
 _SEPARATOR = "."
 
 

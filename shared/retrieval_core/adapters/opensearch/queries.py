@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...models.filters import Filter
 from ...ports import SearchFilters, TimeWindow
+from .filters import filter_clause
 from .index import VECTOR_FIELD
 
 KNN_EF_SEARCH = 100
@@ -15,13 +17,19 @@ KNN_EF_SEARCH = 100
 SOURCE_FIELDS = {"excludes": [VECTOR_FIELD]}
 
 
-def filter_clauses(context_id: str, filters: SearchFilters | None = None) -> list[dict[str, Any]]:
+def filter_clauses(
+    context_id: str, filters: SearchFilters | None = None, where: Filter | None = None
+) -> list[dict[str, Any]]:
+    """The context first, then statuses, kinds and the caller's filter: all ANDed, all in the query."""
     clauses: list[dict[str, Any]] = [{"term": {"context_id": context_id}}]
     if filters is not None:
         if filters.statuses:
             clauses.append({"terms": {"status": [str(s) for s in filters.statuses]}})
         if filters.kinds:
             clauses.append({"terms": {"kind": [str(k) for k in filters.kinds]}})
+        where = where or filters.where
+    if where is not None:
+        clauses.append(filter_clause(where))
     return clauses
 
 
@@ -99,10 +107,13 @@ def window_body(context_id: str, window: TimeWindow, filters: SearchFilters) -> 
     }
 
 
-def ids_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
-    """The caller's items among ``ids``, whatever their status (lineage shows superseded items too)."""
+def ids_body(context_id: str, ids: Sequence[str], where: Filter | None = None) -> dict[str, Any]:
+    """The caller's items among ``ids`` that match ``where``, whatever their status (lineage shows
+    superseded items too)."""
     return {
         "size": len(ids),
         "_source": SOURCE_FIELDS,
-        "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id)]}},
+        "query": {
+            "bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id, where=where)]}
+        },
     }

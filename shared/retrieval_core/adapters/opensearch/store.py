@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import BackendUnavailableError
 from ...metering import CallCounter
+from ...models.filters import Filter
 from ...models.hits import Hit
 from ...ports import ArmResults, SearchFilters, TimeWindow
 from . import queries
@@ -83,11 +84,13 @@ class OpenSearchStore:
         response = self._search(context_id, queries.window_body(context_id, window, filters))
         return [hit_of(h["_source"], score=_confidence_score(h["_source"])) for h in _hits(response)]
 
-    def get_items(self, context_id: str, ids: Iterable[str]) -> dict[str, Hit]:
+    def get_items(
+        self, context_id: str, ids: Iterable[str], *, where: Filter | None = None
+    ) -> dict[str, Hit]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        response = self._search(context_id, queries.ids_body(context_id, wanted))
+        response = self._search(context_id, queries.ids_body(context_id, wanted, where))
         return {
             h["_source"]["id"]: hit_of(h["_source"], score=_confidence_score(h["_source"]))
             for h in _hits(response)

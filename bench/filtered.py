@@ -1,0 +1,84 @@
+"""Filtered k-NN: vector retrieve through the handler with a metadata filter that keeps 1%, 10% or 50% of
+the context (``metadata.bucket``, declared a number), unfiltered beside it. Per selectivity: handler
+latency, and recall@10 against exact filtered search (OpenSearch's exact ``knn_score`` script over the
+same filter clauses), so approximate filtering is measured against the truth, not against itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from retrieval_core.adapters.opensearch import queries
+from retrieval_core.adapters.opensearch.client import build_client
+from retrieval_core.adapters.opensearch.index import KNN_SPACE, VECTOR_FIELD
+from retrieval_core.config import Settings
+from retrieval_core.models.filters import Filter
+from retrieval_core.ports import SearchFilters
+
+from .corpus import BUCKETS, CONTEXT, Corpus
+from .handlers import retrieve_event, timed_call
+from .progress import say
+from .retrieve import TOP_K, WARMUP, build_queries
+from .stats import Latency
+
+SELECTIVITIES = (None, 1, 10, 50)
+"""Percent of the context the filter keeps; None is the unfiltered baseline."""
+MAX_QUERIES = 100
+
+
+def bucket_filter(percent: int) -> dict[str, Any]:
+    return {"lt": {"key": "metadata.bucket", "value": percent * BUCKETS // 100}}
+
+
+def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
+    all_queries = build_queries(corpus, min(corpus.scale.queries, MAX_QUERIES))
+    client = build_client(settings)
+    results: dict[str, Any] = {}
+    try:
+        for percent in SELECTIVITIES:
+            label = "unfiltered" if percent is None else f"{percent}%"
+            say(f"filtered k-NN: {label}")
+            where = None if percent is None else bucket_filter(percent)
+            for query in all_queries[:WARMUP]:
+                timed_call("retrieve", retrieve_event(_body(query.vector, where)))
+            seconds, recalls = [], []
+            for query in all_queries:
+                elapsed, body = timed_call("retrieve", retrieve_event(_body(query.vector, where)))
+                seconds.append(elapsed)
+                exact = _exact(client, settings.opensearch_alias, query.vector, where)
+                found = [h["id"] for h in body["hits"]]
+                recalls.append(len(set(found) & set(exact)) / len(exact) if exact else 1.0)
+            results[label] = {
+                "percent": percent,
+                "handler": Latency.of(seconds).as_dict(),
+                "recall_at_10": sum(recalls) / len(recalls),
+                "recall_at_10_min": min(recalls),
+            }
+    finally:
+        client.close()
+    return results
+
+
+def _body(vector: list[float], where: dict[str, Any] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"mode": "vector", "vector": vector, "top_k": TOP_K, "diversify": False}
+    return body if where is None else body | {"filter": where}
+
+
+def _exact(client: Any, alias: str, vector: list[float], where: dict[str, Any] | None) -> list[str]:
+    """The true top 10 under the same filter clauses the handler's query carries."""
+    filters = SearchFilters(size=TOP_K, where=None if where is None else Filter.model_validate(where))
+    body = {
+        "size": TOP_K,
+        "_source": False,
+        "query": {
+            "script_score": {
+                "query": {"bool": {"filter": queries.filter_clauses(CONTEXT, filters)}},
+                "script": {
+                    "source": "knn_score",
+                    "lang": "knn",
+                    "params": {"field": VECTOR_FIELD, "query_value": vector, "space_type": KNN_SPACE},
+                },
+            }
+        },
+    }
+    response = client.search(index=alias, body=body, routing=CONTEXT)
+    return [hit["_id"] for hit in response["hits"]["hits"]]
