@@ -57,7 +57,7 @@ def measure(base: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:
             target = settings.model_copy(
                 update={"ingest_queue_url": resources.queue_url, "ingest_part_lines": PART_LINES}
             )
-            with bootstrap.serving(target):
+            with bootstrap.use(bootstrap.Container(target)):
                 bootstrap.container().ingest  # noqa: B018 - the warm container, not its cold start, is measured
                 install(probe)
                 aws_calls = _count_aws_calls()

@@ -62,7 +62,7 @@ def test_a_deleted_item_leaves_no_trace(fresh_settings: Settings, opensearch: An
     assert {r["proposition_id"]["S"] for r in edges} == {"acme:p-0", "acme:p-2", "acme:p-3"}
     assert "acme:p-1" not in [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)]
 
-    with bootstrap.serving(fresh_settings):
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
         for body in (
             {"mode": "lexical", "text": "zanzibar"},
             {"mode": "vector", "text": "Zanzibar links a and b since March."},

@@ -37,7 +37,7 @@ def filter_stack(stack_settings: Settings, opensearch: Any) -> Iterator[list[Ite
         declared = scratch.model_copy(update={"metadata_fields": types})
         report = load_lines(declared, fc.jsonl(items))
         assert report.ok, report.summary()
-        with bootstrap.serving(declared):
+        with bootstrap.use(bootstrap.Container(declared)):
             yield items
 
 

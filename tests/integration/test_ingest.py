@@ -6,6 +6,7 @@ duplicates nothing."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,13 @@ def upload(
 
 
 def run(settings: Settings, event: dict[str, Any], *, part_lines: int, queued: bool) -> dict[str, Any]:
-    target = settings.model_copy(update={"ingest_part_lines": part_lines})
-    with bootstrap.serving(target, RETRIEVAL_INGEST_QUEUE_URL=settings.ingest_queue_url if queued else ""):
+    target = settings.model_copy(
+        update={
+            "ingest_part_lines": part_lines,
+            "ingest_queue_url": settings.ingest_queue_url if queued else None,
+        }
+    )
+    with bootstrap.use(bootstrap.Container(target)):
         return invoke_with_parts(event)
 
 
@@ -218,7 +224,7 @@ def test_gzip_objects_load_like_plain_ones(
 
 
 def test_an_event_that_is_not_an_ingest_event_is_a_422_and_changes_nothing(fresh_settings: Settings) -> None:
-    with bootstrap.serving(fresh_settings):
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
         from retrieval_dev.cli.lambda_runtime import invoke
 
         for event in (
@@ -250,17 +256,19 @@ def test_the_ingest_events_run_through_retrieval_invoke_after_the_upload(
     )
     retrieval = str(Path(sys.executable).with_name("retrieval"))
     outcomes = {}
-    with bootstrap.serving(fresh_settings, RETRIEVAL_INGEST_QUEUE_URL=""):
-        for name in ("200-object-created.json", "422-not-an-ingest-event.json"):
-            done = subprocess.run(
-                [retrieval, "invoke", "ingest", f"events/ingest/{name}"],
-                cwd=REPO,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=True,
-            )
-            outcomes[name] = json.loads(done.stdout)
+    # A fresh process finds the scratch space through its environment, as a deployed function would.
+    env = os.environ | fresh_settings.to_env() | {"RETRIEVAL_INGEST_QUEUE_URL": ""}
+    for name in ("200-object-created.json", "422-not-an-ingest-event.json"):
+        done = subprocess.run(
+            [retrieval, "invoke", "ingest", f"events/ingest/{name}"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        outcomes[name] = json.loads(done.stdout)
     assert outcomes["422-not-an-ingest-event.json"]["statusCode"] == 422
     created_outcome = outcomes["200-object-created.json"]
     assert created_outcome["statusCode"] == 200

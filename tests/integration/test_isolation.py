@@ -33,7 +33,7 @@ def model_corpus(request: pytest.FixtureRequest, corpus_settings: Settings) -> I
     """The sample corpus in one isolation model, the handlers pointed at it for this test."""
     settings = corpus_settings if request.param == "silo" else request.getfixturevalue("pool_corpus")
     assert settings.isolation_model == request.param
-    with bootstrap.serving(settings):
+    with bootstrap.use(bootstrap.Container(settings)):
         yield settings
 
 

@@ -37,7 +37,7 @@ def test_pool_to_silo_and_back_keeps_every_document_and_drops_the_source(
     silo_settings = pool_settings.model_copy(update={"isolation_model": "silo"})
     in_pool = stored(opensearch, pool_settings)
     assert len(in_pool) == 3 and stored(opensearch, silo_settings) == []
-    with bootstrap.serving(pool_settings):
+    with bootstrap.use(bootstrap.Container(pool_settings)):
         assert main(["reindex", "--to", "silo"]) == 0
         assert "copied 3 documents from pool to silo" in capsys.readouterr().out
         assert stored(opensearch, silo_settings) == in_pool

@@ -59,7 +59,7 @@ def globex(version: str) -> list[str]:
 def acme_loaded(stack_settings: Settings, model: str) -> Iterator[Settings]:
     """Fresh tables and indices in ``model`` holding acme's items, the handlers pointed at them."""
     base = stack_settings.model_copy(update={"isolation_model": model})
-    with scratch_space(base, "s") as settings, bootstrap.serving(settings):
+    with scratch_space(base, "s") as settings, bootstrap.use(bootstrap.Container(settings)):
         assert load_lines(settings, [item("acme", n, text) for n, text in enumerate(ACME)]).ok
         yield settings
 
