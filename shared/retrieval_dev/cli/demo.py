@@ -154,7 +154,7 @@ def _ingest_step(retrieve: Any, invoke: Any) -> None:
     print(f"  why_explain {INGEST_IDS[0]} after the delete: {status} (as for an id that never existed)")
 
 
-def _why_status(ctx: str, item_id: str, invoke: Any) -> int:
+def _why_response(ctx: str, item_id: str, invoke: Any) -> Any:
     from .events import api_event
 
     event = api_event(
@@ -164,7 +164,11 @@ def _why_status(ctx: str, item_id: str, invoke: Any) -> int:
         path_parameters={"proposition_id": item_id},
         resource="/v1/why/{proposition_id}",
     )
-    return int(invoke("why_explain", event)["statusCode"])
+    return invoke("why_explain", event)
+
+
+def _why_status(ctx: str, item_id: str, invoke: Any) -> int:
+    return int(_why_response(ctx, item_id, invoke)["statusCode"])
 
 
 def _path(ctx: str, start: str, end: str, invoke: Any) -> None:
@@ -181,16 +185,7 @@ def _path(ctx: str, start: str, end: str, invoke: Any) -> None:
 
 
 def _why(ctx: str, item_id: str, invoke: Any) -> None:
-    from .events import api_event
-
-    event = api_event(
-        "GET",
-        f"/v1/why/{item_id}",
-        ctx,
-        path_parameters={"proposition_id": item_id},
-        resource="/v1/why/{proposition_id}",
-    )
-    body = json.loads(invoke("why_explain", event)["body"])
+    body = json.loads(_why_response(ctx, item_id, invoke)["body"])
     print(f"  {body['item']['id']} [{body['item']['status']}]: {_short(body['item']['text'])}")
     for node in body["derived_from"]["nodes"]:
         indent = "  " * node["level"]

@@ -55,20 +55,28 @@ SECURITY_SCHEMES = {
         ),
     }
 }
-CONTEXT_PARAM = {
-    "name": headers.CONTEXT_HEADER,
-    "in": "header",
-    "required": False,
-    "description": "Which of the caller's allowed contexts to act in; required when the claims list several.",
-    "schema": {"type": "string", "pattern": CONTEXT_ID_PATTERN.pattern},
-}
-SESSION_PARAM = {
-    "name": headers.SESSION_HEADER,
-    "in": "header",
-    "required": False,
-    "description": "Retrieval session id, when the body carries no `session_id`.",
-    "schema": {"type": "string", "pattern": SESSION_ID_PATTERN.pattern},
-}
+
+
+def _optional_header(name: str, description: str, pattern: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string", "pattern": pattern},
+    }
+
+
+CONTEXT_PARAM = _optional_header(
+    headers.CONTEXT_HEADER,
+    "Which of the caller's allowed contexts to act in; required when the claims list several.",
+    CONTEXT_ID_PATTERN.pattern,
+)
+SESSION_PARAM = _optional_header(
+    headers.SESSION_HEADER,
+    "Retrieval session id, when the body carries no `session_id`.",
+    SESSION_ID_PATTERN.pattern,
+)
 ERROR_DESCRIPTIONS = {
     "401": "No context claim reached the function (no or invalid token).",
     "403": (
