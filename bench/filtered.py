@@ -10,6 +10,7 @@ from typing import Any
 from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.index import KNN_SPACE, VECTOR_FIELD
+from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_core.models.filters import Filter
 from retrieval_core.ports import SearchFilters
@@ -44,7 +45,7 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
             for query in all_queries:
                 elapsed, body = timed_call("retrieve", retrieve_event(_body(query.vector, where)))
                 seconds.append(elapsed)
-                exact = _exact(client, settings.opensearch_alias, query.vector, where)
+                exact = _exact(client, IndexLayout.of(settings).alias(CONTEXT), query.vector, where)
                 found = [h["id"] for h in body["hits"]]
                 recalls.append(len(set(found) & set(exact)) / len(exact) if exact else 1.0)
             results[label] = {

@@ -11,6 +11,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
+from retrieval_core.entrypoints.status import status_of
 from retrieval_core.ingest.errors import IngestEventError
 from retrieval_core.ingest.events import work_of
 from retrieval_core.ingest.objects import ObjectRef
@@ -33,11 +34,13 @@ METRICS = {
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    metrics.add_metric(name="IngestInvocations", unit=MetricUnit.Count, value=1)
     try:
         work = work_of(event)
     except IngestEventError as error:
         logger.warning("not an ingest event", extra={"reason": error.message})
-        return {"statusCode": error.status_code, "body": error.to_body()}
+        metrics.add_metric(name="ClientErrors", unit=MetricUnit.Count, value=1)
+        return {"statusCode": status_of(error), "body": error.to_body()}
     service = container().ingest
     summaries = []
     for unit in work:

@@ -54,6 +54,10 @@ def snapshot(settings: Settings, opensearch: Any, dynamodb: Any) -> str:
     state = {
         "edges": table_rows(dynamodb, settings.edges_table),
         "lineage": table_rows(dynamodb, settings.lineage_table),
-        "documents": index_documents(opensearch, settings),
+        # Which index holds a document is the layout's business (its name carries the scratch prefix);
+        # what is in it, and its routing, is the loader's.
+        "documents": [
+            {k: v for k, v in doc.items() if k != "_index"} for doc in index_documents(opensearch, settings)
+        ],
     }
     return json.dumps(state, sort_keys=True)

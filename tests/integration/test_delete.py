@@ -60,7 +60,7 @@ def test_a_deleted_item_leaves_no_trace(fresh_settings: Settings, opensearch: An
     edges = table_rows(dynamodb, fresh_settings.edges_table)
     assert not mentions_of(edges, "acme:p-1")
     assert {r["proposition_id"]["S"] for r in edges} == {"acme:p-0", "acme:p-2", "acme:p-3"}
-    assert "acme:p-1" not in [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)]
+    assert "acme:p-1" not in [d["id"] for d in index_documents(opensearch, fresh_settings)]
 
     with bootstrap.use(bootstrap.Container(fresh_settings)):
         for body in (
@@ -112,5 +112,5 @@ def test_lines_apply_in_file_order_and_a_foreign_delete_is_rejected(
     report = load_lines(fresh_settings, lines, context_id="acme")
     assert [(e.line, e.field) for e in report.errors] == [(6, "id"), (7, "text"), (8, "op")]
     # p-1 is loaded then deleted; p-2's last line (a load) wins over its earlier delete.
-    assert [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)] == ["acme:p-2"]
+    assert [d["id"] for d in index_documents(opensearch, fresh_settings)] == ["acme:p-2"]
     assert (report.loaded, report.deleted) == (1, 0)

@@ -124,7 +124,7 @@ def test_a_mixed_object_ends_in_the_state_load_gives_with_an_exact_report(
         ],
         "unwritten_ids": [],
     }
-    documents = {d["id"]: d for d in index_documents(opensearch, settings.opensearch_alias)}
+    documents = {d["id"]: d for d in index_documents(opensearch, settings)}
     assert sorted(documents) == ["acme:doc-1", "acme:p-0", "acme:p-1", "acme:p-10", "acme:p-11", "acme:p-2"]
     assert documents["acme:p-2"]["text"] == "p-2 now links a and b instead."
     lineage = table_rows(dynamodb, settings.lineage_table)
@@ -168,7 +168,7 @@ def test_a_crash_midway_then_a_replay_loses_and_duplicates_nothing(
     monkeypatch.setattr(writer, "bulk_index", dies_on_the_second_part)
     with pytest.raises(RuntimeError, match="killed"):
         run(fresh_settings, event, part_lines=2, queued=False)
-    assert [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)] == [
+    assert [d["id"] for d in index_documents(opensearch, fresh_settings)] == [
         "acme:p-0",
         "acme:p-1",
     ]
@@ -194,7 +194,7 @@ def test_a_key_outside_a_context_is_reported_and_loads_nothing(
         report = report_of(stack_settings, bucket, key)
         assert (report["status"], report["loaded"]) == ("rejected", 0)
         assert "contexts/<context_id>/" in report["reason"]
-    assert index_documents(opensearch, fresh_settings.opensearch_alias) == []
+    assert index_documents(opensearch, fresh_settings) == []
 
 
 def test_gzip_objects_load_like_plain_ones(
@@ -274,5 +274,5 @@ def test_the_ingest_events_run_through_retrieval_invoke_after_the_upload(
     assert created_outcome["statusCode"] == 200
     report = created_outcome["body"]["objects"][0]["report"]
     assert (report["status"], report["loaded"], report["absent"], report["rejected"]) == ("complete", 2, 1, 0)
-    ids = [d["id"] for d in index_documents(opensearch, fresh_settings.opensearch_alias)]
+    ids = [d["id"] for d in index_documents(opensearch, fresh_settings)]
     assert ids == ["acme:doc-9001", "acme:p-9001"]

@@ -28,6 +28,16 @@ GLOBEX_QUERY = GLOBEX.lexical_queries[0]
 HOP = known.FOUR_HOP_PATH
 
 
+@pytest.fixture(scope="module", autouse=True)
+def corpus_environment(corpus_settings: Any) -> Iterator[None]:
+    """The servers run as subprocesses: they find the corpus through their environment, as a deployed
+    function would."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in corpus_settings.to_env().items():
+            patch.setenv(name, value)
+        yield
+
+
 def stdio(*args: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=str(RETRIEVAL), args=["mcp", *args], env=dict(os.environ), cwd=str(REPO)
@@ -170,7 +180,7 @@ def test_remote_backend_calls_the_api_with_its_token(served: str) -> None:
 
     async def refused(client: Client) -> None:
         answer = await client.call_tool("retrieve", {"mode": "lexical", "text": QUERY.text})
-        assert answer.is_error and answer.structured_content == {"message": "Unauthorized"}
+        assert answer.is_error and answer.structured_content["error"] == "unauthenticated"
 
     session_with(stdio("--api-url", served, "--token", "not-a-dev-token"), refused)
 

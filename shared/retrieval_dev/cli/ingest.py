@@ -90,10 +90,12 @@ def s3_event(bucket: str, key: str, *, size: int, etag: str, version_id: str | N
 def invoke_with_parts(event: dict[str, Any]) -> dict[str, Any]:
     """Run the handler on ``event``, then on each queued part until the queue is empty, as the SQS
     trigger would (one message per invocation). The response lists the part invocations' bodies."""
+    from retrieval_core.bootstrap import container
+
     from .lambda_runtime import invoke
 
     response = dict(invoke("ingest", event))
-    queue_url = os.environ.get("RETRIEVAL_INGEST_QUEUE_URL")
+    queue_url = container().settings.ingest_queue_url
     if queue_url and response.get("statusCode") == 200:
         response["parts"] = [part["body"] for part in drain(queue_url)]
     return response
