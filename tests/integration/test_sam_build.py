@@ -144,7 +144,8 @@ def test_layer_ships_neither_boto_nor_the_local_embedder(built: Path) -> None:
 
 
 def test_the_build_output_holds_no_development_code(built: Path) -> None:
-    top_level = {entry.name for package in built.iterdir() for entry in package.iterdir()}
+    packages = [package for package in built.iterdir() if package.is_dir()]
+    top_level = {entry.name for package in packages for entry in package.iterdir()}
     top_level |= {entry.name for entry in (built / LAYER / "python").iterdir()}
     assert not top_level & set(DEV_ONLY_PACKAGES), top_level & set(DEV_ONLY_PACKAGES)
     sources = list(built.rglob("*.py"))
