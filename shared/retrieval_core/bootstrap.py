@@ -49,7 +49,11 @@ class Container:
         from .adapters.opensearch.client import shared_client
         from .adapters.opensearch.store import OpenSearchStore
 
-        return OpenSearchStore(shared_client(self.settings), self.settings.opensearch_alias)
+        return OpenSearchStore(
+            shared_client(self.settings),
+            self.settings.opensearch_alias,
+            timeout=self.settings.opensearch_timeout_seconds,
+        )
 
     @cached_property
     def edges(self) -> GraphTraversal | DynamoDBEdges:

@@ -14,6 +14,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
 
+from .. import deadline
 from ..bootstrap import container
 from ..context import CallerContext
 from .bodies import parse_json, require_json
@@ -94,14 +95,16 @@ def lambda_entry(
     metrics: Metrics,
 ) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
-    ``requestContext``, IAM-trusted) go to ``serve_direct``. Logs carry the request's correlation id."""
+    ``requestContext``, IAM-trusted) go to ``serve_direct``. Logs carry the request's correlation id.
+    Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     @tracer.capture_lambda_handler
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        if is_direct(event):
-            return handle_direct(event, serve_direct, logger)
-        return resolve(app, event, context, logger)
+        with deadline.for_invocation(context, container().settings.request_deadline_share):
+            if is_direct(event):
+                return handle_direct(event, serve_direct, logger)
+            return resolve(app, event, context, logger)
 
     return lambda_handler

@@ -37,8 +37,10 @@ def build_client(settings: Settings) -> OpenSearch:
         http_auth=auth,
         connection_class=Urllib3HttpConnection,
         timeout=settings.opensearch_timeout_seconds,
-        max_retries=2,
-        retry_on_timeout=True,
+        # A refused connection fails fast and may be retried; a request that timed out already spent
+        # the time a retry would need (callers pass a deadline-bound ``request_timeout`` per call).
+        max_retries=settings.opensearch_max_retries,
+        retry_on_timeout=False,
         http_compress=url.scheme == "https",
     )
 

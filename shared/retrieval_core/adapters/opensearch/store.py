@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ... import deadline
 from ...errors import BackendUnavailableError
 from ...metering import CallCounter
 from ...models.hits import Hit
@@ -29,9 +30,10 @@ VECTOR_ARM = "vector"
 class OpenSearchStore:
     """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch and ItemReader."""
 
-    def __init__(self, client: OpenSearch, alias: str) -> None:
+    def __init__(self, client: OpenSearch, alias: str, *, timeout: float) -> None:
         self._client = client
         self._alias = alias
+        self._timeout = timeout
         self._calls = CallCounter()
 
     @property
@@ -59,7 +61,7 @@ class OpenSearchStore:
             queries.knn_body(context_id, vector, filters, depth),
         ]
         payload = "".join(json.dumps(line) + "\n" for line in bodies)
-        response = self._call(lambda: self._client.msearch(body=payload))
+        response = self._call(lambda timeout: self._client.msearch(body=payload, request_timeout=timeout))
         arms: dict[str, list[Hit]] = {}
         for arm, result in zip((LEXICAL_ARM, VECTOR_ARM), response["responses"], strict=True):
             if "error" in result:
@@ -86,7 +88,11 @@ class OpenSearchStore:
         }
 
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return self._call(lambda: self._client.search(index=self._alias, body=body, routing=context_id))
+        return self._call(
+            lambda timeout: self._client.search(
+                index=self._alias, body=body, routing=context_id, request_timeout=timeout
+            )
+        )
 
     @staticmethod
     def _ranked(response: dict[str, Any], arm: str) -> list[Hit]:
@@ -95,10 +101,12 @@ class OpenSearchStore:
             for rank, h in enumerate(_hits(response), start=1)
         ]
 
-    def _call(self, request: Callable[[], T]) -> T:
+    def _call(self, request: Callable[[float], T]) -> T:
+        """``request(timeout)``, with the configured timeout cut to the request's deadline."""
+        timeout = deadline.timeout(self._timeout)
         self._calls.add()
         with backend_failures():
-            return request()
+            return request(timeout)
 
 
 def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:
