@@ -5,7 +5,7 @@ the query that failed succeeds in the same session and the session counts it onc
 
 Only this worktree's stack processes are signalled (their pids from ``.stack/*.pid``, checked against
 the recorded command line), and every signal is undone in a ``finally``. These tests run last
-(``conftest.py``): restarting a killed OpenSearch node gives it an empty data directory.
+(``restarts_stack``): restarting a killed OpenSearch node gives it an empty data directory.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ FAULT_TIMEOUTS = {
     "dynamodb_read_timeout_seconds": 0.5,
     "dynamodb_max_attempts": 2,
 }
+pytestmark = pytest.mark.restarts_stack
+
 CONTEXT = "acme"
 ROUTES = ("lexical", "session retrieve", "session view", "graph_path", "why_explain")
 NEEDS = {

@@ -26,11 +26,12 @@ def backend_failures(operation: str) -> Iterator[None]:
     try:
         yield
     except ClientError as exc:
-        log.warning("dynamodb %s failed: %s", operation, exc.response.get("Error", {}).get("Code"))
-        raise BackendUnavailableError() from exc
+        code = exc.response.get("Error", {}).get("Code")
+        log.warning("dynamodb %s failed: %s", operation, code)
+        raise BackendUnavailableError(f"DynamoDB {operation} failed: {code}") from exc
     except BotoCoreError as exc:
         log.warning("dynamodb %s failed: %s", operation, type(exc).__name__)
-        raise BackendUnavailableError() from exc
+        raise BackendUnavailableError(f"DynamoDB {operation} failed: {type(exc).__name__}") from exc
 
 
 def plain(row: Mapping[str, Any]) -> dict[str, Any]:

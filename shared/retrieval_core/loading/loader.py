@@ -4,6 +4,10 @@ Per chunk: embed what has no embedding, delete the DynamoDB rows a changed item 
 the rows it owns, write its card (with the new manifest) last, then bulk-index the documents. A chunk
 that fails is reported item by item; re-running the same file repairs the state, because every write
 is a put of a whole row keyed by what the item is.
+
+A backend that stops answering (``BackendUnavailableError``) stops the load at once: no further chunk
+is sent, and every item not written, the failed chunk's and all later ones, is named in the report
+with the cause (``LoadReport.stopped``).
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ class LoadReport:
     loaded: int = 0
     errors: list[LineError] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
+    stopped: str | None = None
+    """Why the load stopped early (a backend became unavailable), or None when every line was tried."""
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.unwritten
+        return not self.errors and not self.unwritten and self.stopped is None
 
     def summary(self) -> str:
         parts = [f"{self.loaded} items loaded"]
@@ -42,6 +48,8 @@ class LoadReport:
             parts.append(f"{len(self.errors)} bad lines skipped")
         if self.unwritten:
             parts.append(f"{len(self.unwritten)} items not written (re-run to repair)")
+        if self.stopped:
+            parts.append("stopped early")
         return ", ".join(parts)
 
 
@@ -75,13 +83,20 @@ class Loader:
                 if progress:
                     progress.advance(1)
                 continue
+            if report.stopped:
+                report.unwritten.append(parsed.item.id)
+                continue
             chunk.append(parsed)
             if len(chunk) >= self._chunk_size:
                 self._load_chunk(chunk, report, progress)
                 chunk = []
         if chunk:
             self._load_chunk(chunk, report, progress)
-        index_writer.refresh(self._opensearch, self._alias)
+        if not report.stopped:
+            try:
+                index_writer.refresh(self._opensearch, self._alias)
+            except BackendUnavailableError as error:
+                report.stopped = error.message
         return report
 
     def _load_chunk(self, chunk: list[ParsedLine], report: LoadReport, progress: Progress | None) -> None:
@@ -95,7 +110,10 @@ class Loader:
             rejected = index_writer.bulk_index(
                 self._opensearch, self._alias, [document_of(i, embeddings[i.id]) for i in items]
             )
-        except (IncompleteBatchError, BackendUnavailableError):
+        except IncompleteBatchError:
+            rejected = [item.id for item in items]
+        except BackendUnavailableError as error:
+            report.stopped = error.message
             rejected = [item.id for item in items]
         report.unwritten += rejected
         report.loaded += len(items) - len(rejected)

@@ -47,14 +47,16 @@ def build_client(settings: Settings) -> OpenSearch:
 
 @contextmanager
 def backend_failures() -> Iterator[None]:
-    """Turn a failed or refused OpenSearch request inside the block into ``BackendUnavailableError``."""
+    """Turn a failed or refused OpenSearch request inside the block into ``BackendUnavailableError``
+    (its message, for operators, names the failure; API bodies never show it)."""
     from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
     from opensearchpy.exceptions import TransportError
 
     try:
         yield
     except (OpenSearchConnectionError, TransportError) as error:
-        raise BackendUnavailableError() from error
+        status = f" {error.status_code}" if isinstance(error.status_code, int) else ""
+        raise BackendUnavailableError(f"OpenSearch failed: {type(error).__name__}{status}") from error
 
 
 @cache

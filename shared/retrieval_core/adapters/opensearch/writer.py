@@ -29,4 +29,5 @@ def bulk_index(client: OpenSearch, alias: str, documents: Sequence[dict[str, Any
 
 def refresh(client: OpenSearch, alias: str) -> None:
     """Make everything indexed so far searchable (once at the end of a load, not per chunk)."""
-    client.indices.refresh(index=alias)
+    with backend_failures():
+        client.indices.refresh(index=alias)
