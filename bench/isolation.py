@@ -65,7 +65,7 @@ def _copy(client: Any, settings: Settings, model: IsolationModel) -> OpenSearchS
     target = ContextIndices(client, layout, IndexSpec.of(settings, settings.embedding_dimension))
     documents = scan_documents(client, IndexLayout.of(settings))
     copy_documents((_dealt(n, doc) for n, doc in enumerate(documents)), target)
-    return OpenSearchStore(client, layout)
+    return OpenSearchStore(client, layout, timeout=settings.opensearch_timeout_seconds)
 
 
 def _dealt(number: int, document: dict[str, Any]) -> dict[str, Any]:

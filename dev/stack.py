@@ -82,7 +82,7 @@ def endpoint(port: int) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def _read_state(service: Service) -> tuple[int, int] | None:
+def recorded_process(service: Service) -> tuple[int, int] | None:
     """``(pid, port)`` of this service if its recorded process is alive and is really it.
 
     The recorded command line must match, so a pid recycled by an unrelated process is never ours.
@@ -162,7 +162,7 @@ def _wait_healthy(service: Service, pid: int, port: int, started_at: float) -> N
 
 def _stop(service: Service) -> None:
     """Stop the service's whole process group and forget it."""
-    running = _read_state(service)
+    running = recorded_process(service)
     if running is not None:
         pid, _ = running
         print(f"stopping {service.label} (pid {pid})...", flush=True)
@@ -179,7 +179,7 @@ def up() -> None:
 
     STACK_DIR.mkdir(exist_ok=True)
     opensearch_node.ensure_built()
-    running = {service.name: _read_state(service) for service in SERVICES}
+    running = {service.name: recorded_process(service) for service in SERVICES}
     to_start = [service for service in SERVICES if running[service.name] is None]
     ports = _claim_ports(to_start)
     pending = []
@@ -223,7 +223,7 @@ def status() -> bool:
     """Print each service's state; True if both run and answer."""
     all_ok = True
     for service in SERVICES:
-        running = _read_state(service)
+        running = recorded_process(service)
         if running is None:
             print(f"{service.label}: stopped")
             all_ok = False

@@ -52,7 +52,11 @@ class Container:
         from .adapters.opensearch.layout import IndexLayout
         from .adapters.opensearch.store import OpenSearchStore
 
-        return OpenSearchStore(shared_client(self.settings), IndexLayout.of(self.settings))
+        return OpenSearchStore(
+            shared_client(self.settings),
+            IndexLayout.of(self.settings),
+            timeout=self.settings.opensearch_timeout_seconds,
+        )
 
     @cached_property
     def edges(self) -> GraphTraversal | DynamoDBEdges:

@@ -32,9 +32,19 @@ class Settings(BaseModel):
     opensearch_shards: int = Field(default=1, ge=1)
     opensearch_replicas: int = Field(default=0, ge=0)
     opensearch_refresh_interval: str = "1s"
-    opensearch_timeout_seconds: float = Field(default=10.0, gt=0)
+    opensearch_timeout_seconds: float = Field(default=5.0, gt=0)
+    """The longest one OpenSearch request may take (shortened to the request's deadline)."""
+    opensearch_max_retries: int = Field(default=1, ge=0)
+    """Retries of a refused or dropped connection; a timed-out request is never retried."""
     aws_region: str = "us-east-1"
     dynamodb_endpoint: str | None = None
+    dynamodb_connect_timeout_seconds: float = Field(default=1.0, gt=0)
+    dynamodb_read_timeout_seconds: float = Field(default=2.0, gt=0)
+    dynamodb_max_attempts: int = Field(default=3, ge=1)
+    """Attempts per DynamoDB call, the first included; one is not started unless it can finish in time."""
+    request_deadline_share: float = Field(default=0.7, gt=0, le=0.8)
+    """The share of an invocation's remaining time its backend calls may use: past it the request
+    answers 503 with Retry-After, leaving the rest of the function's timeout to answer."""
     edges_table: str = "retrieval-edges"
     lineage_table: str = "retrieval-lineage"
     sessions_table: str = "retrieval-sessions"
@@ -85,6 +95,21 @@ class Settings(BaseModel):
         if "aws_region" not in values and env.get("AWS_REGION"):
             values["aws_region"] = env["AWS_REGION"]
         return cls.model_validate(values)
+
+    def deadline_problems(self, function_timeout_seconds: float) -> list[str]:
+        """Why these timeouts would not let a function of this timeout answer 503 in time (none: they
+        fit). A request's backend calls get ``request_deadline_share`` of the function's time; one
+        OpenSearch call and every attempt of one DynamoDB call must fit in it."""
+        budget = self.request_deadline_share * function_timeout_seconds
+        dynamodb_call = self.dynamodb_max_attempts * (
+            self.dynamodb_connect_timeout_seconds + self.dynamodb_read_timeout_seconds
+        )
+        problems = []
+        if self.opensearch_timeout_seconds > budget:
+            problems.append(f"opensearch_timeout_seconds {self.opensearch_timeout_seconds} > {budget:.2f} s")
+        if dynamodb_call > budget:
+            problems.append(f"dynamodb attempts x (connect + read) = {dynamodb_call} > {budget:.2f} s")
+        return problems
 
     def to_env(self) -> dict[str, str]:
         """The ``RETRIEVAL_*`` variables that ``from_env`` reads back into these settings."""

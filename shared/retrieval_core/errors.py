@@ -61,3 +61,11 @@ class BackendUnavailableError(RetrievalError):
 
     def to_body(self) -> dict[str, Any]:
         return {"error": self.code, "message": "A backing service is temporarily unavailable."}
+
+
+class DeadlineExceededError(BackendUnavailableError):
+    """The request's deadline passed (or would pass) before a backend answered: a 503 sent in time,
+    rather than a function timeout."""
+
+    def __init__(self) -> None:
+        super().__init__("The request's deadline passed before the backends answered.")

@@ -38,6 +38,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _HERE in item.path.parents:
             item.add_marker(pytest.mark.integration)
+    # Tests that kill a service run last: a restarted OpenSearch node starts empty (the sort is stable).
+    items.sort(key=lambda item: item.get_closest_marker("restarts_stack") is not None)
 
 
 def _endpoint(variable: str, stack_env: dict[str, str], default: str) -> str:

@@ -71,7 +71,11 @@ def recall_index(
         for start in range(0, SIZE, 500):
             assert writer.bulk_index(opensearch, layout, documents[start : start + 500]) == []
         indices.refresh([CTX])
-        yield OpenSearchStore(opensearch, layout), vectors, buckets
+        yield (
+            OpenSearchStore(opensearch, layout, timeout=settings.opensearch_timeout_seconds),
+            vectors,
+            buckets,
+        )
 
 
 @pytest.mark.parametrize("percent", SELECTIVITIES)

@@ -134,6 +134,25 @@ def test_settings_point_at_this_stacks_tables_and_bedrock() -> None:
     Settings.from_env({"RETRIEVAL_EMBEDDER": env["RETRIEVAL_EMBEDDER"]})
 
 
+@pytest.mark.parametrize("function", FUNCTIONS.values())
+def test_backend_timeouts_fit_the_function_timeout(function: str) -> None:
+    """A hung backend must cost a 503, not a function timeout: the settings the template gives (its
+    literal values over the defaults) fit the function's timeout."""
+    timeout = resource(function)["Properties"].get("Timeout", template()["Globals"]["Function"]["Timeout"])
+    literal = {name: str(value) for name, value in function_environment().items() if isinstance(value, str)}
+    settings = Settings.from_env(
+        {name: value for name, value in literal.items() if name.startswith("RETRIEVAL_")}
+    )
+    assert settings.deadline_problems(float(timeout)) == []
+
+
+def test_the_local_lambda_runtime_has_the_templates_timeout() -> None:
+    from retrieval_dev.cli.lambda_runtime import LambdaContext
+
+    timeout_ms = LambdaContext(function_name="retrieve").timeout_ms
+    assert timeout_ms == 1000 * template()["Globals"]["Function"]["Timeout"]
+
+
 def test_opensearch_auth_choices_are_ones_the_settings_accept() -> None:
     accepted = set(typing.get_args(Settings.model_fields["opensearch_auth"].annotation))
     assert set(template()["Parameters"]["OpenSearchAuth"]["AllowedValues"]) <= accepted

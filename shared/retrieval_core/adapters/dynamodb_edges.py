@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import keys
+from .. import deadline, keys
 from ..config import Settings
 from ..metering import CallCounter
 from ..models.hits import Edge
@@ -45,8 +45,10 @@ class DynamoDBEdges:
         entities = list(dict.fromkeys(entity_ids))
         if not statuses:
             return {entity: [] for entity in entities}
+        deadline.check()
+        outgoing = deadline.carry(lambda entity: self._outgoing(context_id, entity, statuses))
         with backend_failures("query"):
-            edges = self._pool.map(lambda entity: self._outgoing(context_id, entity, statuses), entities)
+            edges = self._pool.map(outgoing, entities)
             return dict(zip(entities, edges, strict=True))
 
     def _outgoing(self, context_id: str, entity_id: str, statuses: Sequence[Status]) -> list[Edge]:

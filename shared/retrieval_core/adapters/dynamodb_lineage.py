@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import keys
+from .. import deadline, keys
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..metering import CallCounter
@@ -99,7 +99,9 @@ class DynamoDBLineage:
         rows: list[dict[str, Any]] = []
         for attempt in range(MAX_BATCH_ROUNDS):
             if attempt:
-                time.sleep(min(0.05 * 2**attempt, 1.0))
+                pause = min(0.05 * 2**attempt, 1.0)
+                deadline.require(pause)
+                time.sleep(pause)
             self._calls.add()
             response = self._client.batch_get_item(
                 RequestItems={

@@ -27,11 +27,12 @@ def backend_failures(operation: str, service: str = "dynamodb") -> Iterator[None
     try:
         yield
     except ClientError as exc:
-        log.warning("%s %s failed: %s", service, operation, exc.response.get("Error", {}).get("Code"))
-        raise BackendUnavailableError() from exc
+        code = exc.response.get("Error", {}).get("Code")
+        log.warning("%s %s failed: %s", service, operation, code)
+        raise BackendUnavailableError(f"{service} {operation} failed: {code}") from exc
     except BotoCoreError as exc:
         log.warning("%s %s failed: %s", service, operation, type(exc).__name__)
-        raise BackendUnavailableError() from exc
+        raise BackendUnavailableError(f"{service} {operation} failed: {type(exc).__name__}") from exc
 
 
 def plain(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel
 
+from .. import deadline
 from ..bootstrap import container
 from ..context import CallerContext
 from .bodies import parse_json, require_json
@@ -95,16 +96,18 @@ def lambda_entry(
     metrics: Metrics,
 ) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
-    ``requestContext``, IAM-trusted) go to ``serve_direct``. Logs carry the request's correlation id."""
+    ``requestContext``, IAM-trusted) go to ``serve_direct``. Logs carry the request's correlation id.
+    Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     @tracer.capture_lambda_handler
     @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        if is_direct(event):
-            response = handle_direct(event, serve_direct, logger)
-        else:
-            response = resolve(app, event, context, logger)
+        with deadline.for_invocation(context, container().settings.request_deadline_share):
+            if is_direct(event):
+                response = handle_direct(event, serve_direct, logger)
+            else:
+                response = resolve(app, event, context, logger)
         count_errors(metrics, response["statusCode"])
         return response
 

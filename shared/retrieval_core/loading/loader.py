@@ -9,6 +9,10 @@ the item is.
 A delete line removes the rows the item's manifest names and every row of its own lineage partition,
 then its document, and its card last: until the card is gone a re-run still knows what to remove.
 Lines apply in file order (a chunk runs its upserts and deletes in the order they appear).
+
+A backend that stops answering (``BackendUnavailableError``) stops the load at once: no further chunk
+is sent, and every item not written, the failed chunk's and all later ones, is named in the report
+with the cause (``LoadReport.stopped``).
 """
 
 from __future__ import annotations
@@ -47,10 +51,12 @@ class LoadReport:
     absent: int = 0
     errors: list[LineError] = field(default_factory=list)
     unwritten: list[str] = field(default_factory=list)
+    stopped: str | None = None
+    """Why the load stopped early (a backend became unavailable), or None when every line was tried."""
 
     @property
     def ok(self) -> bool:
-        return not self.errors and not self.unwritten
+        return not self.errors and not self.unwritten and self.stopped is None
 
     def summary(self) -> str:
         parts = [f"{self.loaded} items loaded ({self.updated} updated)"]
@@ -60,6 +66,8 @@ class LoadReport:
             parts.append(f"{len(self.errors)} bad lines skipped")
         if self.unwritten:
             parts.append(f"{len(self.unwritten)} items not written (re-run to repair)")
+        if self.stopped:
+            parts.append("stopped early")
         return ", ".join(parts)
 
 
@@ -101,13 +109,20 @@ class Loader:
                 if progress:
                     progress.advance(1)
                 continue
+            if report.stopped:
+                report.unwritten.append(_id_of(parsed))
+                continue
             chunk.append(parsed)
             if len(chunk) >= self._chunk_size:
                 touched |= self._load_chunk(chunk, report, progress)
                 chunk = []
         if chunk:
             touched |= self._load_chunk(chunk, report, progress)
-        self._indices.refresh(touched)
+        if not report.stopped:
+            try:
+                self._indices.refresh(touched)
+            except BackendUnavailableError as error:
+                report.stopped = error.message
         return report
 
     def _load_chunk(
@@ -119,10 +134,16 @@ class Loader:
         latest = sorted({_id_of(parsed): parsed for parsed in chunk}.values(), key=lambda p: p.line)
         # A context's index is created on its first write, from the one mapping.
         contexts = {p.context_id if isinstance(p, DeleteLine) else p.item.context_id for p in latest}
-        for context_id in sorted(contexts):
-            self._indices.ensure(context_id)
-        for is_delete, run in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
-            if is_delete:
+        try:
+            for context_id in sorted(contexts):
+                self._indices.ensure(context_id)
+        except BackendUnavailableError as error:
+            report.stopped = error.message
+        for is_delete, grouped in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
+            run = list(grouped)
+            if report.stopped:
+                report.unwritten += [_id_of(p) for p in run]
+            elif is_delete:
                 self._delete([p for p in run if isinstance(p, DeleteLine)], report)
             else:
                 self._upsert([p for p in run if isinstance(p, ParsedLine)], report)
@@ -138,7 +159,10 @@ class Loader:
             rejected = index_writer.bulk_index(
                 self._indices.client, self._indices.layout, [document_of(i, embeddings[i.id]) for i in items]
             )
-        except (IncompleteBatchError, BackendUnavailableError):
+        except IncompleteBatchError:
+            existed, rejected = set(), [item.id for item in items]
+        except BackendUnavailableError as error:
+            report.stopped = error.message
             existed, rejected = set(), [item.id for item in items]
         report.unwritten += rejected
         report.loaded += len(items) - len(rejected)
@@ -161,7 +185,10 @@ class Loader:
                 self._indices.client, self._indices.layout, [(d.item_id, d.context_id) for d in deletes]
             )
             self._writer.delete([ref for item_id, ref in cards.items() if item_id not in failed])
-        except (IncompleteBatchError, BackendUnavailableError):
+        except IncompleteBatchError:
+            cards, failed = {}, [d.item_id for d in deletes]
+        except BackendUnavailableError as error:
+            report.stopped = error.message
             cards, failed = {}, [d.item_id for d in deletes]
         report.unwritten += failed
         report.deleted += len(set(cards) - set(failed))

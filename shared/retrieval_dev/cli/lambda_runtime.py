@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from functools import cache
@@ -36,7 +37,9 @@ class LambdaContext:
     memory_limit_in_mb: int = 1024
     aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     function_version: str = "$LATEST"
-    timeout_ms: int = 30_000
+    timeout_ms: int = 15_000
+    """The function's timeout (template.yaml's, unless a caller wants another)."""
+    started: float = field(default_factory=time.monotonic)
 
     @property
     def invoked_function_arn(self) -> str:
@@ -51,7 +54,8 @@ class LambdaContext:
         return "local"
 
     def get_remaining_time_in_millis(self) -> int:
-        return self.timeout_ms
+        elapsed_ms = int((time.monotonic() - self.started) * 1000)
+        return max(self.timeout_ms - elapsed_ms, 0)
 
 
 def lambda_environment(function: str) -> dict[str, str]:

@@ -5,6 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from retrieval_core.loading.loader import LoadReport
+
+LISTED_INLINE = 20
+"""More unwritten ids than this go to a file next to the input instead of the terminal."""
+STOPPED = 3
+"""Exit status of a load a backend failure stopped (1: it ran to the end with bad lines or unwritten
+items)."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +49,18 @@ def run(args: argparse.Namespace) -> int:
     for problem in report.errors:
         print(f"skipped {problem}", file=sys.stderr)
     if report.unwritten:
-        print("not written: " + ", ".join(report.unwritten), file=sys.stderr)
+        print(f"not written: {_unwritten(args.file, report)}", file=sys.stderr)
     print(f"{args.file}: {report.summary()}")
+    if report.stopped:
+        print(f"retrieval load: stopped: {report.stopped}; re-run the same file to finish", file=sys.stderr)
+        return STOPPED
     return 0 if report.ok else 1
+
+
+def _unwritten(source: Path, report: LoadReport) -> str:
+    """The unwritten ids inline, or the file they were written to (one per line) when there are many."""
+    if len(report.unwritten) <= LISTED_INLINE:
+        return ", ".join(report.unwritten)
+    listing = source.with_name(source.name + ".unwritten")
+    listing.write_text("".join(f"{item_id}\n" for item_id in report.unwritten), encoding="utf-8")
+    return f"{len(report.unwritten)} ids listed in {listing}"

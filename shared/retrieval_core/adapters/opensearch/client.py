@@ -37,22 +37,26 @@ def build_client(settings: Settings) -> OpenSearch:
         http_auth=auth,
         connection_class=Urllib3HttpConnection,
         timeout=settings.opensearch_timeout_seconds,
-        max_retries=2,
-        retry_on_timeout=True,
+        # A refused connection fails fast and may be retried; a request that timed out already spent
+        # the time a retry would need (callers pass a deadline-bound ``request_timeout`` per call).
+        max_retries=settings.opensearch_max_retries,
+        retry_on_timeout=False,
         http_compress=url.scheme == "https",
     )
 
 
 @contextmanager
 def backend_failures() -> Iterator[None]:
-    """Turn a failed or refused OpenSearch request inside the block into ``BackendUnavailableError``."""
+    """Turn a failed or refused OpenSearch request inside the block into ``BackendUnavailableError``
+    (its message, for operators, names the failure; API bodies never show it)."""
     from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
     from opensearchpy.exceptions import TransportError
 
     try:
         yield
     except (OpenSearchConnectionError, TransportError) as error:
-        raise BackendUnavailableError() from error
+        status = f" {error.status_code}" if isinstance(error.status_code, int) else ""
+        raise BackendUnavailableError(f"OpenSearch failed: {type(error).__name__}{status}") from error
 
 
 @cache

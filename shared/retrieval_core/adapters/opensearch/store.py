@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ... import deadline
 from ...errors import BackendUnavailableError
 from ...metering import CallCounter
 from ...models.filters import Filter
@@ -37,9 +38,10 @@ VECTOR_ARM = "vector"
 class OpenSearchStore:
     """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch and ItemReader."""
 
-    def __init__(self, client: OpenSearch, layout: IndexLayout) -> None:
+    def __init__(self, client: OpenSearch, layout: IndexLayout, *, timeout: float) -> None:
         self._client = client
         self._layout = layout
+        self._timeout = timeout
         self._calls = CallCounter()
 
     @property
@@ -68,7 +70,9 @@ class OpenSearchStore:
             queries.knn_body(context_id, vector, filters, depth),
         ]
         payload = "".join(json.dumps(line) + "\n" for line in bodies)
-        response = self._call(lambda: self._client.msearch(index=alias, body=payload))
+        response = self._call(
+            lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
+        )
         lexical_result, vector_result = response["responses"]
         if "error" in lexical_result or "error" in vector_result:
             raise BackendUnavailableError()
@@ -99,17 +103,21 @@ class OpenSearchStore:
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:
         alias = self._layout.alias(context_id)
         return self._call(
-            lambda: self._client.search(index=alias, body=body, routing=context_id, ignore_unavailable=True)
+            lambda timeout: self._client.search(
+                index=alias, body=body, routing=context_id, ignore_unavailable=True, request_timeout=timeout
+            )
         )
 
     def _lexical(self, response: dict[str, Any]) -> list[Hit]:
         """Raw BM25 scores in a silo (its statistics are its own); reciprocal ranks in the pool."""
         return _ranked(response, LEXICAL_ARM, rank_only=not self._layout.siloed)
 
-    def _call(self, request: Callable[[], T]) -> T:
+    def _call(self, request: Callable[[float], T]) -> T:
+        """``request(timeout)``, with the configured timeout cut to the request's deadline."""
+        timeout = deadline.timeout(self._timeout)
         self._calls.add()
         with backend_failures():
-            return request()
+            return request(timeout)
 
 
 def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> list[Hit]:

@@ -1,0 +1,96 @@
+"""A request's deadline: how long its backend calls may still take before it must answer 503.
+
+The entry point sets it once per invocation from Lambda's remaining time (``for_invocation``), as a
+share of that time, so a request gives up, and answers 503 with ``Retry-After``, well before the
+function would be killed. Adapters ask it for each call's timeout (``timeout``) and check it before
+every round trip (``check``, ``require``); a passed deadline raises ``DeadlineExceededError``, a
+``BackendUnavailableError``. Outside an invocation (the CLI, the loader) there is no deadline and calls
+use their configured timeouts alone.
+
+The deadline is a context variable: concurrent requests of a local server each keep their own, and
+work handed to another thread takes it along through ``carry``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, ParamSpec, Protocol, TypeVar
+
+from .errors import DeadlineExceededError
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+MINIMUM_CALL_SECONDS = 0.05
+"""A call with less time than this left is not started: it could not finish."""
+
+_deadline: ContextVar[float | None] = ContextVar("retrieval_deadline", default=None)
+
+
+class InvocationContext(Protocol):
+    def get_remaining_time_in_millis(self) -> int: ...
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Backend calls inside the block must be done ``seconds`` from now."""
+    token = _deadline.set(time.monotonic() + seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+@contextmanager
+def for_invocation(context: InvocationContext | Any, share: float) -> Iterator[None]:
+    """The deadline of one Lambda invocation: ``share`` of its remaining time. A context that does not
+    tell its remaining time (a test's stand-in) sets none."""
+    remaining_ms = getattr(context, "get_remaining_time_in_millis", None)
+    if remaining_ms is None:
+        yield
+        return
+    with within(share * remaining_ms() / 1000):
+        yield
+
+
+def remaining() -> float | None:
+    """Seconds left before the deadline (negative once passed), or None without a deadline."""
+    deadline = _deadline.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def check() -> None:
+    """Raise ``DeadlineExceededError`` if too little time is left to start another call."""
+    require(MINIMUM_CALL_SECONDS)
+
+
+def require(seconds: float) -> None:
+    """Raise ``DeadlineExceededError`` unless at least ``seconds`` are left (or there is no deadline)."""
+    left = remaining()
+    if left is not None and left < seconds:
+        raise DeadlineExceededError()
+
+
+def timeout(configured: float) -> float:
+    """The timeout for one call: ``configured``, shortened to the time left before the deadline."""
+    check()
+    left = remaining()
+    return configured if left is None else min(configured, left)
+
+
+def carry(function: Callable[P, T]) -> Callable[P, T]:
+    """``function`` bound to the caller's deadline, to run on another thread (thread pools do not copy
+    context variables)."""
+    deadline = _deadline.get()
+
+    def with_deadline(*args: P.args, **kwargs: P.kwargs) -> T:
+        token = _deadline.set(deadline)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _deadline.reset(token)
+
+    return with_deadline
