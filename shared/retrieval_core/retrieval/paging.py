@@ -19,23 +19,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..policy.query import canonical_key, prepare_query
+from .config import DEFAULT_PAGING_MAX_DEPTH, DEFAULT_PAGING_TTL_SECONDS
 from .errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMismatchError
 
 TOKEN_VERSION = "p1"
-DEFAULT_MAX_DEPTH = 1000
 DEFAULT_WINDOW = 100
-DEFAULT_TTL_SECONDS = 3600
 NOT_PART_OF_RANKING = frozenset({"top_k", "next_token", "session_id", "session_limit", "pack", "context_id"})
 """Fields a continuation may change: page size and presentation, never what is ranked."""
 
 
 @dataclass(frozen=True, slots=True)
 class PagingConfig:
-    max_depth: int = DEFAULT_MAX_DEPTH
+    max_depth: int = DEFAULT_PAGING_MAX_DEPTH
     """The deepest position any page may reach (reported in every response)."""
     window: int = DEFAULT_WINDOW
     """The least depth an extension of a frozen ranking ranks to (it at least doubles it)."""
-    ttl_seconds: int = DEFAULT_TTL_SECONDS
+    ttl_seconds: int = DEFAULT_PAGING_TTL_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +55,10 @@ def new_cursor_id() -> str:
 class PageTokens:
     """Issues and opens tokens with one HMAC key (from configuration, read once per container)."""
 
-    def __init__(self, key: bytes, ttl_seconds: int = DEFAULT_TTL_SECONDS) -> None:
+    def __init__(self, key: bytes, ttl_seconds: int = DEFAULT_PAGING_TTL_SECONDS) -> None:
         if len(key) < 16:
             raise ValueError("the paging key must be at least 16 bytes")
         self._key = key
-        self.ttl_seconds = ttl_seconds
 
     def issue(
         self, context_id: str, position: PagePosition, request_fingerprint: str, expires_at: int
