@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, filtered, graph, ingest, isolation, micro, policy, retrieve
+from . import coldstart, filtered, graph, ingest, isolation, micro, paging, policy, retrieve
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
 from .dynamodb_server import DynamoDBStartError, indexed_moto
 from .handlers import HandlerFailedError, graph_path_event, retrieve_event, why_event
@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 SECTIONS = (
     "retrieve",
     "filtered",
+    "paging",
     "graph",
     "policy",
     "packing",
@@ -93,6 +94,8 @@ def _run(
             results["retrieve"] = retrieve.measure(settings, corpus, probe)
         if "filtered" in sections:
             results["filtered"] = filtered.measure(settings, corpus)
+        if "paging" in sections:
+            results["paging"] = paging.measure(settings, corpus, probe)
         if "graph" in sections:
             results["graph"] = graph.measure(corpus, probe)
         if "policy" in sections:

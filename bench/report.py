@@ -102,6 +102,31 @@ def _calls(value: float) -> str:
     return f"{value:g}"
 
 
+def _paging(paging: dict[str, Any] | None) -> list[str]:
+    """Pages 1..10 of top_k 10 per mode: latency and backend calls, page 1 as the reference."""
+    if not paging or "skipped" in paging:
+        return [f"### Paging\n\nskipped: {paging['skipped']}\n"] if paging else []
+    rows = []
+    for mode, pages in paging.items():
+        first = pages["1"]["handler"]["p50_ms"]
+        for number, page in pages.items():
+            h = page["handler"]
+            rows.append(
+                [
+                    mode,
+                    number,
+                    _ms(h["p50_ms"]),
+                    _ms(h["p95_ms"]),
+                    f"{h['p50_ms'] / first:.2f}x" if first else "-",
+                    _calls(page["opensearch_calls"]),
+                    _calls(page["dynamodb_calls"]),
+                    page["requests"],
+                ]
+            )
+    header = ["mode", "page", "p50", "p95", "p50 vs page 1", "OpenSearch calls", "DynamoDB calls", "n"]
+    return ["### Paging (top_k 10, next_token; handler)", "", *_table(header, rows)]
+
+
 def markdown(report: dict[str, Any]) -> str:
     m, corpus, r = report["machine"], report["corpus"], report["results"]
     lines = [
@@ -186,6 +211,7 @@ def markdown(report: dict[str, Any]) -> str:
             lines += _table(
                 ["depth", "p50", "p95", "DDB calls", "DDB rounds", "OS calls", "complete answers"], rows
             )
+    lines += _paging(r.get("paging"))
     policy = r.get("policy")
     if policy:
         w, wo = policy["with_session"], policy["without_session"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dev import moto_server, opensearch_node, processes
 from dev.ingest_resources import create_ingest_resources, ingest_env
-from dev.stack_env import ENV_FILE, REPO_ROOT, STACK_DIR, client_env, write_env
+from dev.stack_env import ENV_FILE, REPO_ROOT, STACK_DIR, client_env, paging_key, write_env
 from dev.tables import create_tables, default_table_names
 
 
@@ -207,6 +207,7 @@ def up() -> None:
     write_env(
         client_env(endpoint(ports[OPENSEARCH.name]), dynamodb_endpoint)
         | ingest_env(dynamodb_endpoint, ingest)
+        | {"RETRIEVAL_PAGING_KEY": paging_key()}
     )
     print(f"stack is up; endpoints and fake credentials in {ENV_FILE} (`set -a; . {ENV_FILE}`)")
 

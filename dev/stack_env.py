@@ -6,6 +6,7 @@ importing the stack's process machinery.
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +33,17 @@ def client_env(opensearch_endpoint: str, dynamodb_endpoint: str) -> dict[str, st
         "AWS_DEFAULT_REGION": DEFAULT_REGION,
         "AWS_REGION": DEFAULT_REGION,
     }
+
+
+def paging_key(stack_dir: Path = STACK_DIR) -> str:
+    """This stack's key for signing next_tokens: generated at random on first use, kept in ``.stack``
+    (a deployment reads its key from an SSM SecureString instead)."""
+    path = stack_dir / "paging-key"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
 
 
 def write_env(values: dict[str, str], path: Path = ENV_FILE) -> None:

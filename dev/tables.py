@@ -27,6 +27,7 @@ TABLE_SETTINGS = {
     "EdgesTable": "edges_table",
     "LineageTable": "lineage_table",
     "SessionsTable": "sessions_table",
+    "CursorsTable": "cursors_table",
 }
 
 _INDEX_KEYS = ("IndexName", "KeySchema", "Projection")

@@ -26,12 +26,13 @@ if TYPE_CHECKING:
     from .loading.loader import Loader
     from .models.hits import Hit
     from .policy import RetrievalPolicy
-    from .ports import Capabilities, Embedder, GraphTraversal, ItemReader, LineageReader
+    from .ports import Capabilities, CursorStore, Embedder, GraphTraversal, ItemReader, LineageReader
     from .retrieval.config import RetrievalConfig
+    from .retrieval.pages import Pager
     from .retrieval.service import RetrieveService
 
 OVERRIDABLE = frozenset(
-    {"store", "edges", "lineage", "embedder", "retrieval_config", "policy", "capabilities"}
+    {"store", "edges", "lineage", "embedder", "retrieval_config", "policy", "capabilities", "cursors"}
 )
 
 
@@ -110,8 +111,46 @@ class Container:
         from .retrieval.service import RetrieveService
 
         return RetrieveService(
-            capabilities=self.capabilities, policy=self.policy, config=self.retrieval_config
+            capabilities=self.capabilities,
+            policy=self.policy,
+            config=self.retrieval_config,
+            pager=self.pager,
         )
+
+    @cached_property
+    def cursors(self) -> CursorStore:
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_cursors import DynamoCursorStore
+
+        return DynamoCursorStore(dynamodb_client(self.settings), self.settings.cursors_table)
+
+    @cached_property
+    def pager(self) -> Pager:
+        """Pages of ranked modes; without a paging key configured, every answer is one page."""
+        import time
+
+        from .retrieval.pages import Pager
+        from .retrieval.paging import PageTokens, PagingConfig
+
+        key = self._paging_key()
+        return Pager(
+            tokens=None if key is None else PageTokens(key),
+            cursors=self.cursors if key is not None else None,
+            items=self.capabilities.items,
+            config=PagingConfig(
+                max_depth=self.settings.paging_max_depth, ttl_seconds=self.settings.paging_ttl_seconds
+            ),
+            clock=lambda: int(time.time()),
+        )
+
+    def _paging_key(self) -> bytes | None:
+        if self.settings.paging_key is not None:
+            return self.settings.paging_key.encode()
+        if self.settings.paging_key_parameter is not None:
+            from .adapters.ssm_parameters import secure_string
+
+            return secure_string(self.settings.paging_key_parameter, self.settings.aws_region).encode()
+        return None
 
     @cached_property
     def graph_path(self) -> GraphPathService:

@@ -11,7 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .models.metadata import METADATA_NAME_PATTERN, FieldType
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
-from .retrieval.config import DEFAULT_RANK_CONSTANT, PresetName
+from .retrieval.config import (
+    DEFAULT_PAGING_MAX_DEPTH,
+    DEFAULT_PAGING_TTL_SECONDS,
+    DEFAULT_RANK_CONSTANT,
+    PresetName,
+)
 
 IsolationModel = Literal["silo", "pool"]
 """How contexts share OpenSearch: ``silo`` gives each context its own index (its own term statistics,
@@ -48,6 +53,13 @@ class Settings(BaseModel):
     edges_table: str = "retrieval-edges"
     lineage_table: str = "retrieval-lineage"
     sessions_table: str = "retrieval-sessions"
+    cursors_table: str = "retrieval-cursors"
+    # Paging: tokens are signed with paging_key (dev: written by the stack into .stack/env) or with the
+    # SSM SecureString named by paging_key_parameter (deployed), read once per container.
+    paging_key: str | None = Field(default=None, repr=False, min_length=16)
+    paging_key_parameter: str | None = None
+    paging_max_depth: int = Field(default=DEFAULT_PAGING_MAX_DEPTH, ge=100, le=10_000)
+    paging_ttl_seconds: int = Field(default=DEFAULT_PAGING_TTL_SECONDS, ge=60, le=86_400)
     embedder: Literal["local", "bedrock"] = "local"
     bedrock_model_id: str = "amazon.titan-embed-text-v2:0"
     embedding_dimension: int = Field(default=384, ge=1)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from .models.cursors import FrozenRanking
 from .models.hits import Edge, Hit, LineageCard, LineageLinks
 from .models.item import Kind, Status
 
@@ -112,6 +113,19 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length embeddings, one per text, in order."""
+        ...
+
+
+class CursorStore(Protocol):
+    """Frozen rankings of paged requests, each under its context and a random cursor id, until expiry."""
+
+    def load(self, context_id: str, cursor_id: str, now: int) -> FrozenRanking | None:
+        """The ranking, or None when it is unknown or expired (``now`` and expiries in epoch seconds)."""
+        ...
+
+    def save(self, context_id: str, cursor_id: str, ranking: FrozenRanking, *, expires_at: int) -> bool:
+        """Store ``ranking`` if the stored one is older (version below ``ranking.version``) or absent;
+        False when a concurrent writer got there first."""
         ...
 
 

@@ -26,6 +26,7 @@ from dev.stack_env import (
     DEFAULT_DYNAMODB_ENDPOINT,
     DEFAULT_OPENSEARCH_ENDPOINT,
     FAKE_AWS_CREDENTIALS,
+    paging_key,
     read_env,
 )
 from dev.tables import dynamodb_client, scratch_space
@@ -56,6 +57,9 @@ def stack_settings() -> Iterator[Settings]:
             "RETRIEVAL_OPENSEARCH_ENDPOINT", stack_env, DEFAULT_OPENSEARCH_ENDPOINT
         ),
         dynamodb_endpoint=_endpoint("RETRIEVAL_DYNAMODB_ENDPOINT", stack_env, DEFAULT_DYNAMODB_ENDPOINT),
+        paging_key=os.environ.get("RETRIEVAL_PAGING_KEY")
+        or stack_env.get("RETRIEVAL_PAGING_KEY")
+        or paging_key(),
     )
     down = [
         f"{name} at {url}"

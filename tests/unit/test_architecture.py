@@ -24,7 +24,7 @@ ALLOWED: dict[str, set[str]] = {
     "adapters": BASE | {"ports", "config", "policy", "ingest", "keys"},
     "loading": BASE | {"ports", "adapters", "keys"},
     "ingest": BASE | {"loading"},
-    "entrypoints": BASE | {"policy", "bootstrap"},
+    "entrypoints": BASE | {"policy", "retrieval", "bootstrap"},
 }
 DEVELOPMENT = ("retrieval_dev", "dev", "bench", "tests")
 

@@ -176,11 +176,15 @@ def test_powertools_is_configured_for_every_function() -> None:
 # ---------------------------------------------------------------------------------------- least privilege
 
 
-def test_retrieve_grants_exactly_reads_sessions_embedding_and_search() -> None:
+def test_retrieve_grants_exactly_reads_sessions_cursors_embedding_and_search() -> None:
     granted = grants("RetrieveFunction")
     expected = {action: {"EdgesTable", "LineageTable"} for action in READ_ITEMS}
-    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "SessionsTable"}
-    expected |= {"dynamodb:PutItem": {"SessionsTable"}, "dynamodb:UpdateItem": {"SessionsTable"}}
+    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "SessionsTable", "CursorsTable"}
+    expected |= {
+        "dynamodb:PutItem": {"SessionsTable", "CursorsTable"},
+        "dynamodb:UpdateItem": {"SessionsTable"},
+        "ssm:GetParameter": {"parameter${PagingKeyParameterName}"},
+    }
     expected["bedrock:InvokeModel"] = {"foundation-model/${EmbeddingModelId}"}
     assert _without_search(granted) == expected
 

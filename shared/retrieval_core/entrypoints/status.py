@@ -12,6 +12,7 @@ from ..errors import (
     UnauthenticatedError,
 )
 from ..policy.errors import DuplicateQueryError, SessionBudgetExhaustedError
+from ..retrieval.errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMismatchError
 from .errors import UnsupportedMediaTypeError
 
 HTTP_STATUS: tuple[tuple[type[RetrievalError], int], ...] = (
@@ -19,6 +20,11 @@ HTTP_STATUS: tuple[tuple[type[RetrievalError], int], ...] = (
     (DuplicateQueryError, 409),
     (SessionBudgetExhaustedError, 429),
     (UnsupportedMediaTypeError, 415),
+    # Paging tokens: 400 for one not issued to this caller (altered, foreign) or to another body, 410
+    # for one whose ranking is gone. Before the general 422 they specialise.
+    (NextTokenInvalidError, 400),
+    (NextTokenMismatchError, 400),
+    (NextTokenExpiredError, 410),
     (InvalidRequestError, 422),
     (UnauthenticatedError, 401),
     (ForbiddenError, 403),

@@ -13,6 +13,11 @@ DEFAULT_RANK_CONSTANT = 10
 """RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
 that each rank well, a small k lets agreement at the top of both lists count for more."""
 
+DEFAULT_PAGING_MAX_DEPTH = 1000
+"""The deepest position a request may page to (``RETRIEVAL_PAGING_MAX_DEPTH``)."""
+DEFAULT_PAGING_TTL_SECONDS = 3600
+"""How long a next_token and the ranking it pages through live (``RETRIEVAL_PAGING_TTL_SECONDS``)."""
+
 
 class FusionConfig(BaseModel):
     model_config = ConfigDict(frozen=True)

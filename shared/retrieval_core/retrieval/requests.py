@@ -40,6 +40,8 @@ MAX_TEXT_TERMS = 1000
 """OpenSearch refuses a query of more than 1,024 clauses and a match query makes one per term, so the
 edge refuses long texts before they turn into a backend error."""
 
+MAX_TOKEN_CHARS = 1024
+
 RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT)]
 # Bounded ints: pydantic's finiteness check converts an int to float, which overflows past 1e308.
 FiniteNumber = (
@@ -194,6 +196,12 @@ class RetrieveRequest(BaseModel):
     session_id: SessionId | None = None
     session_limit: Annotated[RequestInt, Field(ge=1)] | None = None
     pack: PackOptions | None = Field(default=None, description="Build a context packet from these hits.")
+    next_token: Annotated[str, Field(min_length=1, max_length=MAX_TOKEN_CHARS)] | None = Field(
+        default=None,
+        description="The previous page's next_token: this request then answers the next top_k of the "
+        "ranking the first page froze. The rest of the body must be the first page's (top_k, "
+        "session_id, session_limit and pack may change).",
+    )
     context_id: Any = Field(
         default=None,
         description="Ignored, whatever its value: the context comes from the authorizer (or the "

@@ -36,6 +36,32 @@ class AppliedLimits(BaseModel):
     filter: AppliedFilter | None = None
 
 
+PagingEnd = Literal["exhausted", "depth_cap", "unpaged"]
+PAGING_ENDS: dict[PagingEnd, str] = {
+    "exhausted": "Nothing is ranked below this page.",
+    "depth_cap": "This page reaches the deepest position a request may page to (max_depth).",
+    "unpaged": "This request is not paged (expand_graph answers are one page).",
+}
+
+
+class PagingInfo(BaseModel):
+    """Where this page sits in the request's ranking, and why there is no next page when there is none."""
+
+    offset: int = Field(description="The 0-based position of this page's first slot in the ranking.")
+    max_depth: int = Field(description="The deepest position any page of a request may reach.")
+    gone: int = Field(
+        default=0,
+        description="Slots of this page whose items were deleted, or stopped matching the request, since "
+        "the first page ranked them; they are left out, so the page holds fewer hits.",
+    )
+    end: PagingEnd | None = Field(
+        default=None,
+        description="Set when next_token is null: "
+        + "; ".join(f"`{name}`: {text}" for name, text in PAGING_ENDS.items()),
+    )
+    message: str | None = Field(default=None, description="What ``end`` means, in words.")
+
+
 class RetrieveResponse(BaseModel):
     model_config = ConfigDict(
         json_schema_extra={
@@ -89,6 +115,8 @@ class RetrieveResponse(BaseModel):
                         "failed_effects": [],
                     },
                     "context_packet": None,
+                    "next_token": "p1.eyJjIjoi...In0.Hs2n...",
+                    "paging": {"offset": 0, "max_depth": 1000, "gone": 0, "end": None, "message": None},
                 }
             ]
         }
@@ -102,3 +130,9 @@ class RetrieveResponse(BaseModel):
     applied: AppliedLimits
     receipt: Receipt
     context_packet: ContextPacket | None = None
+    next_token: str | None = Field(
+        default=None,
+        description="Send it back with the same body (top_k may change) for the next page; null when "
+        "there is none (paging.end says why). Valid for an hour, for this context and request only.",
+    )
+    paging: PagingInfo

@@ -35,6 +35,19 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
+class Ranking:
+    """A request's ranked candidates before they are cut into pages."""
+
+    mode: Mode
+    supported: bool
+    hits: list[Hit]
+    applied: AppliedLimits
+    complete: bool
+    missing_capability: str | None = None
+    arms: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
 class RetrievalResult:
     mode: Mode
     supported: bool
@@ -59,9 +72,33 @@ class RetrievalRouter:
         return None if request.filter is None else resolve(request.filter, self._config.metadata)
 
     def route(self, request: RetrieveRequest) -> RetrievalResult:
+        """One page of ``top_k``, as an unpaged caller sees it: the first ``top_k`` of the ranking."""
+        ranking = self.rank(request, request.applied_top_k)
+        top_k = request.applied_top_k
+        hits = presented(ranking.hits[:top_k], request)
+        if request.expand_graph:
+            hits += ranking.hits[top_k:]  # the graph arm hangs below the page it decorates
+        return RetrievalResult(
+            ranking.mode, ranking.supported, hits, ranking.applied, ranking.missing_capability, ranking.arms
+        )
+
+    def rank(self, request: RetrieveRequest, depth: int) -> Ranking:
+        """The request's ranking to at least ``depth`` (hybrid: all it fused), best first, undiversified;
+        ``complete`` when the backend has nothing ranked below it."""
         self._check_vector(request)
         where = self.resolved_filter(request)
-        applied = AppliedLimits(
+        applied = self.applied(request)
+        filters = SearchFilters(
+            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=where
+        )
+        try:
+            hits, arms, complete = self._dispatch(request, filters, applied)
+        except CapabilityMissingError as missing:
+            return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
+        return Ranking(request.mode, True, hits, self.placed(applied, where, arms), complete, arms=arms)
+
+    def applied(self, request: RetrieveRequest) -> AppliedLimits:
+        return AppliedLimits(
             top_k=request.applied_top_k,
             depth=request.applied_depth,
             min_score=None if request.min_score is None else float(request.min_score),
@@ -69,67 +106,67 @@ class RetrievalRouter:
             kinds=list(dict.fromkeys(request.kinds or ())),
             rank_constant=self._config.fusion.rank_constant,
         )
-        filters = SearchFilters(
-            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=applied.top_k, where=where
-        )
-        try:
-            hits, arms = self._dispatch(request, filters, applied)
-        except CapabilityMissingError as missing:
-            return RetrievalResult(request.mode, False, [], applied, missing_capability=str(missing))
-        if where is not None:
-            # Per arm, where the filter took effect: inside the backend query, or on the propositions a
-            # graph walk returned (the walk itself follows every edge).
-            placed: dict[str, FilterPlacement] = {
-                arm: "on_results" if arm == GRAPH_ARM else "in_query" for arm in arms
-            }
-            applied = applied.model_copy(
-                update={"filter": AppliedFilter(expression=where.echo(), arms=placed)}
-            )
-        return RetrievalResult(request.mode, True, hits, applied, arms=arms)
+
+    @staticmethod
+    def placed(applied: AppliedLimits, where: Filter | None, arms: Sequence[str]) -> AppliedLimits:
+        """``applied`` with the filter echoed and, per arm, where it took effect: inside the backend
+        query, or on the propositions a graph walk returned (the walk itself follows every edge)."""
+        if where is None:
+            return applied
+        placed: dict[str, FilterPlacement] = {
+            arm: "on_results" if arm == GRAPH_ARM else "in_query" for arm in arms
+        }
+        return applied.model_copy(update={"filter": AppliedFilter(expression=where.echo(), arms=placed)})
 
     def _dispatch(
         self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits
-    ) -> tuple[list[Hit], tuple[str, ...]]:
+    ) -> tuple[list[Hit], tuple[str, ...], bool]:
         ctx = self._context.context_id
         match request.mode:
             case Mode.LEXICAL:
                 lexical = _require(self._can.lexical, "lexical")
-                hits = normalise_by_max(lexical.lexical(ctx, request.text or "", filters))
-                return self._finish(hits, request, applied), ("lexical",)
+                raw = normalise_by_max(lexical.lexical(ctx, request.text or "", filters))
+                return self._ranked(raw, filters.size, request, applied, ("lexical",))
             case Mode.VECTOR:
                 vector = _require(self._can.vector, "vector")
-                hits = vector.vector(ctx, self._query_vector(request), filters)
-                return self._finish(hits, request, applied), ("vector",)
+                raw = vector.vector(ctx, self._query_vector(request), filters)
+                return self._ranked(raw, filters.size, request, applied, ("vector",))
             case Mode.HYBRID:
                 return self._hybrid(request, filters, applied)
             case Mode.ENTITY:
                 entities = _require(self._can.entity, "entity")
-                hits = entities.by_entity(ctx, request.entity_id or "", filters)
-                return self._finish(hits, request, applied), ("entity",)
+                raw = entities.by_entity(ctx, request.entity_id or "", filters)
+                return self._ranked(raw, filters.size, request, applied, ("entity",))
             case Mode.GRAPH_WALK:
-                hits = self._graph_hits([request.entity_id or ""], applied.depth, filters, exclude=set())
-                return self._finish(hits, request, applied), (GRAPH_ARM,)
+                # The walk is whole (bounded by the node cap), so its ranking is complete at once.
+                raw = self._graph_hits([request.entity_id or ""], applied.depth, filters, exclude=set())
+                return self._ranked(raw, len(raw) + 1, request, applied, (GRAPH_ARM,))
             case Mode.TEMPORAL:
                 temporal = _require(self._can.temporal, "temporal")
                 assert request.window is not None  # guaranteed by RetrieveRequest
                 window = TimeWindow(request.window.start, request.window.end)
-                return self._finish(temporal.in_window(ctx, window, filters), request, applied), ("temporal",)
+                raw = temporal.in_window(ctx, window, filters)
+                return self._ranked(raw, filters.size, request, applied, ("temporal",))
 
     def _hybrid(
         self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits
-    ) -> tuple[list[Hit], tuple[str, ...]]:
+    ) -> tuple[list[Hit], tuple[str, ...], bool]:
         store = _require(self._can.hybrid, "hybrid")
         vector = self._query_vector(request)
-        depth = max(self._config.fusion.candidate_depth, applied.top_k)
+        depth = max(self._config.fusion.candidate_depth, filters.size)
         arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
         fusion = self._config.fusion
         if fusion.method == "weighted":
             combined = weighted_score_fusion(arms, fusion.arm_weights)
         else:
             combined = reciprocal_rank_fusion(arms, applied.rank_constant)
-        fused = self._finish(combined, request, applied)
+        fused, dropped = self._ordered(combined, request, applied)
+        complete = dropped or all(len(hits) < depth for hits in arms.values())
         if not request.expand_graph or not fused:
-            return fused, tuple(arms)
+            return fused, tuple(arms), complete
+        # Graph expansion decorates one page: the top_k fused hits, then the graph arm below them. It
+        # is one page by definition (complete), since its arm hangs off that page's entities.
+        fused = fused[: applied.top_k]
         seeds = list(
             dict.fromkeys(m.entity_id for h in fused[: self._config.expansion.seed_hits] for m in h.mentions)
         )
@@ -140,7 +177,7 @@ class RetrievalRouter:
             h.model_copy(update={"score": ceiling * h.score * 0.5})
             for h in added[: self._config.expansion.max_added]
         ]
-        return fused + below, (*arms, GRAPH_ARM)
+        return fused + below, (*arms, GRAPH_ARM), True
 
     def _graph_hits(
         self, seeds: Sequence[str], depth: int, filters: SearchFilters, *, exclude: set[str]
@@ -173,12 +210,27 @@ class RetrievalRouter:
             )
         return hits
 
-    def _finish(self, hits: Sequence[Hit], request: RetrieveRequest, applied: AppliedLimits) -> list[Hit]:
+    def _ranked(
+        self,
+        raw: Sequence[Hit],
+        asked: int,
+        request: RetrieveRequest,
+        applied: AppliedLimits,
+        arms: tuple[str, ...],
+    ) -> tuple[list[Hit], tuple[str, ...], bool]:
+        ranked, dropped = self._ordered(raw, request, applied)
+        return ranked, arms, dropped or len(raw) < asked
+
+    def _ordered(
+        self, hits: Sequence[Hit], request: RetrieveRequest, applied: AppliedLimits
+    ) -> tuple[list[Hit], bool]:
+        """Weighted, ordered, above ``min_score``; and whether ``min_score`` cut the tail (everything
+        below a cut hit scores lower still, so the ranking ends there)."""
         ranked = order(weigh(hits, request.weights))
-        if applied.min_score is not None:
-            ranked = [h for h in ranked if h.score >= applied.min_score]
-        ranked = ranked[: applied.top_k]
-        return diversify(ranked) if request.diversify else ranked
+        if applied.min_score is None:
+            return ranked, False
+        kept = [h for h in ranked if h.score >= applied.min_score]
+        return kept, len(kept) < len(ranked)
 
     def _query_vector(self, request: RetrieveRequest) -> list[float]:
         if request.vector is not None:
@@ -192,6 +244,12 @@ class RetrievalRouter:
                 raise InvalidRequestError(
                     f"vector: expected {expected} dimensions, got {len(request.vector)}", field="vector"
                 )
+
+
+def presented(page: list[Hit], request: RetrieveRequest) -> list[Hit]:
+    """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
+    page's members never depend on how the ones before it were cut)."""
+    return diversify(page) if request.diversify else page
 
 
 def _require(capability: T | None, name: str) -> T:

@@ -1,7 +1,10 @@
-"""The retrieve use case: policy-guarded routing, then an optional context packet of the same hits."""
+"""The retrieve use case: policy-guarded routing of one page, then an optional context packet of the
+same hits. Every page is its own query to the session policy: a continuation (its ``next_token``
+differs from every other page's) is no duplicate, takes one unit of budget and gets its own receipt."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,9 +15,11 @@ from ..policy import RetrievalPolicy
 from ..policy.query import CONTROL_FIELDS
 from ..ports import Capabilities
 from .config import RetrievalConfig
+from .pages import Page, Pager
+from .paging import PagingConfig
 from .requests import RetrieveRequest
 from .responses import RetrieveResponse
-from .router import RetrievalResult, RetrievalRouter
+from .router import RetrievalRouter
 
 # The packet shapes the answer's presentation, not the question; like the policy's control fields it
 # never changes the dedup key.
@@ -28,10 +33,14 @@ class RetrieveService:
         capabilities: Capabilities,
         policy: RetrievalPolicy[Hit],
         config: RetrievalConfig,
+        pager: Pager | None = None,
     ) -> None:
         self._capabilities = capabilities
         self._policy = policy
         self._config = config
+        self._pager = pager or Pager(
+            tokens=None, cursors=None, items=None, config=PagingConfig(), clock=lambda: int(time.time())
+        )
 
     def retrieve(
         self,
@@ -47,11 +56,13 @@ class RetrieveService:
         router.resolved_filter(request)
         if request.pack is not None:
             pack_hits([], {}, request.pack, request.text)
-        routed: list[RetrievalResult] = []
+        # A bad token is refused here too: misuse never reads, never spends budget.
+        position = self._pager.position(request, context.context_id)
+        pages: list[Page] = []
 
         def execute(_prepared: Mapping[str, Any]) -> list[Hit]:
-            routed.append(router.route(request))
-            return routed[0].hits
+            pages.append(self._pager.page(router, request, context.context_id, position))
+            return pages[0].hits
 
         outcome = self._policy.run(
             question_of(request),
@@ -61,7 +72,7 @@ class RetrieveService:
             request_limit=request.session_limit,
             execute=execute,
         )
-        result = routed[0]
+        result = pages[0]
         packet = None
         if request.pack is not None:
             packet = pack_hits(result.hits, outcome.names, request.pack, request.text)
@@ -74,6 +85,8 @@ class RetrieveService:
             applied=result.applied,
             receipt=outcome.receipt,
             context_packet=packet,
+            next_token=result.next_token,
+            paging=result.paging,
         )
 
 

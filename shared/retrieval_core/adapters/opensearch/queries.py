@@ -17,6 +17,11 @@ KNN_EF_SEARCH = 100
 SOURCE_FIELDS = {"excludes": [VECTOR_FIELD]}
 
 
+BY_CONFIDENCE = [{"confidence": {"order": "desc", "missing": "_first"}}, {"id": {"order": "asc"}}]
+"""Entity and temporal hits score their confidence (none counts as 1.0) and rank by score, then id: the
+backend must cut its top n in that same order, or a deeper request would rank a different prefix."""
+
+
 def filter_clauses(
     context_id: str, filters: SearchFilters | None = None, where: Filter | None = None
 ) -> list[dict[str, Any]]:
@@ -65,23 +70,20 @@ def knn_body(context_id: str, vector: Sequence[float], filters: SearchFilters, s
 
 
 def entity_body(context_id: str, entity_id: str, filters: SearchFilters) -> dict[str, Any]:
-    """Items mentioning the entity; the most confident and most recent first."""
+    """Items mentioning the entity; the most confident first."""
     return {
         "size": filters.size,
         "_source": SOURCE_FIELDS,
         "query": {
             "bool": {"filter": [{"term": {"entity_ids": entity_id}}, *filter_clauses(context_id, filters)]}
         },
-        "sort": [
-            {"confidence": {"order": "desc", "missing": "_last"}},
-            {"created_at": {"order": "desc"}},
-            {"id": {"order": "asc"}},
-        ],
+        "sort": BY_CONFIDENCE,
     }
 
 
 def window_body(context_id: str, window: TimeWindow, filters: SearchFilters) -> dict[str, Any]:
-    """Items created in the window, or whose validity window overlaps it (inclusive bounds)."""
+    """Items created in the window, or whose validity window overlaps it (inclusive bounds); the most
+    confident first."""
     start, end = window.start.isoformat(), window.end.isoformat()
     valid_overlaps = {
         "bool": {
@@ -103,7 +105,7 @@ def window_body(context_id: str, window: TimeWindow, filters: SearchFilters) -> 
                 "minimum_should_match": 1,
             }
         },
-        "sort": [{"created_at": {"order": "desc"}}, {"id": {"order": "asc"}}],
+        "sort": BY_CONFIDENCE,
     }
 
 
