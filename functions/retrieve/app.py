@@ -28,6 +28,7 @@ def retrieve(query: RetrieveRequest) -> RetrieveResponse:
         query,
         session_id=query.session_id or header(app, SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
+        principal=caller.principal,
     )
     metrics.add_metric(name=f"Retrieve_{response.mode}", unit=MetricUnit.Count, value=1)
     return response
@@ -37,7 +38,10 @@ def retrieve(query: RetrieveRequest) -> RetrieveResponse:
 def session(session_id: str) -> SessionView:
     caller = current_caller(app)
     return container().policy.describe(
-        context_id=caller.context.context_id, session_id=session_id, claim_limit=caller.claim_session_limit
+        context_id=caller.context.context_id,
+        session_id=session_id,
+        claim_limit=caller.claim_session_limit,
+        principal=caller.principal,
     )
 
 

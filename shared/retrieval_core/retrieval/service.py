@@ -42,6 +42,7 @@ class RetrieveService:
         *,
         session_id: str | None = None,
         claim_limit: int | None = None,
+        principal: str | None = None,
     ) -> RetrieveResponse:
         router = RetrievalRouter(
             self._store, self._graph, context, embedder=self._embedder, config=self._config
@@ -61,6 +62,7 @@ class RetrieveService:
             session_id=session_id or request.session_id,
             claim_limit=claim_limit,
             request_limit=request.session_limit,
+            principal=principal,
             execute=execute,
         )
         result = routed[0]
