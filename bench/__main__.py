@@ -91,7 +91,9 @@ def _run(
         if "coldstart" in sections:
             source, target = pairs_at_distance(corpus, 2, 1)[0]
             events = {
-                "retrieve": retrieve_event({"mode": "lexical", "text": corpus.entity_names[0]}),
+                "retrieve": retrieve_event(
+                    {"mode": "lexical", "text": corpus.entity_names[0], "session_id": "cold"}
+                ),
                 "graph_path": graph_path_event(source, target, 3),
                 "why_explain": why_event(corpus.deepest[0], 3),
             }
@@ -99,6 +101,7 @@ def _run(
                 # the workspace points this process's environment at the corpus; subprocesses inherit it
                 dict(os.environ),
                 events,
+                corpus.entity_names[0],
                 scale.import_repeats,
                 scale.first_call_repeats,
             )

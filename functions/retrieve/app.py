@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, header, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
+from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.responses import RetrieveResponse
@@ -15,7 +16,7 @@ from retrieval_core.retrieval.responses import RetrieveResponse
 SESSION_HEADER = "X-Retrieval-Session"
 
 logger = Logger()
-tracer = Tracer()
+tracer = lambda_tracer()
 metrics = Metrics()
 app = build_resolver(logger)
 

@@ -89,8 +89,10 @@ def test_lineage_rounds_grow_with_depth_only(tiny_report: tuple[dict, str, Path]
 def test_policy_writes_only_with_a_session(tiny_report: tuple[dict, str, Path]) -> None:
     policy = tiny_report[0]["results"]["policy"]
     assert policy["without_session"]["dynamodb_calls"] == 0
-    assert policy["with_session"]["dynamodb_operations"].get("UpdateItem", 0) >= 1
-    assert policy["with_session"]["write_units"] >= 1
+    assert policy["with_session"]["dynamodb_operations"].get("PutItem", 0) >= 1
+    for cost in policy["by_session_size"].values():
+        assert cost["write_units"] >= 1 and cost["read_units"] > 0
+        assert cost["operations"]["PutItem"] == 2 and cost["operations"]["UpdateItem"] == 1
 
 
 def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, Path]) -> None:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
@@ -18,6 +18,7 @@ from ..context import CallerContext
 from .claims import Caller, caller_from_event
 from .direct import DirectInvocation, handle_direct, is_direct
 from .responses import describe_validation, error_status_body
+from .tracing import LambdaTracer
 
 CALLER_KEY = "caller"
 
@@ -80,7 +81,7 @@ def lambda_entry(
     serve_direct: Callable[[CallerContext, DirectInvocation], BaseModel],
     *,
     logger: Logger,
-    tracer: Tracer,
+    tracer: LambdaTracer,
     metrics: Metrics,
 ) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
