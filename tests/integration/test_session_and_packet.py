@@ -107,3 +107,24 @@ def test_a_header_that_cannot_fit_is_422_before_any_budget_is_spent(corpus_setti
     )
     assert status == 422 and "header" in body["message"].lower()
     assert retrieve("acme", {"mode": "lexical", "text": "ledger", "session_id": session})[0] == 200
+
+
+def test_another_principals_session_reads_like_an_unknown_one(corpus_settings: Settings) -> None:
+    session = session_id()
+    assert retrieve("acme", {"mode": "lexical", "text": "ledger", "session_id": session})[0] == 200
+
+    def view(session: str, principal: str) -> tuple[int, dict]:
+        event = api_event(
+            "GET",
+            f"/v1/sessions/{session}",
+            "acme",
+            path_parameters={"session_id": session},
+            resource="/v1/sessions/{session_id}",
+        )
+        event["requestContext"]["authorizer"]["principalId"] = principal
+        status, body, _ = call("retrieve", event)
+        return status, body
+
+    assert view(session, "local")[0] == 200  # the owner (api_event's principal)
+    foreign = view(session, "another-agent")
+    assert foreign[0] == 404 and foreign == view(session_id(), "another-agent")
