@@ -99,7 +99,9 @@ def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, P
     results = tiny_report[0]["results"]
     assert results["packing"]["hits_per_second"] > 0
     cold = results["coldstart"]
-    assert set(cold["import_over_boto3"]) == {"retrieve", "graph_path", "why_explain"}
+    functions = {"retrieve", "graph_path", "why_explain", "retrieve (tracing on)"}
+    assert set(cold["import_over_boto3"]) == set(cold["process_over_boto3"]) == functions
+    assert cold["retrieve_first_over_plain"] > 0
     assert all(ms > 0 for ms in cold["import_ms"].values())
     assert results["package"] == {
         "measured": False,
