@@ -110,7 +110,9 @@ def _run(
         if "coldstart" in sections:
             source, target = pairs_at_distance(corpus, 2, 1)[0]
             events = {
-                "retrieve": retrieve_event({"mode": "lexical", "text": corpus.entity_names[0]}),
+                "retrieve": retrieve_event(
+                    {"mode": "lexical", "text": corpus.entity_names[0], "session_id": "cold"}
+                ),
                 "graph_path": graph_path_event(source, target, 3),
                 "why_explain": why_event(corpus.deepest[0], 3),
             }
@@ -118,6 +120,7 @@ def _run(
                 # a fresh process reads the workspace's settings from its environment, as Lambda would
                 {**os.environ, **settings.to_env()},
                 events,
+                corpus.entity_names[0],
                 scale.import_repeats,
                 scale.first_call_repeats,
             )

@@ -1,25 +1,31 @@
 """Section 4: what the retrieval policy adds per request -- lexical retrieve with a session against the
-same queries without one (sessionless requests keep their state in memory and never touch DynamoDB).
+same queries without one (sessionless requests keep their state in memory and never touch DynamoDB) --
+and the DynamoDB units one request costs as its session grows (1, 50 and 500 queries, the limit raised
+for the measurement), in a warm container and in a container new to the session.
 
-Write units: moto does not meter capacity, so they are computed the way DynamoDB bills on-demand writes:
-every write costs ceil(item size / 1 KB) units, where an UpdateItem's size is the larger of the item
-before and after; the session item only grows during a request, so its size after the request bounds
-both. Strongly consistent reads cost ceil(size / 4 KB). Item size follows DynamoDB's rules (attribute
-names plus values; numbers one byte per two digits plus one).
+Units: moto does not meter capacity, so each session call is billed the way on-demand DynamoDB bills it,
+from the call's own request and response: a write costs ceil(item size / 1 KB) units (a failed
+conditional write too; an UpdateItem's size is the item's size after the update, read back outside the
+timing, since our updates only add attributes); a Query costs ceil(total size of the items it returned /
+4 KB) units, halved when eventually consistent, at least 1 (0.5) even when it returns nothing. Sizes
+follow DynamoDB's item-size rules (attribute names plus values; numbers one byte per two digits plus one).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval_core import keys
+from retrieval_core.bootstrap import reset
 from retrieval_core.config import Settings
 
 from dev.tables import dynamodb_client
 
-from .corpus import CONTEXT, Corpus, query_texts
+from .corpus import Corpus, query_texts
 from .handlers import retrieve_event, timed_call
 from .probes import Cost, Probe, install
 from .progress import say
@@ -27,6 +33,9 @@ from .stats import Latency, median, median_ratio
 
 QUERIES_PER_SESSION = 40
 """Below the default session limit (50), so every request is accepted."""
+WRITE_UNITS_TARGET = 3
+READ_UNITS_TARGET = 4
+WRITES = ("PutItem", "UpdateItem", "DeleteItem")
 
 
 def item_size(item: dict[str, Any]) -> int:
@@ -52,18 +61,58 @@ def _value_size(value: dict[str, Any]) -> int:
     return sum(len(str(v).encode()) for v in raw)  # SS / NS / BS
 
 
+@dataclass
+class Ledger:
+    """Every DynamoDB call of the watched clients with its parameters and its (parsed) response."""
+
+    calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    _pending: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    _watched: set[int] = field(default_factory=set)
+
+    def watch(self, client: Any) -> None:
+        if id(client) not in self._watched:
+            self._watched.add(id(client))
+            client.meta.events.register("provide-client-params.dynamodb", self._params)
+            client.meta.events.register("after-call.dynamodb", self._after)
+
+    def take(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+        calls, self.calls = self.calls, []
+        return calls
+
+    def _params(self, params: dict[str, Any], model: Any, **_: Any) -> None:
+        self._pending.append((model.name, dict(params)))
+
+    def _after(self, parsed: dict[str, Any], **_: Any) -> None:
+        operation, params = self._pending.pop(0)
+        self.calls.append((operation, params, parsed))
+
+
+def units(calls: list[tuple[str, dict[str, Any], dict[str, Any]]], reader: Any) -> tuple[float, float]:
+    """(write units, read units) of one request's session calls, per the module's billing rules."""
+    written = read = 0.0
+    for operation, params, response in calls:
+        if operation == "PutItem":
+            written += max(1, math.ceil(item_size(params["Item"]) / 1024))
+        elif operation in ("UpdateItem", "DeleteItem"):
+            after = reader.get_item(TableName=params["TableName"], Key=params["Key"]).get("Item") or {}
+            written += max(1, math.ceil(item_size(after) / 1024))
+        elif operation in ("Query", "GetItem"):
+            items = response.get("Items") or ([response["Item"]] if "Item" in response else [])
+            size = sum(item_size(item) for item in items)
+            consistent = bool(params.get("ConsistentRead"))
+            read += max(1, math.ceil(size / 4096)) * (1 if consistent else 0.5)
+    return written, read
+
+
 def measure(settings: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:
     scale = corpus.scale
     texts = query_texts(corpus, scale.queries, seed=7)
-    reader = dynamodb_client(settings.dynamodb_endpoint or "", settings.aws_region)
     timed_call("retrieve", retrieve_event({"mode": "lexical", "text": texts[0], "session_id": "warm-up"}))
     install(probe)
     probe.take()
     with_session: list[list[float]] = []
     without: list[list[float]] = []
     costs: dict[str, list[Cost]] = {"with": [], "without": []}
-    units: list[tuple[int, int]] = []
-    sizes: list[int] = []
     for round_number in range(scale.rounds):
         say(f"policy: round {round_number + 1}/{scale.rounds}")
         samples: dict[str, list[float]] = {"with": [], "without": []}
@@ -76,12 +125,7 @@ def measure(settings: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:
                 event = retrieve_event({"mode": "lexical", "text": text, **extra})
                 elapsed, _ = timed_call("retrieve", event)
                 samples[side].append(elapsed)
-                cost = probe.take()
-                costs[side].append(cost)
-                if side == "with":
-                    size = _session_size(reader, settings.sessions_table, session)
-                    sizes.append(size)
-                    units.append(_units(cost, size))
+                costs[side].append(probe.take())
         with_session.append(samples["with"])
         without.append(samples["without"])
     return {
@@ -93,30 +137,82 @@ def measure(settings: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:
             **Latency.of([s for r in with_session for s in r]).as_dict(),
             "dynamodb_calls": median([c.dynamodb_calls for c in costs["with"]]),
             "dynamodb_operations": _operations(costs["with"]),
-            "write_units": median([w for w, _ in units]),
-            "read_units": median([r for _, r in units]),
-            "session_item_bytes_p50": median(sizes),
-            "session_item_bytes_max": max(sizes),
         },
         "with_over_without_p50": median_ratio(with_session, without),
         "added_ms_p50": (_pooled_median(with_session) - _pooled_median(without)) * 1000,
+        "by_session_size": by_session_size(settings, corpus, probe),
     }
+
+
+def by_session_size(settings: Settings, corpus: Corpus, probe: Probe) -> dict[int, dict[str, Any]]:
+    """One session grown to the largest size; at each reported size, the units of the request that
+    reaches it in a warm container, and of the next request in a container new to the session."""
+    sizes = corpus.scale.session_sizes
+    largest = max(sizes)
+    texts = query_texts(corpus, largest + 2 * len(sizes), seed=11)
+    reader = dynamodb_client(settings.dynamodb_endpoint or "", settings.aws_region)
+    ledger = Ledger()
+    session = f"bench-size-{uuid.uuid4().hex[:12]}"
+    found: dict[int, dict[str, Any]] = {}
+    with _session_limit(largest + 2 * len(sizes)):
+        text = iter(texts)
+
+        def ask(fresh_container: bool) -> tuple[float, float, dict[str, int]]:
+            if fresh_container:
+                reset()
+            install(probe)
+            from retrieval_core.adapters.dynamodb_client import dynamodb_client as container_client
+            from retrieval_core.bootstrap import container
+
+            ledger.watch(container_client(container().settings))
+            ledger.take()
+            timed_call(
+                "retrieve", retrieve_event({"mode": "lexical", "text": next(text), "session_id": session})
+            )
+            probe.take()
+            calls = ledger.take()
+            operations: dict[str, int] = {}
+            for operation, _, _ in calls:
+                operations[operation] = operations.get(operation, 0) + 1
+            return (*units(calls, reader), operations)
+
+        answered = 0
+        for size in sizes:
+            say(f"policy: growing a session to {size} queries")
+            while answered < size - 1:
+                ask(fresh_container=False)
+                answered += 1
+            warm_writes, warm_reads, operations = ask(fresh_container=False)
+            cold_writes, cold_reads, _ = ask(fresh_container=True)
+            answered += 2
+            found[size] = {
+                "write_units": warm_writes,
+                "read_units": warm_reads,
+                "operations": operations,
+                "new_container_write_units": cold_writes,
+                "new_container_read_units": cold_reads,
+            }
+    return found
+
+
+@contextmanager
+def _session_limit(limit: int):
+    """Raise the deployment's session limit for the handlers (as ``SessionLimit`` would) for a while."""
+    previous = os.environ.get("RETRIEVAL_SESSION_LIMIT")
+    os.environ["RETRIEVAL_SESSION_LIMIT"] = str(limit)
+    reset()
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("RETRIEVAL_SESSION_LIMIT", None)
+        else:
+            os.environ["RETRIEVAL_SESSION_LIMIT"] = previous
+        reset()
 
 
 def _pooled_median(runs: list[list[float]]) -> float:
     return median([s for run in runs for s in run])
-
-
-def _session_size(reader: Any, table: str, session: str) -> int:
-    response = reader.get_item(TableName=table, Key={"pk": {"S": keys.partition(CONTEXT, session)}})
-    return item_size(response.get("Item") or {})
-
-
-def _units(cost: Cost, size_after: int) -> tuple[int, int]:
-    """(write units, read units) of one request's session calls, per the module's billing rules."""
-    writes = sum(cost.dynamodb.get(op, 0) for op in ("UpdateItem", "PutItem", "DeleteItem"))
-    reads = cost.dynamodb.get("GetItem", 0)
-    return writes * max(1, math.ceil(size_after / 1024)), reads * max(1, math.ceil(size_after / 4096))
 
 
 def _operations(costs: list[Cost]) -> dict[str, float]:

@@ -24,6 +24,8 @@ class Scale:
     first_call_repeats: int
     real_embeddings: bool
     """Embed item texts with the local model (small scales) or use synthetic unit vectors (larger)."""
+    session_sizes: tuple[int, ...] = (1, 50, 500)
+    """Session sizes (queries) at which one request's DynamoDB units are reported."""
 
     @property
     def entities(self) -> int:
@@ -33,7 +35,7 @@ class Scale:
 SCALES = {
     scale.name: scale
     for scale in (
-        Scale("tiny", 200, 1_000, 12, 1, 3, 2, 1, real_embeddings=True),
+        Scale("tiny", 200, 1_000, 12, 1, 3, 2, 1, real_embeddings=True, session_sizes=(1, 4, 8)),
         Scale("small", 2_000, 10_000, 200, 3, 20, 10, 5, real_embeddings=True),
         Scale("medium", 20_000, 100_000, 200, 3, 20, 10, 5, real_embeddings=False),
         Scale("large", 100_000, 500_000, 200, 3, 20, 10, 5, real_embeddings=False),

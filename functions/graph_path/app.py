@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
+from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.graph import GraphPathRequest, GraphPathResponse
 
 logger = Logger()
-tracer = Tracer()
+tracer = lambda_tracer()
 metrics = Metrics()
 app = build_resolver(logger)
 

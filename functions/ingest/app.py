@@ -8,17 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.entrypoints.status import status_of
+from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.ingest.errors import IngestEventError
 from retrieval_core.ingest.events import work_of
 from retrieval_core.ingest.objects import ObjectRef
 from retrieval_core.ingest.service import IngestOutcome
 
 logger = Logger()
-tracer = Tracer()
+tracer = lambda_tracer()
 metrics = Metrics()
 
 METRICS = {

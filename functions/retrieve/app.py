@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler.openapi.params import Path
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
@@ -12,12 +12,13 @@ from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, header, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.headers import SESSION_HEADER
+from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import SESSION_ID_PATTERN, RetrieveRequest, checked_session_id
 from retrieval_core.retrieval.responses import RetrieveResponse
 
 logger = Logger()
-tracer = Tracer()
+tracer = lambda_tracer()
 metrics = Metrics()
 app = build_resolver(logger)
 
@@ -30,6 +31,7 @@ def retrieve(query: RetrieveRequest) -> RetrieveResponse:
         query,
         session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
+        principal=caller.principal,
     )
     return _counted(response)
 
@@ -47,6 +49,7 @@ def session(
         context_id=caller.context.context_id,
         session_id=checked_session_id(raw, "session_id"),
         claim_limit=caller.claim_session_limit,
+        principal=caller.principal,
     )
     metrics.add_metric(name="SessionsDescribed", unit=MetricUnit.Count, value=1)
     return view

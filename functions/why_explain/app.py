@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
+from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse
 from retrieval_core.models.limits import MAX_ITEM_ID_CHARS
 
 logger = Logger()
-tracer = Tracer()
+tracer = lambda_tracer()
 metrics = Metrics()
 app = build_resolver(logger)
 

@@ -15,7 +15,9 @@ Lineage table (``pk``, ``sk``), all rows about one item share its partition:
     One Query on an item's pk returns its card and every reverse link; one BatchGetItem of ITEM rows
     reads a whole level of ancestors.
 
-Sessions table (``pk``): pk = "{ctx}#{session_id}", TTL attribute ``expires_at``.
+Sessions table (``pk``, ``sk``): pk = "{ctx}#{session_id}" (or "{ctx}#@{principal digest}#{session_id}"),
+    sk = "Q#{query key}" (claims) or "L#{sequence}" (the log); TTL attribute ``expires_at``. See
+    ``adapters/dynamodb_sessions.py``.
 """
 
 from __future__ import annotations

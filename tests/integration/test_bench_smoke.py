@@ -104,8 +104,10 @@ def test_lineage_rounds_grow_with_depth_only(tiny_report: tuple[dict, str, Path]
 def test_policy_writes_only_with_a_session(tiny_report: tuple[dict, str, Path]) -> None:
     policy = tiny_report[0]["results"]["policy"]
     assert policy["without_session"]["dynamodb_calls"] == 0
-    assert policy["with_session"]["dynamodb_operations"].get("UpdateItem", 0) >= 1
-    assert policy["with_session"]["write_units"] >= 1
+    assert policy["with_session"]["dynamodb_operations"].get("PutItem", 0) >= 1
+    for cost in policy["by_session_size"].values():
+        assert cost["write_units"] >= 1 and cost["read_units"] > 0
+        assert cost["operations"]["PutItem"] == 2 and cost["operations"]["UpdateItem"] == 1
 
 
 def test_the_ingest_handler_makes_the_loaders_calls_plus_its_own_s3_calls(
@@ -126,7 +128,9 @@ def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, P
     results = tiny_report[0]["results"]
     assert results["packing"]["hits_per_second"] > 0
     cold = results["coldstart"]
-    assert set(cold["import_over_boto3"]) == {"retrieve", "graph_path", "why_explain"}
+    functions = {"retrieve", "graph_path", "why_explain", "retrieve (tracing on)"}
+    assert set(cold["import_over_boto3"]) == set(cold["process_over_boto3"]) == functions
+    assert cold["retrieve_first_over_plain"] > 0
     assert all(ms > 0 for ms in cold["import_ms"].values())
     assert results["package"] == {
         "measured": False,

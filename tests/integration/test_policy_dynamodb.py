@@ -1,5 +1,5 @@
 """The policy on the real Sessions table (moto server): atomic budgets and dedup under concurrency,
-failure accounting and context scoping."""
+failure accounting (a failed query does not count), and scoping by context and principal."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from retrieval_core import keys
-from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore
+from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore, session_partition
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError, NotFoundError
@@ -68,7 +69,7 @@ def ask(policy: RetrievalPolicy[Hit], text: str, context: str = "acme", session:
     )
 
 
-def test_concurrent_distinct_queries_never_exceed_the_budget(fresh_settings: Settings) -> None:
+def test_concurrent_distinct_queries_accept_exactly_the_budget(fresh_settings: Settings) -> None:
     policy, store = make_policy(fresh_settings, limit=10)
     receipts, errors = run_concurrently([lambda n=n: ask(policy, f"question {n}") for n in range(40)])
 
@@ -78,21 +79,31 @@ def test_concurrent_distinct_queries_never_exceed_the_budget(fresh_settings: Set
     assert sorted(name for o in receipts for name in o.receipt.source_ids) == sorted(
         f"S{n}" for n in range(1, 11)
     )
-    state = store.load(SessionScope("acme", "s1"), datetime.now(UTC))
-    assert (state.successful, state.used) == (10, 10)
-    assert len(state.seen) == 40  # the 30 refused keys are remembered too
+    assert store.load(SessionScope("acme", "s1"), datetime.now(UTC)).successful == 10
     assert policy.describe(context_id="acme", session_id="s1").count == 10
+    refused = {o.receipt.query_key for o in receipts}
+    retried = next(f"question {n}" for n in range(40) if ask_key(f"question {n}") not in refused)
+    with pytest.raises(SessionBudgetExhaustedError):  # a refusal left no trace: still 429, not 409
+        ask(policy, retried)
 
 
-def test_concurrent_identical_queries_run_once(fresh_settings: Settings) -> None:
+def ask_key(text: str) -> str:
+    from retrieval_core.policy.query import canonical_key, prepare_query
+
+    return canonical_key(prepare_query({"mode": "lexical", "text": text}))
+
+
+def test_concurrent_identical_queries_accept_exactly_one(fresh_settings: Settings) -> None:
     policy, store = make_policy(fresh_settings, limit=50)
     receipts, errors = run_concurrently([lambda: ask(policy, "the same question")] * 20)
 
     assert len(receipts) == 1 and receipts[0].receipt.sequence == 1
-    assert len(errors) == 19
-    assert all(isinstance(e, DuplicateQueryError) and e.original_sequence == 1 for e in errors)
-    state = store.load(SessionScope("acme", "s1"), datetime.now(UTC))
-    assert (state.successful, state.used, state.accepted) == (1, 1, 1)
+    assert len(errors) == 19 and all(isinstance(e, DuplicateQueryError) for e in errors)
+    assert {e.original_sequence for e in errors} <= {1, None}  # None: refused while the first was running
+    assert store.load(SessionScope("acme", "s1"), datetime.now(UTC)).successful == 1
+    with pytest.raises(DuplicateQueryError) as later:
+        ask(policy, "the same question")
+    assert later.value.original_sequence == 1
 
 
 def test_concurrent_completions_name_each_source_once(fresh_settings: Settings) -> None:
@@ -111,25 +122,77 @@ def test_concurrent_completions_name_each_source_once(fresh_settings: Settings) 
     assert all(o.names == {i: named[i] for i in o.names} for o in receipts)
 
 
-def test_failed_read_keeps_the_key_and_frees_the_slot(fresh_settings: Settings) -> None:
-    policy, store = make_policy(fresh_settings, limit=1)
+def test_names_stay_stable_across_containers(fresh_settings: Settings) -> None:
+    """Two stores are two Lambda containers, each with its own cached log."""
+    first, _ = make_policy(fresh_settings)
+    second, _ = make_policy(fresh_settings)
+    assert ask(first, "q1", execute=returning("acme:a", "acme:b")).names == {"acme:a": "S1", "acme:b": "S2"}
+    assert ask(second, "q2", execute=returning("acme:b", "acme:c")).names == {"acme:b": "S2", "acme:c": "S3"}
+    third = ask(first, "q3", execute=returning("acme:c", "acme:d", "acme:a"))
+    assert third.receipt.sequence == 3
+    assert third.names == {"acme:c": "S3", "acme:d": "S4", "acme:a": "S1"}
+
+
+def test_a_failed_query_does_not_count_and_its_retry_succeeds(fresh_settings: Settings) -> None:
+    policy, store = make_policy(fresh_settings, limit=2)
 
     def boom(query: Mapping[str, Any]) -> list[Hit]:
         raise ConnectionError("search backend down")
 
+    assert ask(policy, "q0").receipt.sequence == 1
     with pytest.raises(ConnectionError):
         ask(policy, "q1", execute=boom)
-    with pytest.raises(DuplicateQueryError) as retry:
-        ask(policy, "q1")
-    assert retry.value.original_sequence == 1
-    assert ask(policy, "q2").receipt.sequence == 2
+    assert policy.describe(context_id="acme", session_id="s1").count == 1
+    retry = ask(policy, "q1")
+    assert (retry.receipt.sequence, retry.receipt.source_ids) == (2, ["S2"])
+    assert store.load(SessionScope("acme", "s1"), datetime.now(UTC)).successful == 2
     with pytest.raises(SessionBudgetExhaustedError):
-        ask(policy, "q3")
-    with pytest.raises(DuplicateQueryError) as refused_retry:
-        ask(policy, "q3")
-    assert refused_retry.value.original_sequence is None
-    state = store.load(SessionScope("acme", "s1"), datetime.now(UTC))
-    assert (state.successful, state.used, state.accepted) == (1, 1, 2)
+        ask(policy, "q2")
+
+
+def failing_log_writes(client: Any, failures: int) -> None:
+    """Make the next ``failures`` log appends fail the way DynamoDB refuses an oversized item."""
+    remaining = [failures]
+
+    def refuse(params: dict[str, Any], **_: Any) -> None:
+        if remaining[0] and params["Item"]["sk"]["S"].startswith("L#"):
+            remaining[0] -= 1
+            error = {"Error": {"Code": "ValidationException", "Message": "Item size has exceeded the limit"}}
+            raise ClientError(error, "PutItem")
+
+    client.meta.events.register("provide-client-params.dynamodb.PutItem", refuse)
+
+
+def test_a_failed_session_write_releases_the_claim(fresh_settings: Settings, dynamodb: Any) -> None:
+    failing_log_writes(dynamodb, failures=1)
+    store = DynamoSessionStore(dynamodb, fresh_settings.sessions_table, timedelta(hours=1))
+    policy = RetrievalPolicy(store, PolicyConfig(limit=1))
+    with pytest.raises(BackendUnavailableError):
+        ask(policy, "q1")
+    with pytest.raises(NotFoundError):
+        policy.describe(context_id="acme", session_id="s1")
+
+    retry = ask(policy, "q1")  # neither a duplicate nor over the budget of one
+    assert (retry.receipt.sequence, retry.receipt.source_ids) == (1, ["S1"])
+
+
+def test_another_principals_session_is_unknown(fresh_settings: Settings) -> None:
+    policy, _ = make_policy(fresh_settings, limit=1)
+    mine = ask(policy, "q1", session="run-7", principal="alice")
+    assert mine.receipt.sequence == 1
+
+    with pytest.raises(NotFoundError) as foreign:
+        policy.describe(context_id="acme", session_id="run-7", principal="bob")
+    with pytest.raises(NotFoundError) as unknown:
+        policy.describe(context_id="acme", session_id="never-used", principal="bob")
+    assert foreign.value.to_body() == unknown.value.to_body()
+
+    bobs = ask(policy, "q1", session="run-7", principal="bob")  # no duplicate, its own fresh budget
+    assert bobs.receipt.sequence == 1
+    with pytest.raises(NotFoundError):
+        policy.describe(context_id="acme", session_id="run-7")  # nor is it the principal-less session
+    view = policy.describe(context_id="acme", session_id="run-7", principal="alice")
+    assert (view.count, [s.id for s in view.sources]) == (1, ["acme:doc-q1"])
 
 
 def test_session_id_reused_in_another_context_sees_nothing(fresh_settings: Settings) -> None:
@@ -164,24 +227,32 @@ def test_expired_session_reads_as_absent_and_starts_over(fresh_settings: Setting
     assert store.load(SessionScope("acme", "s1"), later).successful == 1
 
 
-def test_state_lives_under_the_context_scoped_key_with_a_ttl(fresh_settings: Settings, dynamodb: Any) -> None:
+def test_state_lives_in_the_sessions_partition_with_one_deadline(
+    fresh_settings: Settings, dynamodb: Any
+) -> None:
     policy, _ = make_policy(fresh_settings)
     before = datetime.now(UTC).timestamp()
-    ask(policy, "q1", context="acme", session="s-ttl")
+    ask(policy, "q1", context="acme", session="s-ttl", execute=returning("acme:a", "acme:b"))
+    ask(policy, "q2", context="acme", session="s-ttl", execute=returning("acme:b"))
 
-    item = dynamodb.get_item(
-        TableName=fresh_settings.sessions_table, Key={"pk": {"S": keys.partition("acme", "s-ttl")}}
-    )["Item"]
-    expires = int(item[keys.TTL_ATTRIBUTE]["N"])
-    assert (
-        before + fresh_settings.session_ttl_seconds - 5
-        <= expires
-        <= before + fresh_settings.session_ttl_seconds + 60
-    )
-    assert (item["successful"]["N"], item["used"]["N"]) == ("1", "1")
-    assert "Item" not in dynamodb.get_item(
-        TableName=fresh_settings.sessions_table, Key={"pk": {"S": keys.partition("globex", "s-ttl")}}
-    )
+    pk = session_partition(SessionScope("acme", "s-ttl"))
+    items = dynamodb.query(
+        TableName=fresh_settings.sessions_table,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": pk}},
+    )["Items"]
+    assert sorted(item["sk"]["S"][:2] for item in items) == ["L#", "L#", "Q#", "Q#"]
+    (expires,) = {int(item[keys.TTL_ATTRIBUTE]["N"]) for item in items}
+    ttl = fresh_settings.session_ttl_seconds
+    assert before + ttl - 5 <= expires <= before + ttl + 60
+    log = [item for item in items if item["sk"]["S"].startswith("L#")]
+    assert [[v["S"] for v in entry["sources"]["L"]] for entry in log] == [["acme:a", "acme:b"], []]
+    foreign = session_partition(SessionScope("globex", "s-ttl"))
+    assert not dynamodb.query(
+        TableName=fresh_settings.sessions_table,
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": foreign}},
+    )["Items"]
 
 
 def test_a_failing_table_is_a_leak_free_503(fresh_settings: Settings) -> None:

@@ -130,3 +130,24 @@ def test_the_demos_compressed_packet_keeps_the_answer_and_the_top_hits(corpus_se
     assert packed == hit_ids[: len(packed)] and len(packed) >= 2  # nothing above a packed hit is lost
     assert all(d["reason"] == "budget" for d in packet["dropped"])
     assert packet["used"] <= packet["budget"] == 200
+
+
+def test_another_principals_session_reads_like_an_unknown_one(corpus_settings: Settings) -> None:
+    session = session_id()
+    assert retrieve("acme", {"mode": "lexical", "text": "ledger", "session_id": session})[0] == 200
+
+    def view(session: str, principal: str) -> tuple[int, dict]:
+        event = api_event(
+            "GET",
+            f"/v1/sessions/{session}",
+            "acme",
+            path_parameters={"session_id": session},
+            resource="/v1/sessions/{session_id}",
+        )
+        event["requestContext"]["authorizer"]["principalId"] = principal
+        status, body, _ = call("retrieve", event)
+        return status, body
+
+    assert view(session, "local")[0] == 200  # the owner (api_event's principal)
+    foreign = view(session, "another-agent")
+    assert foreign[0] == 404 and foreign == view(session_id(), "another-agent")

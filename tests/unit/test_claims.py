@@ -56,3 +56,16 @@ def test_the_claim_name_is_configurable_and_body_fields_are_never_read() -> None
 def test_session_limit_claim_is_read() -> None:
     assert caller_from_event(event({"context_id": "acme", "session_limit": "5"})).claim_session_limit == 5
     assert caller_from_event(event({"context_id": "acme"})).claim_session_limit is None
+
+
+@pytest.mark.parametrize(
+    ("authorizer", "principal"),
+    [
+        ({"context_id": "acme", "principalId": "agent-7"}, "agent-7"),  # REST Lambda authorizer
+        ({"claims": {"custom:context_id": "acme", "sub": "u-1"}}, "u-1"),  # REST Cognito user pool
+        ({"jwt": {"claims": {"context_id": "acme", "sub": "u-2"}}}, "u-2"),  # HTTP API JWT
+        ({"context_id": "acme"}, None),  # no principal: the session is bound to the context only
+    ],
+)
+def test_the_principal_comes_from_the_authorizer(authorizer: dict, principal: str | None) -> None:
+    assert caller_from_event(event(authorizer)).principal == principal

@@ -79,9 +79,9 @@ class RecordingStore(InMemorySessionStore):
         super().__init__(timedelta(hours=1))
         self.calls = calls
 
-    def load(self, *args: Any):
-        self.calls.append("state")
-        return super().load(*args)
+    def check(self, *args: Any):
+        self.calls.append("check")
+        return super().check(*args)
 
     def reserve(self, *args: Any):
         self.calls.append("reserve")
@@ -94,10 +94,6 @@ class RecordingStore(InMemorySessionStore):
     def release(self, *args: Any):
         self.calls.append("release")
         return super().release(*args)
-
-    def mark_seen(self, *args: Any):
-        self.calls.append("mark_seen")
-        return super().mark_seen(*args)
 
 
 def recording_kind(
@@ -145,7 +141,7 @@ def recorded_run(execute: Callable[..., Any], raises: type[Exception] | None = N
 def test_steps_run_in_the_documented_order() -> None:
     calls = recorded_run(returning("acme:p-1"))
     assert calls == [
-        "prepare", "assert_input", "key", "state", "authorize", "reserve", "execute", "assert_result",
+        "prepare", "assert_input", "key", "check", "authorize", "reserve", "execute", "assert_result",
         "source_id", "complete", "effect:audit",
     ]  # fmt: skip
 
@@ -195,7 +191,7 @@ def test_forbidden_query_is_not_recorded() -> None:
 # --- failure accounting -----------------------------------------------------------------------------
 
 
-def test_throwing_execute_consumes_the_key_but_not_the_budget() -> None:
+def test_a_failed_query_does_not_count_and_may_be_asked_again() -> None:
     policy, store, clock = make_policy(limit=1)
 
     def boom(query: Mapping[str, Any]) -> list[Hit]:
@@ -203,27 +199,47 @@ def test_throwing_execute_consumes_the_key_but_not_the_budget() -> None:
 
     with pytest.raises(TimeoutError):
         ask(policy, "q1", execute=boom)
-    with pytest.raises(DuplicateQueryError) as retry:
+    assert store.load(SessionScope("acme", "s1"), clock.now) is None
+    retry = ask(policy, "q1")  # the only slot is still free, and the key was released
+    assert retry.receipt.sequence == 1 and retry.receipt.source_ids == ["S1"]
+    with pytest.raises(SessionBudgetExhaustedError):
+        ask(policy, "q2")
+
+
+class FailingCompletionStore(InMemorySessionStore):
+    """The in-memory store whose session write fails once, as a DynamoDB outage or an item limit would."""
+
+    def __init__(self) -> None:
+        super().__init__(timedelta(hours=1))
+        self.failures = 1
+
+    def complete(self, *args: Any):
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("session write failed")
+        return super().complete(*args)
+
+
+def test_a_failed_session_write_releases_the_claim() -> None:
+    store = FailingCompletionStore()
+    policy, _, clock = make_policy(limit=1, store=store)
+    with pytest.raises(ConnectionError):
         ask(policy, "q1")
-    assert retry.value.original_sequence == 1
-    outcome = ask(policy, "q2")  # the only slot is still free
-    assert outcome.receipt.sequence == 2
-    state = store.load(SessionScope("acme", "s1"), clock.now)
-    assert (state.successful, state.used) == (1, 1)
+    outcome = ask(policy, "q1")
+    assert outcome.receipt.sequence == 1
+    assert store.load(SessionScope("acme", "s1"), clock.now).successful == 1
 
 
-def test_unusable_result_stays_seen_and_is_not_counted() -> None:
+def test_unusable_result_is_released_and_not_counted() -> None:
     policy, store, clock = make_policy(limit=1)
     with pytest.raises(UnusableResultError):
         ask(policy, "q1", execute=returning("globex:p-9"))
-    with pytest.raises(DuplicateQueryError):
-        ask(policy, "q1")
-    state = store.load(SessionScope("acme", "s1"), clock.now)
-    assert (state.successful, state.used, state.sources) == (0, 0, ())
+    assert store.load(SessionScope("acme", "s1"), clock.now) is None
+    assert ask(policy, "q1").receipt.sequence == 1
 
 
-def test_budget_rejected_query_is_recorded_as_seen() -> None:
-    policy, _, _ = make_policy(limit=1)
+def test_budget_refusal_records_nothing() -> None:
+    policy, store, clock = make_policy(limit=1)
     ask(policy, "q1")
     with pytest.raises(SessionBudgetExhaustedError) as spent:
         ask(policy, "q2")
@@ -231,9 +247,25 @@ def test_budget_rejected_query_is_recorded_as_seen() -> None:
     assert spent.value.to_body() | {"message": ""} == {
         "error": "session_budget_exhausted", "message": "", "limit": 1, "used": 1,
     }  # fmt: skip
-    with pytest.raises(DuplicateQueryError) as retry:
-        ask(policy, "q2")
-    assert retry.value.original_sequence is None
+    with pytest.raises(SessionBudgetExhaustedError):
+        ask(policy, "q2")  # still over budget, not a duplicate: the refusal left no trace
+    assert store.load(SessionScope("acme", "s1"), clock.now).successful == 1
+
+
+def test_a_query_in_flight_is_a_duplicate_without_a_sequence() -> None:
+    policy, _, _ = make_policy()
+    inner: list[Exception] = []
+
+    def asks_again(query: Mapping[str, Any]) -> list[Hit]:
+        try:
+            ask(policy, "q1")
+        except DuplicateQueryError as duplicate:
+            inner.append(duplicate)
+        return [hit("acme:p-1")]
+
+    assert ask(policy, "q1", execute=asks_again).receipt.sequence == 1
+    (duplicate,) = inner
+    assert duplicate.original_sequence is None and "right now" in duplicate.to_body()["message"]
 
 
 def test_duplicate_error_names_the_original_sequence() -> None:

@@ -91,7 +91,7 @@ def grants(function: str) -> dict[str, set[str]]:
     [
         ("EdgesTable", [("pk", "HASH"), ("sk", "RANGE")]),
         ("LineageTable", [("pk", "HASH"), ("sk", "RANGE")]),
-        ("SessionsTable", [("pk", "HASH")]),
+        ("SessionsTable", [("pk", "HASH"), ("sk", "RANGE")]),
     ],
 )
 def test_table_key_schemas_are_the_ones_the_code_uses(table: str, key_schema: list[tuple[str, str]]) -> None:
@@ -176,15 +176,17 @@ def test_powertools_is_configured_for_every_function() -> None:
 # ---------------------------------------------------------------------------------------- least privilege
 
 
+SESSION_WRITES = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem")
+
+
 def test_retrieve_grants_exactly_reads_sessions_cursors_embedding_and_search() -> None:
     granted = grants("RetrieveFunction")
     expected = {action: {"EdgesTable", "LineageTable"} for action in READ_ITEMS}
-    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "SessionsTable", "CursorsTable"}
-    expected |= {
-        "dynamodb:PutItem": {"SessionsTable", "CursorsTable"},
-        "dynamodb:UpdateItem": {"SessionsTable"},
-        "ssm:GetParameter": {"parameter${PagingKeyParameterName}"},
-    }
+    expected["dynamodb:Query"] = {"EdgesTable", "LineageTable", "SessionsTable"}
+    expected |= {action: {"SessionsTable"} for action in SESSION_WRITES}
+    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "CursorsTable"}
+    expected["dynamodb:PutItem"] = {"SessionsTable", "CursorsTable"}
+    expected["ssm:GetParameter"] = {"parameter${PagingKeyParameterName}"}
     expected["bedrock:InvokeModel"] = {"foundation-model/${EmbeddingModelId}"}
     assert _without_search(granted) == expected
 

@@ -1,24 +1,31 @@
-"""Retrieval-session state in the Sessions table, every transition one conditional write.
+"""Retrieval-session state in the Sessions table: small items in one partition per session, so what a
+request costs does not grow with the session (design and costs: docs/STORAGE.md).
 
-One item per session, ``pk = keys.partition(context_id, session_id)``, holding:
+    pk = "{ctx}#{session_id}", or "{ctx}#@{principal digest}#{session_id}" when the authorizer named
+         the caller (session ids cannot contain "#" or "@", so the two forms never meet)
+    sk = "Q#{query key}"     the claim: state pending|done, sequence once answered, reserved_at
+    sk = "L#{sequence:08d}"  one immutable log entry per answered query: its key, the position of its
+                             first new source, and the new sources' ids (positions first, first + 1, ...)
+    expires_at               on every item: the session's deadline, set by its first log entry
 
-    successful     queries that returned a result
-    used           budget slots taken: successful plus in flight
-    accepted       the sequence counter (reservations ever made)
-    source_count   sources collected; source ``n`` is named ``S{n}``
-    q#{key}        one attribute per query key seen: its sequence number, or 0 when it was rejected
-    s#{item_id}    one attribute per source: its position
-    expires_at     TTL, pushed forward by every write
+Atomicity comes from conditional puts alone: a claim is a put of ``Q#{key}`` that fails when the key is
+claimed (the duplicate check); an answer is a put of ``L#{n}`` that fails when entry ``n`` exists (so
+sequence numbers, source positions and the budget, ``n <= limit``, are decided by one write; a lost race
+re-reads the log and tries ``n + 1``).
 
-Keys and sources are top-level attributes so that "not seen yet" is a plain ``attribute_not_exists``
-and no map has to exist before the first write. DynamoDB deletes expired items lazily, so reads treat
-an item past ``expires_at`` as absent and delete it.
+The log only grows at its end and its entries never change, so each container keeps the logs it has read
+and asks DynamoDB only for entries past the last one it knows: a request reads the log's new tail, not
+the whole session. A container new to a session reads its whole log once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from collections.abc import Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +33,11 @@ from .. import keys
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..policy.state import (
-    REJECTED,
     AlreadySeen,
+    Completed,
+    Completion,
     OverBudget,
+    Refusal,
     Reservation,
     Reserved,
     SessionScope,
@@ -43,21 +52,58 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-KEY_PREFIX = "q#"
-SOURCE_PREFIX = "s#"
+CLAIM = "Q#"
+LOG = "L#"
+LOG_DIGITS = 8
+LAST_LOG_KEY = LOG + "9" * LOG_DIGITS
+PENDING, DONE = "pending", "done"
+CLAIM_TIMEOUT = timedelta(minutes=15)
+"""A pending claim older than this belongs to an invocation that died without releasing it (Lambda's
+longest timeout is 15 minutes); the query may then be claimed again."""
 COMPLETE_ATTEMPTS = 32
-"""Optimistic retries when naming sources; each failed attempt means another query completed."""
-
-_ATTRIBUTES = {
-    "#successful": "successful",
-    "#used": "used",
-    "#accepted": "accepted",
-    "#sources": "source_count",
-}
-_ONE = {"N": "1"}
-_ZERO = {"N": "0"}
+"""Optimistic retries when appending to the log; each lost race means another query was answered."""
+CACHED_SESSIONS = 1024
 
 Item = dict[str, dict[str, Any]]
+
+
+def session_partition(scope: SessionScope) -> str:
+    """The partition of a session: its context, then its principal's digest (if any), then its id."""
+    if scope.principal is None:
+        return keys.partition(scope.context_id, scope.session_id)
+    digest = hashlib.sha256(scope.principal.encode()).hexdigest()[:32]
+    return keys.partition(scope.context_id, f"@{digest}{keys.KEY_SEPARATOR}{scope.session_id}")
+
+
+@dataclass(slots=True)
+class _Log:
+    """What a container knows of one session's log: a prefix of it, which never changes once written."""
+
+    deadline: int | None = None
+    """Epoch seconds after which the session is gone (the first entry's ``expires_at``)."""
+    keys: dict[str, int] = field(default_factory=dict)
+    positions: dict[str, int] = field(default_factory=dict)
+    """Item id -> position, in position order."""
+
+    @property
+    def answered(self) -> int:
+        return len(self.keys)
+
+    def extend(self, entries: Sequence[Item], now: int) -> None:
+        """Append the entries that continue this prefix; stop at a gap or at an entry of an expired
+        earlier life of the session (its ``expires_at`` differs from the first entry's)."""
+        for entry in entries:
+            sequence = int(entry["sk"]["S"].removeprefix(LOG))
+            expires = int(entry[keys.TTL_ATTRIBUTE]["N"])
+            if sequence <= self.answered:
+                continue
+            if sequence != self.answered + 1 or expires <= now or (self.deadline not in (None, expires)):
+                return
+            self.deadline = expires
+            self.keys[entry["query"]["S"]] = sequence
+            first = int(entry["first"]["N"])
+            for offset, value in enumerate(entry["sources"]["L"]):
+                self.positions.setdefault(value["S"], first + offset)
 
 
 class DynamoSessionStore:
@@ -67,6 +113,8 @@ class DynamoSessionStore:
         self._client = client
         self._table = table
         self._ttl = ttl
+        self._logs: OrderedDict[str, _Log] = OrderedDict()
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DynamoSessionStore:
@@ -76,134 +124,165 @@ class DynamoSessionStore:
             timedelta(seconds=settings.session_ttl_seconds),
         )
 
-    def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
-        item = self._live_item(scope, now)
-        return _state(item) if item is not None else None
+    def forget(self) -> None:
+        """Drop every cached log, as a new container would start (the bench measures that case)."""
+        with self._lock:
+            self._logs.clear()
 
-    def reserve(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Reservation:
-        """One UpdateItem: key unseen AND used < limit, then mark the key, take a slot, count it."""
-        ok, attributes = self._update(
-            scope,
-            now,
-            "SET #key = if_not_exists(#accepted, :zero) + :one, #accepted = if_not_exists(#accepted, :zero)"
-            " + :one, #used = if_not_exists(#used, :zero) + :one, #successful = if_not_exists(#successful,"
-            " :zero), #sources = if_not_exists(#sources, :zero)",
-            condition="attribute_not_exists(#key) AND (attribute_not_exists(#used) OR #used < :limit)",
-            names={**_ATTRIBUTES, "#key": KEY_PREFIX + key},
-            values={":limit": {"N": str(limit)}, ":one": _ONE, ":zero": _ZERO},
-            return_values="UPDATED_NEW",
+    def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
+        log = self._read_log(scope, now, consistent=True)
+        if log.answered == 0:
+            return None
+        return SessionState(log.answered, tuple(log.positions))
+
+    def check(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Refusal | None:
+        log = self._read_log(scope, now, consistent=False)
+        if key in log.keys:
+            return AlreadySeen(log.keys[key])
+        return OverBudget(log.answered) if log.answered >= limit else None
+
+    def reserve(self, scope: SessionScope, key: str, now: datetime) -> Reservation:
+        """One conditional put of the claim; a live claim (answered, or pending and not stale) refuses."""
+        pk, clock = session_partition(scope), _epoch(now)
+        ok, response = self._call(
+            "put_item",
+            TableName=self._table,
+            Item={
+                "pk": {"S": pk},
+                "sk": {"S": CLAIM + key},
+                "state": {"S": PENDING},
+                "reserved_at": {"N": str(clock)},
+                keys.TTL_ATTRIBUTE: {"N": str(self._deadline(pk, now))},
+            },
+            ConditionExpression="attribute_not_exists(sk) OR #expires <= :now"
+            " OR (#state = :pending AND reserved_at <= :stale)",
+            ExpressionAttributeNames={"#expires": keys.TTL_ATTRIBUTE, "#state": "state"},
+            ExpressionAttributeValues={
+                ":now": {"N": str(clock)},
+                ":pending": {"S": PENDING},
+                ":stale": {"N": str(_epoch(now - CLAIM_TIMEOUT))},
+            },
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
         if ok:
-            return Reserved(int(attributes["accepted"]["N"]))
-        old = attributes or self._get(scope) or {}
-        if KEY_PREFIX + key in old:
-            return AlreadySeen(int(old[KEY_PREFIX + key]["N"]))
-        return OverBudget(_number(old, "used"))
-
-    def mark_seen(self, scope: SessionScope, key: str, now: datetime) -> None:
-        """Adds the key only; a concurrent acceptance of the same key keeps its sequence number."""
-        self._update(
-            scope,
-            now,
-            "SET #key = if_not_exists(#key, :rejected)",
-            names={"#key": KEY_PREFIX + key},
-            values={":rejected": {"N": str(REJECTED)}},
-        )
+            return Reserved()
+        old = response.get("Item") or {}
+        answered = old.get("state", {}).get("S") == DONE and "sequence" in old
+        return AlreadySeen(int(old["sequence"]["N"]) if answered else None)
 
     def complete(
-        self, scope: SessionScope, key: str, item_ids: Sequence[str], now: datetime
-    ) -> dict[str, str]:
-        """Count the success and append the new sources in one write, conditioned on the source count it
-        read (optimistic: a concurrent completion makes it re-read and renumber)."""
+        self, scope: SessionScope, key: str, item_ids: Sequence[str], limit: int, now: datetime
+    ) -> Completion:
+        """Append the answer to the log (one conditional put), then mark the claim answered."""
+        pk, clock = session_partition(scope), _epoch(now)
         wanted = list(dict.fromkeys(item_ids))
-        for _ in range(COMPLETE_ATTEMPTS):
-            item = self._get(scope) or {}
-            positions = _sources(item)
-            count = _number(item, "source_count")
-            new = [item_id for item_id in wanted if item_id not in positions]
-            positions.update({item_id: count + n for n, item_id in enumerate(new, start=1)})
-            names = {f"#s{n}": SOURCE_PREFIX + item_id for n, item_id in enumerate(new)}
-            values = {f":s{n}": {"N": str(positions[item_id])} for n, item_id in enumerate(new)}
-            sets = "".join(f", #s{n} = :s{n}" for n in range(len(new)))
-            ok, _ = self._update(
-                scope,
-                now,
-                f"SET #successful = #successful + :one, #sources = :count{sets}",
-                condition="#sources = :seen_count",
-                names={**names, "#successful": "successful", "#sources": "source_count"},
-                values={
-                    **values,
-                    ":one": _ONE,
-                    ":count": {"N": str(count + len(new))},
-                    ":seen_count": {"N": str(count)},
+        for attempt in range(COMPLETE_ATTEMPTS):
+            log = self._read_log(scope, now, consistent=attempt > 0)
+            with self._lock:
+                sequence, known = log.answered + 1, dict(log.positions)
+                deadline = log.deadline or _epoch(now + self._ttl)
+            if sequence > limit:
+                self.release(scope, key, now)
+                return OverBudget(sequence - 1)
+            new = [item_id for item_id in wanted if item_id not in known]
+            first = len(known) + 1
+            ok, _ = self._call(
+                "put_item",
+                TableName=self._table,
+                Item={
+                    "pk": {"S": pk},
+                    "sk": {"S": f"{LOG}{sequence:0{LOG_DIGITS}d}"},
+                    "query": {"S": key},
+                    "first": {"N": str(first)},
+                    "sources": {"L": [{"S": item_id} for item_id in new]},
+                    keys.TTL_ATTRIBUTE: {"N": str(deadline)},
                 },
+                ConditionExpression="attribute_not_exists(sk) OR #expires <= :now",
+                ExpressionAttributeNames={"#expires": keys.TTL_ATTRIBUTE},
+                ExpressionAttributeValues={":now": {"N": str(clock)}},
             )
             if ok:
-                return {item_id: source_name(positions[item_id]) for item_id in wanted}
-        logger.error("could not record a session's sources after %d attempts", COMPLETE_ATTEMPTS)
+                known.update({item_id: first + n for n, item_id in enumerate(new)})
+                self._mark_answered(pk, key, sequence, deadline)
+                return Completed(sequence, {item_id: source_name(known[item_id]) for item_id in wanted})
+        logger.error("could not append to a session's log after %d attempts", COMPLETE_ATTEMPTS)
         raise BackendUnavailableError()
 
     def release(self, scope: SessionScope, key: str, now: datetime) -> None:
-        self._update(
-            scope,
-            now,
-            "SET #used = #used - :one",
-            condition="#used > :zero",
-            names={"#used": "used"},
-            values={":one": _ONE, ":zero": _ZERO},
-        )
-
-    def _live_item(self, scope: SessionScope, now: datetime) -> Item | None:
-        item = self._get(scope)
-        if (
-            item is None
-            or keys.TTL_ATTRIBUTE not in item
-            or _number(item, keys.TTL_ATTRIBUTE) > now.timestamp()
-        ):
-            return item
+        """Delete the claim if it is still pending (an answered claim is never deleted)."""
         self._call(
             "delete_item",
             TableName=self._table,
-            Key=_key(scope),
-            ConditionExpression="#expires = :expires",
-            ExpressionAttributeNames={"#expires": keys.TTL_ATTRIBUTE},
-            ExpressionAttributeValues={":expires": item[keys.TTL_ATTRIBUTE]},
+            Key={"pk": {"S": session_partition(scope)}, "sk": {"S": CLAIM + key}},
+            ConditionExpression="#state = :pending",
+            ExpressionAttributeNames={"#state": "state"},
+            ExpressionAttributeValues={":pending": {"S": PENDING}},
         )
-        return None
 
-    def _get(self, scope: SessionScope) -> Item | None:
-        _, response = self._call("get_item", TableName=self._table, Key=_key(scope), ConsistentRead=True)
-        return response.get("Item")
+    def _mark_answered(self, pk: str, key: str, sequence: int, deadline: int) -> None:
+        """Let later duplicates cite ``sequence``. The answer already counts (its log entry is written), so
+        a failure here is logged, not raised: the log still names the key, and ``check`` reads it there."""
+        try:
+            self._call(
+                "update_item",
+                TableName=self._table,
+                Key={"pk": {"S": pk}, "sk": {"S": CLAIM + key}},
+                UpdateExpression="SET #state = :done, #sequence = :sequence, #expires = :deadline",
+                ExpressionAttributeNames={
+                    "#state": "state",
+                    "#sequence": "sequence",
+                    "#expires": keys.TTL_ATTRIBUTE,
+                },
+                ExpressionAttributeValues={
+                    ":done": {"S": DONE},
+                    ":sequence": {"N": str(sequence)},
+                    ":deadline": {"N": str(deadline)},
+                },
+            )
+        except BackendUnavailableError:
+            logger.warning("an answered query's claim was not marked answered")
 
-    def _update(
-        self,
-        scope: SessionScope,
-        now: datetime,
-        update: str,
-        *,
-        condition: str | None = None,
-        names: Mapping[str, str],
-        values: Mapping[str, Any] | None = None,
-        return_values: str = "NONE",
-    ) -> tuple[bool, Item]:
-        """Run an UpdateItem that also pushes the TTL forward. Returns (True, new attributes) or, when
-        the condition failed, (False, the item as it was if DynamoDB returned it)."""
-        expires = {"N": str(int((now + self._ttl).timestamp()))}
+    def _deadline(self, pk: str, now: datetime) -> int:
+        with self._lock:
+            log = self._logs.get(pk)
+            deadline = log.deadline if log is not None else None
+        return deadline if deadline is not None and deadline > _epoch(now) else _epoch(now + self._ttl)
+
+    def _read_log(self, scope: SessionScope, now: datetime, *, consistent: bool) -> _Log:
+        """The cached log of the session, brought up to date by reading only the entries past it."""
+        pk, clock = session_partition(scope), _epoch(now)
+        with self._lock:
+            log = self._logs.get(pk)
+            if log is None or (log.deadline is not None and log.deadline <= clock):
+                log = self._logs[pk] = _Log()
+            self._logs.move_to_end(pk)
+            while len(self._logs) > CACHED_SESSIONS:
+                self._logs.popitem(last=False)
+            after = log.answered
+        entries = list(self._log_entries(pk, after + 1, consistent))
+        with self._lock:
+            log.extend(entries, clock)
+        return log
+
+    def _log_entries(self, pk: str, first: int, consistent: bool) -> Iterator[Item]:
         request: dict[str, Any] = {
             "TableName": self._table,
-            "Key": _key(scope),
-            "UpdateExpression": f"{update}, #expires = :expires",
-            "ExpressionAttributeNames": {"#expires": keys.TTL_ATTRIBUTE, **names},
-            "ExpressionAttributeValues": {":expires": expires, **(values or {})},
-            "ReturnValues": return_values,
+            "KeyConditionExpression": "pk = :pk AND sk BETWEEN :first AND :last",
+            "ExpressionAttributeValues": {
+                ":pk": {"S": pk},
+                ":first": {"S": f"{LOG}{first:0{LOG_DIGITS}d}"},
+                ":last": {"S": LAST_LOG_KEY},
+            },
+            "ConsistentRead": consistent,
         }
-        if condition:
-            request["ConditionExpression"] = condition
-            request["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        ok, response = self._call("update_item", **request)
-        return ok, response.get("Attributes") or response.get("Item") or {}
+        while True:
+            _, response = self._call("query", **request)
+            yield from response.get("Items", [])
+            if "LastEvaluatedKey" not in response:
+                return
+            request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
-    def _call(self, operation: str, **request: Any) -> tuple[bool, dict[str, Any]]:
+    def _call(self, operation: str, **request: Any) -> tuple[bool, Mapping[str, Any]]:
         """(True, response), or (False, error response) when a condition failed; anything else -> 503."""
         from botocore.exceptions import ClientError
 
@@ -216,33 +295,5 @@ class DynamoSessionStore:
                 raise
 
 
-def _key(scope: SessionScope) -> dict[str, dict[str, str]]:
-    return {"pk": {"S": keys.partition(scope.context_id, scope.session_id)}}
-
-
-def _number(item: Item, attribute: str) -> int:
-    return int(item[attribute]["N"]) if attribute in item else 0
-
-
-def _sources(item: Item) -> dict[str, int]:
-    """Item id -> position of every source collected."""
-    return {
-        name.removeprefix(SOURCE_PREFIX): int(value["N"])
-        for name, value in item.items()
-        if name.startswith(SOURCE_PREFIX)
-    }
-
-
-def _state(item: Item) -> SessionState:
-    positions = _sources(item)
-    return SessionState(
-        successful=_number(item, "successful"),
-        used=_number(item, "used"),
-        accepted=_number(item, "accepted"),
-        seen={
-            name.removeprefix(KEY_PREFIX): int(value["N"])
-            for name, value in item.items()
-            if name.startswith(KEY_PREFIX)
-        },
-        sources=tuple(sorted(positions, key=positions.__getitem__)),
-    )
+def _epoch(moment: datetime) -> int:
+    return int(moment.timestamp())

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
@@ -22,6 +22,7 @@ from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .direct import DirectInvocation, handle_direct, is_direct
 from .responses import describe_validation, error_status_body
+from .tracing import LambdaTracer
 
 CALLER_KEY = "caller"
 
@@ -92,7 +93,7 @@ def lambda_entry(
     serve_direct: Callable[[CallerContext, DirectInvocation], BaseModel],
     *,
     logger: Logger,
-    tracer: Tracer,
+    tracer: LambdaTracer,
     metrics: Metrics,
 ) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no

@@ -28,6 +28,8 @@ SESSION_LIMIT_CLAIM = "session_limit"
 class Caller:
     context: CallerContext
     claim_session_limit: int | None = None
+    principal: str | None = None
+    """Who the authorizer says is calling (``principalId``, else the ``sub`` claim); sessions bind to it."""
 
 
 def caller_from_event(event: Mapping[str, Any], claim: str = "context_id") -> Caller:
@@ -48,7 +50,7 @@ def caller_from_event(event: Mapping[str, Any], claim: str = "context_id") -> Ca
         context = CallerContext(chosen)
     except InvalidRequestError as malformed:
         raise ForbiddenError("The requested context is not allowed for this caller.") from malformed
-    return Caller(context, _session_limit(claims))
+    return Caller(context, _session_limit(claims), _principal(authorizer, claims))
 
 
 def _claim_sources(authorizer: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -93,4 +95,12 @@ def _session_limit(sources: list[Mapping[str, Any]]) -> int | None:
             value = source.get(name)
             if value is not None and str(value).isdigit() and int(value) > 0:
                 return int(value)
+    return None
+
+
+def _principal(authorizer: Mapping[str, Any], sources: list[Mapping[str, Any]]) -> str | None:
+    """A Lambda authorizer's ``principalId``, else the token's ``sub`` (Cognito, JWT), else None."""
+    for value in (authorizer.get("principalId"), *(source.get("sub") for source in sources)):
+        if isinstance(value, str) and value.strip():
+            return value
     return None

@@ -26,8 +26,8 @@ class DuplicateQueryError(PolicyError):
     def __init__(self, query_key: str, original_sequence: int | None) -> None:
         if original_sequence is None:
             message = (
-                "This query was already asked in this session and was rejected then; "
-                "ask a different question or start a new session."
+                "This query is being answered in this session right now; "
+                "wait for that answer or ask a different question."
             )
         else:
             message = (
@@ -39,7 +39,7 @@ class DuplicateQueryError(PolicyError):
 
 
 class SessionBudgetExhaustedError(PolicyError):
-    """The session has no query left; the query was recorded as seen but not run."""
+    """The session has no query left; the query was not run and nothing was recorded."""
 
     code = "session_budget_exhausted"
 

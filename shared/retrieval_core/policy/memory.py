@@ -7,16 +7,31 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from .state import REJECTED, Reservation, Reserved, SessionScope, SessionState
+from .state import (
+    AlreadySeen,
+    Completed,
+    Completion,
+    OverBudget,
+    Refusal,
+    Reservation,
+    Reserved,
+    SessionScope,
+    SessionState,
+    source_name,
+)
 
 
 @dataclass(slots=True)
-class _Entry:
-    state: SessionState = field(default_factory=SessionState)
-    expires_at: datetime | None = None
+class _Session:
+    expires_at: datetime
+    claims: dict[str, int | None] = field(default_factory=dict)
+    """Query key -> its sequence once answered, None while in flight."""
+    sources: dict[str, int] = field(default_factory=dict)
+    """Item id -> position, in the order the positions were given."""
+    answered: int = 0
 
 
 class InMemorySessionStore:
@@ -24,59 +39,58 @@ class InMemorySessionStore:
 
     def __init__(self, ttl: timedelta = timedelta(hours=24)) -> None:
         self._ttl = ttl
-        self._entries: dict[SessionScope, _Entry] = {}
+        self._sessions: dict[SessionScope, _Session] = {}
         self._lock = threading.Lock()
 
     def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
         with self._lock:
-            entry = self._live(scope, now)
-            return entry.state if entry else None
+            session = self._live(scope, now)
+            if session is None or session.answered == 0:
+                return None
+            return SessionState(session.answered, tuple(session.sources))
 
-    def reserve(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Reservation:
+    def check(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Refusal | None:
         with self._lock:
-            state = self._live_or_new(scope, now).state
-            refusal = state.refusal(key, limit)
-            if refusal is not None:
-                return refusal
-            sequence = state.accepted + 1
-            self._write(
-                scope,
-                now,
-                replace(state, used=state.used + 1, accepted=sequence, seen={**state.seen, key: sequence}),
-            )
-            return Reserved(sequence)
+            session = self._live(scope, now)
+            if session is None:
+                return None
+            if session.claims.get(key) is not None:
+                return AlreadySeen(session.claims[key])
+            return OverBudget(session.answered) if session.answered >= limit else None
 
-    def mark_seen(self, scope: SessionScope, key: str, now: datetime) -> None:
+    def reserve(self, scope: SessionScope, key: str, now: datetime) -> Reservation:
         with self._lock:
-            state = self._live_or_new(scope, now).state
-            self._write(scope, now, replace(state, seen={key: REJECTED, **state.seen}))
+            session = self._live(scope, now) or self._sessions.setdefault(scope, _Session(now + self._ttl))
+            if key in session.claims:
+                return AlreadySeen(session.claims[key])
+            session.claims[key] = None
+            return Reserved()
 
     def complete(
-        self, scope: SessionScope, key: str, item_ids: Sequence[str], now: datetime
-    ) -> dict[str, str]:
+        self, scope: SessionScope, key: str, item_ids: Sequence[str], limit: int, now: datetime
+    ) -> Completion:
         with self._lock:
-            state = self._live_or_new(scope, now).state
-            known = set(state.sources)
-            new = [i for i in dict.fromkeys(item_ids) if i not in known]
-            state = replace(state, successful=state.successful + 1, sources=(*state.sources, *new))
-            self._write(scope, now, state)
-            names = state.names()
-            return {item_id: names[item_id] for item_id in item_ids}
+            session = self._sessions.setdefault(scope, _Session(now + self._ttl))
+            if session.answered >= limit:
+                session.claims.pop(key, None)
+                return OverBudget(session.answered)
+            for item_id in item_ids:
+                session.sources.setdefault(item_id, len(session.sources) + 1)
+            session.answered += 1
+            session.claims[key] = session.answered
+            return Completed(
+                session.answered, {item_id: source_name(session.sources[item_id]) for item_id in item_ids}
+            )
 
     def release(self, scope: SessionScope, key: str, now: datetime) -> None:
         with self._lock:
-            state = self._live_or_new(scope, now).state
-            self._write(scope, now, replace(state, used=state.used - 1))
+            session = self._sessions.get(scope)
+            if session is not None and key in session.claims and session.claims[key] is None:
+                del session.claims[key]
 
-    def _live(self, scope: SessionScope, now: datetime) -> _Entry | None:
-        entry = self._entries.get(scope)
-        if entry is not None and entry.expires_at is not None and entry.expires_at <= now:
-            del self._entries[scope]
+    def _live(self, scope: SessionScope, now: datetime) -> _Session | None:
+        session = self._sessions.get(scope)
+        if session is not None and session.expires_at <= now:
+            del self._sessions[scope]
             return None
-        return entry
-
-    def _live_or_new(self, scope: SessionScope, now: datetime) -> _Entry:
-        return self._live(scope, now) or _Entry()
-
-    def _write(self, scope: SessionScope, now: datetime, state: SessionState) -> None:
-        self._entries[scope] = _Entry(state, now + self._ttl)
+        return session

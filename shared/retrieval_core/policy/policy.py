@@ -1,9 +1,10 @@
 """The policy run: every accepted query is new to its session, fits its budget, is authorized, and
 comes back with a receipt.
 
-Order: prepare -> assert_input -> duplicate check -> budget check -> authorize -> reserve (atomic: the
-key and a budget slot) -> execute -> assert_result -> name the sources -> receipt -> effects. A read
-that fails after the reservation keeps its key seen (a retry is a duplicate) but frees its slot.
+Order: prepare -> assert_input -> duplicate check -> budget check -> authorize -> reserve (atomic claim
+of the key) -> execute -> assert_result -> complete (atomic: counts the answer within the budget and
+names its sources) -> receipt -> effects. Whatever fails after the reservation, the search or the
+session write, releases the claim: a failed query does not count and may be asked again.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from .kind import HITS, RetrievalKind
 from .memory import InMemorySessionStore
 from .receipt import EffectInput, Outcome, Receipt
 from .state import (
-    REJECTED,
     AlreadySeen,
+    Completed,
     OverBudget,
     Reserved,
     SessionScope,
@@ -66,13 +67,16 @@ class RetrievalPolicy(Generic[T]):
         session_id: str | None = None,
         claim_limit: int | None = None,
         request_limit: int | None = None,
+        principal: str | None = None,
         execute: Callable[[Mapping[str, Any]], Sequence[T]],
     ) -> Outcome[T]:
         """Run ``execute(prepared_query)`` under the policy and return its result, receipt and names.
+        ``principal`` (the authorizer's caller, when it names one) binds the session to that caller.
 
         Raises ``InvalidQueryError`` (422), ``DuplicateQueryError`` (409),
         ``SessionBudgetExhaustedError`` (429), ``QueryForbiddenError`` (403), ``UnusableResultError``
-        (500); whatever ``execute`` raises propagates unchanged after the slot is released.
+        (500); whatever ``execute`` or the session write raises propagates unchanged after the claim is
+        released.
         """
         kind = self._kind
         requested_at = self._now()
@@ -80,39 +84,48 @@ class RetrievalPolicy(Generic[T]):
         kind.assert_input(prepared)
         key = kind.key(prepared)
         limit = self._config.effective_limit(claim_limit, request_limit)
-        store, scope = self._session(context_id, session_id)
+        store, scope = self._session(context_id, session_id, principal)
 
-        state = store.load(scope, requested_at)
-        refusal = state.refusal(key, limit) if state else None
+        refusal = store.check(scope, key, limit, requested_at)
         if refusal is not None:
-            self._refuse(refusal, store, scope, key, limit)
+            self._refuse(refusal, key, limit)
         kind.authorize(context_id, prepared)
-        reservation = store.reserve(scope, key, limit, requested_at)
+        reservation = store.reserve(scope, key, requested_at)
         if not isinstance(reservation, Reserved):
-            self._refuse(reservation, store, scope, key, limit)
+            self._refuse(reservation, key, limit)
 
         try:
             result = execute(prepared)
             kind.assert_result(context_id, result)
-        except Exception:
+            item_ids = [kind.source_id(element) for element in result]
+            completion = store.complete(scope, key, item_ids, limit, self._now())
+        except BaseException:
             self._release(store, scope, key)
             raise
-        item_ids = [kind.source_id(element) for element in result]
-        names = store.complete(scope, key, item_ids, self._now())
+        if not isinstance(completion, Completed):
+            self._refuse(completion, key, limit)
         receipt = Receipt(
-            sequence=reservation.sequence,
+            sequence=completion.sequence,
             query_key=key,
             session_id=session_id,
             requested_at=iso(requested_at),
             completed_at=iso(self._now()),
-            source_ids=list(dict.fromkeys(names[item_id] for item_id in item_ids)),
+            source_ids=list(dict.fromkeys(completion.names[item_id] for item_id in item_ids)),
         )
-        receipt = self._run_effects(EffectInput(context_id, prepared, result, receipt, names))
-        return Outcome(result, receipt, names)
+        receipt = self._run_effects(EffectInput(context_id, prepared, result, receipt, completion.names))
+        return Outcome(result, receipt, completion.names)
 
-    def describe(self, *, context_id: str, session_id: str, claim_limit: int | None = None) -> SessionView:
-        """The read model behind ``GET /v1/sessions/{session_id}``, for the caller's context only."""
-        state = self._store.load(SessionScope(context_id, session_id), self._now())
+    def describe(
+        self,
+        *,
+        context_id: str,
+        session_id: str,
+        claim_limit: int | None = None,
+        principal: str | None = None,
+    ) -> SessionView:
+        """The read model behind ``GET /v1/sessions/{session_id}``, for the caller's own sessions only: a
+        session of another context or principal is not found, exactly like an unknown one."""
+        state = self._store.load(SessionScope(context_id, session_id, principal), self._now())
         if state is None:
             raise SessionNotFoundError()
         return SessionView(
@@ -122,31 +135,27 @@ class RetrievalPolicy(Generic[T]):
             sources=[SessionSource(name=name, id=item_id) for item_id, name in state.names().items()],
         )
 
-    def _session(self, context_id: str, session_id: str | None) -> tuple[SessionStore, SessionScope]:
+    def _session(
+        self, context_id: str, session_id: str | None, principal: str | None
+    ) -> tuple[SessionStore, SessionScope]:
         if session_id is None:
             ttl = timedelta(seconds=self._config.ttl_seconds)
             return InMemorySessionStore(ttl), SessionScope(context_id, REQUEST_LOCAL_SESSION)
-        return self._store, SessionScope(context_id, session_id)
+        return self._store, SessionScope(context_id, session_id, principal)
 
-    def _refuse(
-        self,
-        refusal: AlreadySeen | OverBudget,
-        store: SessionStore,
-        scope: SessionScope,
-        key: str,
-        limit: int,
-    ) -> NoReturn:
+    @staticmethod
+    def _refuse(refusal: AlreadySeen | OverBudget, key: str, limit: int) -> NoReturn:
         if isinstance(refusal, AlreadySeen):
-            raise DuplicateQueryError(key, None if refusal.sequence == REJECTED else refusal.sequence)
-        store.mark_seen(scope, key, self._now())
+            raise DuplicateQueryError(key, refusal.sequence)
         raise SessionBudgetExhaustedError(limit, refusal.used)
 
     def _release(self, store: SessionStore, scope: SessionScope, key: str) -> None:
-        """Free the slot of a failed read; a failure here must not mask the read's own error."""
+        """Drop the claim of a failed query; a failure here must not mask the query's own error (the
+        claim then lapses after ``CLAIM_TIMEOUT`` in the DynamoDB store)."""
         try:
             store.release(scope, key, self._now())
         except Exception:
-            logger.exception("could not release a session slot; it stays taken until the session expires")
+            logger.exception("could not release a session claim")
 
     def _run_effects(self, effect_input: EffectInput[T]) -> Receipt:
         extensions: dict[str, Any] = {}

@@ -1,17 +1,19 @@
 """Session state and the port that stores it.
 
-A session is scoped to one context: the same session id in two contexts names two sessions. The store
-keeps, per session: how many queries succeeded, how many budget slots are in use (successful plus in
-flight), the sequence counter, every query key seen (with the sequence number it was accepted as, or
-``REJECTED`` when it was turned away) and the sources collected, in acceptance order. A source's name is
+A session is scoped to one context and, when the authorizer names a caller, to that principal: the same
+session id in two contexts, or for two principals, names two sessions. Per session the store keeps the
+query keys it has claimed (in flight or answered) and a log of answered queries in order; the log gives
+each answered query its sequence number and each new source its position. A source's name is
 ``S{position}``, so the same item keeps the same name for the life of the session.
+
+A query that is refused (duplicate, budget) or fails leaves nothing behind: only an answered query counts.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -20,10 +22,8 @@ from pydantic import BaseModel, ConfigDict
 from ..context import CallerContext
 from .errors import InvalidQueryError
 
-SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,256}$")
-"""The same shape the retrieve request accepts for ``session_id``."""
-REJECTED = 0
-"""The sequence number stored for a key that was seen but never accepted."""
+SESSION_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,256}")
+"""The same shape the retrieve request accepts for ``session_id`` (matched in full)."""
 
 
 def source_name(position: int) -> str:
@@ -33,34 +33,25 @@ def source_name(position: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SessionScope:
-    """Which session, in which context."""
+    """Which session: its id, in which context, for which principal (None when the caller is trusted by
+    IAM, e.g. a direct invocation, and no authorizer named one)."""
 
     context_id: str
     session_id: str
+    principal: str | None = None
 
     def __post_init__(self) -> None:
         CallerContext(self.context_id)  # validates the context id
-        if not isinstance(self.session_id, str) or not SESSION_ID_PATTERN.match(self.session_id):
+        if not isinstance(self.session_id, str) or not SESSION_ID_PATTERN.fullmatch(self.session_id):
             raise InvalidQueryError("session_id must be 1-256 letters, digits, '.', '_', ':' or '-'.")
 
 
 @dataclass(frozen=True, slots=True)
 class SessionState:
-    """A consistent snapshot of one session."""
+    """A consistent snapshot of one session: answered queries and the sources they named, in order."""
 
     successful: int = 0
-    used: int = 0
-    accepted: int = 0
-    seen: Mapping[str, int] = field(default_factory=dict)
     sources: Sequence[str] = ()
-
-    def refusal(self, key: str, limit: int) -> AlreadySeen | OverBudget | None:
-        """Why ``key`` may not be accepted under ``limit`` now, or None when it may (duplicates first)."""
-        if key in self.seen:
-            return AlreadySeen(self.seen[key])
-        if self.used >= limit:
-            return OverBudget(self.used)
-        return None
 
     def names(self) -> dict[str, str]:
         """Item id -> citable name, for every source collected so far."""
@@ -69,52 +60,62 @@ class SessionState:
 
 @dataclass(frozen=True, slots=True)
 class Reserved:
-    """The key was new and a budget slot was free: the query is accepted as ``sequence``."""
-
-    sequence: int
+    """The key is claimed for this request: no other request may run it until it completes or is released."""
 
 
 @dataclass(frozen=True, slots=True)
 class AlreadySeen:
-    """The key was seen before, as ``sequence`` (``REJECTED`` if it was never accepted)."""
+    """The key was answered as ``sequence``, or is being answered right now (``sequence`` None)."""
 
-    sequence: int
+    sequence: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class OverBudget:
-    """Every slot is taken (``used`` counts successful and in-flight queries)."""
+    """``used`` queries were answered and the limit allows no more."""
 
     used: int
 
 
-Reservation = Reserved | AlreadySeen | OverBudget
+@dataclass(frozen=True, slots=True)
+class Completed:
+    """The answer counted as query ``sequence``; ``names`` maps each of its item ids to its source name."""
+
+    sequence: int
+    names: dict[str, str]
+
+
+Refusal = AlreadySeen | OverBudget
+Reservation = Reserved | AlreadySeen
+Completion = Completed | OverBudget
 
 
 class SessionStore(Protocol):
-    """Session state with atomic transitions; ``now`` drives expiry (state lives ``ttl`` after a write)."""
+    """Session state with atomic transitions; ``now`` drives expiry (a session lives ``ttl`` from its
+    first answered query)."""
 
     def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
-        """The live state, or None when the session does not exist or has expired."""
+        """The live state, or None when the session has no answered query or has expired."""
         ...
 
-    def reserve(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Reservation:
-        """In one atomic step: if ``key`` is unseen and fewer than ``limit`` slots are used, mark it
-        seen, take a slot and assign the next sequence number."""
+    def check(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Refusal | None:
+        """Why ``key`` would be refused now (an answered duplicate first, then the budget), or None.
+        Advisory: ``reserve`` and ``complete`` enforce both atomically."""
         ...
 
-    def mark_seen(self, scope: SessionScope, key: str, now: datetime) -> None:
-        """Record a rejected ``key`` as seen (keeps its sequence number if it already had one)."""
+    def reserve(self, scope: SessionScope, key: str, now: datetime) -> Reservation:
+        """Claim ``key`` atomically; a claimed or answered key is ``AlreadySeen``."""
         ...
 
     def complete(
-        self, scope: SessionScope, key: str, item_ids: Sequence[str], now: datetime
-    ) -> dict[str, str]:
-        """Turn the key's slot into a success and collect ``item_ids``; returns item id -> name."""
+        self, scope: SessionScope, key: str, item_ids: Sequence[str], limit: int, now: datetime
+    ) -> Completion:
+        """Count the claimed query as answered if fewer than ``limit`` were (atomically), naming its
+        sources; ``OverBudget`` releases the claim."""
         ...
 
     def release(self, scope: SessionScope, key: str, now: datetime) -> None:
-        """Free the key's slot after a failed read; the key stays seen."""
+        """Drop the claim of a query that failed: it does not count and may be asked again."""
         ...
 
 

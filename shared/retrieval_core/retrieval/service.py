@@ -49,6 +49,7 @@ class RetrieveService:
         *,
         session_id: str | None = None,
         claim_limit: int | None = None,
+        principal: str | None = None,
     ) -> RetrieveResponse:
         router = RetrievalRouter(self._capabilities, context, config=self._config)
         # Refuse a filter the index cannot apply, or a packet whose header cannot fit, before the policy
@@ -70,6 +71,7 @@ class RetrieveService:
             session_id=session_id or request.session_id,
             claim_limit=claim_limit,
             request_limit=request.session_limit,
+            principal=principal,
             execute=execute,
         )
         result = pages[0]
