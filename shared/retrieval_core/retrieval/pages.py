@@ -11,9 +11,11 @@ Design and costs: docs/STORAGE.md ("Paging").
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..errors import BackendUnavailableError
 from ..models.cursors import FrozenEntry, FrozenRanking
 from ..models.hits import Hit
 from ..ports import CursorStore, ItemReader
@@ -22,6 +24,8 @@ from .paging import PagePosition, PageTokens, PagingConfig, fingerprint, new_cur
 from .requests import Mode, RetrieveRequest
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 from .router import RetrievalRouter, presented
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,19 +94,28 @@ class Pager:
             complete=ranking.complete or len(ranking.hits) >= self._config.max_depth,
         )
         token = None
+        end: PagingEnd | None = None
         if len(entries) > top_k:
             assert self._cursors is not None  # _pageable
             cursor_id = new_cursor_id()
             expires_at = self._clock() + self._config.ttl_seconds
-            self._cursors.save(context_id, cursor_id, frozen, expires_at=expires_at)
-            token = self._token(context_id, PagePosition(cursor_id, top_k), frozen.fingerprint, expires_at)
+            try:
+                self._cursors.save(context_id, cursor_id, frozen, expires_at=expires_at)
+            except BackendUnavailableError:
+                # The first page does not need the cursor store: answer it, without a next page.
+                log.warning("paging cursor not saved; answering without next_token", exc_info=True)
+                end = "unavailable"
+            else:
+                token = self._token(
+                    context_id, PagePosition(cursor_id, top_k), frozen.fingerprint, expires_at
+                )
         return Page(
             ranking.mode,
             ranking.supported,
             presented(entries[:top_k], request),
             ranking.applied,
             ranking.arms,
-            self._info(0, 0, None if token else self._end(frozen, top_k)),
+            self._info(0, 0, end or (None if token else self._end(frozen, top_k))),
             token,
             ranking.missing_capability,
         )

@@ -36,11 +36,13 @@ class AppliedLimits(BaseModel):
     filter: AppliedFilter | None = None
 
 
-PagingEnd = Literal["exhausted", "depth_cap", "unpaged"]
+PagingEnd = Literal["exhausted", "depth_cap", "unpaged", "unavailable"]
 PAGING_ENDS: dict[PagingEnd, str] = {
     "exhausted": "Nothing is ranked below this page.",
     "depth_cap": "This page reaches the deepest position a request may page to (max_depth).",
     "unpaged": "This request is not paged (expand_graph answers are one page).",
+    "unavailable": "More results exist, but the ranking could not be kept for paging right now; "
+    "ask again later for more (or raise top_k).",
 }
 
 
