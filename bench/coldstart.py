@@ -20,8 +20,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.config import Settings
 from retrieval_dev.cli.lambda_runtime import API_FUNCTIONS, lambda_environment
 
+from .corpus import CONTEXT
 from .progress import say
 from .stats import median
 
@@ -66,7 +69,7 @@ dynamodb = boto3.client(
 )
 def handler(text):
     hits = search.search(
-        index=os.environ["RETRIEVAL_OPENSEARCH_ALIAS"], body={"query": {"match": {"text": text}}, "size": 10}
+        index=os.environ["BENCH_CONTEXT_ALIAS"], body={"query": {"match": {"text": text}}, "size": 10}
     )
     dynamodb.get_item(
         TableName=os.environ["RETRIEVAL_LINEAGE_TABLE"], Key={"pk": {"S": "x#y"}, "sk": {"S": "ITEM"}}
@@ -165,13 +168,18 @@ def first_call(function: str, event: dict[str, Any], base_env: dict[str, str]) -
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _context_alias(base_env: dict[str, str]) -> str:
+    """The bench context's alias under the deployment's layout (what the handler searches too)."""
+    return IndexLayout.of(Settings.from_env(base_env)).alias(CONTEXT)
+
+
 def plain_first_call(text: str, base_env: dict[str, str]) -> dict[str, float]:
     result = subprocess.run(
         [sys.executable, "-c", _PLAIN_HANDLER, text],
         capture_output=True,
         text=True,
         cwd=REPO,
-        env=_environment(None, base_env),
+        env={**_environment(None, base_env), "BENCH_CONTEXT_ALIAS": _context_alias(base_env)},
     )
     if result.returncode != 0:
         raise ColdStartError(f"the plain-client handler failed:\n{result.stderr[-2000:]}")

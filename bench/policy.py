@@ -1,7 +1,8 @@
 """Section 4: what the retrieval policy adds per request -- lexical retrieve with a session against the
-same queries without one (sessionless requests keep their state in memory and never touch DynamoDB) --
-and the DynamoDB units one request costs as its session grows (1, 50 and 500 queries, the limit raised
-for the measurement), in a warm container and in a container new to the session.
+same queries without one (a sessionless request touches DynamoDB only to keep a paging cursor when more
+results exist) -- and the DynamoDB units one request's session calls cost as its session grows (1, 50
+and 500 queries, the limit raised for the measurement), in a warm container and in a container new to
+the session.
 
 Units: moto does not meter capacity, so each session call is billed the way on-demand DynamoDB bills it,
 from the call's own request and response: a write costs ceil(item size / 1 KB) units (a failed
@@ -14,13 +15,13 @@ follow DynamoDB's item-size rules (attribute names plus values; numbers one byte
 from __future__ import annotations
 
 import math
-import os
 import uuid
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval_core.bootstrap import reset
+from retrieval_core.bootstrap import Container, container, use
 from retrieval_core.config import Settings
 
 from dev.tables import dynamodb_client
@@ -154,23 +155,23 @@ def by_session_size(settings: Settings, corpus: Corpus, probe: Probe) -> dict[in
     ledger = Ledger()
     session = f"bench-size-{uuid.uuid4().hex[:12]}"
     found: dict[int, dict[str, Any]] = {}
-    with _session_limit(largest + 2 * len(sizes)):
+    sessions_table = settings.sessions_table
+    with _session_limit(settings, largest + 2 * len(sizes)):
         text = iter(texts)
 
         def ask(fresh_container: bool) -> tuple[float, float, dict[str, int]]:
-            if fresh_container:
-                reset()
-            install(probe)
-            from retrieval_core.adapters.dynamodb_client import dynamodb_client as container_client
-            from retrieval_core.bootstrap import container
+            # A container new to the session: the same deployment, nothing cached yet.
+            scope = use(Container(container().settings)) if fresh_container else nullcontext()
+            with scope:
+                install(probe)
+                from retrieval_core.adapters.dynamodb_client import dynamodb_client as container_client
 
-            ledger.watch(container_client(container().settings))
-            ledger.take()
-            timed_call(
-                "retrieve", retrieve_event({"mode": "lexical", "text": next(text), "session_id": session})
-            )
-            probe.take()
-            calls = ledger.take()
+                ledger.watch(container_client(container().settings))
+                ledger.take()
+                body = {"mode": "lexical", "text": next(text), "session_id": session}
+                timed_call("retrieve", retrieve_event(body))
+                probe.take()
+                calls = [call for call in ledger.take() if call[1].get("TableName") == sessions_table]
             operations: dict[str, int] = {}
             for operation, _, _ in calls:
                 operations[operation] = operations.get(operation, 0) + 1
@@ -196,19 +197,10 @@ def by_session_size(settings: Settings, corpus: Corpus, probe: Probe) -> dict[in
 
 
 @contextmanager
-def _session_limit(limit: int):
+def _session_limit(settings: Settings, limit: int) -> Iterator[None]:
     """Raise the deployment's session limit for the handlers (as ``SessionLimit`` would) for a while."""
-    previous = os.environ.get("RETRIEVAL_SESSION_LIMIT")
-    os.environ["RETRIEVAL_SESSION_LIMIT"] = str(limit)
-    reset()
-    try:
+    with use(Container(settings.model_copy(update={"session_limit": limit}))):
         yield
-    finally:
-        if previous is None:
-            os.environ.pop("RETRIEVAL_SESSION_LIMIT", None)
-        else:
-            os.environ["RETRIEVAL_SESSION_LIMIT"] = previous
-        reset()
 
 
 def _pooled_median(runs: list[list[float]]) -> float:
