@@ -14,16 +14,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .environment import use_local_stack_env
-
-    use_local_stack_env()
-    from retrieval_core.bootstrap import Container
-    from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
+
+    from .environment import local_loader
 
     lines = [json.dumps({"op": "delete", "id": item_id}) for item_id in args.ids]
     try:
-        report = Container(Settings.from_env()).loader.load_lines(lines)
+        report = local_loader().load_lines(lines)
     except RetrievalError as error:
         print(f"retrieval delete: {error.message}", file=sys.stderr)
         return 1

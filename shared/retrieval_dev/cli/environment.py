@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from retrieval_core.loading.loader import Loader
 
 STACK_ENV = Path(".stack/env")
 
@@ -17,3 +21,12 @@ def use_local_stack_env(path: Path = STACK_ENV) -> None:
         key, sep, value = line.partition("=")
         if sep and key.strip() and key.strip() not in os.environ:
             os.environ[key.strip()] = value.strip()
+
+
+def local_loader() -> Loader:
+    """The loader of the deployment the environment (completed by the dev stack's) names."""
+    from retrieval_core.bootstrap import Container
+    from retrieval_core.config import Settings
+
+    use_local_stack_env()
+    return Container(Settings.from_env()).loader

@@ -31,18 +31,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.file.is_file():
         print(f"retrieval load: no such file: {args.file}", file=sys.stderr)
         return 2
-    from .environment import use_local_stack_env
-
-    use_local_stack_env()
-    from retrieval_core.bootstrap import Container
-    from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
     from retrieval_core.loading.progress import Progress
 
+    from .environment import local_loader
+
     lines = args.file.read_text(encoding="utf-8").splitlines()
     try:
-        loader = Container(Settings.from_env()).loader
-        report = loader.load_lines(lines, context_id=args.context_id, progress=Progress(len(lines)))
+        report = local_loader().load_lines(lines, context_id=args.context_id, progress=Progress(len(lines)))
     except RetrievalError as error:
         print(f"retrieval load: {error.message}", file=sys.stderr)
         return 1
