@@ -20,6 +20,8 @@ from ..ports import Capabilities, SearchFilters, TimeWindow
 from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .fusion import (
+    RescorableT,
+    built,
     diversify,
     normalise_by_max,
     order,
@@ -127,7 +129,7 @@ class RetrievalRouter:
             combined = weighted_score_fusion(arms, fusion.arm_weights)
         else:
             combined = reciprocal_rank_fusion(arms, applied.rank_constant)
-        fused = self._finish(combined, request, applied)
+        fused = built(self._finish(combined, request, applied))
         if not request.expand_graph or not fused:
             return fused, tuple(arms)
         seeds = list(
@@ -173,7 +175,9 @@ class RetrievalRouter:
             )
         return hits
 
-    def _finish(self, hits: Sequence[Hit], request: RetrieveRequest, applied: AppliedLimits) -> list[Hit]:
+    def _finish(
+        self, hits: Sequence[RescorableT], request: RetrieveRequest, applied: AppliedLimits
+    ) -> list[RescorableT]:
         ranked = order(weigh(hits, request.weights))
         if applied.min_score is not None:
             ranked = [h for h in ranked if h.score >= applied.min_score]
