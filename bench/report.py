@@ -12,6 +12,9 @@ WRITE_UNITS_TARGET = 3
 READ_UNITS_TARGET = 4
 COLD_TARGET_FUNCTIONS = ("retrieve", "graph_path", "why_explain")
 TARGET_SCALE_OVERHEAD = "medium"
+OVERHEAD_TARGETS = {"lexical": 1.3, "vector": 1.3, "hybrid": 1.05}
+"""Handler p50 over raw opensearch-py p50, per mode. Hybrid's raw side is the very ``_msearch`` the handler
+sends, so its target is the stricter one (and implies the 1.3x every mode must meet)."""
 TARGET_SCALE_GRAPH = "large"
 
 
@@ -34,13 +37,12 @@ def targets(scale: str, results: dict[str, Any]) -> list[Target]:
     for mode in ("lexical", "vector", "hybrid"):
         if mode in retrieve:
             ratio = retrieve[mode]["overhead_p50"]
-            applies = scale == TARGET_SCALE_OVERHEAD
             found.append(
                 Target(
                     f"{mode} handler overhead",
-                    "<= 1.3x raw OpenSearch at p50 (medium scale)",
+                    f"{_overhead_goal(mode)} at p50 (medium scale)",
                     f"{ratio:.2f}x",
-                    _status(ratio <= 1.3) if applies else "n/a",
+                    overhead_status(scale, mode, ratio),
                 )
             )
     if "hybrid_vs_naive" in retrieve:
@@ -105,6 +107,18 @@ def targets(scale: str, results: dict[str, Any]) -> list[Target]:
             )
         )
     return found
+
+
+def _overhead_goal(mode: str) -> str:
+    raw = "the raw `_msearch` it sends" if mode == "hybrid" else "raw opensearch-py"
+    return f"<= {OVERHEAD_TARGETS[mode]}x {raw}"
+
+
+def overhead_status(scale: str, mode: str, ratio: float) -> str:
+    """The targets are set at medium scale; elsewhere the ratio is shown without a verdict."""
+    if scale != TARGET_SCALE_OVERHEAD:
+        return "n/a"
+    return _status(ratio <= OVERHEAD_TARGETS[mode])
 
 
 def _row(cells: list[Any]) -> str:
@@ -177,14 +191,22 @@ def markdown(report: dict[str, Any]) -> str:
                     _ms(b["p95_ms"]),
                     _ms(b["p99_ms"]),
                     f"{retrieve[mode]['overhead_p50']:.2f}x",
+                    f"<= {OVERHEAD_TARGETS[mode]}x",
+                    overhead_status(report["scale"], mode, retrieve[mode]["overhead_p50"]),
                     _calls(retrieve[mode]["opensearch_calls"]),
                     _calls(retrieve[mode]["dynamodb_calls"]),
                 ]
             )
         lines += _table(
-            ["mode", "p50", "p95", "p99", "raw p50", "raw p95", "raw p99", "overhead", "OS", "DDB"],
+            ["mode", "p50", "p95", "p99", "raw p50", "raw p95", "raw p99", "overhead", "target", "status",
+             "OS", "DDB"],
             rows,
-        )
+        )  # fmt: skip
+        lines += [
+            f"Overhead: handler p50 / raw p50, median over rounds; targets at {TARGET_SCALE_OVERHEAD} scale. "
+            "Hybrid's raw side is the `_msearch` the handler sends (both arms, 100 candidates each).",
+            "",
+        ]
         naive = retrieve["hybrid_vs_naive"]
         lines += _table(
             ["hybrid", "p50", "ratio to naive (p50)"],

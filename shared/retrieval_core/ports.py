@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from .models.cursors import FrozenRanking
-from .models.hits import Edge, Hit, LineageCard, LineageLinks
+from .models.hits import Candidate, Edge, Hit, LineageCard, LineageLinks
 from .models.item import Kind, Status
 
 if TYPE_CHECKING:
@@ -40,9 +40,9 @@ class TimeWindow:
 
 @dataclass(frozen=True, slots=True)
 class ArmResults:
-    """The ranked hits of each arm of one multi-arm search, keyed by arm name."""
+    """The ranked candidates of each arm of one multi-arm search, keyed by arm name."""
 
-    arms: Mapping[str, list[Hit]] = field(default_factory=dict)
+    arms: Mapping[str, Sequence[Candidate]] = field(default_factory=dict)
 
 
 class LexicalSearch(Protocol):

@@ -6,9 +6,10 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from functools import partial
 
 from retrieval_core.models.filters import Filter
-from retrieval_core.models.hits import Hit, MentionView, Signal
+from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.item import Item, iso
 from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
 
@@ -104,8 +105,8 @@ class InMemoryStore(InMemoryLexicalStore):
         lexical = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
         return ArmResults(
             arms={
-                "lexical": self._rank(lexical, "lexical", depth),
-                "vector": self._vector(context_id, vector, filters, depth),
+                "lexical": _candidates(self._rank(lexical, "lexical", depth)),
+                "vector": _candidates(self._vector(context_id, vector, filters, depth)),
             }
         )
 
@@ -118,6 +119,14 @@ class InMemoryStore(InMemoryLexicalStore):
         self.calls.append("temporal")
         found = [i for i in self._visible(context_id, filters) if _inside(i.created_at, window)]
         return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
+
+
+def _candidates(hits: list[Hit]) -> list[Candidate]:
+    return [Candidate(h.id, h.kind, h.score, partial(_rebuilt, h)) for h in hits]
+
+
+def _rebuilt(hit: Hit, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
+    return hit.model_copy(update={"score": score, "signals": signals, "found_by": found_by})
 
 
 def _inside(moment: datetime, window: TimeWindow) -> bool:

@@ -60,5 +60,6 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
             continue
         if depth > limit:
             return True
-        pending.extend((child, depth + 1) for child in children)
+        # Only containers can be too deep: a vector's components need no place on the stack.
+        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return False

@@ -3,7 +3,7 @@ nothing here names a storage type, an index, an internal key or another context.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,6 +47,25 @@ class Hit(BaseModel):
     mentions: list[MentionView] = Field(default_factory=list)
     provenance: Provenance = Field(default_factory=Provenance)
     found_by: list[str] = Field(default_factory=list, description="The arms that found this hit.")
+
+    def rescored(self, score: float) -> Hit:
+        """This hit with another score (weights, normalisation); everything else is shared."""
+        return self.model_copy(update={"score": score})
+
+
+class HitBuilder(Protocol):
+    def __call__(self, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit: ...
+
+
+class Candidate(NamedTuple):
+    """One arm's ranked item before fusion: what fusion, weights, ordering and diversity read (id, kind,
+    the arm's score) and how to build the response ``Hit``. A hybrid search ranks up to 100 candidates
+    per arm and returns ``top_k`` of them: only those are ever built."""
+
+    id: str
+    kind: Kind
+    score: float
+    build: HitBuilder
 
 
 class Edge(BaseModel):

@@ -37,13 +37,17 @@ def prepare_query(query: Any) -> Any:
     }
 
 
+_UNCHANGED = frozenset({int, float, bool, type(None)})
+
+
 def _normalize(value: Any, *, unordered: bool = False) -> Any:
     if isinstance(value, str):
         return " ".join(value.split())
     if isinstance(value, Mapping):
         return {k: _normalize(v) for k, v in value.items() if v is not None}
     if isinstance(value, list | tuple):
-        items = [_normalize(v) for v in value]
+        # Numbers pass through unchanged: a vector's components skip the call.
+        items = [v if type(v) in _UNCHANGED else _normalize(v) for v in value]
         if unordered and all(isinstance(v, str) for v in items):
             return sorted(set(items))
         return items

@@ -2,108 +2,151 @@
 diversity.
 
 Every function here is pure and deterministic: ties break on id, scores stay finite, ids stay unique.
+They work on anything with an id, a kind and a score: fusion reads an arm's candidates and keeps only
+each one's (rank, score) per arm, so a hybrid search builds the response ``Hit`` of the ``top_k`` it
+returns (``built``), not of every candidate of every arm.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Generic, NamedTuple, Protocol, Self, TypeVar
 
-from ..models.hits import Hit, Signal
+from ..models.hits import Candidate, Hit, Signal
 from ..models.item import Kind
 
 
-def reciprocal_rank_fusion(arms: Mapping[str, Sequence[Hit]], rank_constant: int) -> list[Hit]:
-    """Fuse ranked arms by RRF; a hit found by several arms is merged by id and keeps every signal.
+class Ranked(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> Kind: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+class Rescorable(Ranked, Protocol):
+    def rescored(self, score: float) -> Self: ...
+
+
+ItemT = TypeVar("ItemT", bound=Ranked)
+RankedT = TypeVar("RankedT", bound=Ranked)
+RescorableT = TypeVar("RescorableT", bound=Rescorable)
+
+
+class Fused(NamedTuple, Generic[ItemT]):
+    """One item as fusion saw it: the fused score, the first arm's candidate, and its (rank, score) in
+    each arm that found it, in arm order."""
+
+    id: str
+    kind: Kind
+    score: float
+    item: ItemT
+    ranks: Mapping[str, tuple[int, float]]
+
+    @property
+    def signals(self) -> dict[str, Signal]:
+        return {arm: Signal(rank=rank, score=score) for arm, (rank, score) in self.ranks.items()}
+
+    @property
+    def found_by(self) -> list[str]:
+        return sorted(self.ranks)
+
+    def rescored(self, score: float) -> Fused[ItemT]:
+        return self._replace(score=score)
+
+
+def reciprocal_rank_fusion(arms: Mapping[str, Sequence[ItemT]], rank_constant: int) -> list[Fused[ItemT]]:
+    """Fuse ranked arms by RRF; an item found by several arms is merged by id and keeps every arm's
+    rank and score.
 
     The fused score is normalised by its maximum (first in every arm), so it lies in [0, 1].
     """
     if not arms:
         return []
     best_possible = len(arms) / (rank_constant + 1)
-    merged: dict[str, Hit] = {}
-    totals: dict[str, float] = {}
-    signals: dict[str, dict[str, Signal]] = {}
-    for arm, hits in arms.items():
-        for rank, hit in enumerate(hits, start=1):
-            merged.setdefault(hit.id, hit)
-            totals[hit.id] = totals.get(hit.id, 0.0) + 1.0 / (rank_constant + rank)
-            signals.setdefault(hit.id, {})[arm] = hit.signals.get(arm) or Signal(rank=rank, score=hit.score)
-    fused = [
-        merged[hit_id].model_copy(
-            update={
-                "score": totals[hit_id] / best_possible,
-                "signals": signals[hit_id],
-                "found_by": sorted(signals[hit_id]),
-            }
-        )
-        for hit_id in merged
-    ]
+    fused = []
+    for hit_id, (item, seen) in _merged(arms).items():
+        total = 0.0
+        for rank, _ in seen.values():
+            total += 1.0 / (rank_constant + rank)
+        fused.append(Fused(hit_id, item.kind, total / best_possible, item, seen))
     return order(fused)
 
 
-def weighted_score_fusion(arms: Mapping[str, Sequence[Hit]], weights: Mapping[str, float]) -> list[Hit]:
+def weighted_score_fusion(
+    arms: Mapping[str, Sequence[ItemT]], weights: Mapping[str, float]
+) -> list[Fused[ItemT]]:
     """Fuse arms by a weighted sum of their min-max normalised scores (a hit an arm missed scores 0 there).
 
     Unlike RRF this keeps how far apart an arm's scores are, not just their order: a clear BM25 winner
     stays clearly ahead. With weights summing to 1 the fused score lies in [0, 1].
     """
-    merged: dict[str, Hit] = {}
-    totals: dict[str, float] = {}
-    signals: dict[str, dict[str, Signal]] = {}
-    for arm, hits in arms.items():
-        weight = float(weights.get(arm, 0.0))
-        scores = [h.score for h in hits]
-        low, high = min(scores, default=0.0), max(scores, default=0.0)
-        for rank, hit in enumerate(hits, start=1):
-            unit = (hit.score - low) / (high - low) if high > low else 1.0
-            merged.setdefault(hit.id, hit)
-            totals[hit.id] = totals.get(hit.id, 0.0) + weight * unit
-            signals.setdefault(hit.id, {})[arm] = hit.signals.get(arm) or Signal(rank=rank, score=hit.score)
-    return order(
-        [
-            merged[hit_id].model_copy(
-                update={
-                    "score": totals[hit_id],
-                    "signals": signals[hit_id],
-                    "found_by": sorted(signals[hit_id]),
-                }
-            )
-            for hit_id in merged
-        ]
-    )
+    bounds: dict[str, tuple[float, float]] = {}
+    for arm, items in arms.items():
+        scores = [item.score for item in items]
+        bounds[arm] = (min(scores, default=0.0), max(scores, default=0.0))
+    fused = []
+    for hit_id, (item, seen) in _merged(arms).items():
+        total = 0.0
+        for arm, (_, score) in seen.items():
+            low, high = bounds[arm]
+            total += float(weights.get(arm, 0.0)) * ((score - low) / (high - low) if high > low else 1.0)
+        fused.append(Fused(hit_id, item.kind, total, item, seen))
+    return order(fused)
 
 
-def normalise_by_max(hits: Sequence[Hit]) -> list[Hit]:
+def _merged(arms: Mapping[str, Sequence[ItemT]]) -> dict[str, tuple[ItemT, dict[str, tuple[int, float]]]]:
+    """Per id, in order of first appearance: its first candidate and its (rank, score) in each arm."""
+    merged: dict[str, tuple[ItemT, dict[str, tuple[int, float]]]] = {}
+    for arm, items in arms.items():
+        for rank, item in enumerate(items, start=1):
+            found = merged.get(item.id)
+            if found is None:
+                merged[item.id] = (item, {arm: (rank, item.score)})
+            else:
+                found[1].setdefault(arm, (rank, item.score))
+    return merged
+
+
+def built(fused: Sequence[Fused[Candidate]]) -> list[Hit]:
+    """The response hits of the fused candidates that are returned, in their order."""
+    return [f.item.build(score=f.score, signals=f.signals, found_by=f.found_by) for f in fused]
+
+
+def normalise_by_max(hits: Sequence[RescorableT]) -> list[RescorableT]:
     """Scale raw scores (e.g. BM25) into [0, 1] relative to the best hit; raw scores stay in signals."""
     top = max((h.score for h in hits), default=0.0)
     if top <= 0 or not math.isfinite(top):
         return list(hits)
-    return [h.model_copy(update={"score": h.score / top}) for h in hits]
+    return [h.rescored(h.score / top) for h in hits]
 
 
-def weigh(hits: Sequence[Hit], weights: Mapping[Kind, float]) -> list[Hit]:
+def weigh(hits: Sequence[RescorableT], weights: Mapping[Kind, float]) -> list[RescorableT]:
     """Multiply each hit's score by its kind's weight (default 1)."""
     if not weights:
         return list(hits)
-    return [h.model_copy(update={"score": h.score * float(weights.get(h.kind, 1.0))}) for h in hits]
+    return [h.rescored(h.score * float(weights.get(h.kind, 1.0))) for h in hits]
 
 
-def order(hits: Sequence[Hit]) -> list[Hit]:
+def order(hits: Sequence[RankedT]) -> list[RankedT]:
     """Score descending, then id; the first occurrence of an id wins."""
-    unique: dict[str, Hit] = {}
+    unique: dict[str, RankedT] = {}
     for hit in hits:
         if math.isfinite(hit.score):
             unique.setdefault(hit.id, hit)
     return sorted(unique.values(), key=lambda h: (-h.score, h.id))
 
 
-def diversify(hits: Sequence[Hit]) -> list[Hit]:
+def diversify(hits: Sequence[RankedT]) -> list[RankedT]:
     """Interleave kinds round-robin by rank: each round takes every kind's next best hit, best first."""
-    queues: dict[Kind, list[Hit]] = {}
+    queues: dict[Kind, list[RankedT]] = {}
     for hit in hits:
         queues.setdefault(hit.kind, []).append(hit)
-    result: list[Hit] = []
+    result: list[RankedT] = []
     depth = 0
     while len(result) < len(hits):
         round_hits = [queue[depth] for queue in queues.values() if depth < len(queue)]

@@ -58,7 +58,6 @@ _ONE_TERM_EACH = (
     "\U00020000-\U0003134f"
 )
 _TERMS = re.compile(f"[{_ONE_TERM_EACH}]|[^\\W_{_ONE_TERM_EACH}]+|[^\\w\\s]")
-_FLOAT32 = struct.Struct("<f")
 _FLOAT32_SMALLEST_NORMAL = 1.1754943508222875e-38
 _FLOAT32_MAX = 3.4028234663852886e38
 
@@ -86,7 +85,11 @@ def check_vector(vector: list[float | int]) -> list[float | int]:
     """A vector OpenSearch can score: every component and its squared length fit a float32 (k-NN
     computes in float32), and its length is not zero (cosine similarity of a zero vector is undefined)."""
     try:
-        components = [_FLOAT32.unpack(_FLOAT32.pack(float(value)))[0] for value in vector]
+        floats = [float(value) for value in vector]
+        # One pack of the whole vector rounds every component exactly as packing each would, in a
+        # fraction of the time (a 384-dimension vector arrives with every vector and hybrid request).
+        shape = f"<{len(floats)}f"
+        components = struct.unpack(shape, struct.pack(shape, *floats))
     except (OverflowError, struct.error):
         raise ValueError("every component must fit a 32-bit float (|x| <= 3.4e38)") from None
     squared_length = math.fsum(c * c for c in components)

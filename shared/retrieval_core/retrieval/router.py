@@ -20,6 +20,8 @@ from ..ports import Capabilities, SearchFilters, TimeWindow
 from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .fusion import (
+    RescorableT,
+    built,
     diversify,
     normalise_by_max,
     order,
@@ -160,8 +162,9 @@ class RetrievalRouter:
             combined = weighted_score_fusion(arms, fusion.arm_weights)
         else:
             combined = reciprocal_rank_fusion(arms, applied.rank_constant)
-        fused, dropped = self._ordered(combined, request, applied)
+        ordered, dropped = self._ordered(combined, request, applied)
         complete = dropped or all(len(hits) < depth for hits in arms.values())
+        fused = built(ordered)
         if not request.expand_graph or not fused:
             return fused, tuple(arms), complete
         # Graph expansion decorates one page: the top_k fused hits, then the graph arm below them. It
@@ -222,8 +225,8 @@ class RetrievalRouter:
         return ranked, arms, dropped or len(raw) < asked
 
     def _ordered(
-        self, hits: Sequence[Hit], request: RetrieveRequest, applied: AppliedLimits
-    ) -> tuple[list[Hit], bool]:
+        self, hits: Sequence[RescorableT], request: RetrieveRequest, applied: AppliedLimits
+    ) -> tuple[list[RescorableT], bool]:
         """Weighted, ordered, above ``min_score``; and whether ``min_score`` cut the tail (everything
         below a cut hit scores lower still, so the ranking ends there)."""
         ranked = order(weigh(hits, request.weights))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from ...models.hits import Hit, MentionView, Provenance, Signal
-from ...models.item import Item, iso
+from ...models.hits import Candidate, Hit, Signal
+from ...models.item import Item, Kind, iso
+
+# Kinds by value, without the enum constructor's cost (a hybrid search reads up to 200 candidates).
+KINDS = {kind.value: kind for kind in Kind}
 
 
 def document_of(item: Item, embedding: list[float]) -> dict[str, Any]:
@@ -32,27 +36,40 @@ def document_of(item: Item, embedding: list[float]) -> dict[str, Any]:
     }
 
 
-def hit_of(source: dict[str, Any], *, score: float, arm: str | None = None, rank: int | None = None) -> Hit:
+def hit_of(
+    source: dict[str, Any],
+    *,
+    score: float,
+    signals: dict[str, Signal] | None = None,
+    found_by: list[str] | None = None,
+) -> Hit:
     """A response hit from an index document. Mentions outside the document's own context are dropped
-    (the loader rejects them, this is a second line of defence)."""
+    (the loader rejects them, this is a second line of defence).
+
+    Validated from one plain dict: pydantic-core does that faster than building the nested models in
+    Python (``model_construct`` included)."""
     context_prefix = f"{source['context_id']}:"
-    signals = {arm: Signal(rank=rank, score=score)} if arm and rank else {}
-    return Hit(
-        id=source["id"],
-        kind=source["kind"],
-        text=source["text"],
-        score=score,
-        signals=signals,
-        status=source["status"],
-        confidence=source.get("confidence"),
-        created_at=source["created_at"],
-        mentions=[
-            MentionView(**m) for m in source.get("mentions", []) if m["entity_id"].startswith(context_prefix)
-        ],
-        provenance=Provenance(
-            source_ids=source.get("source_ids", []),
-            grounding_uris=[g["uri"] for g in source.get("grounding", []) if g.get("uri")],
-            supersedes=source.get("supersedes", []),
-        ),
-        found_by=[arm] if arm else [],
+    return Hit.model_validate(
+        {
+            "id": source["id"],
+            "kind": source["kind"],
+            "text": source["text"],
+            "score": score,
+            "signals": signals or {},
+            "status": source["status"],
+            "confidence": source.get("confidence"),
+            "created_at": source["created_at"],
+            "mentions": [m for m in source.get("mentions", []) if m["entity_id"].startswith(context_prefix)],
+            "provenance": {
+                "source_ids": source.get("source_ids", []),
+                "grounding_uris": [g["uri"] for g in source.get("grounding", []) if g.get("uri")],
+                "supersedes": source.get("supersedes", []),
+            },
+            "found_by": found_by or [],
+        }
     )
+
+
+def candidate_of(source: dict[str, Any], *, score: float) -> Candidate:
+    """A fusion candidate from an index document; its ``Hit`` is built only if it is returned."""
+    return Candidate(source["id"], KINDS[source["kind"]], score, partial(hit_of, source))

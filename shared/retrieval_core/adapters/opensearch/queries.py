@@ -13,8 +13,24 @@ from .index import VECTOR_FIELD
 
 KNN_EF_SEARCH = 100
 
-# Vectors are never returned: they are large and say nothing to a caller.
-SOURCE_FIELDS = {"excludes": [VECTOR_FIELD]}
+# Only what a response hit holds (``documents.hit_of``): never the vector (large, says nothing to a
+# caller), nor the fields only queries read (entity ids, metadata, validity); the document's context stays
+# for the mention check. A hybrid search reads up to 200 of these to return ten.
+SOURCE_FIELDS = {
+    "includes": [
+        "id",
+        "context_id",
+        "kind",
+        "status",
+        "text",
+        "confidence",
+        "created_at",
+        "mentions",
+        "source_ids",
+        "grounding.uri",
+        "supersedes",
+    ]
+}
 
 
 BY_CONFIDENCE = [{"confidence": {"order": "desc", "missing": "_first"}}, {"id": {"order": "asc"}}]

@@ -19,11 +19,11 @@ from ... import deadline
 from ...errors import BackendUnavailableError
 from ...metering import CallCounter
 from ...models.filters import Filter
-from ...models.hits import Hit
+from ...models.hits import Candidate, Hit, Signal
 from ...ports import ArmResults, SearchFilters, TimeWindow
 from . import queries
 from .client import backend_failures
-from .documents import hit_of
+from .documents import candidate_of, hit_of
 from .layout import IndexLayout
 
 if TYPE_CHECKING:
@@ -77,7 +77,10 @@ class OpenSearchStore:
         if "error" in lexical_result or "error" in vector_result:
             raise BackendUnavailableError()
         return ArmResults(
-            arms={LEXICAL_ARM: self._lexical(lexical_result), VECTOR_ARM: _ranked(vector_result, VECTOR_ARM)}
+            arms={
+                LEXICAL_ARM: _candidates(lexical_result, rank_only=not self._layout.siloed),
+                VECTOR_ARM: _candidates(vector_result),
+            }
         )
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
@@ -121,10 +124,24 @@ class OpenSearchStore:
 
 
 def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> list[Hit]:
+    hits = []
+    for rank, h in enumerate(_hits(response), start=1):
+        score = _arm_score(h, rank, rank_only)
+        hits.append(
+            hit_of(h["_source"], score=score, signals={arm: Signal(rank=rank, score=score)}, found_by=[arm])
+        )
+    return hits
+
+
+def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:
     return [
-        hit_of(h["_source"], score=1.0 / rank if rank_only else float(h["_score"]), arm=arm, rank=rank)
+        candidate_of(h["_source"], score=_arm_score(h, rank, rank_only))
         for rank, h in enumerate(_hits(response), start=1)
     ]
+
+
+def _arm_score(hit: dict[str, Any], rank: int, rank_only: bool) -> float:
+    return 1.0 / rank if rank_only else float(hit["_score"])
 
 
 def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:
