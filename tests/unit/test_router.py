@@ -10,9 +10,7 @@ from fakes_graph import FakeGraph
 from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore, capabilities_of
 from retrieval_core.context import CallerContext
 from retrieval_core.errors import InvalidRequestError
-from retrieval_core.models.hits import Candidate, Hit
 from retrieval_core.models.item import Item
-from retrieval_core.ports import ArmResults
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.router import RetrievalRouter
@@ -101,29 +99,6 @@ def test_hybrid_fuses_arms_with_signals_and_merges_ids() -> None:
     assert all(0 <= h.score <= 1 and math.isfinite(h.score) for h in result.hits)
     scores = [(-h.score, h.id) for h in result.hits]
     assert scores == sorted(scores)
-
-
-def test_hybrid_builds_hits_only_for_the_hits_it_returns() -> None:
-    built: list[str] = []
-    candidates: list[str] = []
-
-    def counted(candidate: Candidate) -> Candidate:
-        def build(**fields: Any) -> Hit:
-            built.append(candidate.id)
-            return candidate.build(**fields)
-
-        return candidate._replace(build=build)
-
-    class CountingStore(InMemoryStore):
-        def hybrid(self, *args: Any, **kwargs: Any) -> ArmResults:
-            arms = super().hybrid(*args, **kwargs).arms
-            candidates.extend(c.id for arm in arms.values() for c in arm)
-            return ArmResults(arms={arm: [counted(c) for c in found] for arm, found in arms.items()})
-
-    result = router(CountingStore(ITEMS)).route(request(mode="hybrid", text="payments team", top_k=1))
-    assert len(set(candidates)) > 1
-    assert built == [h.id for h in result.hits] == [result.hits[0].id]
-    assert set(result.hits[0].signals) == set(result.hits[0].found_by) == {"lexical", "vector"}
 
 
 def test_clamps_are_applied_before_routing_and_reported() -> None:
