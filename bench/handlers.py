@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+from retrieval_dev.cli import events
 from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import invoke
 
@@ -26,14 +27,7 @@ def graph_path_event(source: str, target: str, depth: int) -> dict[str, Any]:
 
 
 def why_event(item_id: str, depth: int) -> dict[str, Any]:
-    return api_event(
-        "GET",
-        f"/v1/why/{item_id}",
-        CONTEXT,
-        path_parameters={"proposition_id": item_id},
-        query={"depth": str(depth)},
-        resource="/v1/why/{proposition_id}",
-    )
+    return events.why_event(CONTEXT, item_id, depth)
 
 
 def timed_call(function: str, event: dict[str, Any]) -> tuple[float, dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, why_event
 from retrieval_dev.cli.lambda_runtime import invoke
 from stack_state import SAMPLE_CORPUS, load_file
 
@@ -58,13 +58,6 @@ def graph_path(context_id: str, **query: Any) -> tuple[int, dict]:
 
 
 def why(context_id: str, item_id: str, depth: int | None = None) -> tuple[int, dict]:
-    event = api_event(
-        "GET",
-        f"/v1/why/{item_id}",
-        context_id,
-        path_parameters={"proposition_id": item_id},
-        query=None if depth is None else {"depth": str(depth)},
-        resource="/v1/why/{proposition_id}",
-    )
+    event = why_event(context_id, item_id, depth)
     status, payload, _ = call("why_explain", event)
     return status, payload

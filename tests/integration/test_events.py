@@ -12,13 +12,13 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import RETRIEVAL
 from stack_state import REPO
 
 from dev.sample.known import CONTEXTS
@@ -27,7 +27,7 @@ EVENTS = REPO / "events"
 # The ingest function's events load an object first; tests/integration/test_ingest.py runs them.
 EVENT_FILES = sorted(p for p in EVENTS.glob("*/*.json") if p.parent.name != "ingest")
 FILE_NAME = re.compile(r"^(?P<status>[1-5]\d\d)-[a-z0-9][a-z0-9-]*\.json$")
-RETRIEVAL = Path(sys.executable).with_name("retrieval")
+
 ERROR_CODES = {
     400: {"next_token_invalid", "next_token_mismatch"},
     401: {"unauthenticated"},

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -20,9 +19,10 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import pytest
+from cli_process import free_port
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, session_event, why_event
 from retrieval_dev.cli.lambda_runtime import LambdaContext, handler_module
 from stack_state import SAMPLE_CORPUS, load_file
 
@@ -74,23 +74,11 @@ def event(route: str, session_id: str, text: str) -> tuple[str, dict[str, Any]]:
         body = {"mode": "lexical", "text": text, "session_id": session_id}
         return "retrieve", api_event("POST", "/v1/retrieve", CONTEXT, body=body)
     if route == "session view":
-        return "retrieve", api_event(
-            "GET",
-            f"/v1/sessions/{session_id}",
-            CONTEXT,
-            path_parameters={"session_id": session_id},
-            resource="/v1/sessions/{session_id}",
-        )
+        return "retrieve", session_event(CONTEXT, session_id)
     if route == "graph_path":
         query = {"from": "acme:person/alice-chen", "to": "acme:team/payments"}
         return "graph_path", api_event("GET", "/v1/graph/path", CONTEXT, query=query)
-    return "why_explain", api_event(
-        "GET",
-        "/v1/why/acme:p-0001",
-        CONTEXT,
-        path_parameters={"proposition_id": "acme:p-0001"},
-        resource="/v1/why/{proposition_id}",
-    )
+    return "why_explain", why_event(CONTEXT, "acme:p-0001")
 
 
 def answer(
@@ -174,12 +162,6 @@ def wait_healthy(service: stack.Service, settings: Settings) -> None:
         time.sleep(0.2)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_opensearch_stopped(corpus: Settings) -> None:
     check_fault(
         corpus,
@@ -191,7 +173,7 @@ def test_opensearch_stopped(corpus: Settings) -> None:
 
 
 def test_dynamodb_unreachable(corpus: Settings) -> None:
-    unreachable = corpus.model_copy(update={"dynamodb_endpoint": f"http://127.0.0.1:{closed_port()}"})
+    unreachable = corpus.model_copy(update={"dynamodb_endpoint": f"http://127.0.0.1:{free_port()}"})
     check_fault(unreachable, usual(corpus), "dynamodb", nullcontext, lambda: None)
 
 

@@ -12,7 +12,7 @@ import pytest
 from corpus_stack import call, retrieve
 from retrieval_core.config import Settings
 from retrieval_core.models.item import Item
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, session_event
 from stack_state import SAMPLE_CORPUS
 
 from dev.sample import known
@@ -97,13 +97,7 @@ def test_a_filter_the_index_cannot_apply_is_a_422_with_key_and_reason_and_spends
     assert reason in body["reason"] and "not declared" in body["reason"]
     status, _, _ = call(
         "retrieve",
-        api_event(
-            "GET",
-            f"/v1/sessions/{session}",
-            "acme",
-            path_parameters={"session_id": session},
-            resource="/v1/sessions/{session_id}",
-        ),
+        session_event("acme", session),
     )
     assert status == 404, "a refused filter must not open or charge a session"
 

@@ -132,16 +132,10 @@ def test_a_superseded_item_names_its_successor(corpus_settings: Settings) -> Non
 
 def test_foreign_and_missing_ids_give_byte_identical_404s(corpus_settings: Settings) -> None:
     from corpus_stack import call
-    from retrieval_dev.cli.events import api_event
+    from retrieval_dev.cli.events import why_event
 
     def raw(item_id: str) -> str:
-        event = api_event(
-            "GET",
-            f"/v1/why/{item_id}",
-            "acme",
-            path_parameters={"proposition_id": item_id},
-            resource="/v1/why/{proposition_id}",
-        )
+        event = why_event("acme", item_id)
         from retrieval_dev.cli.lambda_runtime import invoke
 
         response = invoke("why_explain", event)

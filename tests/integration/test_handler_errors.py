@@ -9,7 +9,7 @@ import pytest
 from corpus_stack import call, retrieve
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, session_event
 
 
 @pytest.mark.parametrize(
@@ -43,13 +43,7 @@ def test_a_rejected_request_changes_nothing(corpus_settings: Settings) -> None:
     assert retrieve("acme", {"mode": "lexical", "text": "x", "top_k": True} | session)[0] == 422
     status, _, _ = call(
         "retrieve",
-        api_event(
-            "GET",
-            "/v1/sessions/s-reject-test",
-            "acme",
-            path_parameters={"session_id": "s-reject-test"},
-            resource="/v1/sessions/{session_id}",
-        ),
+        session_event("acme", "s-reject-test"),
     )
     assert status == 404  # no session was created by the rejected request
 

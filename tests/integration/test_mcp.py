@@ -4,23 +4,19 @@ backend, over stdio with the remote backend against `retrieval serve`, and over 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from cli_process import RETRIEVAL, serving
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from stack_state import REPO
-from test_serve import free_port, wait_until_accepting
 
 from dev.sample import known
 
-RETRIEVAL = Path(sys.executable).with_name("retrieval")
 TOOLS = {"retrieve", "graph_path", "why_explain", "session"}
 QUERY = next(q for q in known.LEXICAL_QUERIES if q.context == "acme")
 GLOBEX = known.FACTS["globex"]
@@ -63,26 +59,8 @@ def served(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def _process(args: list[str], tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[str]:
-    port = free_port()
-    log = tmp_path_factory.mktemp(name) / f"{name}.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [str(RETRIEVAL), *args, "--port", str(port)],
-            cwd=REPO,
-            env=dict(os.environ),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_until_accepting(process, port)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with serving(args, tmp_path_factory.mktemp(name) / f"{name}.log", dict(os.environ)) as url:
+        yield url
 
 
 def test_local_stdio_lists_the_tools_and_each_answers_with_citations(corpus_settings: Any) -> None:

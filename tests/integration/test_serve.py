@@ -7,26 +7,22 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 from urllib.error import HTTPError
 from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
 import pytest
+from cli_process import RETRIEVAL, free_port, serving
 from retrieval_dev.cli import serve
 from stack_state import REPO
 
 from dev.sample import known
 
-RETRIEVAL = Path(sys.executable).with_name("retrieval")
 DEV_TOKEN = "Bearer dev:acme"
-READY_TRIES = 150
-READY_WAIT_SECONDS = 0.2
 LEXICAL = next(q for q in known.LEXICAL_QUERIES if q.context == "acme")
 HOP = known.FOUR_HOP_PATH
 SESSION = f"serve-{uuid.uuid4().hex[:8]}"
@@ -39,50 +35,11 @@ ROUTES = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_until_accepting(process: subprocess.Popen[bytes], port: int) -> None:
-    """Try to connect a bounded number of times; between tries, wait on the process so a crash shows."""
-    for _ in range(READY_TRIES):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            pass
-        try:
-            code = process.wait(timeout=READY_WAIT_SECONDS)
-        except subprocess.TimeoutExpired:
-            continue
-        pytest.fail(f"retrieval serve exited with {code} before accepting connections")
-    pytest.fail(f"retrieval serve did not accept connections on port {port}")
-
-
 @pytest.fixture(scope="module")
 def base_url(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
     log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [str(RETRIEVAL), "serve", "--port", str(port)],
-            cwd=REPO,
-            env=os.environ | corpus_settings.to_env(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_until_accepting(process, port)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with serving(["serve"], log, os.environ | corpus_settings.to_env()) as url:
+        yield url
 
 
 def call(base_url: str, route: str, token: str | None) -> tuple[int, dict[str, Any]]:

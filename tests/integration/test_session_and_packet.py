@@ -7,7 +7,7 @@ import uuid
 
 from corpus_stack import call, retrieve
 from retrieval_core.config import Settings
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import session_event
 
 from dev.sample import known
 
@@ -33,25 +33,13 @@ def test_receipts_count_and_source_names_are_stable_within_a_session(corpus_sett
     assert shared and all(names_first[i] == names_second[i] for i in shared)
     assert first["receipt"]["requested_at"] <= first["receipt"]["completed_at"]
 
-    view_event = api_event(
-        "GET",
-        f"/v1/sessions/{session}",
-        "acme",
-        path_parameters={"session_id": session},
-        resource="/v1/sessions/{session_id}",
-    )
+    view_event = session_event("acme", session)
     status, view, _ = call("retrieve", view_event)
     assert status == 200 and view["count"] == 2
     assert {s["name"] for s in view["sources"]} == set(names_first.values()) | set(names_second.values())
     view_event["requestContext"]["authorizer"]["context_id"] = "globex"
     status, foreign, _ = call("retrieve", view_event)
-    missing_event = api_event(
-        "GET",
-        "/v1/sessions/none",
-        "globex",
-        path_parameters={"session_id": "none"},
-        resource="/v1/sessions/{session_id}",
-    )
+    missing_event = session_event("globex", "none")
     assert (status, foreign) == call("retrieve", missing_event)[:2]
     assert status == 404
 
@@ -137,13 +125,7 @@ def test_another_principals_session_reads_like_an_unknown_one(corpus_settings: S
     assert retrieve("acme", {"mode": "lexical", "text": "ledger", "session_id": session})[0] == 200
 
     def view(session: str, principal: str) -> tuple[int, dict]:
-        event = api_event(
-            "GET",
-            f"/v1/sessions/{session}",
-            "acme",
-            path_parameters={"session_id": session},
-            resource="/v1/sessions/{session_id}",
-        )
+        event = session_event("acme", session)
         event["requestContext"]["authorizer"]["principalId"] = principal
         status, body, _ = call("retrieve", event)
         return status, body

@@ -13,7 +13,7 @@ import pytest
 from cfnlint.decode import decode
 from fake_functions import DIMENSION, FakeFunctions, fake_functions
 from retrieval_dev.cli import serve
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, session_event, why_event
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = json.loads((REPO / "docs" / "openapi.json").read_text(encoding="utf-8"))
@@ -47,13 +47,7 @@ def post(body: Any = None, raw: str | None = None, content_type: str | None = "a
 
 
 def session_count(functions: FakeFunctions, session_id: str = SESSION) -> int | None:
-    event = api_event(
-        "GET",
-        f"/v1/sessions/{session_id}",
-        "acme",
-        path_parameters={"session_id": session_id},
-        resource="/v1/sessions/{session_id}",
-    )
+    event = session_event("acme", session_id)
     status, body, _ = functions.api("retrieve", event)
     return body["count"] if status == 200 else None
 
@@ -178,13 +172,7 @@ def test_a_chosen_context_with_a_trailing_newline_is_403(functions: FakeFunction
 def test_session_ids_are_checked_in_full_in_the_path_and_the_header(
     functions: FakeFunctions, session_id: str
 ) -> None:
-    event = api_event(
-        "GET",
-        f"/v1/sessions/{session_id}",
-        "acme",
-        path_parameters={"session_id": session_id},
-        resource="/v1/sessions/{session_id}",
-    )
+    event = session_event("acme", session_id)
     status, answer, _ = functions.api("retrieve", event)
     assert status == 422, answer
     assert_error_body(answer)
@@ -197,13 +185,7 @@ def test_session_ids_are_checked_in_full_in_the_path_and_the_header(
 
 def test_an_item_id_past_the_limit_is_422(functions: FakeFunctions) -> None:
     item_id = "acme:" + "p" * 600
-    event = api_event(
-        "GET",
-        f"/v1/why/{item_id}",
-        "acme",
-        path_parameters={"proposition_id": item_id},
-        resource="/v1/why/{proposition_id}",
-    )
+    event = why_event("acme", item_id)
     status, answer, _ = functions.api("why_explain", event)
     assert status == 422, answer
     assert answer["fields"][0]["field"] == "proposition_id"

@@ -155,16 +155,9 @@ def _ingest_step(retrieve: Any, invoke: Any) -> None:
 
 
 def _why_response(ctx: str, item_id: str, invoke: Any) -> Any:
-    from .events import api_event
+    from .events import why_event
 
-    event = api_event(
-        "GET",
-        f"/v1/why/{item_id}",
-        ctx,
-        path_parameters={"proposition_id": item_id},
-        resource="/v1/why/{proposition_id}",
-    )
-    return invoke("why_explain", event)
+    return invoke("why_explain", why_event(ctx, item_id))
 
 
 def _why_status(ctx: str, item_id: str, invoke: Any) -> int:

@@ -36,3 +36,26 @@ def api_event(
         "body": None if body is None else json.dumps(body),
         "isBase64Encoded": False,
     }
+
+
+def session_event(context_id: str, session_id: str) -> dict[str, Any]:
+    """``GET /v1/sessions/{session_id}`` as API Gateway routes it."""
+    return api_event(
+        "GET",
+        f"/v1/sessions/{session_id}",
+        context_id,
+        path_parameters={"session_id": session_id},
+        resource="/v1/sessions/{session_id}",
+    )
+
+
+def why_event(context_id: str, item_id: str, depth: int | None = None) -> dict[str, Any]:
+    """``GET /v1/why/{proposition_id}[?depth=N]`` as API Gateway routes it."""
+    return api_event(
+        "GET",
+        f"/v1/why/{item_id}",
+        context_id,
+        path_parameters={"proposition_id": item_id},
+        query=None if depth is None else {"depth": str(depth)},
+        resource="/v1/why/{proposition_id}",
+    )
