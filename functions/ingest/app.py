@@ -11,6 +11,7 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
+from retrieval_core.entrypoints.error_counts import count_errors
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.ingest.errors import IngestEventError
@@ -40,8 +41,9 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         work = work_of(event)
     except IngestEventError as error:
         logger.warning("not an ingest event", extra={"reason": error.message})
-        metrics.add_metric(name="ClientErrors", unit=MetricUnit.Count, value=1)
-        return {"statusCode": status_of(error), "body": error.to_body()}
+        status = status_of(error)
+        count_errors(metrics, status)
+        return {"statusCode": status, "body": error.to_body()}
     service = container().ingest
     summaries = []
     for unit in work:

@@ -32,7 +32,17 @@ if TYPE_CHECKING:
     from .retrieval.service import RetrieveService
 
 OVERRIDABLE = frozenset(
-    {"store", "edges", "lineage", "embedder", "retrieval_config", "policy", "capabilities", "cursors"}
+    {
+        "store",
+        "items",
+        "edges",
+        "lineage",
+        "embedder",
+        "retrieval_config",
+        "policy",
+        "capabilities",
+        "cursors",
+    }
 )
 
 
@@ -90,6 +100,12 @@ class Container:
         )
 
     @cached_property
+    def items(self) -> ItemReader:
+        """Item reads by id (graph_path, why_explain, later pages): the search store serves them, without
+        the embedder or the graph the full capability set would build."""
+        return self.store
+
+    @cached_property
     def capabilities(self) -> Capabilities:
         """What the deployed backends can do: OpenSearch serves every search mode and item reads,
         DynamoDB the graph; the embedder turns text into query vectors."""
@@ -136,7 +152,7 @@ class Container:
         return Pager(
             tokens=None if key is None else PageTokens(key),
             cursors=self.cursors if key is not None else None,
-            items=self.capabilities.items,
+            items=self.items,
             config=PagingConfig(
                 max_depth=self.settings.paging_max_depth, ttl_seconds=self.settings.paging_ttl_seconds
             ),
@@ -156,13 +172,13 @@ class Container:
     def graph_path(self) -> GraphPathService:
         from .graph import GraphPathService
 
-        return GraphPathService(self.edges, self._items(), node_cap=self.retrieval_config.expansion.node_cap)
+        return GraphPathService(self.edges, self.items, node_cap=self.retrieval_config.expansion.node_cap)
 
     @cached_property
     def why_explain(self) -> WhyExplainService:
         from .lineage import WhyExplainService
 
-        return WhyExplainService(self.lineage, self._items())
+        return WhyExplainService(self.lineage, self.items)
 
     @cached_property
     def indices(self) -> ContextIndices:
@@ -216,12 +232,6 @@ class Container:
             queue=SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None,
             part_lines=self.settings.ingest_part_lines,
         )
-
-    def _items(self) -> ItemReader:
-        items = self.capabilities.items if "capabilities" in self.__dict__ else self.store
-        if items is None:
-            raise TypeError("graph_path and why_explain need an item reader")
-        return items
 
 
 _current: Container | None = None

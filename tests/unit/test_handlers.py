@@ -14,7 +14,7 @@ from retrieval_core import bootstrap
 from retrieval_core.config import Settings
 from retrieval_core.models.item import Item
 from retrieval_core.policy import InMemorySessionStore, PolicyConfig, RetrievalPolicy
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, session_event
 from retrieval_dev.cli.lambda_runtime import invoke
 
 SESSION_LIMIT = 2
@@ -54,6 +54,7 @@ def fakes() -> Iterator[None]:
         Settings(),
         overrides={
             "capabilities": capabilities_of(store, graph, FixedEmbedder({}, dimension=2)),
+            "items": store,
             "edges": graph,
             "lineage": lineage,
             "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig(limit=SESSION_LIMIT)),
@@ -140,13 +141,7 @@ def test_a_repeated_query_is_409_and_a_spent_budget_429() -> None:
 
 
 def test_an_unknown_session_is_404() -> None:
-    event = api_event(
-        "GET",
-        "/v1/sessions/nope",
-        "acme",
-        path_parameters={"session_id": "nope"},
-        resource="/v1/sessions/{session_id}",
-    )
+    event = session_event("acme", "nope")
     status, body = call("retrieve", event)
     assert (status, body["error"]) == (404, "not_found")
 

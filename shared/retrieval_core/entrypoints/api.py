@@ -12,7 +12,6 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import BaseModel
 
 from .. import deadline
@@ -21,6 +20,7 @@ from ..context import CallerContext
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .direct import DirectInvocation, handle_direct, is_direct
+from .error_counts import count_errors
 from .responses import describe_validation, error_status_body
 from .tracing import LambdaTracer
 
@@ -113,12 +113,3 @@ def lambda_entry(
         return response
 
     return lambda_handler
-
-
-def count_errors(metrics: Metrics, status: int) -> None:
-    """Count error answers: a direct invocation has no API Gateway 4XX/5XX metric, and Lambda counts
-    only uncaught exceptions. It also means a request refused before its route still has a metric to
-    publish; each route publishes its own on success."""
-    if status >= 400:
-        name = "ServerErrors" if status >= 500 else "ClientErrors"
-        metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
