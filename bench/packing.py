@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from retrieval_core.models.hits import Hit
-from retrieval_core.models.item import Kind, Status
+from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.packing.counting import token_counter
 from retrieval_core.packing.options import PackOptions
 from retrieval_core.packing.packer import pack_hits

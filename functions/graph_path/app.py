@@ -12,7 +12,7 @@ from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.tracing import lambda_tracer
-from retrieval_core.graph import GraphPathRequest, GraphPathResponse
+from retrieval_core.graph.models import GraphPathRequest, GraphPathResponse
 
 logger = Logger()
 tracer = lambda_tracer()

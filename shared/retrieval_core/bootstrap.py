@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .adapters.dynamodb_lineage import DynamoDBLineage
     from .adapters.opensearch.index import ContextIndices
     from .adapters.opensearch.store import OpenSearchStore
-    from .graph import GraphPathService
+    from .graph.service import GraphPathService
     from .ingest.service import IngestService
     from .lineage import WhyExplainService
     from .loading.loader import Loader
@@ -170,7 +170,7 @@ class Container:
 
     @cached_property
     def graph_path(self) -> GraphPathService:
-        from .graph import GraphPathService
+        from .graph.service import GraphPathService
 
         return GraphPathService(self.edges, self.items, node_cap=self.retrieval_config.expansion.node_cap)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .models.cursors import FrozenRanking
 from .models.hits import Candidate, Edge, Hit, LineageCard, LineageLinks
-from .models.item import Kind, Status
+from .models.vocabulary import Kind, Status
 
 if TYPE_CHECKING:
     from .models.filters import Filter

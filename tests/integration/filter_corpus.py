@@ -11,7 +11,8 @@ import random
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from retrieval_core.models.item import Item, Kind, Status
+from retrieval_core.models.item import Item
+from retrieval_core.models.vocabulary import Kind, Status
 
 CTX = "fprop"
 OTHER = "fother"

@@ -15,9 +15,10 @@ from retrieval_core.config import Settings
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError
-from retrieval_core.graph import walk
+from retrieval_core.graph.walk import walk
 from retrieval_core.loading.rows import MANIFEST_ATTRIBUTE, TableNames, rows_of
-from retrieval_core.models.item import Item, Kind, Status
+from retrieval_core.models.item import Item
+from retrieval_core.models.vocabulary import Kind, Status
 
 CREATED = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 

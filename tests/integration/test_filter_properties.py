@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
-from retrieval_core.models.item import Item, Kind, Status
+from retrieval_core.models.item import Item
 from retrieval_core.models.metadata import FieldType
+from retrieval_core.models.vocabulary import Kind, Status
 from stack_state import load_lines
 
 from dev.tables import scratch_space

@@ -64,7 +64,8 @@ def test_a_cycle_does_not_loop(corpus_settings: Settings) -> None:
 def test_the_visited_node_cap_reports_truncated(corpus_settings: Settings, monkeypatch: Any) -> None:
     from retrieval_core.bootstrap import container
     from retrieval_core.context import CallerContext
-    from retrieval_core.graph import GraphPathRequest, GraphPathService
+    from retrieval_core.graph.models import GraphPathRequest
+    from retrieval_core.graph.service import GraphPathService
 
     path = known.FOUR_HOP_PATH
     request = GraphPathRequest.model_validate(path_query(path.start, path.end, max_depth=5))

@@ -17,7 +17,7 @@ from retrieval_core.config import Settings
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError, NotFoundError
 from retrieval_core.models.hits import Hit
-from retrieval_core.models.item import Kind, Status
+from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.policy import (
     DuplicateQueryError,
     Outcome,

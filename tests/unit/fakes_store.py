@@ -10,7 +10,8 @@ from functools import partial
 
 from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
-from retrieval_core.models.item import Item, iso
+from retrieval_core.models.item import Item
+from retrieval_core.models.vocabulary import iso
 from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
 
 from tests.filter_oracle import matches

@@ -7,8 +7,9 @@ from itertools import pairwise
 import pytest
 from pydantic import ValidationError
 from retrieval_core.context import CallerContext
-from retrieval_core.graph import GraphPathRequest, GraphPathResponse, graph_path
-from retrieval_core.models.item import Status
+from retrieval_core.graph.models import GraphPathRequest, GraphPathResponse
+from retrieval_core.graph.path import graph_path
+from retrieval_core.models.vocabulary import Status
 
 from tests.unit.fakes_graph import FakeGraph, FakeItems
 

@@ -8,7 +8,7 @@ from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import NotFoundError
 from retrieval_core.lineage import ItemNotFoundError, WhyExplainRequest, WhyExplainResponse, why_explain
-from retrieval_core.models.item import Kind
+from retrieval_core.models.vocabulary import Kind
 
 from tests.unit.fakes_graph import FakeItems, FakeLineage
 

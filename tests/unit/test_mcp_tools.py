@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
-from retrieval_core.graph import GraphPathRequest
+from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_dev.mcp.backends import ApiAnswer, RemoteBackend

@@ -12,15 +12,12 @@ from hypothesis import strategies as st
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import RetrievalError
 from retrieval_core.models.hits import Hit
-from retrieval_core.models.item import Kind, Status
-from retrieval_core.packing import (
-    ContextPacket,
-    PacketHeaderTooLargeError,
-    PackOptions,
-    SourceIdMissingError,
-    pack_hits,
-)
+from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.packing.counting import CHAR_COUNTER, token_counter
+from retrieval_core.packing.errors import PacketHeaderTooLargeError, SourceIdMissingError
+from retrieval_core.packing.options import PackOptions
+from retrieval_core.packing.packer import pack_hits
+from retrieval_core.packing.packet import ContextPacket
 from retrieval_core.packing.render import Layout, prefix
 
 

@@ -8,8 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from retrieval_core.packing import PackOptions
 from retrieval_core.packing.counting import CHAR_COUNTER, counter_for, token_counter
+from retrieval_core.packing.options import PackOptions
 
 
 def _run(script: str, tmp_path: Path) -> dict:
@@ -79,7 +79,8 @@ def test_without_tiktoken_max_tokens_falls_back_to_chars_and_says_so(tmp_path: P
         """
         import json, sys
         sys.modules["tiktoken"] = None  # makes 'import tiktoken' raise ImportError
-        from retrieval_core.packing import PackOptions, pack_hits
+        from retrieval_core.packing.options import PackOptions
+        from retrieval_core.packing.packer import pack_hits
         packet = pack_hits([], {}, PackOptions(max_tokens=100), "anything")
         print(json.dumps({"unit": packet.unit, "used": packet.used, "text": packet.text}))
         """,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel, ValidationError
-from retrieval_core.packing import PackOptions
+from retrieval_core.packing.options import PackOptions
 
 
 class _Request(BaseModel):

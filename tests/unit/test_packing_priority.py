@@ -10,9 +10,12 @@ from collections.abc import Sequence
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from retrieval_core.models.hits import Hit
-from retrieval_core.models.item import Kind, Status
-from retrieval_core.packing import ContextPacket, PacketHeaderTooLargeError, PackOptions, pack_hits
+from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.packing.counting import CHAR_COUNTER, LengthCounter, token_counter
+from retrieval_core.packing.errors import PacketHeaderTooLargeError
+from retrieval_core.packing.options import PackOptions
+from retrieval_core.packing.packer import pack_hits
+from retrieval_core.packing.packet import ContextPacket
 from retrieval_core.packing.render import Layout
 from retrieval_core.packing.sentences import split_sentences, terms
 

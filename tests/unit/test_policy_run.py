@@ -13,7 +13,7 @@ import pytest
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import ForbiddenError, InvalidRequestError, NotFoundError
 from retrieval_core.models.hits import Hit
-from retrieval_core.models.item import Kind, Status
+from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.policy import (
     HITS,
     DuplicateQueryError,

@@ -16,7 +16,8 @@ from itertools import combinations
 
 import pytest
 from retrieval_core.context import context_of
-from retrieval_core.models.item import Item, Kind, Status
+from retrieval_core.models.item import Item
+from retrieval_core.models.vocabulary import Kind, Status
 
 from dev.sample import known
 from dev.sample.generate import CORPUS_PATH, build, render

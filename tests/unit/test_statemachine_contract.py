@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.graph import GraphPathRequest
+from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
 from retrieval_core.retrieval.requests import RetrieveRequest
 

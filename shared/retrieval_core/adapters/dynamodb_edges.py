@@ -17,7 +17,7 @@ from .. import deadline, keys
 from ..config import Settings
 from ..metering import CallCounter
 from ..models.hits import Edge
-from ..models.item import Status
+from ..models.vocabulary import Status
 from .dynamodb_client import dynamodb_client
 from .dynamodb_reads import as_float, backend_failures, plain
 

@@ -2,20 +2,5 @@
 router uses for ``graph_walk`` and hybrid graph expansion. Works only through the GraphTraversal and
 ItemReader ports."""
 
-from .models import GraphPath, GraphPathRequest, GraphPathResponse, PathEdge
-from .neighbourhood import DEFAULT_NODE_CAP
-from .path import graph_path
-from .service import GraphPathService
-from .walk import WalkStep, walk
-
-__all__ = [
-    "DEFAULT_NODE_CAP",
-    "GraphPath",
-    "GraphPathRequest",
-    "GraphPathResponse",
-    "GraphPathService",
-    "PathEdge",
-    "WalkStep",
-    "graph_path",
-    "walk",
-]
+# Import the submodules (models, path, service, walk): the retrieve function needs only the walk, and
+# importing the package must not build graph_path's request and response schemas on its cold start.

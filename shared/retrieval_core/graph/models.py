@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from ..models.item import Status
 from ..models.limits import DEPTH_RANGE, PATHS_RANGE, clamp
+from ..models.vocabulary import Status
 
 
 class GraphPathRequest(BaseModel):

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from ..context import CallerContext
 from ..metering import CallMeter
 from ..models.hits import Edge
-from ..models.item import Status
+from ..models.vocabulary import Status
 from ..ports import GraphTraversal
 
 DEFAULT_NODE_CAP = 5_000

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from ..context import CallerContext
 from ..metering import CallMeter
 from ..models.hits import Edge
-from ..models.item import Status
+from ..models.vocabulary import Status
 from ..ports import GraphTraversal
 from .neighbourhood import DEFAULT_NODE_CAP, Neighbourhood
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..models.hits import Hit
-from ..models.item import Kind, Status
 from ..models.limits import DEPTH_RANGE, clamp
+from ..models.vocabulary import Kind, Status
 
 
 class WhyExplainRequest(BaseModel):

@@ -15,7 +15,8 @@ from typing import Any
 
 from .. import keys
 from ..adapters.dynamodb_writer import RowRef
-from ..models.item import Item, Kind, iso
+from ..models.item import Item
+from ..models.vocabulary import Kind, iso
 
 MANIFEST_ATTRIBUTE = "manifest"
 _EDGES, _LINEAGE = "E", "L"

@@ -25,7 +25,6 @@ from pydantic import (
 )
 
 from .errors import FilterNotApplicableError
-from .item import Kind, Status
 from .metadata import (
     METADATA_NAME_PATTERN,
     FieldType,
@@ -33,6 +32,7 @@ from .metadata import (
     parse_date,
     value_problem,
 )
+from .vocabulary import Kind, Status
 
 MAX_LEVELS = 5
 MAX_LEAVES = 50

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .item import Kind, Status
+from .vocabulary import Kind, Status
 
 
 class Signal(BaseModel):

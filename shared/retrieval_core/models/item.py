@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from enum import StrEnum
-from typing import Any, overload
+from typing import Any
 
 from pydantic import (
     AwareDatetime,
@@ -17,21 +15,7 @@ from pydantic import (
 )
 
 from ..context import CONTEXT_ID_PATTERN, context_of
-
-
-class Kind(StrEnum):
-    PROPOSITION = "proposition"
-    DOCUMENT = "document"
-    RECORD = "record"
-    ARTIFACT = "artifact"
-    TRACE = "trace"
-
-
-class Status(StrEnum):
-    ACTIVE = "ACTIVE"
-    SUPERSEDED = "SUPERSEDED"
-    CONTRADICTED = "CONTRADICTED"
-    STALE = "STALE"
+from .vocabulary import Kind, Status
 
 
 class _Strict(BaseModel):
@@ -131,14 +115,3 @@ def _require_context(ref: str, info: ValidationInfo) -> None:
     context_id = info.data.get("context_id")
     if context_id is not None and context_of(ref) != context_id:
         raise ValueError(f"'{ref}' must start with '{context_id}:' (links may not cross contexts)")
-
-
-@overload
-def iso(moment: datetime) -> str: ...
-@overload
-def iso(moment: None) -> None: ...
-def iso(moment: datetime | None) -> str | None:
-    """Render a timestamp the way every store and response shows it: UTC, second precision, ``Z``."""
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -4,17 +4,5 @@
 guarantees and what ``max_tokens`` means for callers whose model uses another tokenizer.
 """
 
-from .errors import PacketHeaderTooLargeError, SourceIdMissingError
-from .options import PackOptions
-from .packer import pack_hits
-from .packet import ContextPacket, DroppedItem, PackedItem
-
-__all__ = [
-    "ContextPacket",
-    "DroppedItem",
-    "PackOptions",
-    "PackedItem",
-    "PacketHeaderTooLargeError",
-    "SourceIdMissingError",
-    "pack_hits",
-]
+# Import the submodules (options, packet, packer): a retrieve that asks for no packet must not import
+# the packer and its token counting on its cold start.

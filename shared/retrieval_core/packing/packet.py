@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ..models.item import Kind
+from ..models.vocabulary import Kind
 
 DropReason = Literal["duplicate", "max_items", "budget"]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, NoReturn, TypeVar
 
-from ..models.item import iso
+from ..models.vocabulary import iso
 from .config import PolicyConfig
 from .errors import DuplicateQueryError, SessionBudgetExhaustedError, SessionNotFoundError
 from .kind import HITS, RetrievalKind

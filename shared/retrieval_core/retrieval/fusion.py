@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Generic, NamedTuple, Protocol, Self, TypeVar
 
 from ..models.hits import Candidate, Hit, Signal
-from ..models.item import Kind
+from ..models.vocabulary import Kind
 
 
 class Ranked(Protocol):

@@ -30,8 +30,8 @@ from pydantic import (
 
 from ..errors import InvalidRequestError
 from ..models.filters import Filter
-from ..models.item import Kind, Status
 from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
+from ..models.vocabulary import Kind, Status
 from ..packing.options import PackOptions
 from ..policy.state import SESSION_ID_PATTERN
 

@@ -7,8 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..models.hits import Hit
-from ..models.item import Kind, Status
-from ..packing import ContextPacket
+from ..models.vocabulary import Kind, Status
+from ..packing.packet import ContextPacket
 from ..policy import Receipt
 from .requests import Mode
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from ..context import CallerContext
 from ..models.hits import Hit
-from ..packing import pack_hits
 from ..policy import RetrievalPolicy
 from ..policy.query import CONTROL_FIELDS
 from ..ports import Capabilities
@@ -56,6 +55,8 @@ class RetrieveService:
         # spends any budget on the request.
         router.resolved_filter(request)
         if request.pack is not None:
+            from ..packing.packer import pack_hits  # only requests that ask for a packet need the packer
+
             pack_hits([], {}, request.pack, request.text)
         # A bad token is refused here too: misuse never reads, never spends budget.
         position = self._pager.position(request, context.context_id)
@@ -77,6 +78,8 @@ class RetrieveService:
         result = pages[0]
         packet = None
         if request.pack is not None:
+            from ..packing.packer import pack_hits
+
             packet = pack_hits(result.hits, outcome.names, request.pack, request.text)
         return RetrieveResponse(
             mode=result.mode,

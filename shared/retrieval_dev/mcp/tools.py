@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_core.entrypoints.responses import describe_validation
-from retrieval_core.graph import GraphPathRequest
+from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
 from retrieval_core.policy.state import SESSION_ID_PATTERN
 from retrieval_core.retrieval.requests import RetrieveRequest

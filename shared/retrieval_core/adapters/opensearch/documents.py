@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...models.hits import Candidate, Hit, Signal
-from ...models.item import Item, Kind, iso
+from ...models.vocabulary import Kind, iso
+
+if TYPE_CHECKING:  # the read path (hits) must not build the loadable item's schema
+    from ...models.item import Item
 
 # Kinds by value, without the enum constructor's cost (a hybrid search reads up to 200 candidates).
 KINDS = {kind.value: kind for kind in Kind}
