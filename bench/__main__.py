@@ -17,6 +17,7 @@ from retrieval_core.config import Settings
 
 from . import coldstart, filtered, graph, ingest, isolation, micro, paging, policy, retrieve
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
+from .cost import cost_table
 from .dynamodb_server import DynamoDBStartError, indexed_moto
 from .handlers import HandlerFailedError, graph_path_event, retrieve_event, why_event
 from .machine import facts
@@ -142,6 +143,7 @@ def _run(
         "load_seconds": load_seconds,
         "results": results,
     }
+    report["cost"] = cost_table(results)
     report["targets"] = as_dicts(targets(scale.name, results))
     text = markdown(report)
     json_path, md_path = save(report, text, out_dir)

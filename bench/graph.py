@@ -1,4 +1,5 @@
-"""Section 3: graph_path and why_explain at depths 1 to 5 -- latency, backend calls and DynamoDB rounds.
+"""Section 3: graph_path and why_explain at depths 1 to 5 -- latency, backend calls, DynamoDB rounds and
+the DynamoDB read units they cost (``bench/units.py``).
 
 graph_path is asked for pairs whose shortest active path is exactly ``depth`` hops, with
 ``max_depth=depth``, so each request searches that deep and finds its path. why_explain is asked about
@@ -10,16 +11,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from retrieval_core.adapters.dynamodb_client import dynamodb_client
+from retrieval_core.bootstrap import container
+
 from .corpus import MAX_DEPTH, Corpus, pairs_at_distance
 from .handlers import graph_path_event, timed_call, why_event
 from .probes import Cost, Probe, install
 from .progress import say
 from .stats import Latency, median
+from .units import Ledger, units
 
 
-def _summary(seconds: list[float], costs: list[Cost], reported: list[int]) -> dict[str, Any]:
+def _summary(
+    seconds: list[float], costs: list[Cost], reported: list[int], read_units: list[float]
+) -> dict[str, Any]:
     return {
         **Latency.of(seconds).as_dict(),
+        "read_units": median(read_units),
+        "read_units_max": max(read_units),
         "dynamodb_calls": median([c.dynamodb_calls for c in costs]),
         "dynamodb_calls_max": max(c.dynamodb_calls for c in costs),
         "dynamodb_rounds": median([c.dynamodb_rounds for c in costs]),
@@ -35,20 +44,26 @@ def _run(
     events: list[dict[str, Any]],
     rounds: int,
     probe: Probe,
+    ledger: Ledger,
     check: Callable[[dict[str, Any]], bool],
 ) -> dict[str, Any]:
     seconds: list[float] = []
     costs: list[Cost] = []
     reported: list[int] = []
+    read_units: list[float] = []
     answered = 0
+    ledger.take()
     for _ in range(rounds):
         for event in events:
             elapsed, body = timed_call(name, event)
             costs.append(probe.take())
+            # Both functions only read DynamoDB, so no item needs reading back for its write units.
+            read_units.append(units(ledger.take(), reader=None)[1])
             seconds.append(elapsed)
             reported.append(body["explored"]["backend_calls"])
             answered += check(body)
-    return {**_summary(seconds, costs, reported), "answered_share": answered / len(seconds)}
+    summary = _summary(seconds, costs, reported, read_units)
+    return {**summary, "answered_share": answered / len(seconds)}
 
 
 def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
@@ -61,6 +76,8 @@ def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
         timed_call("why_explain", why_event(item, 1))
     install(probe)
     probe.take()
+    ledger = Ledger()
+    ledger.watch(dynamodb_client(container().settings))
     for depth in range(1, MAX_DEPTH + 1):
         pairs = pairs_at_distance(corpus, depth, scale.graph_samples)
         if not pairs:
@@ -73,6 +90,7 @@ def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
             events,
             scale.rounds,
             probe,
+            ledger,
             lambda body, d=depth: body["found"] and len(body["paths"][0]["edges"]) == d,
         )
     items = corpus.deepest[: scale.graph_samples]
@@ -84,6 +102,7 @@ def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
             events,
             scale.rounds,
             probe,
+            ledger,
             lambda body, d=depth: body["explored"]["levels"] == d,
         )
     return results

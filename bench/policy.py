@@ -4,21 +4,14 @@ results exist) -- and the DynamoDB units one request's session calls cost as its
 and 500 queries, the limit raised for the measurement), in a warm container and in a container new to
 the session.
 
-Units: moto does not meter capacity, so each session call is billed the way on-demand DynamoDB bills it,
-from the call's own request and response: a write costs ceil(item size / 1 KB) units (a failed
-conditional write too; an UpdateItem's size is the item's size after the update, read back outside the
-timing, since our updates only add attributes); a Query costs ceil(total size of the items it returned /
-4 KB) units, halved when eventually consistent, at least 1 (0.5) even when it returns nothing. Sizes
-follow DynamoDB's item-size rules (attribute names plus values; numbers one byte per two digits plus one).
+Units: computed from each call's request and response as on-demand DynamoDB bills them (``bench/units.py``).
 """
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval_core.bootstrap import Container, container, use
@@ -31,78 +24,10 @@ from .handlers import retrieve_event, timed_call
 from .probes import Cost, Probe, install
 from .progress import say
 from .stats import Latency, median, median_ratio
+from .units import Ledger, units
 
 QUERIES_PER_SESSION = 40
 """Below the default session limit (50), so every request is accepted."""
-WRITE_UNITS_TARGET = 3
-READ_UNITS_TARGET = 4
-WRITES = ("PutItem", "UpdateItem", "DeleteItem")
-
-
-def item_size(item: dict[str, Any]) -> int:
-    """Bytes DynamoDB counts for a low-level item (``{"name": {"S": ...}}``)."""
-    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
-
-
-def _value_size(value: dict[str, Any]) -> int:
-    ((kind, raw),) = value.items()
-    if kind == "S":
-        return len(raw.encode())
-    if kind == "N":
-        digits = raw.lstrip("-").replace(".", "").strip("0") or "0"
-        return math.ceil(len(digits) / 2) + 1
-    if kind == "B":
-        return len(raw)
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "M":
-        return 3 + sum(len(k.encode()) + _value_size(v) + 1 for k, v in raw.items())
-    if kind == "L":
-        return 3 + sum(_value_size(v) + 1 for v in raw)
-    return sum(len(str(v).encode()) for v in raw)  # SS / NS / BS
-
-
-@dataclass
-class Ledger:
-    """Every DynamoDB call of the watched clients with its parameters and its (parsed) response."""
-
-    calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    _pending: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    _watched: set[int] = field(default_factory=set)
-
-    def watch(self, client: Any) -> None:
-        if id(client) not in self._watched:
-            self._watched.add(id(client))
-            client.meta.events.register("provide-client-params.dynamodb", self._params)
-            client.meta.events.register("after-call.dynamodb", self._after)
-
-    def take(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-        calls, self.calls = self.calls, []
-        return calls
-
-    def _params(self, params: dict[str, Any], model: Any, **_: Any) -> None:
-        self._pending.append((model.name, dict(params)))
-
-    def _after(self, parsed: dict[str, Any], **_: Any) -> None:
-        operation, params = self._pending.pop(0)
-        self.calls.append((operation, params, parsed))
-
-
-def units(calls: list[tuple[str, dict[str, Any], dict[str, Any]]], reader: Any) -> tuple[float, float]:
-    """(write units, read units) of one request's session calls, per the module's billing rules."""
-    written = read = 0.0
-    for operation, params, response in calls:
-        if operation == "PutItem":
-            written += max(1, math.ceil(item_size(params["Item"]) / 1024))
-        elif operation in ("UpdateItem", "DeleteItem"):
-            after = reader.get_item(TableName=params["TableName"], Key=params["Key"]).get("Item") or {}
-            written += max(1, math.ceil(item_size(after) / 1024))
-        elif operation in ("Query", "GetItem"):
-            items = response.get("Items") or ([response["Item"]] if "Item" in response else [])
-            size = sum(item_size(item) for item in items)
-            consistent = bool(params.get("ConsistentRead"))
-            read += max(1, math.ceil(size / 4096)) * (1 if consistent else 0.5)
-    return written, read
 
 
 def measure(settings: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:

@@ -7,7 +7,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from .cost import PRICES
+
 MIB = 1024 * 1024
+LAYER_TARGET_MIB = 20
 WRITE_UNITS_TARGET = 3
 READ_UNITS_TARGET = 4
 COLD_TARGET_FUNCTIONS = ("retrieve", "graph_path", "why_explain")
@@ -79,9 +82,16 @@ def targets(scale: str, results: dict[str, Any]) -> list[Target]:
     package = results.get("package", {})
     if package.get("measured"):
         layer = package["layer_bytes"] / MIB
-        found.append(Target("layer size", "<= 25 MiB unzipped", f"{layer:.1f} MiB", _status(layer <= 25)))
+        found.append(
+            Target(
+                "layer size",
+                f"<= {LAYER_TARGET_MIB} MiB unzipped",
+                f"{layer:.1f} MiB",
+                _status(layer <= LAYER_TARGET_MIB),
+            )
+        )
     else:
-        found.append(Target("layer size", "<= 25 MiB unzipped", "not built", "n/a"))
+        found.append(Target("layer size", f"<= {LAYER_TARGET_MIB} MiB unzipped", "not built", "n/a"))
     graph = results.get("graph", {})
     depth3 = graph.get("graph_path", {}).get(3)
     if depth3:
@@ -247,13 +257,13 @@ def markdown(report: dict[str, Any]) -> str:
                     f"{_calls(g['dynamodb_calls'])} (max {g['dynamodb_calls_max']})",
                     f"{_calls(g['dynamodb_rounds'])} (max {g['dynamodb_rounds_max']})",
                     f"{_calls(g['opensearch_calls'])} (max {g['opensearch_calls_max']})",
+                    f"{_calls(g['read_units'])} (max {_calls(g['read_units_max'])})",
                     f"{g['answered_share']:.0%}",
                 ]
                 for depth, g in sorted(graph[name].items())
             ]
-            lines += _table(
-                ["depth", "p50", "p95", "DDB calls", "DDB rounds", "OS calls", "complete answers"], rows
-            )
+            header = ["depth", "p50", "p95", "DDB calls", "DDB rounds", "OS calls", "DDB RRU"]
+            lines += _table([*header, "complete answers"], rows)
     lines += _paging(r.get("paging"))
     policy = r.get("policy")
     if policy:
@@ -332,12 +342,57 @@ def markdown(report: dict[str, Any]) -> str:
         rest.append(["package sizes", package["reason"]])
     if rest:
         lines += ["### Packing, cold start, package", "", *_table(["measure", "result"], rest)]
+    lines += _cost(report.get("cost"))
     lines += ["### Targets", ""]
     lines += _table(
         ["target", "goal", "measured", "status"],
         [[t["name"], t["goal"], t["measured"], t["status"]] for t in report["targets"]],
     )
     return "\n".join(lines)
+
+
+def _cost(rows: list[dict[str, Any]] | None) -> list[str]:
+    if not rows:
+        return []
+    lines = [
+        f"### Cost per million requests (US East on-demand list prices: {PRICES.as_of})",
+        "",
+        *_table(
+            [
+                "request",
+                "billed ms (p50)",
+                "Lambda GB-s",
+                "Lambda $",
+                "DDB WRU",
+                "DDB RRU",
+                "DDB $",
+                "OpenSearch calls",
+                "Lambda + DDB $",
+            ],
+            [
+                [
+                    c["label"],
+                    c["billed_ms"],
+                    f"{c['lambda_gb_seconds']:,.0f}",
+                    f"{c['lambda_usd']:.2f}",
+                    f"{c['write_units']:,.0f}",
+                    f"{c['read_units']:,.0f}",
+                    f"{c['dynamodb_usd']:.2f}",
+                    f"{c['opensearch_calls']:,.0f}",
+                    f"{c['total_usd']:.2f}",
+                ]
+                for c in rows
+            ],
+        ),
+        f"Lambda: {PRICES.lambda_gb_second} USD per GB-s (x86_64) and "
+        f"{PRICES.lambda_request * 1e6:.2f} USD per million requests, at the template's "
+        f"{rows[0]['memory_mb']} MB; DynamoDB: "
+        f"{PRICES.dynamodb_write_unit * 1e6} USD per million WRU, {PRICES.dynamodb_read_unit * 1e6} USD per "
+        "million RRU (bench/cost.py cites the pages). OpenSearch bills capacity (instance or OCU hours), "
+        "not calls. Durations are this run's warm p50 against the local stack.",
+        "",
+    ]
+    return lines
 
 
 def _isolation(found: dict[str, Any] | None) -> list[str]:

@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from retrieval_core.adapters.dynamodb_client import dynamodb_client
 from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.bootstrap import container
 from retrieval_core.config import Settings
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.config import preset
@@ -27,6 +29,7 @@ from .handlers import retrieve_event, timed_call
 from .probes import Cost, Probe, install
 from .progress import say
 from .stats import Latency, median, median_ratio
+from .units import Ledger, units
 
 TOP_K = 10
 WARMUP = 10
@@ -162,6 +165,8 @@ def _measure_mode(
         "queries_with_hits": sum(1 for h in handler.hits if h) / len(handler.hits),
         "opensearch_calls": median([c.opensearch for c in handler.costs]),
         "dynamodb_calls": median([c.dynamodb_calls for c in handler.costs]),
+        "write_units": median(handler.write_units),
+        "read_units": median(handler.read_units),
     }
     if mode != "hybrid":
         return result, None
@@ -180,16 +185,24 @@ def _timed(action: Callable[[Query], Any], query: Query) -> float:
 
 
 class _HandlerSide:
-    """Calls the handler for one mode; keeps each call's backend cost and hit count."""
+    """Calls the handler for one mode; keeps each call's backend cost, DynamoDB units and hit count."""
 
     def __init__(self, mode: str, probe: Probe) -> None:
         self._mode = mode
         self._probe = probe
+        self._ledger = Ledger()
+        self._ledger.watch(dynamodb_client(container().settings))
+        self._ledger.take()
         self.costs: list[Cost] = []
+        self.write_units: list[float] = []
+        self.read_units: list[float] = []
         self.hits: list[int] = []
 
     def __call__(self, query: Query) -> float:
         elapsed, body = timed_call("retrieve", retrieve_event(request_body(self._mode, query)))
         self.costs.append(self._probe.take())
+        written, read = units(self._ledger.take(), reader=None)
+        self.write_units.append(written)
+        self.read_units.append(read)
         self.hits.append(len(body["hits"]))
         return elapsed

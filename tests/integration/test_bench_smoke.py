@@ -168,3 +168,21 @@ def test_filtered_knn_is_measured_beside_unfiltered(tiny_report: tuple[dict, str
         assert row["handler"]["samples"] == TINY.queries
         assert 0 <= row["recall_at_10_min"] <= row["recall_at_10"] <= 1
     assert "### Filtered k-NN" in stdout
+
+
+def test_cost_per_million_covers_each_function_from_its_measured_units(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    report, stdout, _ = tiny_report
+    rows = {row["label"]: row for row in report["cost"]}
+    assert {"retrieve lexical", "retrieve vector", "retrieve hybrid"} <= set(rows)
+    assert {"retrieve lexical, with a session", "graph_path, depth 3", "why_explain, depth 3"} <= set(rows)
+    graph = report["results"]["graph"]
+    # why_explain at depth 3 reads an item partition and three levels of cards: never free.
+    assert graph["why_explain"][3]["read_units"] >= 4 * 0.5
+    assert rows["why_explain, depth 3"]["read_units"] == graph["why_explain"][3]["read_units"] * 1e6
+    session = rows["retrieve lexical, with a session"]
+    assert session["write_units"] == 3e6  # the claim put, the log put and the claim update
+    for row in rows.values():
+        assert row["total_usd"] == pytest.approx(row["lambda_usd"] + row["dynamodb_usd"])
+    assert "### Cost per million requests" in stdout
