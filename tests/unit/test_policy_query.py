@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from retrieval_core.errors import InvalidRequestError
 from retrieval_core.policy.kind import allow_within_context
-from retrieval_core.policy.query import MAX_QUERY_BYTES, assert_query, canonical_key, prepare_query
+from retrieval_core.policy.query import MAX_QUERY_BYTES, canonical_key, checked_key, prepare_query
 
 
 def key_of(query: dict) -> str:
@@ -57,7 +57,13 @@ def test_prepare_keeps_order_of_ordered_lists() -> None:
 )
 def test_malformed_queries_are_invalid_requests(query: object) -> None:
     with pytest.raises(InvalidRequestError):
-        assert_query(prepare_query(query))
+        checked_key(prepare_query(query))
+
+
+def test_the_checked_key_is_the_canonical_key() -> None:
+    query = prepare_query({"mode": "vector", "vector": [0.25, -1.5], "kinds": ["trace", "document"]})
+    assert checked_key(query) == canonical_key(query)
+    assert checked_key(query) != checked_key({**query, "top_k": 3})
 
 
 def test_default_authorization_treats_foreign_ids_like_missing_ones() -> None:

@@ -108,7 +108,6 @@ def recording_kind(
 
     return RetrievalKind(
         prepare=noting("prepare", HITS.prepare),
-        assert_input=noting("assert_input", HITS.assert_input),
         key=noting("key", HITS.key),
         authorize=noting("authorize", HITS.authorize),
         assert_result=noting("assert_result", HITS.assert_result),
@@ -141,7 +140,7 @@ def recorded_run(execute: Callable[..., Any], raises: type[Exception] | None = N
 def test_steps_run_in_the_documented_order() -> None:
     calls = recorded_run(returning("acme:p-1"))
     assert calls == [
-        "prepare", "assert_input", "key", "check", "authorize", "reserve", "execute", "assert_result",
+        "prepare", "key", "check", "authorize", "reserve", "execute", "assert_result",
         "source_id", "complete", "effect:audit",
     ]  # fmt: skip
 
@@ -159,7 +158,7 @@ def test_malformed_query_touches_no_state() -> None:
     policy, _, _ = make_policy(kind=recording_kind(calls), store=RecordingStore(calls))
     with pytest.raises(InvalidRequestError):
         policy.run({}, context_id="acme", session_id="s1", execute=returning())
-    assert calls == ["prepare", "assert_input"]
+    assert calls == ["prepare", "key"]
 
 
 def test_duplicate_is_reported_before_budget_and_authorization() -> None:

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from ..context import CallerContext
 from ..models.hits import Hit
 from .errors import UnusableResultError
-from .query import assert_query, canonical_key, prepare_query
+from .query import checked_key, prepare_query
 from .receipt import Effect
 
 T = TypeVar("T")
@@ -42,15 +42,13 @@ def hit_id(hit: Hit) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RetrievalKind(Generic[T]):
-    """The ports a policy run calls, in order: prepare, assert_input, key, authorize, (execute, passed per
+    """The ports a policy run calls, in order: prepare, key, authorize, (execute, passed per
     run), assert_result, source_id, effects. Session state, the limit and the clock belong to the policy."""
 
     prepare: Callable[[Any], Any] = prepare_query
-    """Normalize the raw query (synchronous, total: malformed input passes through to assert_input)."""
-    assert_input: Callable[[Any], None] = assert_query
-    """Raise ``InvalidQueryError`` for a malformed prepared query."""
-    key: Callable[[Mapping[str, Any]], str] = canonical_key
-    """The dedup key of a prepared query."""
+    """Normalize the raw query (synchronous, total: malformed input passes through to ``key``)."""
+    key: Callable[[Any], str] = checked_key
+    """The dedup key of a prepared query; raises ``InvalidQueryError`` for a malformed one."""
     authorize: Callable[[str, Mapping[str, Any]], None] = allow_within_context
     """Raise a ``ForbiddenError`` when the caller (by context id) may not use what the query names."""
     assert_result: Callable[[str, Sequence[T]], None] = assert_hits

@@ -1,7 +1,7 @@
 """The policy run: every accepted query is new to its session, fits its budget, is authorized, and
 comes back with a receipt.
 
-Order: prepare -> assert_input -> duplicate check -> budget check -> authorize -> reserve (atomic claim
+Order: prepare -> key (validates) -> duplicate check -> budget check -> authorize -> reserve (atomic claim
 of the key) -> execute -> assert_result -> complete (atomic: counts the answer within the budget and
 names its sources) -> receipt -> effects. Whatever fails after the reservation, the search or the
 session write, releases the claim: a failed query does not count and may be asked again.
@@ -81,7 +81,6 @@ class RetrievalPolicy(Generic[T]):
         kind = self._kind
         requested_at = self._now()
         prepared = kind.prepare(query)
-        kind.assert_input(prepared)
         key = kind.key(prepared)
         limit = self._config.effective_limit(claim_limit, request_limit)
         store, scope = self._session(context_id, session_id, principal)
@@ -169,4 +168,6 @@ class RetrievalPolicy(Generic[T]):
                 failed.append(name)
             else:
                 extensions[name] = fields
+        if not extensions and not failed:
+            return effect_input.receipt
         return effect_input.receipt.model_copy(update={"extensions": extensions, "failed_effects": failed})

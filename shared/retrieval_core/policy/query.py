@@ -27,7 +27,7 @@ UNORDERED_FIELDS = frozenset({"kinds", "statuses"})
 
 def prepare_query(query: Any) -> Any:
     """Normalize a JSON object: collapse whitespace in strings, drop nulls and control fields, sort
-    ``kinds``. Anything that is not an object passes through for ``assert_query`` to reject."""
+    ``kinds``. Anything that is not an object passes through for ``checked_key`` to reject."""
     if not isinstance(query, Mapping):
         return query
     return {
@@ -54,18 +54,21 @@ def _normalize(value: Any, *, unordered: bool = False) -> Any:
     return value
 
 
-def assert_query(query: Any) -> None:
-    """Reject anything but a non-empty, finite, JSON-serializable object of at most ``MAX_QUERY_BYTES``."""
+def checked_key(query: Any) -> str:
+    """The dedup key of a prepared query, after rejecting anything but a non-empty, finite,
+    JSON-serializable object of at most ``MAX_QUERY_BYTES`` (one canonical spelling serves both: a
+    query vector makes it the costliest step of the policy)."""
     if not isinstance(query, Mapping) or not query:
         raise InvalidQueryError("The query must be a non-empty JSON object.")
     if not all(isinstance(name, str) for name in query):
         raise InvalidQueryError("Query field names must be strings.")
     try:
-        size = len(canonical_json(query).encode())
+        spelled = canonical_json(query).encode()
     except (TypeError, ValueError) as exc:
         raise InvalidQueryError("The query must hold JSON values only (finite numbers).") from exc
-    if size > MAX_QUERY_BYTES:
+    if len(spelled) > MAX_QUERY_BYTES:
         raise InvalidQueryError(f"The query is larger than {MAX_QUERY_BYTES} bytes.")
+    return _digest(spelled)
 
 
 def canonical_json(query: Mapping[str, Any]) -> str:
@@ -75,4 +78,8 @@ def canonical_json(query: Mapping[str, Any]) -> str:
 
 def canonical_key(query: Mapping[str, Any]) -> str:
     """The dedup key: a short digest of the canonical JSON (bounded size, and no query text at rest)."""
-    return hashlib.sha256(canonical_json(query).encode()).hexdigest()[:32]
+    return _digest(canonical_json(query).encode())
+
+
+def _digest(spelled: bytes) -> str:
+    return hashlib.sha256(spelled).hexdigest()[:32]
