@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 from cfnlint.decode import decode
 from fake_functions import DIMENSION, FakeFunctions, fake_functions
+from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_dev.cli import serve
 from retrieval_dev.cli.events import api_event, session_event, why_event
 
@@ -222,3 +223,11 @@ def test_api_gateway_answers_and_serve_follow_the_error_schema() -> None:
 
 def test_the_spec_states_the_415_on_retrieve() -> None:
     assert "415" in SPEC["paths"]["/v1/retrieve"]["post"]["responses"]
+
+
+def test_a_request_repr_summarises_its_vector_and_keeps_everything_else() -> None:
+    request = RetrieveRequest.model_validate({"mode": "vector", "vector": [0.125] * 384, "top_k": 7})
+    shown = repr(request)
+    assert "vector='<384 numbers>'" in shown and "0.125" not in shown
+    assert "top_k=7" in shown and "mode=<Mode.VECTOR" in shown
+    assert "vector=None" in repr(RetrieveRequest.model_validate({"mode": "lexical", "text": "x"}))

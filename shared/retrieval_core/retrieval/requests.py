@@ -10,6 +10,7 @@ import math
 import re
 import struct
 import unicodedata
+from collections.abc import Iterator
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -230,6 +231,12 @@ class RetrieveRequest(BaseModel):
         if all(getattr(self, name) is None for name in needs):
             raise ValueError(f"{' or '.join(needs)} is required for mode '{self.mode}'")
         return self
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        # Powertools logs every route's arguments with an eagerly formatted debug line, log level
+        # notwithstanding: spelling out 384 numbers cost a vector request ~0.1 ms.
+        for name, value in super().__repr_args__():
+            yield name, (f"<{len(value)} numbers>" if name == "vector" and value is not None else value)
 
     @property
     def applied_top_k(self) -> int:
