@@ -5,11 +5,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.api import build_resolver, current_caller, header, lambda_entry
+from retrieval_core.entrypoints.api import (
+    build_resolver,
+    current_caller,
+    header,
+    lambda_entry,
+    model_response,
+    serialised,
+)
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.headers import SESSION_HEADER
 from retrieval_core.entrypoints.tracing import lambda_tracer
@@ -23,17 +31,17 @@ metrics = Metrics()
 app = build_resolver(logger)
 
 
-@app.post("/v1/retrieve")
-def retrieve(query: RetrieveRequest) -> RetrieveResponse:
+@app.post("/v1/retrieve", responses=model_response(RetrieveResponse))
+def retrieve(query: RetrieveRequest) -> Response[str]:
     caller = current_caller(app)
-    response = container().retrieve.retrieve(
+    answer = container().retrieve.retrieve(
         caller.context,
         query,
         session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
         principal=caller.principal,
     )
-    return _counted(response)
+    return serialised(_counted(answer))
 
 
 @app.get("/v1/sessions/<session_id>")

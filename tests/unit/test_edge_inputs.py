@@ -228,6 +228,8 @@ def test_the_spec_states_the_415_on_retrieve() -> None:
 def test_a_request_repr_summarises_its_vector_and_keeps_everything_else() -> None:
     request = RetrieveRequest.model_validate({"mode": "vector", "vector": [0.125] * 384, "top_k": 7})
     shown = repr(request)
-    assert "vector='<384 numbers>'" in shown and "0.125" not in shown
-    assert "top_k=7" in shown and "mode=<Mode.VECTOR" in shown
-    assert "vector=None" in repr(RetrieveRequest.model_validate({"mode": "lexical", "text": "x"}))
+    assert "vector=<384 numbers>" in shown and "0.125" not in shown
+    assert '"top_k":7' in shown and '"mode":"vector"' in shown
+    assert repr(RetrieveRequest.model_validate({"mode": "lexical", "text": "x"})) == (
+        'RetrieveRequest({"mode":"lexical","text":"x"})'
+    )

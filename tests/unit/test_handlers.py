@@ -151,3 +151,17 @@ def test_a_direct_invocation_without_a_valid_request_is_422() -> None:
     assert status == 422 and "text" in body["message"]
     status, body = call("why_explain", {"context_id": "acme", "request": {}})
     assert status == 422 and body["fields"][0]["field"] == "item_id"
+
+
+@pytest.mark.parametrize("mode", ["lexical", "graph_walk"])
+def test_the_api_answers_the_same_body_as_a_direct_invocation(mode: str) -> None:
+    """The API writes its answer as JSON text itself (aliases included: graph edges say from/to)."""
+    request = {"mode": mode, "text": "Alice Payments", "entity_id": "acme:person/alice", "depth": 2}
+    if mode == "lexical":
+        request.pop("entity_id")
+    status, api_body = retrieve(request)
+    direct_status, direct_body = call("retrieve", {"context_id": "acme", "request": request})
+    assert status == direct_status == 200 and api_body["hits"]
+    for body in (api_body, direct_body):
+        body["receipt"].pop("requested_at"), body["receipt"].pop("completed_at")
+    assert api_body == direct_body

@@ -10,7 +10,6 @@ import math
 import re
 import struct
 import unicodedata
-from collections.abc import Iterator
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -232,11 +231,12 @@ class RetrieveRequest(BaseModel):
             raise ValueError(f"{' or '.join(needs)} is required for mode '{self.mode}'")
         return self
 
-    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
-        # Powertools logs every route's arguments with an eagerly formatted debug line, log level
-        # notwithstanding: spelling out 384 numbers cost a vector request ~0.1 ms.
-        for name, value in super().__repr_args__():
-            yield name, (f"<{len(value)} numbers>" if name == "vector" and value is not None else value)
+    def __repr__(self) -> str:
+        # Powertools formats every route's arguments for a debug line, log level notwithstanding: the
+        # default repr cost a request ~30 us (and 0.1 ms more when it spelled out a query vector).
+        shown = self.model_dump_json(exclude_defaults=True, exclude={"vector"})
+        vector = "" if self.vector is None else f" vector=<{len(self.vector)} numbers>"
+        return f"RetrieveRequest({shown}{vector})"
 
     @property
     def applied_top_k(self) -> int:
