@@ -14,7 +14,12 @@ from .corpus import CONTEXT
 
 
 class HandlerFailedError(RuntimeError):
-    """A handler answered with an error status: the measurement would be meaningless, so the bench stops."""
+    """A handler answered with an error status: the measurement would be meaningless, so the bench stops
+    (a section that expects some statuses, e.g. a deadline, catches this one and counts them)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def retrieve_event(body: dict[str, Any]) -> dict[str, Any]:
@@ -38,5 +43,7 @@ def timed_call(function: str, event: dict[str, Any]) -> tuple[float, dict[str, A
     elapsed = time.perf_counter() - started
     body = json.loads(response["body"])
     if response["statusCode"] != 200:
-        raise HandlerFailedError(f"{function} answered {response['statusCode']}: {body}")
+        raise HandlerFailedError(
+            f"{function} answered {response['statusCode']}: {body}", response["statusCode"]
+        )
     return elapsed, body

@@ -249,21 +249,9 @@ def markdown(report: dict[str, Any]) -> str:
     for name in ("graph_path", "why_explain"):
         if graph.get(name):
             lines += [f"### {name} by depth", ""]
-            rows = [
-                [
-                    depth,
-                    _ms(g["p50_ms"]),
-                    _ms(g["p95_ms"]),
-                    f"{_calls(g['dynamodb_calls'])} (max {g['dynamodb_calls_max']})",
-                    f"{_calls(g['dynamodb_rounds'])} (max {g['dynamodb_rounds_max']})",
-                    f"{_calls(g['opensearch_calls'])} (max {g['opensearch_calls_max']})",
-                    f"{_calls(g['read_units'])} (max {_calls(g['read_units_max'])})",
-                    f"{g['answered_share']:.0%}",
-                ]
-                for depth, g in sorted(graph[name].items())
-            ]
+            rows = [_graph_row(depth, g) for depth, g in sorted(graph[name].items())]
             header = ["depth", "p50", "p95", "DDB calls", "DDB rounds", "OS calls", "DDB RRU"]
-            lines += _table([*header, "complete answers"], rows)
+            lines += _table([*header, "complete answers", "past the deadline"], rows)
     lines += _paging(r.get("paging"))
     policy = r.get("policy")
     if policy:
@@ -349,6 +337,22 @@ def markdown(report: dict[str, Any]) -> str:
         [[t["name"], t["goal"], t["measured"], t["status"]] for t in report["targets"]],
     )
     return "\n".join(lines)
+
+
+def _graph_row(depth: int, g: dict[str, Any]) -> list[Any]:
+    shares = [f"{g['answered_share']:.0%}", f"{g.get('deadline_share', 0):.0%}"]
+    if "p50_ms" not in g:  # every request ran past its deadline
+        return [depth, "-", "-", "-", "-", "-", "-", *shares]
+    return [
+        depth,
+        _ms(g["p50_ms"]),
+        _ms(g["p95_ms"]),
+        f"{_calls(g['dynamodb_calls'])} (max {g['dynamodb_calls_max']})",
+        f"{_calls(g['dynamodb_rounds'])} (max {g['dynamodb_rounds_max']})",
+        f"{_calls(g['opensearch_calls'])} (max {g['opensearch_calls_max']})",
+        f"{_calls(g['read_units'])} (max {_calls(g['read_units_max'])})",
+        *shares,
+    ]
 
 
 def _cost(rows: list[dict[str, Any]] | None) -> list[str]:
