@@ -105,22 +105,8 @@ class Pager:
     def _next(
         self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition
     ) -> Page:
-        assert self._cursors is not None and self._items is not None  # a token was issued: _pageable
         top_k = request.applied_top_k
-        fresh: dict[str, Hit] = {}
-        if at.cursor_id is None:
-            cursor_id = new_cursor_id()
-            frozen, fresh = self._freeze(router, request, at)
-            if at.offset + top_k < frozen.end:  # a later page will read it
-                self._cursors.save(context_id, cursor_id, frozen, expires_at=self._expiry())
-        else:
-            cursor_id = at.cursor_id
-            loaded = self._cursors.load(context_id, cursor_id, self._clock())
-            if loaded is None:
-                raise NextTokenExpiredError()
-            frozen = loaded
-            if frozen.end <= at.offset + top_k and not frozen.complete:
-                frozen, fresh = self._extend(router, request, context_id, cursor_id, at, frozen)
+        cursor_id, frozen, fresh = self._frozen(router, request, context_id, at)
         window = frozen.window(at.offset, top_k)
         hits, gone = self._content(router, request, context_id, window, fresh)
         end = at.offset + top_k
@@ -137,6 +123,27 @@ class Pager:
             self._info(at.offset, gone, None if token else self._end(end, frozen.end)),
             token,
         )
+
+    def _frozen(
+        self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition
+    ) -> tuple[str, FrozenRanking, dict[str, Hit]]:
+        """The cursor id and frozen ranking the page at ``at`` is cut from, and the hits ranked for it
+        just now (whose content needs no read): frozen now at the second page, else read (and extended
+        when the page reaches past it)."""
+        assert self._cursors is not None  # a token was issued: _pageable
+        top_k = request.applied_top_k
+        if at.cursor_id is None:
+            cursor_id = new_cursor_id()
+            frozen, fresh = self._freeze(router, request, at)
+            if at.offset + top_k < frozen.end:  # a later page will read it
+                self._cursors.save(context_id, cursor_id, frozen, expires_at=self._expiry())
+            return cursor_id, frozen, fresh
+        stored = self._cursors.load(context_id, at.cursor_id, self._clock())
+        if stored is None:
+            raise NextTokenExpiredError()
+        if stored.end <= at.offset + top_k and not stored.complete:
+            return at.cursor_id, *self._extend(router, request, context_id, at.cursor_id, at, stored)
+        return at.cursor_id, stored, {}
 
     def _freeze(
         self, router: RetrievalRouter, request: RetrieveRequest, at: PagePosition
