@@ -2,8 +2,8 @@
 
 One item per cursor, ``pk = "{ctx}#{cursor_id}"`` (the context first, like every key), TTL attribute
 ``expires_at``. The ranking is compact JSON (with its base position and the first page's id
-fingerprints, base64url), zlib-compressed into one binary attribute: 1,000 hybrid
-entries (ids, scores and both arms' signals) stay far below DynamoDB's 400 KB item limit (about 30 KB).
+fingerprints, base64), zlib-compressed into one binary attribute: 1,000 hybrid entries (ids, scores
+and both arms' signals) stay far below DynamoDB's 400 KB item limit (about 30 KB).
 A save is conditional on the version, so two concurrent extensions of one ranking cannot both land.
 """
 

@@ -63,5 +63,5 @@ class FrozenRanking:
 
     def window(self, offset: int, size: int) -> tuple[FrozenEntry, ...]:
         """The entries at positions ``offset`` to ``offset + size`` (absolute, like a page's offset)."""
-        start = offset - self.base  # never negative: a cursor's tokens start at or below its base
+        start = offset - self.base  # never negative: a cursor's tokens start at its base or deeper
         return self.entries[start : start + size]
