@@ -1,8 +1,9 @@
 """Paging: the cost of pages 2..10 against page 1 (``top_k`` 10), through the handler, per ranked mode the
-bench corpus has queries for. Page 1 ranks 11 deep and freezes that ranking (one DynamoDB put); page 2
-ranks again at depth 100 and extends the frozen ranking (one search, one get, one put; page 10 again,
-to 200); the other pages read
-the frozen ranking (one get) and the page's items (one ``ids`` search)."""
+bench corpus has queries for. Page 1 ranks 11 deep and writes nothing (one search, no DynamoDB call);
+page 2 ranks again at depth 100 (hybrid: all it fused) without page 1's ids and freezes the rest (one
+search, one DynamoDB put); pages 3..9 read the frozen ranking (one get) and the page's items (one
+``ids`` search); page 10 reaches the end of a 100-deep frozen ranking and extends it to 200 (one get,
+one search, one put)."""
 
 from __future__ import annotations
 

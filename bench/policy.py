@@ -1,8 +1,7 @@
 """Section 4: what the retrieval policy adds per request -- lexical retrieve with a session against the
-same queries without one (a sessionless request touches DynamoDB only to keep a paging cursor when more
-results exist) -- and the DynamoDB units one request's session calls cost as its session grows (1, 50
-and 500 queries, the limit raised for the measurement), in a warm container and in a container new to
-the session.
+same queries without one (a sessionless first page never touches DynamoDB) -- and the DynamoDB units
+one request's session calls cost as its session grows (1, 50 and 500 queries, the limit raised for the
+measurement), in a warm container and in a container new to the session.
 
 Units: computed from each call's request and response as on-demand DynamoDB bills them (``bench/units.py``).
 """

@@ -64,16 +64,25 @@ def test_stdout_carries_the_markdown_tables(tiny_report: tuple[dict, str, Path])
     assert (out / "latest-tiny.md").read_text().strip() == stdout.strip()
 
 
-def test_retrieve_costs_one_opensearch_call_and_one_cursor_write(tiny_report: tuple[dict, str, Path]) -> None:
+def test_retrieve_costs_one_opensearch_call_and_no_dynamodb_call(tiny_report: tuple[dict, str, Path]) -> None:
     retrieve = tiny_report[0]["results"]["retrieve"]
     for mode in ("lexical", "vector", "hybrid"):
         assert retrieve[mode]["opensearch_calls"] == 1
-        # A first page with more results than top_k keeps its ranking for paging: one PutItem.
-        assert retrieve[mode]["dynamodb_calls"] == 1
+        # A first page writes nothing, even with more results than top_k: its token names what it showed.
+        assert retrieve[mode]["dynamodb_calls"] == 0
         assert retrieve[mode]["handler"]["samples"] == TINY.queries * TINY.rounds
         assert retrieve[mode]["queries_with_hits"] > 0
         assert retrieve[mode]["overhead_p50"] > 0
     assert retrieve["hybrid_vs_naive"]["naive"]["samples"] == TINY.queries * TINY.rounds
+
+
+def test_paging_writes_at_the_second_page_only(tiny_report: tuple[dict, str, Path]) -> None:
+    paging = tiny_report[0]["results"]["paging"]
+    for mode in ("lexical", "vector", "hybrid"):
+        first, second, third = (paging[mode][page] for page in ("1", "2", "3"))
+        assert (first["opensearch_calls"], first["dynamodb_calls"]) == (1, 0)
+        assert (second["opensearch_calls"], second["dynamodb_calls"]) == (1, 1)  # the ranking's put
+        assert (third["opensearch_calls"], third["dynamodb_calls"]) == (1, 1)  # its get, the ids read
 
 
 def test_isolation_compares_per_context_indices_with_the_shared_one(
@@ -104,7 +113,7 @@ def test_lineage_rounds_grow_with_depth_only(tiny_report: tuple[dict, str, Path]
 
 def test_policy_writes_only_with_a_session(tiny_report: tuple[dict, str, Path]) -> None:
     policy = tiny_report[0]["results"]["policy"]
-    assert policy["without_session"]["dynamodb_calls"] == 1  # the paging cursor only
+    assert policy["without_session"]["dynamodb_calls"] == 0
     assert policy["with_session"]["dynamodb_operations"].get("PutItem", 0) >= 1
     for cost in policy["by_session_size"].values():
         assert cost["write_units"] >= 1 and cost["read_units"] > 0

@@ -1,21 +1,26 @@
 """Paging through every ranked mode on the real stack (issue 17).
 
 One corpus of 240 propositions (every one matches every mode's query) is loaded once. For each mode:
-the pages concatenate to exactly the single request's order; paging goes on past the first ranking
-window to the end of the ranking with no item twice; adding and deleting items between pages changes
-nothing already ranked and never repeats an item; and every misuse of a token is a 4xx with no hits.
+the first page writes nothing to DynamoDB and the second freezes the ranking with one put; the pages
+concatenate to exactly the single request's order; paging goes on past the first ranking window to the
+end of the ranking with no item twice; an item added before the second page that outranks it opens the
+second page, and deleting items after the ranking is frozen leaves gaps, counted, and never repeats an
+item; and every misuse of a token is a 4xx with no hits.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from corpus_stack import retrieve
 from retrieval_core import bootstrap
+from retrieval_core.adapters.dynamodb_client import dynamodb_client
 from retrieval_core.config import Settings
 from stack_state import load_lines
 
@@ -80,6 +85,39 @@ def page_through(body: dict[str, Any], first: dict[str, Any] | None = None) -> l
     return ids
 
 
+@contextmanager
+def cursor_calls(settings: Settings) -> Iterator[Counter[str]]:
+    """The DynamoDB operations on the cursors table while the block runs, counted on the real client."""
+    calls: Counter[str] = Counter()
+
+    def count(params: dict[str, Any], model: Any, **_: Any) -> None:
+        if params.get("TableName") == settings.cursors_table:
+            calls[model.name] += 1
+
+    events = dynamodb_client(settings).meta.events
+    events.register("before-parameter-build.dynamodb", count)
+    try:
+        yield calls
+    finally:
+        events.unregister("before-parameter-build.dynamodb", count)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_first_page_writes_nothing_and_the_second_one_ranking(mode: str, paging_corpus: Settings) -> None:
+    body = MODES[mode] | {"top_k": 10, "diversify": False}
+    pages = []
+    costs = []
+    for _ in range(3):
+        with cursor_calls(paging_corpus) as calls:
+            token = {"next_token": pages[-1]["next_token"]} if pages else {}
+            pages.append(ok(body | token))
+        costs.append(dict(calls))
+    assert costs == [{}, {"PutItem": 1}, {"GetItem": 1}]
+    single = [h["id"] for h in ok(body | {"top_k": 30})["hits"]]
+    assert [h["id"] for p in pages for h in p["hits"]] == single
+    assert [p["paging"]["offset"] for p in pages] == [0, 10, 20]
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_pages_concatenate_to_the_single_request_order(mode: str, paging_corpus: Settings) -> None:
     body = MODES[mode] | {"diversify": False}
@@ -92,33 +130,48 @@ def test_pages_concatenate_to_the_single_request_order(mode: str, paging_corpus:
         assert len(paged) == ITEMS
 
 
-def test_writes_between_pages_repeat_nothing_and_move_nothing(
+def test_writes_between_pages_repeat_nothing_and_skip_nothing(
     stack_settings: Settings, opensearch: Any
 ) -> None:
     with scratch_space(stack_settings, "pw") as settings:
         assert load_lines(settings, [json.dumps(item(i)) for i in range(ITEMS)]).ok
         with bootstrap.use(bootstrap.Container(settings)):
-            firsts = {mode: ok(body | {"top_k": 30, "diversify": False}) for mode, body in MODES.items()}
-            seconds = {
-                mode: ok(
-                    MODES[mode] | {"top_k": 30, "diversify": False, "next_token": firsts[mode]["next_token"]}
-                )
-                for mode in MODES
-            }
-            # New items that outrank everything (more query words, top confidence, in the window) and
-            # deletions of items already shown and of items frozen for later pages.
+            requests = {mode: body | {"top_k": 30, "diversify": False} for mode, body in MODES.items()}
+            firsts = {mode: ok(request) for mode, request in requests.items()}
+            # New items that outrank everything (more query words, top confidence, in the window),
+            # written after the first page, which froze nothing: they open the second page.
             added = [item(ITEMS + i, extra="ledger ledger reconciliation reconciliation") for i in range(5)]
             added = [a | {"confidence": 0.99} for a in added]
+            assert load_lines(settings, [json.dumps(a) for a in added]).ok
+            seconds = {}
+            tops = {}
+            for mode, request in requests.items():
+                shown = [h["id"] for h in firsts[mode]["hits"]]
+                now = [h["id"] for h in ok(request | {"top_k": 100})["hits"]]
+                seconds[mode] = ok(request | {"next_token": firsts[mode]["next_token"]})
+                second = [h["id"] for h in seconds[mode]["hits"]]
+                # Exactly what ranks now, less what the first page showed: a new item ranking above
+                # the first page's boundary comes first, nothing is skipped and nothing repeats.
+                assert second == [i for i in now if i not in shown][:30], mode
+                assert not set(second) & set(shown), f"{mode}: an item came twice"
+                tops[mode] = (now[0], second[0])
+            # Every mode but vector (the added texts are not the nearest embeddings) now ranks an added
+            # item first, and the second page opens with it.
+            del tops["vector"]
+            assert all(top == opening and top in {a["id"] for a in added} for top, opening in tops.values())
+            # Deletions of items already shown and of items frozen for later pages.
             deleted = [f"acme:p-{i:04d}" for i in range(0, ITEMS, 23)]
-            lines = [json.dumps(a) for a in added] + [json.dumps({"op": "delete", "id": d}) for d in deleted]
-            assert load_lines(settings, lines).ok
-            for mode, body in MODES.items():
-                request = body | {"top_k": 30, "diversify": False}
+            assert load_lines(settings, [json.dumps({"op": "delete", "id": d}) for d in deleted]).ok
+            gone = 0
+            for mode, request in requests.items():
                 before = [h["id"] for h in firsts[mode]["hits"] + seconds[mode]["hits"]]
-                rest = page_through(request, ok(request | {"next_token": seconds[mode]["next_token"]}))
+                third = ok(request | {"next_token": seconds[mode]["next_token"]})
+                gone += third["paging"]["gone"]
+                rest = page_through(request, third)
                 every = before + rest
                 assert len(every) == len(set(every)), f"{mode}: an item came twice"
                 assert not set(rest) & set(deleted), f"{mode}: a deleted item was shown"
+            assert gone > 0
             assert any(h["id"] in deleted for page in firsts.values() for h in page["hits"])
 
 
@@ -152,6 +205,20 @@ def test_every_token_misuse_is_a_4xx_without_results(mode: str, paging_corpus: S
     assert answers["changed_query"][1]["error"] == "next_token_mismatch"
     # A good token still works after all that (misuse changed nothing).
     assert ok(MODES[mode] | {"top_k": 5, "next_token": token})["paging"]["offset"] == 5
+
+
+def test_an_unreachable_cursor_store_fails_only_the_second_page(paging_corpus: Settings) -> None:
+    body = MODES["lexical"] | {"top_k": 5}
+    unreachable = paging_corpus.model_copy(
+        update={"dynamodb_endpoint": "http://127.0.0.1:1", "dynamodb_max_attempts": 1}
+    )
+    with bootstrap.use(bootstrap.Container(unreachable)):
+        first = ok(body)  # writes nothing, so it needs no DynamoDB
+        status, payload = retrieve("acme", body | {"next_token": first["next_token"]})
+    assert first["next_token"] is not None and first["paging"]["end"] is None
+    assert (status, payload["error"]) == (503, "backend_unavailable") and "hits" not in payload
+    # Nothing was spent: the token still opens the second page once the store is back.
+    assert ok(body | {"next_token": first["next_token"]})["paging"]["offset"] == 5
 
 
 def test_an_expired_token_is_410(paging_corpus: Settings, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -122,6 +122,29 @@ class InMemoryStore(InMemoryLexicalStore):
         return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
 
 
+class BuildCountingStore(InMemoryStore):
+    """Records every hybrid candidate it returns and every one built into a ``Hit``."""
+
+    def __init__(self, items: Iterable[Item]) -> None:
+        super().__init__(items)
+        self.candidates: list[str] = []
+        self.built: list[str] = []
+
+    def hybrid(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> ArmResults:
+        arms = super().hybrid(context_id, text, vector, filters, depth).arms
+        self.candidates.extend(c.id for found in arms.values() for c in found)
+        return ArmResults(arms={arm: [self._counted(c) for c in found] for arm, found in arms.items()})
+
+    def _counted(self, candidate: Candidate) -> Candidate:
+        def build(*, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
+            self.built.append(candidate.id)
+            return candidate.build(score=score, signals=signals, found_by=found_by)
+
+        return candidate._replace(build=build)
+
+
 def _candidates(hits: list[Hit]) -> list[Candidate]:
     return [Candidate(h.id, h.kind, h.score, partial(_rebuilt, h)) for h in hits]
 

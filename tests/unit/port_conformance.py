@@ -6,14 +6,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fakes_cursors import InMemoryCursorStore
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
+    from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
     from retrieval_core.adapters.opensearch.store import OpenSearchStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
     from retrieval_core.ports import (
+        CursorStore,
         Embedder,
         EntityIndex,
         GraphTraversal,
@@ -52,3 +55,7 @@ if TYPE_CHECKING:
         _items: ItemReader = store
         _graph: GraphTraversal = edges
         _lineage: LineageReader = lineage
+
+    def cursor_stores(fake: InMemoryCursorStore, dynamodb: DynamoCursorStore) -> None:
+        _fake: CursorStore = fake
+        _dynamodb: CursorStore = dynamodb

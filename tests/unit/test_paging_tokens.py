@@ -2,23 +2,59 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+
 import pytest
 from retrieval_core.entrypoints.status import status_of
+from retrieval_core.models.cursors import id_fingerprints
 from retrieval_core.retrieval.errors import (
     NextTokenExpiredError,
     NextTokenInvalidError,
     NextTokenMismatchError,
 )
 from retrieval_core.retrieval.paging import PagePosition, PageTokens, fingerprint
+from retrieval_core.retrieval.requests import RetrieveRequest
 
-TOKENS = PageTokens(b"k" * 32)
+KEY = b"k" * 32
+TOKENS = PageTokens(KEY)
 REQUEST = fingerprint({"mode": "lexical", "text": "payments", "top_k": 5})
-AT = PagePosition("cursor-1", 5)
+AT = PagePosition(10, "cursor-1")
 TOKEN = TOKENS.issue("acme", AT, REQUEST, expires_at=2_000)
+FIRST = PagePosition(5, shown=id_fingerprints(f"acme:p-{i}" for i in range(5)))
+FIRST_TOKEN = TOKENS.issue("acme", FIRST, REQUEST, expires_at=2_000)
 
 
 def test_a_token_opens_for_its_context_request_and_time() -> None:
     assert TOKENS.open(TOKEN, "acme", REQUEST, now=1_000) == AT
+    assert TOKENS.open(FIRST_TOKEN, "acme", REQUEST, now=1_000) == FIRST
+
+
+def test_a_first_page_token_names_no_cursor_and_fits_a_request_at_the_largest_top_k() -> None:
+    shown = id_fingerprints(f"acme:proposition-{i:06d}" for i in range(100))
+    token = TOKENS.issue("acme", PagePosition(100, shown=shown), REQUEST, expires_at=2_000_000_000)
+    opened = TOKENS.open(token, "acme", REQUEST, now=1_000)
+    assert opened.cursor_id is None and opened.shown == shown and len(shown) == 100
+    RetrieveRequest.model_validate({"mode": "lexical", "text": "payments", "next_token": token})
+
+
+def test_tampered_fingerprints_are_invalid() -> None:
+    version, fields, _, mac = FIRST_TOKEN.split(".")
+    for other in ({"acme:p-9"}, {f"acme:p-{i}" for i in range(4)}, set()):
+        forged = base64.urlsafe_b64encode(b"".join(sorted(id_fingerprints(other)))).rstrip(b"=").decode()
+        with pytest.raises(NextTokenInvalidError):
+            TOKENS.open(f"{version}.{fields}.{forged}.{mac}", "acme", REQUEST, now=1_000)
+
+
+def test_a_version_1_token_is_invalid() -> None:
+    fields = {"c": "cursor-1", "o": 5, "e": 2_000, "q": REQUEST}
+    payload = base64.urlsafe_b64encode(json.dumps(fields).encode()).rstrip(b"=").decode()
+    mac = hmac.new(KEY, f"p1|acme|{payload}".encode(), hashlib.sha256).digest()
+    old = f"p1.{payload}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+    with pytest.raises(NextTokenInvalidError):
+        TOKENS.open(old, "acme", REQUEST, now=1_000)
 
 
 def test_page_size_session_and_pack_are_not_part_of_the_request() -> None:
@@ -33,16 +69,18 @@ def test_page_size_session_and_pack_are_not_part_of_the_request() -> None:
     assert fingerprint({"mode": "lexical", "text": "payment"}) != REQUEST
 
 
-@pytest.mark.parametrize("position", range(len(TOKEN)))
-def test_any_altered_character_is_invalid(position: int) -> None:
-    altered = TOKEN[:position] + ("x" if TOKEN[position] != "x" else "y") + TOKEN[position + 1 :]
-    with pytest.raises(NextTokenInvalidError):
-        TOKENS.open(altered, "acme", REQUEST, now=1_000)
+@pytest.mark.parametrize(("token", "position"), [(t, p) for t in (TOKEN, FIRST_TOKEN) for p in range(len(t))])
+def test_any_altered_or_removed_character_is_invalid(token: str, position: int) -> None:
+    altered = token[:position] + ("x" if token[position] != "x" else "y") + token[position + 1 :]
+    removed = token[:position] + token[position + 1 :]
+    for bad in (altered, removed):
+        with pytest.raises(NextTokenInvalidError):
+            TOKENS.open(bad, "acme", REQUEST, now=1_000)
 
 
 def test_another_context_fails_exactly_like_an_altered_token() -> None:
     with pytest.raises(NextTokenInvalidError) as foreign:
-        TOKENS.open(TOKEN, "globex", REQUEST, now=1_000)
+        TOKENS.open(FIRST_TOKEN, "globex", REQUEST, now=1_000)
     with pytest.raises(NextTokenInvalidError) as altered:
         TOKENS.open(TOKEN[:-1] + "x", "acme", REQUEST, now=1_000)
     assert foreign.value.to_body() == altered.value.to_body()

@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 from fakes_graph import FakeGraph
-from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore, capabilities_of
+from fakes_store import (
+    BuildCountingStore,
+    FixedEmbedder,
+    InMemoryLexicalStore,
+    InMemoryStore,
+    capabilities_of,
+)
 from retrieval_core.context import CallerContext
 from retrieval_core.errors import InvalidRequestError
 from retrieval_core.models.item import Item
@@ -99,6 +105,14 @@ def test_hybrid_fuses_arms_with_signals_and_merges_ids() -> None:
     assert all(0 <= h.score <= 1 and math.isfinite(h.score) for h in result.hits)
     scores = [(-h.score, h.id) for h in result.hits]
     assert scores == sorted(scores)
+
+
+def test_hybrid_builds_hits_only_for_the_hits_it_returns() -> None:
+    store = BuildCountingStore(ITEMS)
+    result = router(store).route(request(mode="hybrid", text="payments team", top_k=1))
+    assert len(set(store.candidates)) > 1
+    assert store.built == [h.id for h in result.hits] == [result.hits[0].id]
+    assert set(result.hits[0].signals) == set(result.hits[0].found_by) == {"lexical", "vector"}
 
 
 def test_clamps_are_applied_before_routing_and_reported() -> None:

@@ -1,19 +1,21 @@
 """``DynamoCursorStore``: frozen rankings of paged requests in their own table (``CursorsTable``).
 
 One item per cursor, ``pk = "{ctx}#{cursor_id}"`` (the context first, like every key), TTL attribute
-``expires_at``. The ranking is compact JSON, zlib-compressed into one binary attribute: 1,000 hybrid
-entries (ids, scores and both arms' signals) stay far below DynamoDB's 400 KB item limit (about 30 KB).
+``expires_at``. The ranking is compact JSON (with its base position and the first page's id
+fingerprints, base64), zlib-compressed into one binary attribute: 1,000 hybrid entries (ids, scores
+and both arms' signals) stay far below DynamoDB's 400 KB item limit (about 30 KB).
 A save is conditional on the version, so two concurrent extensions of one ranking cannot both land.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import zlib
 from typing import Any
 
 from ..keys import TTL_ATTRIBUTE, partition
-from ..models.cursors import FrozenEntry, FrozenRanking
+from ..models.cursors import FrozenEntry, FrozenRanking, packed, unpacked
 from ..models.hits import Signal
 from .dynamodb_reads import backend_failures
 
@@ -62,7 +64,14 @@ def _encode(ranking: FrozenRanking) -> bytes:
         [e.id, e.score, {arm: [s.rank, s.score] for arm, s in e.signals.items()}, list(e.found_by)]
         for e in ranking.entries
     ]
-    body = {"f": ranking.fingerprint, "a": list(ranking.arms), "c": ranking.complete, "e": entries}
+    body = {
+        "f": ranking.fingerprint,
+        "a": list(ranking.arms),
+        "c": ranking.complete,
+        "b": ranking.base,
+        "s": base64.b64encode(packed(ranking.shown)).decode(),
+        "e": entries,
+    }
     return json.dumps(body, separators=(",", ":")).encode()
 
 
@@ -73,6 +82,8 @@ def _decode(raw: bytes, version: int) -> FrozenRanking:
         arms=tuple(body["a"]),
         complete=body["c"],
         version=version,
+        base=body["b"],
+        shown=unpacked(base64.b64decode(body["s"])),
         entries=tuple(
             FrozenEntry(
                 id=entry_id,

@@ -1,22 +1,22 @@
 """Cutting a ranking into pages that never overlap or skip, even while the index changes.
 
-The first page ranks ``top_k + 1`` deep (one more than it shows, to know whether more exist) and, when
-more exist, freezes that ranking under a random cursor id in the cursor store. A later page reads the
-frozen ranking and shows its next ``top_k`` positions with each item's current content; an item deleted
-meanwhile, or no longer matching the request, is left out and counted as ``gone``. When a page reaches
-past what is frozen, the request is ranked again deeper (at least doubling, at least ``window``) and
-only items not frozen yet are appended, so what was ranked never moves and nothing appears twice.
+The first page ranks ``top_k + 1`` deep (one more than it shows, to know whether more exist) and writes
+nothing: when more exist its token carries a fingerprint of every id it showed. The second page ranks
+again, deeper, leaves out what the first page showed and freezes the rest under a random cursor id in
+the cursor store, from the position the first page ended at. A later page reads the frozen ranking and
+shows its next ``top_k`` positions with each item's current content; an item deleted meanwhile, or no
+longer matching the request, is left out and counted as ``gone``. When a page reaches past what is
+frozen, the request is ranked again deeper (at least doubling, at least ``window``) and only items
+neither frozen nor shown yet are appended, so what was ranked never moves and nothing appears twice.
 Design and costs: docs/STORAGE.md ("Paging").
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import BackendUnavailableError
-from ..models.cursors import FrozenEntry, FrozenRanking
+from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
 from ..models.hits import Hit
 from ..ports import CursorStore, ItemReader
 from .errors import NextTokenExpiredError
@@ -24,8 +24,6 @@ from .paging import PagePosition, PageTokens, PagingConfig, fingerprint, new_cur
 from .requests import Mode, RetrieveRequest
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 from .router import RetrievalRouter, presented
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,36 +84,20 @@ class Pager:
                 missing_capability=result.missing_capability,
             )
         ranking = router.rank(request, top_k + 1)
-        entries = ranking.hits[: self._config.max_depth]
-        frozen = FrozenRanking(
-            fingerprint=_fingerprint(request),
-            arms=ranking.arms,
-            entries=tuple(_entry(h) for h in entries),
-            complete=ranking.complete or len(ranking.hits) >= self._config.max_depth,
-        )
+        ranked = ranking.hits[: self._config.max_depth]
+        shown = ranked[:top_k]
         token = None
-        end: PagingEnd | None = None
-        if len(entries) > top_k:
-            assert self._cursors is not None  # _pageable
-            cursor_id = new_cursor_id()
-            expires_at = self._clock() + self._config.ttl_seconds
-            try:
-                self._cursors.save(context_id, cursor_id, frozen, expires_at=expires_at)
-            except BackendUnavailableError:
-                # The first page does not need the cursor store: answer it, without a next page.
-                log.warning("paging cursor not saved; answering without next_token", exc_info=True)
-                end = "unavailable"
-            else:
-                token = self._token(
-                    context_id, PagePosition(cursor_id, top_k), frozen.fingerprint, expires_at
-                )
+        if len(ranked) > top_k:
+            # Nothing is written: the token names what this page showed, and the next page ranks again.
+            at = PagePosition(top_k, shown=id_fingerprints(h.id for h in shown))
+            token = self._token(context_id, at, _fingerprint(request))
         return Page(
             ranking.mode,
             ranking.supported,
-            presented(entries[:top_k], request),
+            presented(shown, request),
             ranking.applied,
             ranking.arms,
-            self._info(0, 0, end or (None if token else self._end(frozen, top_k))),
+            self._info(0, 0, None if token else self._end(top_k, len(ranked))),
             token,
             ranking.missing_capability,
         )
@@ -123,21 +105,14 @@ class Pager:
     def _next(
         self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition
     ) -> Page:
-        assert self._cursors is not None and self._items is not None  # a token was issued: _pageable
-        frozen = self._cursors.load(context_id, at.cursor_id, self._clock())
-        if frozen is None:
-            raise NextTokenExpiredError()
         top_k = request.applied_top_k
-        fresh: dict[str, Hit] = {}
-        if len(frozen.entries) <= at.offset + top_k and not frozen.complete:
-            frozen, fresh = self._extend(router, request, context_id, at, frozen)
-        window = frozen.entries[at.offset : at.offset + top_k]
+        cursor_id, frozen, fresh = self._frozen(router, request, context_id, at)
+        window = frozen.window(at.offset, top_k)
         hits, gone = self._content(router, request, context_id, window, fresh)
         end = at.offset + top_k
         token = None
-        if end < len(frozen.entries):
-            expires_at = self._clock() + self._config.ttl_seconds
-            token = self._token(context_id, PagePosition(at.cursor_id, end), frozen.fingerprint, expires_at)
+        if end < frozen.end:
+            token = self._token(context_id, PagePosition(end, cursor_id), frozen.fingerprint)
         where = router.resolved_filter(request)
         return Page(
             request.mode,
@@ -145,42 +120,94 @@ class Pager:
             presented(hits, request),
             router.placed(router.applied(request), where, frozen.arms),
             frozen.arms,
-            self._info(at.offset, gone, None if token else self._end(frozen, end)),
+            self._info(at.offset, gone, None if token else self._end(end, frozen.end)),
             token,
         )
+
+    def _frozen(
+        self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition
+    ) -> tuple[str, FrozenRanking, dict[str, Hit]]:
+        """The cursor id and frozen ranking the page at ``at`` is cut from, and the hits ranked for it
+        just now (whose content needs no read): frozen now at the second page, else read (and extended
+        when the page reaches past it)."""
+        assert self._cursors is not None  # a token was issued: _pageable
+        top_k = request.applied_top_k
+        if at.cursor_id is None:
+            cursor_id = new_cursor_id()
+            frozen, fresh = self._freeze(router, request, at)
+            if at.offset + top_k < frozen.end:  # a later page will read it
+                self._cursors.save(context_id, cursor_id, frozen, expires_at=self._expiry())
+            return cursor_id, frozen, fresh
+        stored = self._cursors.load(context_id, at.cursor_id, self._clock())
+        if stored is None:
+            raise NextTokenExpiredError()
+        if stored.end <= at.offset + top_k and not stored.complete:
+            return at.cursor_id, *self._extend(router, request, context_id, at.cursor_id, at, stored)
+        return at.cursor_id, stored, {}
+
+    def _freeze(
+        self, router: RetrievalRouter, request: RetrieveRequest, at: PagePosition
+    ) -> tuple[FrozenRanking, dict[str, Hit]]:
+        """The second page's ranking: ranked again, deeper, without what the first page showed, from the
+        first page's end on. What was written since ranks among the rest (above the first page's
+        boundary: at this page's start); what was deleted is simply not there."""
+        ranking = router.rank(request, self._depth(request, at.offset, at.offset), all_fused=True)
+        cap = self._config.max_depth
+        rest = [h for h in ranking.hits if id_fingerprint(h.id) not in at.shown][: cap - at.offset]
+        frozen = FrozenRanking(
+            fingerprint=_fingerprint(request),
+            arms=ranking.arms,
+            entries=tuple(_entry(h) for h in rest),
+            complete=ranking.complete or at.offset + len(rest) >= cap,
+            base=at.offset,
+            shown=at.shown,
+        )
+        return frozen, {h.id: h for h in rest}
 
     def _extend(
         self,
         router: RetrievalRouter,
         request: RetrieveRequest,
         context_id: str,
+        cursor_id: str,
         at: PagePosition,
         frozen: FrozenRanking,
     ) -> tuple[FrozenRanking, dict[str, Hit]]:
-        """Rank deeper and append what is not frozen yet; a concurrent extension's result wins."""
+        """Rank deeper and append what is neither frozen nor shown yet; a concurrent extension's result
+        wins."""
         assert self._cursors is not None
         cap = self._config.max_depth
-        depth = min(
-            cap, max(at.offset + request.applied_top_k + 1, 2 * len(frozen.entries), self._config.window)
-        )
-        ranking = router.rank(request, depth)
+        ranking = router.rank(request, self._depth(request, at.offset, frozen.end), all_fused=True)
         known = {entry.id for entry in frozen.entries}
-        added = tuple(_entry(h) for h in ranking.hits if h.id not in known)
-        entries = (frozen.entries + added)[:cap]
+        added = tuple(
+            _entry(h) for h in ranking.hits if h.id not in known and id_fingerprint(h.id) not in frozen.shown
+        )
+        entries = (frozen.entries + added)[: cap - frozen.base]
         extended = FrozenRanking(
             fingerprint=frozen.fingerprint,
             arms=frozen.arms,
             entries=entries,
-            complete=ranking.complete or len(entries) >= cap,
+            complete=ranking.complete or frozen.base + len(entries) >= cap,
             version=frozen.version + 1,
+            base=frozen.base,
+            shown=frozen.shown,
         )
-        expires_at = self._clock() + self._config.ttl_seconds
-        if self._cursors.save(context_id, at.cursor_id, extended, expires_at=expires_at):
+        if self._cursors.save(context_id, cursor_id, extended, expires_at=self._expiry()):
             return extended, {h.id: h for h in ranking.hits}
-        winner = self._cursors.load(context_id, at.cursor_id, self._clock())
+        winner = self._cursors.load(context_id, cursor_id, self._clock())
         if winner is None:
             raise NextTokenExpiredError()
         return winner, {}
+
+    def _depth(self, request: RetrieveRequest, offset: int, known: int) -> int:
+        """How deep a ranking that is frozen ranks: past the page, at least doubling what is known, at
+        least ``window``, never past the cap. Hybrid skips the window: it keeps every candidate it
+        fused (each arm ``max(candidate_depth, depth)`` deep, so already at least candidate_depth), and
+        fusing deeper arms than one request for these positions would fuse other candidates."""
+        least = max(offset + request.applied_top_k + 1, 2 * known)
+        if request.mode is not Mode.HYBRID:
+            least = max(least, self._config.window)
+        return min(self._config.max_depth, least)
 
     def _content(
         self,
@@ -213,12 +240,17 @@ class Pager:
         configured = None not in (self._tokens, self._cursors, self._items)
         return configured and not request.expand_graph
 
-    def _token(self, context_id: str, at: PagePosition, request_fingerprint: str, expires_at: int) -> str:
+    def _token(self, context_id: str, at: PagePosition, request_fingerprint: str) -> str:
         assert self._tokens is not None
-        return self._tokens.issue(context_id, at, request_fingerprint, expires_at)
+        return self._tokens.issue(context_id, at, request_fingerprint, self._expiry())
 
-    def _end(self, frozen: FrozenRanking, reached: int) -> PagingEnd:
-        at_cap = reached >= self._config.max_depth or len(frozen.entries) >= self._config.max_depth
+    def _expiry(self) -> int:
+        return self._clock() + self._config.ttl_seconds
+
+    def _end(self, reached: int, ranked: int) -> PagingEnd:
+        """Why there is no next page, having shown up to position ``reached`` of a ranking known to
+        position ``ranked`` (both absolute)."""
+        at_cap = max(reached, ranked) >= self._config.max_depth
         return "depth_cap" if at_cap else "exhausted"
 
     def _info(self, offset: int, gone: int, end: PagingEnd | None) -> PagingInfo:

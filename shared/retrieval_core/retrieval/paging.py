@@ -1,9 +1,12 @@
 """Paging tokens: opaque, signed, bound to the caller's context, the request and an expiry.
 
-A token is ``p1.<payload>.<mac>`` (base64url). The payload names a frozen ranking (random cursor id),
-the offset of the next page, the expiry and the request's fingerprint; the MAC is an HMAC-SHA256 over
-the payload *and the caller's context*, which the token does not carry. So a token used under another
-context fails verification exactly as an altered byte does: one error, one message, nothing learnt.
+A token is ``p2.<fields>.<shown>.<mac>`` (each part base64url). ``fields`` holds the offset of the next
+page, the expiry, the request's fingerprint and, from the second page on, the random cursor id of the
+frozen ranking. A first page freezes nothing: its token instead carries, in ``shown``, a short
+fingerprint of every id that page showed, so the second page can rank again and leave them out
+(``shown`` is empty in a cursor's token). The MAC is an HMAC-SHA256 over both parts *and the caller's
+context*, which the token does not carry. So a token used under another context fails verification
+exactly as an altered byte does: one error, one message, nothing learnt.
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ import hmac
 import json
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..models.cursors import packed, unpacked
 from ..policy.query import canonical_key, prepare_query
 from .config import DEFAULT_PAGING_MAX_DEPTH, DEFAULT_PAGING_TTL_SECONDS
 from .errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMismatchError
 
-TOKEN_VERSION = "p1"
+TOKEN_VERSION = "p2"
+"""``p1`` tokens named a cursor the first page wrote; they are invalid now, like any unknown version."""
 DEFAULT_WINDOW = 100
 NOT_PART_OF_RANKING = frozenset({"top_k", "next_token", "session_id", "session_limit", "pack", "context_id"})
 """Fields a continuation may change: page size and presentation, never what is ranked."""
@@ -32,14 +37,20 @@ class PagingConfig:
     max_depth: int = DEFAULT_PAGING_MAX_DEPTH
     """The deepest position any page may reach (reported in every response)."""
     window: int = DEFAULT_WINDOW
-    """The least depth an extension of a frozen ranking ranks to (it at least doubles it)."""
+    """The least depth a deeper ranking (second page, extension) ranks to (an extension at least
+    doubles what is frozen); hybrid excepted, see ``Pager``."""
     ttl_seconds: int = DEFAULT_PAGING_TTL_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
 class PagePosition:
-    cursor_id: str
+    """Where the next page starts (an absolute position in the ranking). With a ``cursor_id`` the
+    ranking is frozen under it; without one it is the second page, and ``shown`` holds the fingerprints
+    of the ids the first page showed."""
+
     offset: int
+    cursor_id: str | None = None
+    shown: frozenset[bytes] = field(default_factory=frozenset)
 
 
 def fingerprint(request: Mapping[str, Any]) -> str:
@@ -54,7 +65,7 @@ def new_cursor_id() -> str:
 class PageTokens:
     """Issues and opens tokens with one HMAC key (from configuration, read once per container)."""
 
-    def __init__(self, key: bytes, ttl_seconds: int = DEFAULT_PAGING_TTL_SECONDS) -> None:
+    def __init__(self, key: bytes) -> None:
         if len(key) < 16:
             raise ValueError("the paging key must be at least 16 bytes")
         self._key = key
@@ -62,32 +73,40 @@ class PageTokens:
     def issue(
         self, context_id: str, position: PagePosition, request_fingerprint: str, expires_at: int
     ) -> str:
-        payload = _b64(
-            json.dumps(
-                {"c": position.cursor_id, "o": position.offset, "e": expires_at, "q": request_fingerprint},
-                separators=(",", ":"),
-            ).encode()
+        fields: dict[str, Any] = {"o": position.offset, "e": expires_at, "q": request_fingerprint}
+        if position.cursor_id is not None:
+            fields["c"] = position.cursor_id
+        signed = ".".join(
+            (
+                _b64(json.dumps(fields, separators=(",", ":")).encode()),
+                _b64(packed(position.shown)),
+            )
         )
-        return f"{TOKEN_VERSION}.{payload}.{_b64(self._mac(context_id, payload))}"
+        return f"{TOKEN_VERSION}.{signed}.{_b64(self._mac(context_id, signed))}"
 
     def open(self, token: str, context_id: str, request_fingerprint: str, now: int) -> PagePosition:
         """The position a token names, after checking (in this order) its MAC under the caller's
         context, its expiry and its request."""
         version, _, rest = token.partition(".")
-        payload, _, mac = rest.partition(".")
+        signed, _, mac = rest.rpartition(".")
         # Compared as text: two base64 spellings of one MAC (unused trailing bits) are two tokens.
-        expected = _b64(self._mac(context_id, payload))
+        expected = _b64(self._mac(context_id, signed))
         if version != TOKEN_VERSION or not hmac.compare_digest(mac.encode(), expected.encode()):
             raise NextTokenInvalidError()
-        fields = json.loads(_unb64(payload))
+        encoded_fields, _, encoded_shown = signed.partition(".")
+        fields = json.loads(_unb64(encoded_fields))
         if int(fields["e"]) <= now:
             raise NextTokenExpiredError()
         if not hmac.compare_digest(str(fields["q"]), request_fingerprint):
             raise NextTokenMismatchError()
-        return PagePosition(cursor_id=str(fields["c"]), offset=int(fields["o"]))
+        return PagePosition(
+            offset=int(fields["o"]),
+            cursor_id=None if "c" not in fields else str(fields["c"]),
+            shown=unpacked(_unb64(encoded_shown) if encoded_shown else b""),
+        )
 
-    def _mac(self, context_id: str, payload: str) -> bytes:
-        message = f"{TOKEN_VERSION}|{context_id}|{payload}".encode()
+    def _mac(self, context_id: str, signed: str) -> bytes:
+        message = f"{TOKEN_VERSION}|{context_id}|{signed}".encode()
         return hmac.new(self._key, message, hashlib.sha256).digest()
 
 

@@ -40,7 +40,8 @@ MAX_TEXT_TERMS = 1000
 """OpenSearch refuses a query of more than 1,024 clauses and a match query makes one per term, so the
 edge refuses long texts before they turn into a backend error."""
 
-MAX_TOKEN_CHARS = 1024
+MAX_TOKEN_CHARS = 2048
+"""A first page's token carries 11 characters per hit it showed: about 1.2 KB at top_k 100."""
 
 RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT)]
 # Bounded ints: pydantic's finiteness check converts an int to float, which overflows past 1e308.
@@ -202,7 +203,7 @@ class RetrieveRequest(BaseModel):
     next_token: Annotated[str, Field(min_length=1, max_length=MAX_TOKEN_CHARS)] | None = Field(
         default=None,
         description="The previous page's next_token: this request then answers the next top_k of the "
-        "ranking the first page froze. The rest of the body must be the first page's (top_k, "
+        "same ranking. The rest of the body must be the first page's (top_k, "
         "session_id, session_limit and pack may change).",
     )
     context_id: Any = Field(

@@ -36,13 +36,11 @@ class AppliedLimits(BaseModel):
     filter: AppliedFilter | None = None
 
 
-PagingEnd = Literal["exhausted", "depth_cap", "unpaged", "unavailable"]
+PagingEnd = Literal["exhausted", "depth_cap", "unpaged"]
 PAGING_ENDS: dict[PagingEnd, str] = {
     "exhausted": "Nothing is ranked below this page.",
     "depth_cap": "This page reaches the deepest position a request may page to (max_depth).",
     "unpaged": "This request is not paged (expand_graph answers are one page).",
-    "unavailable": "More results exist, but the ranking could not be kept for paging right now; "
-    "ask again later for more (or raise top_k).",
 }
 
 
@@ -54,7 +52,7 @@ class PagingInfo(BaseModel):
     gone: int = Field(
         default=0,
         description="Slots of this page whose items were deleted, or stopped matching the request, since "
-        "the first page ranked them; they are left out, so the page holds fewer hits.",
+        "the ranking was frozen (by the second page); they are left out, so the page holds fewer hits.",
     )
     end: PagingEnd | None = Field(
         default=None,

@@ -84,9 +84,11 @@ class RetrievalRouter:
             ranking.mode, ranking.supported, hits, ranking.applied, ranking.missing_capability, ranking.arms
         )
 
-    def rank(self, request: RetrieveRequest, depth: int) -> Ranking:
-        """The request's ranking to at least ``depth`` (hybrid: all it fused), best first, undiversified;
-        ``complete`` when the backend has nothing ranked below it."""
+    def rank(self, request: RetrieveRequest, depth: int, *, all_fused: bool = False) -> Ranking:
+        """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
+        below it. Hybrid fuses each arm's ``max(candidate_depth, depth)`` and builds hits for the first
+        ``depth`` fused, or with ``all_fused`` for every fused candidate (a frozen ranking keeps them all:
+        ranking deeper instead would fuse other candidates)."""
         self._check_vector(request)
         where = self.resolved_filter(request)
         applied = self.applied(request)
@@ -94,7 +96,7 @@ class RetrievalRouter:
             kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=where
         )
         try:
-            hits, arms, complete = self._dispatch(request, filters, applied)
+            hits, arms, complete = self._dispatch(request, filters, applied, all_fused)
         except CapabilityMissingError as missing:
             return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
         return Ranking(request.mode, True, hits, self.placed(applied, where, arms), complete, arms=arms)
@@ -121,7 +123,7 @@ class RetrievalRouter:
         return applied.model_copy(update={"filter": AppliedFilter(expression=where.echo(), arms=placed)})
 
     def _dispatch(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits
+        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits, all_fused: bool
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         ctx = self._context.context_id
         match request.mode:
@@ -134,7 +136,7 @@ class RetrievalRouter:
                 raw = vector.vector(ctx, self._query_vector(request), filters)
                 return self._ranked(raw, filters.size, request, applied, ("vector",))
             case Mode.HYBRID:
-                return self._hybrid(request, filters, applied)
+                return self._hybrid(request, filters, applied, all_fused)
             case Mode.ENTITY:
                 entities = _require(self._can.entity, "entity")
                 raw = entities.by_entity(ctx, request.entity_id or "", filters)
@@ -151,7 +153,7 @@ class RetrievalRouter:
                 return self._ranked(raw, filters.size, request, applied, ("temporal",))
 
     def _hybrid(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits
+        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits, all_fused: bool
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         store = _require(self._can.hybrid, "hybrid")
         vector = self._query_vector(request)
@@ -163,8 +165,9 @@ class RetrievalRouter:
         else:
             combined = reciprocal_rank_fusion(arms, applied.rank_constant)
         ordered, dropped = self._ordered(combined, request, applied)
-        complete = dropped or all(len(hits) < depth for hits in arms.values())
-        fused = built(ordered)
+        kept = ordered if all_fused else ordered[: filters.size]
+        complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
+        fused = built(kept)
         if not request.expand_graph or not fused:
             return fused, tuple(arms), complete
         # Graph expansion decorates one page: the top_k fused hits, then the graph arm below them. It
