@@ -65,6 +65,7 @@ def lambda_environment(function: str) -> dict[str, str]:
         "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+        "PYDANTIC_DISABLE_PLUGINS": "__all__",
         "AWS_LAMBDA_FUNCTION_NAME": function,
     }
 
