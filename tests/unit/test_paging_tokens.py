@@ -10,13 +10,16 @@ import json
 import pytest
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.models.cursors import id_fingerprints
+from retrieval_core.policy.kind import HITS
 from retrieval_core.retrieval.errors import (
     NextTokenExpiredError,
     NextTokenInvalidError,
     NextTokenMismatchError,
 )
-from retrieval_core.retrieval.paging import PagePosition, PageTokens, fingerprint
+from retrieval_core.retrieval.pages import _fingerprint as request_fingerprint
+from retrieval_core.retrieval.paging import PagePosition, PageTokens, fingerprint, question_fingerprint
 from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.service import question_of
 
 KEY = b"k" * 32
 TOKENS = PageTokens(KEY)
@@ -102,3 +105,37 @@ def test_statuses() -> None:
     assert status_of(NextTokenInvalidError()) == 400
     assert status_of(NextTokenMismatchError()) == 400
     assert status_of(NextTokenExpiredError()) == 410
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "mode": "lexical",
+            "text": "  payments   team ",
+            "top_k": 7,
+            "session_id": "s",
+            "pack": {"max_chars": 900},
+        },
+        {"mode": "vector", "vector": [0.5, -0.25, 1e-7], "kinds": ["trace", "document"], "min_score": 0.1},
+        {
+            "mode": "hybrid",
+            "text": "who leads",
+            "vector": [1.0, 2.0],
+            "weights": {"document": 0.5},
+            "depth": 9,
+        },
+        {"mode": "entity", "entity_id": "acme:person/alice", "statuses": ["STALE", "ACTIVE"]},
+        {"mode": "lexical", "text": "x", "filter": {"equals": {"key": "metadata.team", "value": "pay"}}},
+        {"mode": "temporal", "window": {"start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z"}},
+    ],
+)
+def test_the_policys_prepared_question_gives_the_requests_fingerprint(body: dict) -> None:
+    """Page 1 signs its token from the policy's prepared question, later pages check it from the
+    request: the two spellings must agree for every kind of request, or page 2 would be a mismatch."""
+    request = RetrieveRequest.model_validate(body)
+    prepared = HITS.prepare(question_of(request))
+    assert question_fingerprint(prepared) == request_fingerprint(request)
+    assert question_fingerprint(HITS.prepare(question_of(request.model_copy(update={"top_k": 3})))) == (
+        request_fingerprint(request)
+    )

@@ -13,14 +13,22 @@ Design and costs: docs/STORAGE.md ("Paging").
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
 from ..models.hits import Hit
 from ..ports import CursorStore, ItemReader
 from .errors import NextTokenExpiredError
-from .paging import PagePosition, PageTokens, PagingConfig, fingerprint, new_cursor_id
+from .paging import (
+    PagePosition,
+    PageTokens,
+    PagingConfig,
+    fingerprint,
+    new_cursor_id,
+    question_fingerprint,
+)
 from .requests import Mode, RetrieveRequest
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 from .router import RetrievalRouter, presented
@@ -63,13 +71,26 @@ class Pager:
         return self._tokens.open(request.next_token, context_id, _fingerprint(request), self._clock())
 
     def page(
-        self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition | None
+        self,
+        router: RetrievalRouter,
+        request: RetrieveRequest,
+        context_id: str,
+        at: PagePosition | None,
+        question: Mapping[str, Any] | None = None,
     ) -> Page:
+        """The page at ``at`` (the first when None). ``question``: the session policy's prepared query
+        of this request, when the caller has it, so the first page's token needs no second spelling."""
         if at is None:
-            return self._first(router, request, context_id)
+            return self._first(router, request, context_id, question)
         return self._next(router, request, context_id, at)
 
-    def _first(self, router: RetrievalRouter, request: RetrieveRequest, context_id: str) -> Page:
+    def _first(
+        self,
+        router: RetrievalRouter,
+        request: RetrieveRequest,
+        context_id: str,
+        question: Mapping[str, Any] | None,
+    ) -> Page:
         top_k = request.applied_top_k
         if not self._pageable(request):
             result = router.route(request)
@@ -90,7 +111,8 @@ class Pager:
         if len(ranked) > top_k:
             # Nothing is written: the token names what this page showed, and the next page ranks again.
             at = PagePosition(top_k, shown=id_fingerprints(h.id for h in shown))
-            token = self._token(context_id, at, _fingerprint(request))
+            asked = _fingerprint(request) if question is None else question_fingerprint(question)
+            token = self._token(context_id, at, asked)
         return Page(
             ranking.mode,
             ranking.supported,

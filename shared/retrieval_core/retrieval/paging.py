@@ -55,7 +55,13 @@ class PagePosition:
 
 def fingerprint(request: Mapping[str, Any]) -> str:
     """The request's ranking-relevant fields, normalised as the session policy normalises queries."""
-    return canonical_key(prepare_query({k: v for k, v in request.items() if k not in NOT_PART_OF_RANKING}))
+    return question_fingerprint(prepare_query(request))
+
+
+def question_fingerprint(question: Mapping[str, Any]) -> str:
+    """``fingerprint`` of a question the session policy has normalised already (its prepared query):
+    the same value without normalising and spelling a query vector once more."""
+    return canonical_key({k: v for k, v in question.items() if k not in NOT_PART_OF_RANKING})
 
 
 def new_cursor_id() -> str:

@@ -62,8 +62,8 @@ class RetrieveService:
         position = self._pager.position(request, context.context_id)
         pages: list[Page] = []
 
-        def execute(_prepared: Mapping[str, Any]) -> list[Hit]:
-            pages.append(self._pager.page(router, request, context.context_id, position))
+        def execute(prepared: Mapping[str, Any]) -> list[Hit]:
+            pages.append(self._pager.page(router, request, context.context_id, position, prepared))
             return pages[0].hits
 
         outcome = self._policy.run(
