@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
+from retrieval_core.entrypoints.api import (
+    build_resolver,
+    current_caller,
+    lambda_entry,
+    model_response,
+    serialised,
+)
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.graph.models import GraphPathRequest, GraphPathResponse
@@ -20,18 +27,18 @@ metrics = Metrics()
 app = build_resolver(logger)
 
 
-@app.get("/v1/graph/path")
+@app.get("/v1/graph/path", responses=model_response(GraphPathResponse))
 def path(
     from_id: Annotated[str, Query(alias="from", min_length=1, description="Start entity id.")],
     to_id: Annotated[str, Query(alias="to", min_length=1, description="End entity id.")],
     max_depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
     max_paths: Annotated[int, Query(description="Clamped to 1..5.")] = 1,
     statuses: Annotated[str | None, Query(description="Comma-separated edge statuses.")] = None,
-) -> GraphPathResponse:
+) -> Response[str]:
     fields: dict[str, Any] = {"from": from_id, "to": to_id, "max_depth": max_depth, "max_paths": max_paths}
     if statuses:
         fields["statuses"] = [s.strip() for s in statuses.split(",") if s.strip()]
-    return _find(current_caller(app).context, GraphPathRequest.model_validate(fields))
+    return serialised(_find(current_caller(app).context, GraphPathRequest.model_validate(fields)))
 
 
 def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathResponse:

@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.api import build_resolver, current_caller, lambda_entry
+from retrieval_core.entrypoints.api import (
+    build_resolver,
+    current_caller,
+    lambda_entry,
+    model_response,
+    serialised,
+)
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse
@@ -21,15 +28,15 @@ metrics = Metrics()
 app = build_resolver(logger)
 
 
-@app.get("/v1/why/<proposition_id>")
+@app.get("/v1/why/<proposition_id>", responses=model_response(WhyExplainResponse))
 def why(
     proposition_id: Annotated[
         str, Path(min_length=1, max_length=MAX_ITEM_ID_CHARS, description="An item id (`acme:p-0042`).")
     ],
     depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
-) -> WhyExplainResponse:
+) -> Response[str]:
     request = WhyExplainRequest(item_id=proposition_id, depth=depth)
-    return _explain(current_caller(app).context, request)
+    return serialised(_explain(current_caller(app).context, request))
 
 
 def _explain(context: CallerContext, request: WhyExplainRequest) -> WhyExplainResponse:

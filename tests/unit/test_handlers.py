@@ -165,3 +165,17 @@ def test_the_api_answers_the_same_body_as_a_direct_invocation(mode: str) -> None
     for body in (api_body, direct_body):
         body["receipt"].pop("requested_at"), body["receipt"].pop("completed_at")
     assert api_body == direct_body
+
+
+def test_graph_path_and_why_explain_answer_the_same_body_as_direct_invocations() -> None:
+    status, api_path = path(**{"from": "acme:person/alice", "to": "acme:team/payments"})
+    request = {"from": "acme:person/alice", "to": "acme:team/payments"}
+    direct_status, direct_path = call("graph_path", {"context_id": "acme", "request": request})
+    assert status == direct_status == 200 and api_path["found"]
+    assert api_path == direct_path
+    assert set(api_path["paths"][0]["edges"][0]) >= {"from", "to"}  # aliases, as the schema names them
+    status, api_why = why("acme:p-1")
+    direct_status, direct_why = call(
+        "why_explain", {"context_id": "acme", "request": {"item_id": "acme:p-1"}}
+    )
+    assert status == direct_status == 200 and api_why == direct_why
