@@ -11,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from retrieval_core.adapters.dynamodb_client import dynamodb_client
-from retrieval_core.bootstrap import container
-
 from .corpus import MAX_DEPTH, Corpus, pairs_at_distance
 from .handlers import HandlerFailedError, graph_path_event, timed_call, why_event
 from .probes import Cost, Probe, install
@@ -62,7 +59,8 @@ def _run(
                     raise
                 # The request's deadline passed (moto serves one call at a time): counted, not timed.
                 out_of_time += 1
-                probe.take(), ledger.take()
+                probe.take()
+                ledger.take()
                 continue
             costs.append(probe.take())
             # Both functions only read DynamoDB, so no item needs reading back for its write units.
@@ -86,7 +84,7 @@ def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
     install(probe)
     probe.take()
     ledger = Ledger()
-    ledger.watch(dynamodb_client(container().settings))
+    ledger.watch_container()
     for depth in range(1, MAX_DEPTH + 1):
         pairs = pairs_at_distance(corpus, depth, scale.graph_samples)
         if not pairs:

@@ -88,9 +88,7 @@ def by_session_size(settings: Settings, corpus: Corpus, probe: Probe) -> dict[in
             scope = use(Container(container().settings)) if fresh_container else nullcontext()
             with scope:
                 install(probe)
-                from retrieval_core.adapters.dynamodb_client import dynamodb_client as container_client
-
-                ledger.watch(container_client(container().settings))
+                ledger.watch_container()
                 ledger.take()
                 body = {"mode": "lexical", "text": next(text), "session_id": session}
                 timed_call("retrieve", retrieve_event(body))

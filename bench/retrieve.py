@@ -15,11 +15,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from retrieval_core.adapters.dynamodb_client import dynamodb_client
 from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.layout import IndexLayout
-from retrieval_core.bootstrap import container
 from retrieval_core.config import Settings
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.config import preset
@@ -191,8 +189,7 @@ class _HandlerSide:
         self._mode = mode
         self._probe = probe
         self._ledger = Ledger()
-        self._ledger.watch(dynamodb_client(container().settings))
-        self._ledger.take()
+        self._ledger.watch_container()
         self.costs: list[Cost] = []
         self.write_units: list[float] = []
         self.read_units: list[float] = []

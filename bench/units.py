@@ -54,6 +54,13 @@ class Ledger:
             client.meta.events.register("provide-client-params.dynamodb", self._params)
             client.meta.events.register("after-call.dynamodb", self._after)
 
+    def watch_container(self) -> None:
+        """Watch the DynamoDB client of the current handler container (every table shares it)."""
+        from retrieval_core.adapters.dynamodb_client import dynamodb_client
+        from retrieval_core.bootstrap import container
+
+        self.watch(dynamodb_client(container().settings))
+
     def take(self) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
         with self._lock:
             calls, self.calls = self.calls, []
