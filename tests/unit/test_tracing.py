@@ -1,4 +1,5 @@
-"""Tracing off must not import the X-Ray SDK (a third of a cold start); tracing on keeps Powertools."""
+"""Tracing off must not import the X-Ray SDK (a third of a cold start); tracing on keeps Powertools. A
+handler's import leaves out, likewise, what only other paths need."""
 
 from __future__ import annotations
 
@@ -32,12 +33,26 @@ def test_tracing_on_is_powertools(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(lambda_tracer(), Tracer)
 
 
-def test_importing_a_handler_with_tracing_off_leaves_the_xray_sdk_out() -> None:
+LOADING_ONLY = "retrieval_core.models.item"  # the loadable item's schema: loading and ingest only
+PACKER = "retrieval_core.packing.packer"  # only requests that ask for a packet
+
+
+@pytest.mark.parametrize(
+    ("function", "left_out"),
+    [
+        ("retrieve", ["aws_xray_sdk", LOADING_ONLY, PACKER, "retrieval_core.graph.models"]),
+        ("graph_path", ["aws_xray_sdk", LOADING_ONLY, PACKER]),
+        ("why_explain", ["aws_xray_sdk", LOADING_ONLY, PACKER, "retrieval_core.graph.models"]),
+    ],
+)
+def test_importing_a_handler_with_tracing_off_leaves_out_what_it_does_not_run(
+    function: str, left_out: list[str]
+) -> None:
     code = (
-        f"import sys; sys.path.insert(0, {str(REPO / 'functions' / 'retrieve')!r}); import app; "
-        "print('aws_xray_sdk' in sys.modules)"
+        f"import sys; sys.path.insert(0, {str(REPO / 'functions' / function)!r}); import app; "
+        f"print(sorted(m for m in {left_out!r} if m in sys.modules))"
     )
     env = {**os.environ, "POWERTOOLS_TRACE_DISABLED": "true", "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.strip() == "False"
+    assert result.stdout.strip() == "[]"
