@@ -30,6 +30,7 @@ down:
 lint: install
 	@$(VENV)/bin/ruff check .
 	@$(VENV)/bin/ruff format --check .
+	@$(VENV)/bin/cfn-lint template.yaml
 	@$(MAKE) --no-print-directory typecheck
 
 # mypy strict on the runtime package; the test fakes are checked against the ports they stand for.

@@ -15,6 +15,8 @@ Docker is needed and any pip >= 22 works. Runs on the SAM venv's interpreter: st
 from __future__ import annotations
 
 import json
+import os
+import platform
 import re
 import shutil
 import subprocess
@@ -26,9 +28,16 @@ HERE = Path(__file__).resolve().parent
 REQUIREMENTS = HERE / "requirements.txt"
 LOCK = HERE / "requirements.lock"
 
-# Keep in step with Globals.Function.Runtime/Architectures in template.yaml (a unit test checks it).
+# Keep in step with Globals.Function.Runtime and the Architecture parameter in template.yaml (a unit
+# test checks it). The layer is built for one architecture: LAMBDA_ARCH=arm64 in the environment of
+# `sam build` builds it for arm64 (deploy with Architecture=arm64 then).
 LAMBDA_PYTHON_VERSION = "3.12"
-LAMBDA_ARCH = "x86_64"
+MACHINES = {"x86_64": "x86_64", "arm64": "aarch64"}
+"""Lambda's architecture names -> the machine names of wheel tags and binutils."""
+DEFAULT_ARCH = "x86_64"
+LAMBDA_ARCH = os.environ.get("LAMBDA_ARCH", DEFAULT_ARCH)
+if LAMBDA_ARCH not in MACHINES:
+    sys.exit(f"layer build: LAMBDA_ARCH must be one of {', '.join(MACHINES)}, not {LAMBDA_ARCH!r}")
 # python3.12 runs on Amazon Linux 2023 (glibc 2.34): every manylinux tag up to 2_34 loads there.
 # (tiktoken 0.14.0 ships manylinux_2_28 wheels only, which is why the runtime is not python3.11/AL2.)
 LAMBDA_PLATFORMS = ("manylinux_2_34", "manylinux_2_28", "manylinux_2_17", "manylinux2014")
@@ -75,7 +84,8 @@ def normalize(name: str) -> str:
 
 
 def _pip(*args: str) -> None:
-    platforms = [arg for tag in LAMBDA_PLATFORMS for arg in ("--platform", f"{tag}_{LAMBDA_ARCH}")]
+    machine = MACHINES[LAMBDA_ARCH]
+    platforms = [arg for tag in LAMBDA_PLATFORMS for arg in ("--platform", f"{tag}_{machine}")]
     subprocess.run(
         [
             sys.executable,
@@ -156,11 +166,16 @@ def install(target: Path, source_root: Path) -> None:
 
 def strip_native_libraries(target: Path) -> None:
     """Drop debug symbols from the wheels' extension modules (some ship them: several MB of the layer
-    that the runtime never reads). Without binutils' ``strip`` the layer is only larger."""
-    strip = shutil.which("strip")
-    if strip is None:
+    that the runtime never reads). Without a ``strip`` for the target machine (the host's own binutils
+    read only its machine's libraries: an x86_64 host needs aarch64-linux-gnu-strip for arm64) the layer
+    is only larger."""
+    machine = MACHINES[LAMBDA_ARCH]
+    native = "strip" if platform.machine() == machine else None
+    strip = shutil.which(f"{machine}-linux-gnu-strip") or (native and shutil.which(native))
+    if not strip:
         print(
-            "layer build: `strip` not found (binutils); native libraries keep their symbols", file=sys.stderr
+            f"layer build: no `strip` for {machine} (binutils); native libraries keep their symbols",
+            file=sys.stderr,
         )
         return
     libraries = sorted(str(path) for path in target.rglob("*.so"))

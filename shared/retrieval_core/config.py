@@ -72,6 +72,8 @@ class Settings(BaseModel):
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None
     ingest_part_lines: int = Field(default=2000, ge=1)
+    cors_allow_origin: str = Field(default="*", pattern=r"^(\*|https?://[A-Za-z0-9.-]+(:[0-9]+)?)$")
+    """The origin every API answer names in Access-Control-Allow-Origin (the template's CorsAllowOrigin)."""
     metadata_fields: dict[str, FieldType] = Field(
         default_factory=dict,
         description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "

@@ -240,7 +240,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
     paths = resource("RetrievalApi")["Properties"]["DefinitionBody"]["paths"]
     routes = {
         (verb.upper(), path): re.search(
-            r"\$\{(\w+)\.Arn\}", op["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+            r"\$\{(\w+)\.Alias\}", op["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
         )[1]
         for path, ops in paths.items()
         for verb, op in ops.items()
@@ -287,7 +287,9 @@ def test_api_has_cors_and_stage_throttling() -> None:
 )
 def test_api_gateway_may_invoke_each_function_from_this_api_only(permission: str, function: str) -> None:
     props = resource(permission)["Properties"]
-    assert props["FunctionName"] == {"Ref": function}
+    # The API functions are invoked through their SnapStart alias (test_template_operations.py).
+    target = f"{function}.Alias" if function in FUNCTIONS.values() else function
+    assert props["FunctionName"] == {"Ref": target}
     assert props["Principal"] == "apigateway.amazonaws.com"
     assert "${RetrievalApi}/" in props["SourceArn"]["Fn::Sub"]
 
@@ -320,7 +322,7 @@ def invoked_functions() -> dict[str, dict[str, Any]]:
     for _, state in _states(asl()):
         if state["Type"] == "Task":
             placeholder = re.fullmatch(r"\$\{(\w+)\}", state["Parameters"]["FunctionName"])[1]
-            tasks[substitutions[placeholder]["Fn::GetAtt"][0]] = state
+            tasks[substitutions[placeholder]["Ref"].removesuffix(".Alias")] = state
     return tasks
 
 
@@ -330,10 +332,15 @@ def test_workflow_invokes_the_three_functions() -> None:
 
 def test_workflow_role_may_invoke_only_those_functions() -> None:
     policies = resource("EvidenceStateMachine")["Properties"]["Policies"]
-    assert sorted(p["LambdaInvokePolicy"]["FunctionName"]["Ref"] for p in policies) == sorted(
+    invokes = [p for p in policies if "LambdaInvokePolicy" in p]
+    assert sorted(p["LambdaInvokePolicy"]["FunctionName"]["Ref"] for p in invokes) == sorted(
         FUNCTIONS.values()
     )
-    assert all(set(p) == {"LambdaInvokePolicy"} for p in policies)
+    assert all(set(p) == {"LambdaInvokePolicy"} for p in invokes)
+    # Besides invoking them, only the log delivery Step Functions logging needs (no data access).
+    (logging,) = [p for p in policies if "LambdaInvokePolicy" not in p]
+    (statement,) = logging["Statement"]
+    assert all(action.startswith("logs:") for action in statement["Action"])
 
 
 def test_every_invocation_carries_context_and_correlation_id() -> None:
@@ -394,9 +401,12 @@ def test_layer_is_built_for_the_functions_runtime() -> None:
     layer = resource("RetrievalCoreLayer")
     runtime = f"python{build_layer.LAMBDA_PYTHON_VERSION}"
     assert function_globals["Runtime"] == runtime
-    assert function_globals["Architectures"] == [build_layer.LAMBDA_ARCH]
+    assert function_globals["Architectures"] == [{"Ref": "Architecture"}]
     assert layer["Properties"]["CompatibleRuntimes"] == [runtime]
-    assert layer["Properties"]["CompatibleArchitectures"] == [build_layer.LAMBDA_ARCH]
+    assert layer["Properties"]["CompatibleArchitectures"] == [{"Ref": "Architecture"}]
+    parameter = template()["Parameters"]["Architecture"]
+    assert parameter["AllowedValues"] == list(build_layer.MACHINES)
+    assert parameter["Default"] == build_layer.DEFAULT_ARCH
     assert layer["Metadata"] == {"BuildMethod": "makefile", "ContextPath": "layers/retrieval_core"}
     assert (ROOT / layer["Properties"]["ContentUri"] / build_layer.PACKAGE / "__init__.py").is_file()
 

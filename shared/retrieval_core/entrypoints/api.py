@@ -19,6 +19,7 @@ from ..bootstrap import container
 from ..context import CallerContext
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
+from .cors import with_cors
 from .direct import DirectInvocation, handle_direct, is_direct
 from .error_counts import count_errors
 from .responses import describe_validation, error_status_body
@@ -111,7 +112,8 @@ def lambda_entry(
     metrics: Metrics,
 ) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
-    ``requestContext``, IAM-trusted) go to ``serve_direct``. Logs carry the request's correlation id.
+    ``requestContext``, IAM-trusted) go to ``serve_direct``. Every API answer, errors included, carries
+    the CORS headers (``cors``). Logs carry the request's correlation id.
     Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
@@ -122,7 +124,9 @@ def lambda_entry(
             if is_direct(event):
                 response = handle_direct(event, serve_direct, logger)
             else:
-                response = resolve(app, event, context, logger)
+                response = with_cors(
+                    resolve(app, event, context, logger), container().settings.cors_allow_origin
+                )
         count_errors(metrics, response["statusCode"])
         return response
 

@@ -7,7 +7,9 @@ No token, or any other token, is a 401 (as API Gateway answers before the functi
 
 Like API Gateway it answers a request it cannot turn into an event itself: 400 for a Content-Length it
 cannot trust or a body that is not UTF-8, 413 past API Gateway's 10 MB payload limit, 403 for an unknown
-route, all with the template's gateway-response bodies (docs/openapi.json's ErrorBody).
+route, all with the template's gateway-response bodies (docs/openapi.json's ErrorBody) and, like every
+gateway response there, ``Access-Control-Allow-Origin``. It answers a CORS preflight (OPTIONS) of a route
+as the template's ``Cors`` mock integration does (``retrieval_core.entrypoints.cors``).
 """
 
 from __future__ import annotations
@@ -114,6 +116,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._serve("POST")
 
+    def do_OPTIONS(self) -> None:
+        from retrieval_core.entrypoints.cors import preflight_headers
+
+        path = urlsplit(self.path).path
+        if not any(pattern.fullmatch(path) for _, pattern, _, _ in ROUTES):
+            return self._gateway_reply(403, MISSING_ROUTE_BODY)
+        self._reply(200, list(preflight_headers(_allowed_origin()).items()), "{}")
+
     def _serve(self, method: str) -> None:
         from .lambda_runtime import invoke
 
@@ -121,14 +131,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = self._read_body()
         except BadRequestBodyError as refused:
             self.close_connection = True
-            return self._reply(refused.status, [], json.dumps(refused.body))
+            return self._gateway_reply(refused.status, refused.body)
         headers = {k: v for k, v in self.headers.items()}
         routed = proxy_event(method, self.path, headers, body)
         if routed is None:
-            return self._reply(403, [], json.dumps(MISSING_ROUTE_BODY))
+            return self._gateway_reply(403, MISSING_ROUTE_BODY)
         function, event = routed
         if event["requestContext"]["authorizer"] is None:
-            return self._reply(401, [], json.dumps(UNAUTHORIZED_BODY))
+            return self._gateway_reply(401, UNAUTHORIZED_BODY)
         response = invoke(function, event)
         self._reply(response["statusCode"], response_headers(response), response.get("body") or "")
 
@@ -155,6 +165,12 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError:
             raise BadRequestBodyError(400, "The body must be UTF-8 encoded JSON.") from None
 
+    def _gateway_reply(self, status: int, body: dict[str, str]) -> None:
+        """An answer API Gateway gives itself (no function ran): the template's gateway responses."""
+        from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
+
+        self._reply(status, [(ALLOW_ORIGIN, _allowed_origin())], json.dumps(body))
+
     def _reply(self, status: int, headers: list[tuple[str, str]], body: str) -> None:
         payload = body.encode("utf-8")
         self.send_response(status)
@@ -178,6 +194,12 @@ def response_headers(response: dict[str, Any]) -> list[tuple[str, str]]:
     }
     single = [(str(k), str(v)) for k, v in (response.get("headers") or {}).items() if str(k) not in multi]
     return single + [(name, value) for name, values in multi.items() for value in values]
+
+
+def _allowed_origin() -> str:
+    from retrieval_core.bootstrap import container
+
+    return container().settings.cors_allow_origin
 
 
 class _Server(ThreadingHTTPServer):
