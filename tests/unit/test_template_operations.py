@@ -34,9 +34,10 @@ def functions() -> dict[str, dict[str, Any]]:
 
 
 @cache
-def translated() -> dict[str, Any]:
+def translated(layer_key: str = "key", generation: str | None = None) -> dict[str, Any]:
     """The template as CloudFormation receives it after the SAM transform (as `sam deploy` sends it),
-    with local code locations replaced by S3 ones the translator accepts."""
+    with local code locations replaced by S3 ones the translator accepts (the layer's at ``layer_key``)
+    and, when given, another DEPLOYMENT_GENERATION."""
     from cfnlint.template.transforms._sam import Transform
     from samtranslator.parser import parser
     from samtranslator.translator.translator import Translator
@@ -45,7 +46,9 @@ def translated() -> dict[str, Any]:
     for res in sam["Resources"].values():
         for key in ("CodeUri", "ContentUri", "DefinitionUri"):
             if key in res.get("Properties", {}):
-                res["Properties"][key] = "s3://bucket/key"
+                res["Properties"][key] = f"s3://bucket/{layer_key if key == 'ContentUri' else 'key'}"
+    if generation is not None:
+        sam["Globals"]["Function"]["Environment"]["Variables"]["DEPLOYMENT_GENERATION"] = generation
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     policies = Transform(str(TEMPLATE), {}, "us-east-1")._managed_policy_map
     return Translator(managed_policy_map=policies, sam_parser=parser.Parser()).translate(
@@ -385,6 +388,25 @@ def test_every_caller_reaches_the_api_functions_through_their_alias() -> None:
     assert {p["FunctionName"]["Ref"] for p in from_api} - {"AuthorizerFunction"} == aliases
     substitutions = resources["EvidenceStateMachine"]["Properties"]["DefinitionSubstitutions"]
     assert {v["Ref"] for k, v in substitutions.items() if k.endswith("FunctionArn")} == aliases
+
+
+def published_versions(translation: dict[str, Any]) -> set[str]:
+    return {name for name, r in translation["Resources"].items() if r["Type"] == "AWS::Lambda::Version"}
+
+
+def test_a_new_layer_or_generation_publishes_new_versions_of_the_api_functions() -> None:
+    """The functions' code is in the layer, and SAM versions an aliased function by its own code and
+    literal properties: without a new version the alias would keep serving the old layer and settings.
+    A parameter's new value alone publishes nothing (SAM hashes the unresolved template), which is what
+    DEPLOYMENT_GENERATION is for (docs/OPERATIONS.md, "Upgrading")."""
+    for function in API_FUNCTIONS:
+        assert resource(function)["Properties"]["AutoPublishAliasAllProperties"] is True
+    assert resource("RetrievalCoreLayer")["Properties"]["PublishLambdaVersion"] is True
+    current = published_versions(translated())
+    assert len(current) == len(API_FUNCTIONS)
+    assert current.isdisjoint(published_versions(translated(layer_key="another-layer")))
+    generation = template()["Globals"]["Function"]["Environment"]["Variables"]["DEPLOYMENT_GENERATION"]
+    assert current.isdisjoint(published_versions(translated(generation=str(int(generation) + 1))))
 
 
 def test_a_handlers_import_builds_no_client_reads_no_secret_and_opens_no_connection() -> None:
