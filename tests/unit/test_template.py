@@ -240,7 +240,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
     paths = resource("RetrievalApi")["Properties"]["DefinitionBody"]["paths"]
     routes = {
         (verb.upper(), path): re.search(
-            r"\$\{(\w+)\.Alias\}", op["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+            r"\$\{(\w+)\.Arn\}", op["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
         )[1]
         for path, ops in paths.items()
         for verb, op in ops.items()
