@@ -414,10 +414,13 @@ def test_a_new_layer_or_generation_publishes_new_versions_of_the_api_functions()
     assert current.isdisjoint(published_versions(translated(generation=str(int(generation) + 1))))
 
 
-def test_a_handlers_import_builds_no_client_reads_no_secret_and_opens_no_connection() -> None:
+@pytest.mark.parametrize("tracing", ["on", "off"])
+def test_a_handlers_import_builds_no_client_reads_no_secret_and_opens_no_connection(tracing: str) -> None:
     """What SnapStart would freeze: the init phase (importing the handler) must hold nothing that a
     restored copy would share or find stale. Clients, the paging key from SSM and every connection are
-    made on the first request, after restore; unique values come from os.urandom per request."""
+    made on the first request, after restore; unique values come from os.urandom per request. (With
+    tracing on, the X-Ray SDK opens its UDP emitter socket at import: connectionless, to the daemon's
+    fixed local address, so it works after restore.)"""
     script = """
 import socket, sys, random
 from pathlib import Path
@@ -438,7 +441,9 @@ assert random.getstate() == state, "something drew from or seeded random at impo
         "RETRIEVAL_PAGING_KEY_PARAMETER": "/retrieval/paging/hmac-key",
         "RETRIEVAL_EMBEDDER": "bedrock",
         "RETRIEVAL_OPENSEARCH_AUTH": "sigv4-es",
-        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_TRACE_DISABLED": "true" if tracing == "off" else "false",
+        "AWS_LAMBDA_FUNCTION_NAME": "retrieve",
+        "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
     }
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=False
