@@ -166,12 +166,16 @@ def install(target: Path, source_root: Path) -> None:
 
 def strip_native_libraries(target: Path) -> None:
     """Drop debug symbols from the wheels' extension modules (some ship them: several MB of the layer
-    that the runtime never reads). Without a ``strip`` for the target machine (the host's own binutils
-    read only its machine's libraries: an x86_64 host needs aarch64-linux-gnu-strip for arm64) the layer
-    is only larger."""
+    that the runtime never reads). A host's own binutils ``strip`` reads only its machine's libraries;
+    the target's binutils or ``llvm-strip`` (any machine) do for another. Without any, the layer is only
+    larger."""
     machine = MACHINES[LAMBDA_ARCH]
-    native = "strip" if platform.machine() == machine else None
-    strip = shutil.which(f"{machine}-linux-gnu-strip") or (native and shutil.which(native))
+    candidates = [
+        f"{machine}-linux-gnu-strip",
+        *(["strip"] if platform.machine() == machine else []),
+        "llvm-strip",
+    ]
+    strip = next((found for name in candidates if (found := shutil.which(name))), None)
     if not strip:
         print(
             f"layer build: no `strip` for {machine} (binutils); native libraries keep their symbols",
