@@ -198,6 +198,15 @@ def test_the_opensearch_domain_is_watched(metric: str) -> None:
     assert props["Threshold"] == threshold or str(props["Threshold"]) == threshold
 
 
+def test_operations_md_says_what_each_alarm_means() -> None:
+    """Its alarm table names each alarm (per-function ones as ``<Function>ErrorsAlarm``)."""
+    text = (ROOT / "docs/OPERATIONS.md").read_text()
+    rows = set(re.findall(r"^\| `(\w+|<Function>\w+)` \|", text, re.M))
+    for name in alarms():
+        generic = re.sub(f"^(?:{'|'.join(functions())})", "<Function>", name)
+        assert name in rows or generic in rows, name
+
+
 # -------------------------------------------------------------------------------------------- dashboard
 
 
