@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up down test unit demo bench eval lint format typecheck check-prereqs
+.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -23,6 +23,10 @@ install: $(STAMP)
 
 up: install check-prereqs
 	@$(PY) -m dev.stack up
+
+# Three OpenSearch nodes (one replica per shard, zones a/b/c) instead of one: docs/CLUSTER.md.
+up-cluster: install check-prereqs
+	@STACK_OPENSEARCH_NODES=3 $(PY) -m dev.stack up
 
 down:
 	@test -x $(PY) && $(PY) -m dev.stack down || true
