@@ -105,14 +105,14 @@ class RebuildService:
                 f"{alias}: {source.index} was not made by a rebuild; nothing to roll back to"
             )
         target = gens.reopen(source.previous)
-        reembed = _vectors_differ(source, target.embedder, target.dimension)
-        if reembed and target.embedder != gens.embedder:
-            raise EmbedderMismatchError(
-                f"{alias}: {target.index} holds vectors of {target.embedder}; configure that embedder "
-                "(and its dimension) to roll back to it"
-            )
-        self._progress(f"{alias}: rolling back {source.index} -> {target.index}")
         try:
+            reembed = _vectors_differ(source, target.embedder, target.dimension)
+            if reembed and target.embedder != gens.embedder:
+                raise EmbedderMismatchError(
+                    f"{alias}: {target.index} holds vectors of {target.embedder}; configure that embedder "
+                    "(and its dimension) to roll back to it"
+                )
+            self._progress(f"{alias}: rolling back {source.index} -> {target.index}")
             return self._move(alias, source, target, since=source.switched_at, reembed=reembed)
         except BaseException:
             gens.retire(target.index)
