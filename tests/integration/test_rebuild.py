@@ -222,3 +222,37 @@ def test_a_rebuild_under_reads_and_writes_loses_nothing_and_rolls_back(
     assert list(opensearch.indices.get_alias(name=alias)) == [first_index]
     assert searchable(opensearch, old) == expected
     assert main(["rebuild", "--context", CONTEXT, "--rollback"]) == 1  # nothing before the first index
+
+
+def test_the_rebuild_function_embeds_again_on_request_and_rolls_back(
+    space: Settings, opensearch: Any
+) -> None:
+    """The deployed form, run in-process: the same use case behind the function's event."""
+    given = [1.0] + [0.0] * (space.embedding_dimension - 1)  # vectors the items brought, not the model's
+    lines = [json.dumps(json.loads(line(n)) | {"embedding": given}) for n in range(5)]
+    assert bootstrap.Container(space).loader.load_lines(lines).ok
+    alias = IndexLayout.of(space).alias(CONTEXT)
+    (first_index,) = opensearch.indices.get_alias(name=alias)
+
+    def invoke(event: dict[str, Any]) -> dict[str, Any]:
+        with bootstrap.use(bootstrap.Container(space)):
+            result: dict[str, Any] = handler_module("rebuild").lambda_handler(
+                event, LambdaContext(function_name="rebuild", timeout_ms=900_000)
+            )
+        return result
+
+    result = invoke({"context_id": CONTEXT, "reembed": True})
+    assert result["statusCode"] == 200, result
+    (switch,) = result["body"]["switches"]
+    assert (switch["source"], switch["documents"], switch["reembedded"]) == (first_index, 5, True)
+    stored = opensearch.get(index=alias, id=f"{CONTEXT}:r-0003", routing=CONTEXT)["_source"]
+    expected = bootstrap.Container(space).embedder.embed([stored["text"]])[0]
+    assert stored["embedding"] != given
+    assert stored["embedding"] == pytest.approx(expected, abs=1e-5)
+
+    result = invoke({"context_id": CONTEXT, "rollback": True})
+    assert result["statusCode"] == 200, result
+    assert list(opensearch.indices.get_alias(name=alias)) == [first_index]
+    assert (
+        opensearch.get(index=alias, id=f"{CONTEXT}:r-0003", routing=CONTEXT)["_source"]["embedding"] == given
+    )
