@@ -69,6 +69,13 @@ eval: install check-prereqs
 	@status=0; $(VENV)/bin/retrieval eval $(if $(QUERIES),--queries $(QUERIES)) $(if $(QRELS),--qrels $(QRELS)) \
 	  || status=$$?; [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
+# The node-loss test in its full form (a larger load, the killed node restarted and rejoining); its
+# reduced form runs in `make test`. docs/CLUSTER.md.
+test-cluster: install check-prereqs
+	@$(PY) -m dev.stack up
+	@status=0; RETRIEVAL_CLUSTER_FULL=1 $(PY) -m pytest -s tests/integration/test_node_loss.py || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
 # Starts the stack, sizes a fresh `sam build` (skipped with NO_PACKAGE=1), measures at SCALE
 # (small|medium|large; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and in .bench/.
 BENCH_SAM_DIR := .bench/sam-build
