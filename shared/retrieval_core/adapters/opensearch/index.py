@@ -236,7 +236,7 @@ def _check_metadata(
     if indexed.get("enabled") is False:
         raise IndexMetadataMismatchError(
             f"Index '{index}' predates filterable metadata (index version {INDEX_VERSION}). "
-            "Rebuild it: `retrieval rebuild`."
+            "Rebuild it: load into a new alias (RETRIEVAL_OPENSEARCH_ALIAS) and switch over."
         )
     fields = indexed.get("properties", {})
     missing = {}
