@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 Checkpoint = Mapping[int, int]
-"""Per shard, the sequence number up to which every change to an index is applied."""
+"""Per shard, the sequence number up to which every change to an index is applied on every copy."""
 
 
 @dataclass(frozen=True, slots=True)

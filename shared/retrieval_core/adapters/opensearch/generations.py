@@ -113,10 +113,12 @@ class OpenSearchGenerations:
         return self._generation(index)
 
     def checkpoint(self, index: str) -> Checkpoint:
+        # The global checkpoint: every change up to it is applied on every in-sync copy, so after a
+        # refresh a scan sees them whichever copy (primary or replica) serves it.
         with backend_failures():
             stats = self._client.indices.stats(index=index, level="shards")
         return {
-            int(shard): next(c["seq_no"]["local_checkpoint"] for c in copies if c["routing"]["primary"])
+            int(shard): next(c["seq_no"]["global_checkpoint"] for c in copies if c["routing"]["primary"])
             for shard, copies in stats["indices"][index]["shards"].items()
         }
 
