@@ -12,6 +12,7 @@ declared type, and ``--rollback`` goes back with what was written since.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -63,6 +64,12 @@ def line(n: int, text: str = "") -> str:
 
 def delete_line(n: int) -> str:
     return json.dumps({"op": "delete", "id": f"{CONTEXT}:r-{n:04d}"})
+
+
+def progress(line: str) -> None:
+    """To the process's own stderr: the handlers' runtime redirects sys.stdout and sys.stderr while the
+    reader thread invokes one."""
+    print(line, file=sys.__stderr__, flush=True)
 
 
 def retrieve(settings: Settings, body: dict[str, Any]) -> tuple[int, list[str]]:
@@ -182,7 +189,7 @@ def test_a_rebuild_under_reads_and_writes_loses_nothing_and_rolls_back(
     reader.start()
     started = time.monotonic()
     rebuilt = bootstrap.Container(new)
-    (switch,) = RebuildService(Hooked(rebuilt.generations, on), print).rebuild(CONTEXT)
+    (switch,) = RebuildService(Hooked(rebuilt.generations, on), progress).rebuild(CONTEXT)
     elapsed = time.monotonic() - started
     for thread in held:
         thread.join(WAIT_SECONDS)
@@ -206,7 +213,7 @@ def test_a_rebuild_under_reads_and_writes_loses_nothing_and_rolls_back(
     )
     assert status == 200 and ids and all(int(i.rsplit("-", 1)[1]) % 5 == 4 for i in ids)
     bootstrap.Container(new).indices.ensure(CONTEXT)  # the declaration fits now
-    print(f"rebuild under load: {elapsed:.1f}s, {reader.reads} reads during it")
+    progress(f"rebuild under load: {elapsed:.1f}s, {reader.reads} reads during it")
 
     # Rolled back with what was written since the switch: the first index is served again, open.
     after = [line(n) for n in range(SEEDED + 30, SEEDED + 35)]

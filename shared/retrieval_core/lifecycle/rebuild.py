@@ -126,7 +126,7 @@ class RebuildService:
         total = gens.count(source.index)
         for round_ in range(CATCH_UP_ROUNDS):
             mark = gens.checkpoint(source.index)
-            label = f"{alias}: copied" if since is None else f"{alias}: catch-up {round_ + 1}: copied"
+            label = f"{alias}: copied" if since is None else f"{alias}: catch-up {round_}: copied"
             copied = gens.copy(
                 source.index, target.index, since, reembed=reembed, progress=self._counter(label, total)
             )
