@@ -211,10 +211,14 @@ class Container:
     @cached_property
     def generations(self) -> OpenSearchGenerations:
         """The deployment's indices as generations behind their aliases (what a rebuild works on)."""
-        from .adapters.opensearch.generations import OpenSearchGenerations
+        from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.generations import REQUEST_TIMEOUT_SECONDS, OpenSearchGenerations
+        from .adapters.opensearch.layout import IndexLayout
 
-        indices = self.indices
-        return OpenSearchGenerations(indices.client, indices.layout, self._index_spec(), self.embedder)
+        # No request deadline bounds a rebuild: its copies wait for a busy cluster instead of failing.
+        timeout = max(self.settings.opensearch_timeout_seconds, REQUEST_TIMEOUT_SECONDS)
+        client = shared_client(self.settings.model_copy(update={"opensearch_timeout_seconds": timeout}))
+        return OpenSearchGenerations(client, IndexLayout.of(self.settings), self._index_spec(), self.embedder)
 
     def rebuilder(self, progress: Progress) -> RebuildService:
         """The rebuild use case (``retrieval rebuild``, the rebuild function), reporting to ``progress``."""

@@ -29,8 +29,11 @@ if TYPE_CHECKING:
 
     from ...ports import Embedder
 
+# A rebuild's copies (scroll pages, bulk requests) may wait this long on a busy cluster (the composition
+# root gives the rebuild a client with it).
+REQUEST_TIMEOUT_SECONDS = 60.0
 # Index-level operations (create, open, block, close, move an alias) wait for the cluster to apply them
-# to every copy; they get this long, not the read path's per-request timeout.
+# to every copy: longer still.
 _ADMIN_SECONDS = 120
 _ADMIN = {"request_timeout": _ADMIN_SECONDS}
 
@@ -193,7 +196,9 @@ class OpenSearchGenerations:
 
     def retire(self, index: str) -> None:
         with backend_failures():
-            self._client.indices.close(index=index, **_ADMIN)
+            # Closing re-initialises the index's shards as closed ones; wait for them, so the rebuild does
+            # not return while the index (and so the cluster's status) still reads red.
+            self._client.indices.close(index=index, wait_for_active_shards="all", **_ADMIN)
 
     def discard(self, index: str) -> None:
         with backend_failures():
