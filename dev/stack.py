@@ -85,7 +85,7 @@ def opensearch_service(node: int, nodes: int) -> Service:
 
     return Service(
         name=name,
-        label="OpenSearch" if nodes == 1 else f"OpenSearch node {node + 1}/{nodes}",
+        label="OpenSearch" if node == 0 and nodes == 1 else f"OpenSearch node {node + 1}",
         port_env="STACK_OPENSEARCH_PORT",
         default_port=OPENSEARCH_DEFAULT_PORT,
         startup_timeout=float(os.environ.get("STACK_OPENSEARCH_TIMEOUT", "180")),
