@@ -16,6 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from local_cluster import LocalCluster, running_cluster
@@ -25,11 +26,11 @@ from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import LambdaContext, handler_module
 from test_loader import proposition
 
-from dev.tables import scratch_space
+from dev.tables import TABLE_SETTINGS, delete_tables, scratch_space
 
 FULL = os.environ.get("RETRIEVAL_CLUSTER_FULL") == "1"
 CONTEXT = "acme"
-CHUNKS = 40 if FULL else 10
+CHUNKS = 40 if FULL else 6
 CHUNK_ITEMS = 50 if FULL else 20
 KILL_AFTER_CHUNKS = CHUNKS // 3
 FUNCTION_TIMEOUT_MS = LambdaContext(function_name="retrieve").timeout_ms
@@ -38,7 +39,7 @@ RELOAD_WITHIN_SECONDS = 90
 # The loader has no request deadline (it is not behind the API); a write waiting for a replica's
 # promotion may take longer than a retrieve may.
 LOADER_TIMEOUT_SECONDS = 30.0
-QUERIES = ("who links thing", "n-003 links", "entity x2 and x3")
+QUERIES = ("who links thing", "entity x2 and x3")
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +48,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     with running_cluster(tmp_path_factory.mktemp("cluster")) as local:
         print(f"\n3-node cluster formed in {time.monotonic() - started:.1f}s")
         yield local
+
+
+@contextmanager
+def dropped_tables(settings: Settings) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        assert settings.dynamodb_endpoint is not None
+        delete_tables(settings.dynamodb_endpoint, [getattr(settings, f) for f in TABLE_SETTINGS.values()])
 
 
 def chunk_lines(chunk: int) -> list[str]:
@@ -123,7 +133,9 @@ def test_a_node_killed_during_retrieves_and_a_load_loses_no_write_and_heals(
     base = stack_settings.model_copy(
         update={"opensearch_endpoint": cluster.endpoint(0), "opensearch_replicas": 1}
     )
-    with scratch_space(base, "n") as seeded:
+    # The indices die with the test's cluster; the tables (on the shared moto) are removed here, since
+    # the scratch space's own clean-up would reach for node 1, which may be the one killed.
+    with scratch_space(base, "n", keep=True) as seeded, dropped_tables(seeded):
         first = chunk_lines(0)
         loading = {"opensearch_timeout_seconds": LOADER_TIMEOUT_SECONDS}
         assert bootstrap.Container(seeded.model_copy(update=loading)).loader.load_lines(first).ok
