@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up down test unit demo bench eval lint format typecheck check-prereqs
+.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -23,6 +23,10 @@ install: $(STAMP)
 
 up: install check-prereqs
 	@$(PY) -m dev.stack up
+
+# Three OpenSearch nodes (one replica per shard, zones a/b/c) instead of one: docs/CLUSTER.md.
+up-cluster: install check-prereqs
+	@STACK_OPENSEARCH_NODES=3 $(PY) -m dev.stack up
 
 down:
 	@test -x $(PY) && $(PY) -m dev.stack down || true
@@ -65,6 +69,13 @@ eval: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; $(VENV)/bin/retrieval eval $(if $(QUERIES),--queries $(QUERIES)) $(if $(QRELS),--qrels $(QRELS)) \
 	  || status=$$?; [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# The node-loss test in its full form (a larger load, the killed node restarted and rejoining); its
+# reduced form runs in `make test`. docs/CLUSTER.md.
+test-cluster: install check-prereqs
+	@$(PY) -m dev.stack up
+	@status=0; RETRIEVAL_CLUSTER_FULL=1 $(PY) -m pytest -s tests/integration/test_node_loss.py || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # Starts the stack, sizes a fresh `sam build` (skipped with NO_PACKAGE=1), measures at SCALE
 # (small|medium|large; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and in .bench/.

@@ -63,7 +63,7 @@ def _copy(client: Any, settings: Settings, model: IsolationModel) -> OpenSearchS
     """The workspace's documents, dealt to ``TENANTS`` contexts, written in ``model``'s layout."""
     layout = IndexLayout(f"{settings.opensearch_alias}-{model}", model)
     target = ContextIndices(client, layout, IndexSpec.of(settings, settings.embedding_dimension))
-    documents = scan_documents(client, IndexLayout.of(settings))
+    documents = scan_documents(client, IndexLayout.of(settings).alias_pattern)
     copy_documents((_dealt(n, doc) for n, doc in enumerate(documents)), target)
     return OpenSearchStore(client, layout, timeout=settings.opensearch_timeout_seconds)
 

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 from dev.stack_env import REPO_ROOT
@@ -27,6 +28,56 @@ _OUTPUTS = (
     TARGET_DIR / "knn" / "opensearch-knn-2.19.1.0.jar",
 )
 DEFAULT_HEAP = "512m"
+# A member of a multi-node cluster runs next to its peers on one machine: a smaller heap each.
+DEFAULT_CLUSTER_HEAP = "384m"
+# Cluster members need fixed transport ports to seed discovery. They sit this far above the HTTP
+# ports, outside 9300-9400 where single nodes pick theirs, so no other stack can take them first.
+TRANSPORT_PORT_OFFSET = 1000
+ZONES = ("zone-a", "zone-b", "zone-c")
+# A lost node's replicas are rebuilt on the remaining nodes after this long (OpenSearch's default is a
+# minute, to wait for the node to come back); short here so a dev cluster heals while a test watches.
+NODE_LEFT_DELAYED_TIMEOUT = "3s"
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A local cluster of ``nodes`` nodes: node ``i`` serves HTTP on ``base_port + i`` and transport on
+    ``base_port + TRANSPORT_PORT_OFFSET + i``. Every node is cluster-manager eligible and holds data (a
+    production domain separates those roles: docs/CLUSTER.md); nodes are spread over three zones with
+    shard allocation awareness, so a shard's copies never share a zone."""
+
+    base_port: int
+    nodes: int
+
+    @property
+    def name(self) -> str:
+        """Unique per base port, so no node can ever join another stack's cluster on this machine."""
+        return f"retrieval-dev-{self.base_port}"
+
+    def http_port(self, node: int) -> int:
+        return self.base_port + node
+
+    def transport_port(self, node: int) -> int:
+        return self.base_port + TRANSPORT_PORT_OFFSET + node
+
+    def node_name(self, node: int) -> str:
+        return f"node-{node + 1}"
+
+    def node_settings(self, node: int) -> list[str]:
+        """``key=value`` settings for node ``node``; none for a single node (single-node discovery)."""
+        if self.nodes == 1:
+            return []
+        seeds = ",".join(f"127.0.0.1:{self.transport_port(i)}" for i in range(self.nodes))
+        managers = ",".join(self.node_name(i) for i in range(self.nodes))
+        return [
+            f"cluster.name={self.name}",
+            f"node.name={self.node_name(node)}",
+            f"transport.port={self.transport_port(node)}",
+            f"discovery.seed_hosts={seeds}",
+            f"cluster.initial_cluster_manager_nodes={managers}",
+            f"node.attr.zone={ZONES[node % len(ZONES)]}",
+            "cluster.routing.allocation.awareness.attributes=zone",
+        ]
 
 
 class BuildError(RuntimeError):
@@ -78,9 +129,13 @@ def reset_home(home: Path) -> None:
     (home / "tmp").mkdir(parents=True, exist_ok=True)
 
 
-def command(port: int, home: Path) -> list[str]:
-    """The JVM command line for a node listening on ``127.0.0.1:port`` with its data under ``home``."""
-    heap = os.environ.get("STACK_OPENSEARCH_HEAP", DEFAULT_HEAP)
+def command(
+    port: int, home: Path, cluster: Cluster | None = None, node: int = 0, heap: str | None = None
+) -> list[str]:
+    """The JVM command line for a node listening on ``127.0.0.1:port`` with its data under ``home``
+    (node ``node`` of ``cluster`` when given, else a single-node cluster)."""
+    members = cluster.node_settings(node) if cluster else []
+    heap = heap or os.environ.get("STACK_OPENSEARCH_HEAP", DEFAULT_CLUSTER_HEAP if members else DEFAULT_HEAP)
     classpath = os.pathsep.join(
         [str(TARGET_DIR / "classes"), str(TARGET_DIR / "lib" / "*"), str(TARGET_DIR / "knn" / "*")]
     )
@@ -101,14 +156,37 @@ def command(port: int, home: Path) -> list[str]:
         MAIN_CLASS,
         f"path.home={home}",
         f"http.port={port}",
+        *members,
     ]
 
 
-def is_healthy(endpoint: str) -> bool:
-    """True once the node answers cluster health with green or yellow."""
+def _health(endpoint: str) -> dict[str, object]:
     try:
         with urllib.request.urlopen(f"{endpoint}/_cluster/health", timeout=2) as response:
-            status = json.load(response).get("status")
+            return dict(json.load(response))
     except (OSError, ValueError, urllib.error.URLError):
-        return False
-    return status in ("green", "yellow")
+        return {}
+
+
+def is_healthy(endpoint: str, nodes: int = 1) -> bool:
+    """True once the node answers cluster health with green or yellow, in a cluster of ``nodes`` or more
+    (a member answers 503 until the cluster has formed)."""
+    health = _health(endpoint)
+    return health.get("status") in ("green", "yellow") and int(str(health.get("number_of_nodes", 0))) >= nodes
+
+
+def prepare_cluster(endpoint: str) -> None:
+    """Cluster-wide defaults of a multi-node dev cluster, as an index template every index matches."""
+    body = {
+        "index_patterns": ["*"],
+        "priority": 0,
+        "template": {"settings": {"index.unassigned.node_left.delayed_timeout": NODE_LEFT_DELAYED_TIMEOUT}},
+    }
+    request = urllib.request.Request(
+        f"{endpoint}/_index_template/dev-cluster-defaults",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="PUT",
+    )
+    with urllib.request.urlopen(request, timeout=10):
+        pass

@@ -1,5 +1,8 @@
 """``python -m dev.stack up|down|status``: the local OpenSearch node and moto DynamoDB, in the background.
 
+``STACK_OPENSEARCH_NODES=3`` runs a three-node OpenSearch cluster instead of one node (HTTP on
+``STACK_OPENSEARCH_PORT`` and the next ports; indices get one replica); docs/CLUSTER.md.
+
 ``up`` starts what is not already running, waits (bounded) until both answer, creates the DynamoDB
 tables from ``template.yaml`` and the ingest bucket and queue (moto's S3 and SQS), and writes
 ``.stack/env`` for clients. ``down`` stops both process groups
@@ -39,6 +42,7 @@ class Service:
     command: Callable[[int], list[str]]
     is_healthy: Callable[[str], bool]
     prepare: Callable[[], None] = lambda: None  # run before each fresh start
+    port_offset: int = 0  # from the port its variable names (the nodes of a cluster use the next ones)
 
     @property
     def state_file(self) -> Path:
@@ -52,20 +56,47 @@ class Service:
         raw = os.environ.get(self.port_env, str(self.default_port))
         if not raw.isdigit() or not 0 < int(raw) < 65536:
             raise StackError(f"{self.port_env}={raw!r} is not a TCP port number")
-        return int(raw)
+        return int(raw) + self.port_offset
 
 
 OPENSEARCH_HOME = STACK_DIR / "opensearch"
-OPENSEARCH = Service(
-    name="opensearch",
-    label="OpenSearch",
-    port_env="STACK_OPENSEARCH_PORT",
-    default_port=9200,
-    startup_timeout=float(os.environ.get("STACK_OPENSEARCH_TIMEOUT", "180")),
-    command=lambda port: opensearch_node.command(port, OPENSEARCH_HOME),
-    is_healthy=opensearch_node.is_healthy,
-    prepare=lambda: opensearch_node.reset_home(OPENSEARCH_HOME),
-)
+OPENSEARCH_DEFAULT_PORT = 9200
+MAX_OPENSEARCH_NODES = 5
+
+
+def opensearch_nodes() -> int:
+    raw = os.environ.get("STACK_OPENSEARCH_NODES", "1")
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_OPENSEARCH_NODES:
+        raise StackError(
+            f"STACK_OPENSEARCH_NODES={raw!r}: give 1 to {MAX_OPENSEARCH_NODES} (3 for a cluster)"
+        )
+    return int(raw)
+
+
+def opensearch_service(node: int, nodes: int) -> Service:
+    """Node ``node`` of ``nodes``: node 0 is ``opensearch`` (the endpoint clients use), the others
+    ``opensearch-2``, ``opensearch-3``... each with its own home, log and pid file."""
+    name = "opensearch" if node == 0 else f"opensearch-{node + 1}"
+    home = STACK_DIR / name
+
+    def command(port: int) -> list[str]:
+        cluster = opensearch_node.Cluster(port - node, nodes) if nodes > 1 else None
+        return opensearch_node.command(port, home, cluster, node)
+
+    return Service(
+        name=name,
+        label="OpenSearch" if node == 0 and nodes == 1 else f"OpenSearch node {node + 1}",
+        port_env="STACK_OPENSEARCH_PORT",
+        default_port=OPENSEARCH_DEFAULT_PORT,
+        startup_timeout=float(os.environ.get("STACK_OPENSEARCH_TIMEOUT", "180")),
+        command=command,
+        is_healthy=lambda url: opensearch_node.is_healthy(url, nodes),
+        prepare=lambda: opensearch_node.reset_home(home),
+        port_offset=node,
+    )
+
+
+OPENSEARCH = opensearch_service(0, 1)
 DYNAMODB = Service(
     name="dynamodb",
     label="moto DynamoDB",
@@ -75,7 +106,10 @@ DYNAMODB = Service(
     command=moto_server.command,
     is_healthy=moto_server.is_healthy,
 )
-SERVICES = (DYNAMODB, OPENSEARCH)
+
+
+def services(nodes: int) -> tuple[Service, ...]:
+    return (DYNAMODB, *(opensearch_service(node, nodes) for node in range(nodes)))
 
 
 def endpoint(port: int) -> str:
@@ -179,11 +213,13 @@ def up() -> None:
 
     STACK_DIR.mkdir(exist_ok=True)
     opensearch_node.ensure_built()
-    running = {service.name: recorded_process(service) for service in SERVICES}
-    to_start = [service for service in SERVICES if running[service.name] is None]
+    nodes = opensearch_nodes()
+    stack = services(nodes)
+    running = {service.name: recorded_process(service) for service in stack}
+    to_start = [service for service in stack if running[service.name] is None]
     ports = _claim_ports(to_start)
     pending = []
-    for service in SERVICES:
+    for service in stack:
         state = running[service.name]
         if state is not None:
             print(f"{service.label} already running (pid {state[0]}, {endpoint(state[1])})")
@@ -204,17 +240,23 @@ def up() -> None:
     dynamodb_endpoint = endpoint(ports[DYNAMODB.name])
     create_tables(dynamodb_endpoint, default_table_names(Settings()))
     ingest = create_ingest_resources(dynamodb_endpoint)
+    # A cluster keeps one replica of every shard, so losing one node loses no data.
+    replicas = {"RETRIEVAL_OPENSEARCH_REPLICAS": "1"} if nodes > 1 else {}
+    if nodes > 1:
+        opensearch_node.prepare_cluster(endpoint(ports[OPENSEARCH.name]))
     write_env(
         client_env(endpoint(ports[OPENSEARCH.name]), dynamodb_endpoint)
         | ingest_env(dynamodb_endpoint, ingest)
         | {"RETRIEVAL_PAGING_KEY": paging_key()}
+        | replicas
     )
     print(f"stack is up; endpoints and fake credentials in {ENV_FILE} (`set -a; . {ENV_FILE}`)")
 
 
 def down() -> None:
-    """Stop both services and verify no process of theirs is left."""
-    for service in SERVICES:
+    """Stop every service (every node of a cluster, whatever STACK_OPENSEARCH_NODES says now) and
+    verify no process of theirs is left."""
+    for service in services(MAX_OPENSEARCH_NODES):
         _stop(service)
     ENV_FILE.unlink(missing_ok=True)
     print("stack is down")
@@ -223,7 +265,7 @@ def down() -> None:
 def status() -> bool:
     """Print each service's state; True if both run and answer."""
     all_ok = True
-    for service in SERVICES:
+    for service in services(opensearch_nodes()):
         running = recorded_process(service)
         if running is None:
             print(f"{service.label}: stopped")

@@ -18,10 +18,12 @@ from .config import Settings, settings
 if TYPE_CHECKING:
     from .adapters.dynamodb_edges import DynamoDBEdges
     from .adapters.dynamodb_lineage import DynamoDBLineage
-    from .adapters.opensearch.index import ContextIndices
+    from .adapters.opensearch.generations import OpenSearchGenerations
+    from .adapters.opensearch.index import ContextIndices, IndexSpec
     from .adapters.opensearch.store import OpenSearchStore
     from .graph.service import GraphPathService
     from .ingest.service import IngestService
+    from .lifecycle.rebuild import Progress, RebuildService
     from .lineage import WhyExplainService
     from .loading.loader import Loader
     from .models.hits import Hit
@@ -187,7 +189,7 @@ class Container:
         from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
         from .adapters.opensearch.client import shared_client
-        from .adapters.opensearch.index import ContextIndices, IndexSpec
+        from .adapters.opensearch.index import ContextIndices
         from .adapters.opensearch.layout import IndexLayout
         from .errors import BackendUnavailableError
 
@@ -199,11 +201,30 @@ class Container:
                 f"OpenSearch is not reachable at {self.settings.opensearch_endpoint}: "
                 "start the local stack with `make up`, or set RETRIEVAL_OPENSEARCH_ENDPOINT."
             ) from error
-        return ContextIndices(
-            client,
-            IndexLayout.of(self.settings),
-            IndexSpec.of(self.settings, self.settings.embedding_dimension),
-        )
+        return ContextIndices(client, IndexLayout.of(self.settings), self._index_spec())
+
+    def _index_spec(self) -> IndexSpec:
+        from .adapters.opensearch.index import IndexSpec
+
+        return IndexSpec.of(self.settings, self.settings.embedding_dimension, embedder=self.embedder.name)
+
+    @cached_property
+    def generations(self) -> OpenSearchGenerations:
+        """The deployment's indices as generations behind their aliases (what a rebuild works on)."""
+        from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.generations import REQUEST_TIMEOUT_SECONDS, OpenSearchGenerations
+        from .adapters.opensearch.layout import IndexLayout
+
+        # No request deadline bounds a rebuild: its copies wait for a busy cluster instead of failing.
+        timeout = max(self.settings.opensearch_timeout_seconds, REQUEST_TIMEOUT_SECONDS)
+        client = shared_client(self.settings.model_copy(update={"opensearch_timeout_seconds": timeout}))
+        return OpenSearchGenerations(client, IndexLayout.of(self.settings), self._index_spec(), self.embedder)
+
+    def rebuilder(self, progress: Progress) -> RebuildService:
+        """The rebuild use case (``retrieval rebuild``, the rebuild function), reporting to ``progress``."""
+        from .lifecycle.rebuild import RebuildService
+
+        return RebuildService(self.generations, progress)
 
     @cached_property
     def loader(self) -> Loader:

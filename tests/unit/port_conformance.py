@@ -7,14 +7,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fakes_cursors import InMemoryCursorStore
+    from fakes_generations import FakeGenerations
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
+    from retrieval_core.adapters.opensearch.generations import OpenSearchGenerations
     from retrieval_core.adapters.opensearch.store import OpenSearchStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
+    from retrieval_core.lifecycle.ports import IndexGenerations
     from retrieval_core.ports import (
         CursorStore,
         Embedder,
@@ -59,3 +62,7 @@ if TYPE_CHECKING:
     def cursor_stores(fake: InMemoryCursorStore, dynamodb: DynamoCursorStore) -> None:
         _fake: CursorStore = fake
         _dynamodb: CursorStore = dynamodb
+
+    def index_generations(fake: FakeGenerations, opensearch: OpenSearchGenerations) -> None:
+        _fake: IndexGenerations = fake
+        _opensearch: IndexGenerations = opensearch

@@ -14,6 +14,7 @@ SUBCOMMANDS = {
     "delete": ("delete", "Delete items by id from the index and tables (idempotent)."),
     "ingest": ("ingest", "Upload a JSON Lines file to the local ingest bucket and run the ingest function."),
     "reindex": ("reindex", "Copy every document into the other isolation model (silo or pool)."),
+    "rebuild": ("rebuild", "Rebuild indices from the current declaration and embedder, without downtime."),
     "schema": ("schema", "Print the JSON Schema of the item format."),
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any, TextIO
 
 API_FUNCTIONS = ("retrieve", "graph_path", "why_explain")
-FUNCTIONS = (*API_FUNCTIONS, "ingest")
+FUNCTIONS = (*API_FUNCTIONS, "ingest", "rebuild")
 FUNCTIONS_DIR = Path("functions")
 METRICS_NAMESPACE = "RetrievalFunctions"
 

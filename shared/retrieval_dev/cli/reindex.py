@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = Container(settings).indices
         source = IndexLayout(settings.opensearch_alias, source_model)
-        copied = copy_documents(scan_documents(target.client, source), target)
+        copied = copy_documents(scan_documents(target.client, source.alias_pattern), target)
         if args.drop_source and copied:
             target.client.indices.delete(index=source.index_pattern, allow_no_indices=True)
     except RetrievalError as error:

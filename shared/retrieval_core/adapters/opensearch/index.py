@@ -68,8 +68,11 @@ def index_body(
     replicas: int,
     refresh_interval: str,
     metadata: MetadataSchema | None = None,
+    embedder: str | None = None,
 ) -> dict[str, Any]:
-    """Settings and strict mappings for the item index; ``metadata`` declares typed metadata keys."""
+    """Settings and strict mappings for the item index; ``metadata`` declares typed metadata keys and
+    ``embedder`` (recorded in the mapping's ``_meta``) names what made its vectors, so a rebuild knows
+    when it must embed again."""
     return {
         "settings": {
             "index": {
@@ -95,6 +98,7 @@ def index_body(
             },
         },
         "mappings": {
+            "_meta": {"embedder": embedder} if embedder else {},
             "dynamic": "strict",
             "date_detection": False,
             "dynamic_templates": METADATA_TEMPLATES,
@@ -145,15 +149,17 @@ class IndexSpec:
     replicas: int = 0
     refresh_interval: str = "1s"
     metadata: Mapping[str, FieldType] = field(default_factory=dict)
+    embedder: str | None = None
 
     @classmethod
-    def of(cls, settings: Settings, dimension: int) -> IndexSpec:
+    def of(cls, settings: Settings, dimension: int, embedder: str | None = None) -> IndexSpec:
         return cls(
             dimension,
             shards=settings.opensearch_shards,
             replicas=settings.opensearch_replicas,
             refresh_interval=settings.opensearch_refresh_interval,
             metadata=settings.metadata_fields,
+            embedder=embedder,
         )
 
     def body(self) -> dict[str, Any]:
@@ -163,6 +169,7 @@ class IndexSpec:
             replicas=self.replicas,
             refresh_interval=self.refresh_interval,
             metadata=dict(self.metadata),
+            embedder=self.embedder,
         )
 
 
@@ -217,8 +224,8 @@ class ContextIndices:
             if existing != self._spec.dimension:
                 raise IndexDimensionMismatchError(
                     f"Index '{index}' holds {existing}-dimensional vectors but the embedder produces "
-                    f"{self._spec.dimension}. Use another alias (RETRIEVAL_OPENSEARCH_ALIAS) or rebuild "
-                    "the index."
+                    f"{self._spec.dimension}. Rebuild the index (`retrieval rebuild`), or use another "
+                    "alias (RETRIEVAL_OPENSEARCH_ALIAS)."
                 )
 
 
@@ -240,7 +247,7 @@ def _check_metadata(
         elif fields[name].get("type") != wanted["type"]:
             raise IndexMetadataMismatchError(
                 f"Index '{index}' maps metadata.{name} as {fields[name].get('type')}, but it is declared "
-                f"{field_type}. Rebuild the index, or declare the key as it is indexed."
+                f"{field_type}. Rebuild the index (`retrieval rebuild`), or declare the key as it is indexed."
             )
     if missing:
         client.indices.put_mapping(index=index, body={"properties": {"metadata": {"properties": missing}}})

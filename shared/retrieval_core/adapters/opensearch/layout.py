@@ -49,7 +49,10 @@ class IndexLayout:
 
     def index(self, context_id: str) -> str:
         """The versioned concrete index behind ``alias(context_id)``."""
-        alias = self.alias(context_id)
+        return self.versioned(self.alias(context_id))
+
+    def versioned(self, alias: str) -> str:
+        """The first index of ``alias`` at this index version; a rebuild's index adds a suffix to it."""
         return f"{alias}{_SEPARATOR}v{INDEX_VERSION}" if self.siloed else f"{alias}-v{INDEX_VERSION}"
 
     @property

@@ -1,4 +1,5 @@
-"""Moving item documents between index layouts (``retrieval reindex``: pool to silo and back).
+"""Moving item documents between indices: between index layouts (``retrieval reindex``: pool to silo
+and back) and from an index into its rebuilt successor (``generations``).
 
 Documents are copied as stored, vectors included, so nothing is embedded again; the target creates each
 context's index on its first write, from the one mapping. Copying is idempotent (each document replaces
@@ -8,14 +9,13 @@ its own id), so a copy interrupted or overtaken by new writes is repaired by run
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RetrievalError
 from .client import backend_failures
 from .index import ContextIndices
-from .layout import IndexLayout
 from .writer import bulk_index
 
 if TYPE_CHECKING:
@@ -32,32 +32,49 @@ class CopyRejectedError(RetrievalError):
         self.ids = ids
 
 
-def scan_documents(client: OpenSearch, layout: IndexLayout) -> Iterator[dict[str, Any]]:
-    """Every stored document of every context under ``layout``, vectors included."""
+def scan_documents(
+    client: OpenSearch, index: str, query: dict[str, Any] | None = None, **params: Any
+) -> Iterator[dict[str, Any]]:
+    """Every stored document of ``index`` (a name or pattern) that ``query`` matches (all by default),
+    vectors included."""
     from opensearchpy.helpers import scan
 
     with backend_failures():
         for hit in scan(
             client,
-            index=layout.alias_pattern,
-            query={"query": {"match_all": {}}},
+            index=index,
+            query={"query": query or {"match_all": {}}},
             size=COPY_BATCH,
             ignore_unavailable=True,
             allow_no_indices=True,
+            **params,
         ):
             yield hit["_source"]
 
 
-def copy_documents(documents: Iterable[dict[str, Any]], target: ContextIndices) -> Counter[str]:
-    """Write ``documents`` into ``target``'s layout and refresh it; returns documents per context."""
+def write_batches(
+    documents: Iterable[dict[str, Any]], write: Callable[[Sequence[dict[str, Any]]], list[str]]
+) -> Counter[str]:
+    """Hand ``documents`` to ``write`` in batches; returns documents per context. ``write`` returns the
+    ids it could not write, which stop the copy (``CopyRejectedError``)."""
     copied: Counter[str] = Counter()
     iterator = iter(documents)
     while batch := list(islice(iterator, COPY_BATCH)):
-        for context_id in sorted({doc["context_id"] for doc in batch}):
-            target.ensure(context_id)
-        rejected = bulk_index(target.client, target.layout, batch)
+        rejected = write(batch)
         if rejected:
             raise CopyRejectedError(rejected)
         copied.update(doc["context_id"] for doc in batch)
+    return copied
+
+
+def copy_documents(documents: Iterable[dict[str, Any]], target: ContextIndices) -> Counter[str]:
+    """Write ``documents`` into ``target``'s layout and refresh it; returns documents per context."""
+
+    def write(batch: Sequence[dict[str, Any]]) -> list[str]:
+        for context_id in sorted({doc["context_id"] for doc in batch}):
+            target.ensure(context_id)
+        return bulk_index(target.client, target.layout, batch)
+
+    copied = write_batches(documents, write)
     target.refresh(copied)
     return copied

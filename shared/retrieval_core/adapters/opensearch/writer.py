@@ -1,9 +1,15 @@
 """Bulk indexing for the loader: one ``_bulk`` request per chunk, every document sent to its context's
-alias (``layout.IndexLayout``) and routed by its context."""
+alias (``layout.IndexLayout``) and routed by its context.
+
+A rebuild blocks writes to the old index for the moment it takes to copy the last changes and move the
+alias (``generations.OpenSearchGenerations``); a document refused by that block is sent again, after a
+pause, until the alias names the new index. Nothing written during a rebuild is lost or refused.
+"""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,35 +19,65 @@ from .layout import IndexLayout
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
+# How long a write refused by a rebuild's write block is retried (the block lasts about as long as
+# copying the writes of the last catch-up round); past it the ids are reported as not written.
+BLOCKED_RETRY_SECONDS = 60.0
+_FIRST_PAUSE_SECONDS = 0.05
+_MAX_PAUSE_SECONDS = 1.0
+_BLOCKED = "cluster_block_exception"
 
-def bulk_index(client: OpenSearch, layout: IndexLayout, documents: Sequence[dict[str, Any]]) -> list[str]:
-    """Index (create or replace) ``documents``; returns the ids OpenSearch did not accept."""
-    if not documents:
-        return []
-    lines = []
+
+def bulk_index(
+    client: OpenSearch,
+    layout: IndexLayout,
+    documents: Sequence[dict[str, Any]],
+    *,
+    index: str | None = None,
+) -> list[str]:
+    """Index (create or replace) ``documents``; returns the ids OpenSearch did not accept. ``index``
+    names a concrete index to write instead of each context's alias (a rebuild fills its new index
+    before the alias moves there)."""
+    actions = []
     for doc in documents:
         context_id = doc["context_id"]
-        action = {"_index": layout.alias(context_id), "_id": doc["id"], "routing": context_id}
-        lines.append(json.dumps({"index": action}))
-        lines.append(json.dumps(doc))
-    with backend_failures():
-        response = client.bulk(body="\n".join(lines) + "\n")
-    if not response.get("errors"):
-        return []
-    return [entry["index"]["_id"] for entry in response["items"] if entry["index"].get("error")]
+        target = index or layout.alias(context_id)
+        action = {"_index": target, "_id": doc["id"], "routing": context_id}
+        actions.append((doc["id"], f"{json.dumps({'index': action})}\n{json.dumps(doc)}"))
+    return _send(client, "index", actions)
 
 
-def bulk_delete(client: OpenSearch, layout: IndexLayout, items: Sequence[tuple[str, str]]) -> list[str]:
+def bulk_delete(
+    client: OpenSearch, layout: IndexLayout, items: Sequence[tuple[str, str]], *, index: str | None = None
+) -> list[str]:
     """Delete the documents of ``(item_id, context_id)`` pairs in one ``_bulk`` request; returns the ids
-    OpenSearch failed to delete. A document that is not there counts as deleted (deletes are idempotent)."""
-    if not items:
-        return []
-    lines = [
-        json.dumps({"delete": {"_index": layout.alias(ctx), "_id": id_, "routing": ctx}})
+    OpenSearch failed to delete. A document that is not there counts as deleted (deletes are idempotent).
+    ``index`` names a concrete index instead of each context's alias, as for ``bulk_index``."""
+    actions = [
+        (id_, json.dumps({"delete": {"_index": index or layout.alias(ctx), "_id": id_, "routing": ctx}}))
         for id_, ctx in items
     ]
-    with backend_failures():
-        response = client.bulk(body="\n".join(lines) + "\n")
-    if not response.get("errors"):
-        return []
-    return [entry["delete"]["_id"] for entry in response["items"] if entry["delete"].get("error")]
+    return _send(client, "delete", actions)
+
+
+def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[str]:
+    """Send ``(id, action lines)`` in one ``_bulk``; resend those refused by a write block (bounded)."""
+    deadline = time.monotonic() + BLOCKED_RETRY_SECONDS
+    pause = _FIRST_PAUSE_SECONDS
+    failed: list[str] = []
+    while actions:
+        with backend_failures():
+            response = client.bulk(body="\n".join(lines for _, lines in actions) + "\n")
+        if not response.get("errors"):
+            return failed
+        blocked = []
+        for (id_, lines), entry in zip(actions, response["items"], strict=True):
+            error = entry[operation].get("error")
+            if error and error.get("type") == _BLOCKED and time.monotonic() < deadline:
+                blocked.append((id_, lines))
+            elif error:
+                failed.append(id_)
+        actions = blocked
+        if actions:
+            time.sleep(pause)
+            pause = min(pause * 2, _MAX_PAUSE_SECONDS)
+    return failed

@@ -14,7 +14,10 @@ import org.opensearch.node.Node;
 import org.opensearch.plugins.Plugin;
 
 /**
- * A single-node OpenSearch 2.19.1 with the modules and the k-NN plugin loaded from the classpath.
+ * An OpenSearch 2.19.1 node with the modules and the k-NN plugin loaded from the classpath: a
+ * single-node cluster by default, or one node of a local multi-node cluster when given
+ * {@code discovery.seed_hosts} (then {@code cluster.initial_cluster_manager_nodes} names the nodes
+ * that vote in the first election; dev/opensearch_node.py passes both).
  *
  * <p>Why: there is no Docker in the dev environment, and the release tarball is not on Maven Central,
  * but the server jar, the module client jars and the k-NN plugin zip are. {@link Node}'s protected
@@ -61,6 +64,12 @@ public final class DevNode extends Node {
             builder.put(arg.substring(0, eq), arg.substring(eq + 1));
         }
         Settings settings = builder.build();
+        if (settings.hasValue("discovery.seed_hosts")) {
+            // A member of a multi-node cluster finds its peers; single-node discovery would refuse them.
+            Settings.Builder member = Settings.builder().put(settings);
+            member.remove("discovery.type");
+            settings = member.build();
+        }
         Path home = Path.of(settings.get("path.home")).toAbsolutePath();
         settings = Settings.builder()
             .put(settings)
