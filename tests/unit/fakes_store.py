@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import partial
 
-from retrieval_core.models.filters import Filter
 from retrieval_core.adapters.opensearch.documents import document_of, hit_of
+from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import Candidate, Hit, Signal
 from retrieval_core.models.item import Item
 from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
