@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from cli_process import RETRIEVAL, serving
 from stack_state import REPO
-from test_mcp import corpus_environment  # noqa: F401  (the servers find the corpus in their environment)
 
 from dev.sample import known
 
@@ -64,14 +63,22 @@ def node_client() -> Path:
     return script
 
 
-def run_client(script: Path, target: list[str], calls: list[dict[str, Any]]) -> dict[str, Any]:
+@pytest.fixture(scope="module")
+def corpus_env(corpus_settings: Any) -> dict[str, str]:
+    """The servers run as subprocesses: they find the corpus through their environment."""
+    return {**os.environ, **corpus_settings.to_env()}
+
+
+def run_client(
+    script: Path, target: list[str], calls: list[dict[str, Any]], env: dict[str, str]
+) -> dict[str, Any]:
     done = subprocess.run(
         ["node", str(script), *target],
         input=json.dumps(calls),
         capture_output=True,
         text=True,
         cwd=REPO,
-        env=dict(os.environ),
+        env=env,
         timeout=RUN_TIMEOUT_SECONDS,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -83,7 +90,7 @@ def every_tool_once(session_id: str) -> list[dict[str, Any]]:
     return [
         {
             "name": "retrieve",
-            "arguments": {"mode": "hybrid", "text": QUERY.text, "top_k": 5, "session_id": session_id},
+            "arguments": {"mode": "lexical", "text": QUERY.text, "top_k": 5, "session_id": session_id},
         },
         {"name": "graph_path", "arguments": {"from": HOP.start, "to": HOP.end, "max_depth": 4}},
         {"name": "why_explain", "arguments": {"item_id": CHUNK, "depth": 1}},
@@ -119,19 +126,21 @@ def check_answers(answer: dict[str, Any]) -> None:
     assert "entity_id is required for mode 'entity'" in missing_field["content"][0]["text"]
 
 
-def test_the_typescript_sdk_over_stdio(node_client: Path) -> None:
+def test_the_typescript_sdk_over_stdio(node_client: Path, corpus_env: dict[str, str]) -> None:
     answer = run_client(
         node_client,
         ["stdio", str(RETRIEVAL), "mcp", "--token", "dev:acme"],
         every_tool_once(f"ts-stdio-{uuid.uuid4().hex[:8]}"),
+        corpus_env,
     )
     assert answer["server"]["name"] == "retrieval"
     check_answers(answer)
 
 
-def test_the_typescript_sdk_over_streamable_http(node_client: Path, tmp_path: Path) -> None:
-    with serving(["mcp", "--http", "--token", "dev:acme"], tmp_path / "mcp.log", dict(os.environ)) as url:
-        answer = run_client(
-            node_client, ["http", f"{url}/mcp"], every_tool_once(f"ts-http-{uuid.uuid4().hex[:8]}")
-        )
+def test_the_typescript_sdk_over_streamable_http(
+    node_client: Path, corpus_env: dict[str, str], tmp_path: Path
+) -> None:
+    with serving(["mcp", "--http", "--token", "dev:acme"], tmp_path / "mcp.log", corpus_env) as url:
+        calls = every_tool_once(f"ts-http-{uuid.uuid4().hex[:8]}")
+        answer = run_client(node_client, ["http", f"{url}/mcp"], calls, corpus_env)
     check_answers(answer)
