@@ -19,8 +19,9 @@ from pydantic import (
 )
 
 from ..models.limits import MAX_REQUEST_INT
+from ..models.whole_numbers import WHOLE
 
-PositiveInt = Annotated[StrictInt, Field(gt=0, le=MAX_REQUEST_INT)]
+PositiveInt = Annotated[StrictInt, Field(gt=0, le=MAX_REQUEST_INT), WHOLE]
 
 Shape = Literal["passages", "brief"]
 

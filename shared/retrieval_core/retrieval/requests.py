@@ -34,6 +34,7 @@ from ..models.filters import Filter
 from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
 from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
 from ..models.vocabulary import Kind, Status
+from ..models.whole_numbers import WHOLE
 from ..packing.options import PackOptions
 from ..policy.state import SESSION_ID_PATTERN
 
@@ -45,7 +46,7 @@ edge refuses long texts before they turn into a backend error."""
 MAX_TOKEN_CHARS = 2048
 """A first page's token carries 11 characters per hit it showed: about 1.2 KB at top_k 100."""
 
-RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT)]
+RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT), WHOLE]
 # Bounded ints: pydantic's finiteness check converts an int to float, which overflows past 1e308.
 FiniteNumber = (
     Annotated[StrictFloat, Field(allow_inf_nan=False)]
@@ -57,7 +58,9 @@ Fraction = Annotated[
     FiniteNumber, Field(ge=0, le=1), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})
 ]
 NonNegativeNumber = Annotated[FiniteNumber, Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]
-SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_PATTERN.pattern)]
+SESSION_ID_JSON_PATTERN = f"^{SESSION_ID_PATTERN.pattern}$"
+"""The policy's session id pattern as a JSON Schema ``pattern`` (which, unanchored, would search)."""
+SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_JSON_PATTERN)]
 _SESSION_ID: TypeAdapter[str] = TypeAdapter(SessionId)
 
 # An upper bound on the terms OpenSearch's standard tokenizer makes of a text: each Han or Hiragana
@@ -252,7 +255,7 @@ class RetrieveRequest(BaseModel):
         description="A session for deduplication, a budget and stable [S#] citations (a repeated "
         "query is refused with duplicate_query).",
     )
-    session_limit: Annotated[RequestInt, Field(ge=1)] | None = Field(
+    session_limit: Annotated[StrictInt, Field(ge=1, le=MAX_REQUEST_INT), WHOLE] | None = Field(
         default=None, description="Lowers the session's budget of answered queries (never raises it)."
     )
     pack: PackOptions | None = Field(default=None, description="Build a context packet from these hits.")

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
 from retrieval_core.models.vocabulary import Status
-from retrieval_core.policy.state import SESSION_ID_PATTERN
+from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
 
 from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
@@ -76,7 +76,7 @@ CONTEXT_PARAM = _optional_header(
 SESSION_PARAM = _optional_header(
     headers.SESSION_HEADER,
     "Retrieval session id, when the body carries no `session_id`.",
-    SESSION_ID_PATTERN.pattern,
+    SESSION_ID_JSON_PATTERN,
 )
 ERROR_DESCRIPTIONS = {
     "400": (
@@ -117,7 +117,12 @@ ROUTES: dict[tuple[str, str], dict[str, Any]] = {
         "errors": ("400", "401", "403", "409", "410", "415", "422", "429"),
         "headers": [SESSION_PARAM],
     },
-    ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
+    ("/v1/sessions/{session_id}", "get"): {
+        "errors": ("401", "403", "404", "422"),
+        "headers": [],
+        # The handler checks the pattern after decoding the path once (API Gateway passes it encoded).
+        "path": {"session_id": {"schema": {"type": "string", "pattern": SESSION_ID_JSON_PATTERN}}},
+    },
     ("/v1/graph/path", "get"): {
         "errors": ("401", "403", "422"),
         "headers": [],
@@ -217,12 +222,10 @@ def _document_routes(paths: dict[str, Any]) -> None:
         raise SpecMismatchError(f"routes served {sorted(served)} differ from ROUTES {sorted(ROUTES)}")
     for (path, method), route in ROUTES.items():
         operation = paths[path][method]
-        overrides = route.get("query", {})
+        overrides = {("query", name): value for name, value in route.get("query", {}).items()}
+        overrides |= {("path", name): value for name, value in route.get("path", {}).items()}
         operation["parameters"] = [
-            *(
-                {**p, **overrides[p["name"]]} if p["in"] == "query" and p["name"] in overrides else p
-                for p in operation.get("parameters", [])
-            ),
+            *({**p, **overrides.get((p["in"], p["name"]), {})} for p in operation.get("parameters", [])),
             CONTEXT_PARAM,
             *route["headers"],
         ]

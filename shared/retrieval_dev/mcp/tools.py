@@ -20,8 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_core.entrypoints.responses import describe_validation
 from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
-from retrieval_core.policy.state import SESSION_ID_PATTERN
-from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN, RetrieveRequest
 
 NOT_AN_ARGUMENT = "context_id"
 ROOT_CONDITIONS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
@@ -33,8 +32,8 @@ class SessionRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_PATTERN.pattern)] = (
-        Field(description="The session_id given to retrieve.")
+    session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_JSON_PATTERN)] = Field(
+        description="The session_id given to retrieve."
     )
 
 
