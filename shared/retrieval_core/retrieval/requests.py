@@ -10,6 +10,7 @@ import math
 import re
 import struct
 import unicodedata
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -161,6 +162,16 @@ class Window(BaseModel):
 
     start: AwareDatetime = Field(alias="from", description="Inclusive start, ISO-8601 with a zone.")
     end: AwareDatetime = Field(alias="to", description="Inclusive end, ISO-8601 with a zone.")
+
+    @field_validator("start", "end")
+    @classmethod
+    def _utc(cls, moment: datetime) -> datetime:
+        """In UTC: every offset Python parses (up to +-24:00) is one the index takes (it refuses offsets
+        past +-18:00), and a moment that UTC cannot hold is refused here, not by the backend."""
+        try:
+            return moment.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("the moment is outside the years 1..9999 in UTC") from None
 
     @model_validator(mode="after")
     def _ordered(self) -> Window:
