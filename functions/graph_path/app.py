@@ -33,10 +33,13 @@ def path(
     to_id: Annotated[str, Query(alias="to", min_length=1, description="End entity id.")],
     max_depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
     max_paths: Annotated[int, Query(description="Clamped to 1..5.")] = 1,
-    statuses: Annotated[str | None, Query(description="Comma-separated edge statuses.")] = None,
+    statuses: Annotated[
+        str | None,
+        Query(description="Comma-separated edge statuses (ACTIVE, SUPERSEDED, CONTRADICTED, STALE)."),
+    ] = None,
 ) -> Response[str]:
     fields: dict[str, Any] = {"from": from_id, "to": to_id, "max_depth": max_depth, "max_paths": max_paths}
-    if statuses:
+    if statuses is not None:  # given but empty is no status at all: a 422, as the spec's minItems says
         fields["statuses"] = [s.strip() for s in statuses.split(",") if s.strip()]
     return serialised(_find(current_caller(app).context, GraphPathRequest.model_validate(fields)))
 

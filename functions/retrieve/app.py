@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import Response
@@ -22,7 +23,7 @@ from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.headers import SESSION_HEADER
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.policy import SessionView
-from retrieval_core.retrieval.requests import SESSION_ID_PATTERN, RetrieveRequest, checked_session_id
+from retrieval_core.retrieval.requests import RetrieveRequest, checked_session_id
 from retrieval_core.retrieval.responses import RetrieveResponse
 
 logger = Logger()
@@ -46,13 +47,13 @@ def retrieve(query: RetrieveRequest) -> Response[str]:
 
 @app.get("/v1/sessions/<session_id>")
 def session(
-    session_id: Annotated[
-        str, Path(max_length=256, pattern=SESSION_ID_PATTERN.pattern, description="A session id.")
-    ],
+    # Checked below, once decoded: API Gateway hands the path over percent-encoded (a ':' may come as
+    # %3A). The OpenAPI document states the pattern (``retrieval openapi``).
+    session_id: Annotated[str, Path(description="A session id.")],
 ) -> SessionView:
     caller = current_caller(app)
     # The route's regex captures "s" of "s\n" (its "$" matches before a final newline): check the raw value.
-    raw = (app.current_event.path_parameters or {}).get("session_id", session_id)
+    raw = unquote((app.current_event.path_parameters or {}).get("session_id", session_id))
     view = container().policy.describe(
         context_id=caller.context.context_id,
         session_id=checked_session_id(raw, "session_id"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import Response
@@ -35,7 +36,9 @@ def why(
     ],
     depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
 ) -> Response[str]:
-    request = WhyExplainRequest(item_id=proposition_id, depth=depth)
+    # API Gateway (REST) hands the path over as the client encoded it, and the resolver matches on that
+    # path: decoded once here, '%23' is the '#' of a document chunk's id (acme:doc-04#c1).
+    request = WhyExplainRequest(item_id=unquote(proposition_id), depth=depth)
     return serialised(_explain(current_caller(app).context, request))
 
 

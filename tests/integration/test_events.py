@@ -34,6 +34,7 @@ ERROR_CODES = {
     403: {"forbidden"},
     404: {"not_found"},
     409: {"duplicate_query"},
+    415: {"unsupported_media_type"},
     422: {"invalid_request"},
     429: {"session_budget_exhausted"},
 }

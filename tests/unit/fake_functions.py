@@ -42,6 +42,23 @@ ITEMS = [
     for ctx in ("acme", "globex")
     for n, text in enumerate(["Alice Chen leads the Payments team", "Bob runs the ledger"])
 ]
+CHUNK = Item.model_validate(
+    {
+        "id": "acme:doc-1#c1",
+        "context_id": "acme",
+        "kind": "document",
+        "text": "Ledger design notes: Bob runs the ledger since 2025.",
+        "created_at": "2026-01-05T09:00:00Z",
+        "valid_from": "2025-01-01T00:00:00Z",
+        "embedding": [0.5, 1.0, 0.0, 0.5],
+        "mentions": [{"entity_id": "acme:person/alice", "name": "Alice", "type": "Person"}],
+        "grounding": [
+            {"chunk_id": "acme:doc-1#c1", "uri": "s3://acme-docs/ledger.md", "start": 0, "end": 20}
+        ],
+        "metadata": {"team": "ledger", "uri": "https://wiki.acme/ledger", "notes": "x" * 3000},
+    }
+)
+"""A document chunk: a '#' in its id, a grounding span, validity and more metadata than a hit carries."""
 
 
 @dataclass
@@ -66,7 +83,8 @@ def fake_container() -> Container:
     graph.link("acme", "acme:person/alice", "acme:team/payments", "acme:p-0")
     lineage = FakeLineage()
     lineage.add("acme", "acme:p-1", source_ids=["acme:p-0"])
-    store = InMemoryStore(ITEMS)
+    lineage.add("acme", CHUNK.id, kind=CHUNK.kind)
+    store = InMemoryStore([*ITEMS, CHUNK])
     return Container(
         Settings(),
         overrides={

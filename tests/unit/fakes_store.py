@@ -8,10 +8,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from functools import partial
 
+from retrieval_core.adapters.opensearch.documents import document_of, hit_of
 from retrieval_core.models.filters import Filter
-from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
+from retrieval_core.models.hits import Candidate, Hit, Signal
 from retrieval_core.models.item import Item
-from retrieval_core.models.vocabulary import iso
 from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
 
 from tests.filter_oracle import matches
@@ -45,16 +45,11 @@ class InMemoryLexicalStore:
         return found
 
     def _hit(self, item: Item, score: float, arm: str | None = None, rank: int | None = None) -> Hit:
-        return Hit(
-            id=item.id,
-            kind=item.kind,
-            text=item.text,
+        """The hit the OpenSearch adapter would answer: the same translation from the same document."""
+        return hit_of(
+            document_of(item, []),
             score=score,
             signals={arm: Signal(rank=rank, score=score)} if arm and rank else {},
-            status=item.status,
-            confidence=item.confidence,
-            created_at=iso(item.created_at) or "",
-            mentions=[MentionView(**m.model_dump()) for m in item.mentions],
             found_by=[arm] if arm else [],
         )
 

@@ -121,24 +121,33 @@ def test_hostile_json_is_422_naming_the_field(functions: FakeFunctions, name: st
         "application/x-www-form-urlencoded",
         "multipart/form-data; boundary=x",
         "application/vnd.api+json",
-        "Application/JSON",
+        None,
     ],
 )
 def test_a_body_not_declared_as_json_is_415_saying_what_to_send(
     functions: FakeFunctions, content_type: str
 ) -> None:
-    # What the README's old curl example sent: a form whose only key was the whole JSON body.
-    status, answer, _ = functions.api(
-        "retrieve", post(raw='{"mode":"hybrid","text":"who leads payments"}', content_type=content_type)
-    )
+    # What the README's old curl example sent: a form whose only key was the whole JSON body. No type
+    # at all is refused too, before anything is read or counted in the session the body names.
+    body = '{"mode":"hybrid","text":"who leads payments","session_id":"' + SESSION + '"}'
+    status, answer, _ = functions.api("retrieve", post(raw=body, content_type=content_type))
     assert status == 415, answer
     assert answer["error"] == "unsupported_media_type"
     assert "Content-Type: application/json" in answer["message"]
     assert "who leads payments" not in answer["message"]
     assert_error_body(answer)
+    assert session_count(functions) is None  # the session was never created
 
 
-@pytest.mark.parametrize("content_type", [None, "application/json; charset=utf-8", " application/json "])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json; charset=utf-8",
+        " application/json ",
+        "Application/JSON",
+        "APPLICATION/JSON; charset=UTF-8",
+    ],
+)
 def test_json_or_no_content_type_is_accepted(functions: FakeFunctions, content_type: str | None) -> None:
     status, answer, _ = functions.api(
         "retrieve", post({"mode": "lexical", "text": "payments"}, content_type=content_type)

@@ -1,5 +1,6 @@
 """The MCP tools cannot drift from the API: each input schema is its route's pydantic model's schema
-(less ``context_id``, which is never an argument); results and errors map as documented."""
+(less ``context_id``, which is never an argument, and the retrieve body's root conditions, which hosts
+refuse); results and errors map as documented."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
-from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.requests import MODE_NEEDS, RetrieveRequest
 from retrieval_dev.mcp.backends import ApiAnswer, RemoteBackend
 from retrieval_dev.mcp.server import list_tools, tool_result
 from retrieval_dev.mcp.tools import TOOLS_BY_NAME, SessionRequest, ToolArgumentsError
@@ -30,9 +31,38 @@ def test_each_tool_schema_is_its_route_model_schema_without_context_id() -> None
     for name, model in MODELS.items():
         expected = model.model_json_schema(by_alias=True)
         expected["properties"].pop("context_id", None)
+        expected.pop("allOf", None)
         assert listed[name] == expected, name
         assert "context_id" not in listed[name]["properties"]
     assert {"from", "to"} <= set(listed["graph_path"]["required"])
+
+
+def test_the_mode_conditions_the_tool_schema_leaves_out_are_in_words_and_in_validation() -> None:
+    conditions = RetrieveRequest.model_json_schema()["allOf"]
+    assert len(conditions) == len(MODE_NEEDS)  # the OpenAPI document keeps them
+    mode = TOOLS_BY_NAME["retrieve"].input_schema()["properties"]["mode"]["description"]
+    for needs in MODE_NEEDS.values():
+        assert all(f"`{name}`" in mode for name in needs)
+
+
+def test_annotations_say_what_each_tool_truly_does() -> None:
+    hints = {tool.name: tool.annotations for tool in list_tools()}
+    assert all(h is not None and h.open_world_hint is False for h in hints.values())
+    assert all(h.destructive_hint is False for h in hints.values() if h is not None)
+    reads = {name for name, h in hints.items() if h is not None and h.read_only_hint}
+    assert reads == {"graph_path", "why_explain", "session"}
+    retrieve = hints["retrieve"]
+    assert retrieve is not None and retrieve.idempotent_hint is False  # a repeat in a session is refused
+
+
+def test_an_error_names_mcps_own_options_not_the_apis_headers() -> None:
+    body = {
+        "error": "forbidden",
+        "message": "Several contexts are allowed: choose one with the X-Context-Id header.",
+    }
+    failed = tool_result(ApiAnswer(403, body))
+    assert "X-Context-Id" not in failed.content[0].text and "--context" in failed.content[0].text
+    assert failed.structured_content is not None and "--context" in failed.structured_content["message"]
 
 
 def test_arguments_become_the_api_request_unchanged() -> None:

@@ -13,6 +13,13 @@ class _Request(BaseModel):
     pack: PackOptions
 
 
+def test_a_count_spelled_with_a_zero_fraction_is_that_integer() -> None:
+    """JSON Schema (and so the published schema) calls 3.0 an integer: it is accepted as 3."""
+    options = _Request.model_validate({"pack": {"max_tokens": 300.0, "max_items": 3.0}}).pack
+    assert (options.max_tokens, options.max_items) == (300, 3)
+    assert type(options.max_tokens) is int
+
+
 def _errors(pack: object) -> list[tuple[tuple[str | int, ...], str]]:
     with pytest.raises(ValidationError) as caught:
         _Request.model_validate({"pack": pack})
@@ -20,7 +27,7 @@ def _errors(pack: object) -> list[tuple[tuple[str | int, ...], str]]:
 
 
 @pytest.mark.parametrize("field", ["max_tokens", "max_chars", "max_items"])
-@pytest.mark.parametrize("bad", [True, False, 3.0, 2.5, 0, -1, "5", [5]])
+@pytest.mark.parametrize("bad", [True, False, 2.5, 0, -1, 0.0, "5", [5]])
 def test_counts_must_be_strict_positive_ints(field: str, bad: object) -> None:
     pack = {field: bad} if field != "max_items" else {"max_tokens": 100, field: bad}
     errors = _errors(pack)
@@ -62,6 +69,7 @@ def test_valid_options_expose_the_one_budget_and_its_field() -> None:
     assert (chars.budget, chars.budget_field, chars.max_items) == (800, "pack.max_chars", 5)
 
 
-def test_json_floats_are_rejected_too() -> None:
+def test_json_fractions_are_rejected_and_whole_floats_read_as_integers() -> None:
     with pytest.raises(ValidationError):
-        PackOptions.model_validate_json('{"max_tokens": 3.0}')
+        PackOptions.model_validate_json('{"max_tokens": 3.5}')
+    assert PackOptions.model_validate_json('{"max_tokens": 3.0}').max_tokens == 3

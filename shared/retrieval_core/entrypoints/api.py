@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from .. import deadline
 from ..bootstrap import container
 from ..context import CallerContext
+from .answers import answer_json
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .cors import with_cors
@@ -56,7 +57,7 @@ def resolve(
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
     try:
         caller = caller_from_event(event, container().settings.context_claim)
-        require_json(str(event.get("httpMethod") or ""), event.get("headers"))
+        json_headers = require_json(str(event.get("httpMethod") or ""), event.get("headers"))
     except Exception as error:
         status, body, headers = error_status_body(error, logger)
         return {
@@ -65,6 +66,8 @@ def resolve(
             "body": json.dumps(body),
             "isBase64Encoded": False,
         }
+    if json_headers is not None:
+        event = {**event, "headers": json_headers}
     logger.append_keys(context_id=caller.context.context_id)
     app.append_context(**{CALLER_KEY: caller})
     return app.resolve(event, context)
@@ -98,9 +101,7 @@ def serialised(answer: BaseModel) -> Response[str]:
     """A route's answer as JSON text, written by pydantic-core in one pass. Returning the model would
     have Powertools convert it to Python objects, re-validate them, then ``json.dumps`` them: ~3x the
     work, on every request. The model was validated when it was built."""
-    return Response(
-        status_code=200, content_type="application/json", body=answer.model_dump_json(by_alias=True)
-    )
+    return Response(status_code=200, content_type="application/json", body=answer_json(answer))
 
 
 def lambda_entry(

@@ -15,17 +15,24 @@ MAX_INTEGER_DIGITS = 100
 METHODS_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
-def require_json(method: str, headers: Mapping[str, Any] | None) -> None:
-    """Raise ``UnsupportedMediaTypeError`` when a request that takes a body declares a content type other
-    than JSON (even with an empty body: the resolver would refuse to parse it).
+def require_json(method: str, headers: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Raise ``UnsupportedMediaTypeError`` when a request that takes a body does not declare it as JSON
+    (no content type at all included, even with an empty body: nothing is read, nothing counted).
 
-    No content type at all is taken as JSON (API Gateway's console and many clients send none)."""
+    Media types compare case-insensitively (RFC 9110): for one spelled otherwise (``APPLICATION/JSON``)
+    the headers come back with it in lower case, the one spelling the Powertools resolver parses;
+    otherwise None (nothing to change)."""
     if method.upper() not in METHODS_WITH_BODY:
-        return
-    content_type = next((str(v) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), "")
-    media_type = content_type.partition(";")[0].strip()
-    if media_type and media_type != JSON_MEDIA_TYPE:  # exactly what the Powertools resolver parses
+        return None
+    name, content_type = next(
+        ((str(k), str(v)) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), ("", "")
+    )
+    media_type, separator, parameters = content_type.partition(";")
+    if media_type.strip().lower() != JSON_MEDIA_TYPE:
         raise UnsupportedMediaTypeError(content_type)
+    if media_type.strip() == JSON_MEDIA_TYPE:
+        return None
+    return {**(headers or {}), name: JSON_MEDIA_TYPE + separator + parameters}
 
 
 def parse_json(text: str | bytes) -> Any:

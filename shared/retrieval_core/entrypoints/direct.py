@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..context import CallerContext
+from .answers import answer_body
 from .responses import describe_validation, error_status_body
 
 
@@ -41,7 +42,7 @@ def handle_direct(
     try:
         context = CallerContext(invocation.context_id)
         logger.append_keys(context_id=context.context_id)
-        return {"statusCode": 200, "body": serve(context, invocation).model_dump(mode="json", by_alias=True)}
+        return {"statusCode": 200, "body": answer_body(serve(context, invocation))}
     except ValidationError as error:
         return {"statusCode": 422, "body": describe_validation(error.errors())}
     except Exception as error:

@@ -14,6 +14,5 @@ class UnsupportedMediaTypeError(RetrievalError):
 
     def __init__(self, content_type: str) -> None:
         shown = content_type if len(content_type) <= 80 else content_type[:80] + "..."
-        super().__init__(
-            f"Send the body as JSON with the header 'Content-Type: {JSON_MEDIA_TYPE}' (got '{shown}')."
-        )
+        got = f"got '{shown}'" if content_type else "none was sent"
+        super().__init__(f"Send the body as JSON with the header 'Content-Type: {JSON_MEDIA_TYPE}' ({got}).")

@@ -14,11 +14,17 @@ class GraphPathRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
-    from_id: str = Field(alias="from", min_length=1, max_length=512)
-    to_id: str = Field(alias="to", min_length=1, max_length=512)
-    max_depth: StrictInt = 3
-    max_paths: StrictInt = 1
-    statuses: tuple[Status, ...] = Field(default=(Status.ACTIVE,), min_length=1)
+    from_id: str = Field(
+        alias="from", min_length=1, max_length=512, description="Start entity id (acme:person/alice-chen)."
+    )
+    to_id: str = Field(alias="to", min_length=1, max_length=512, description="End entity id.")
+    max_depth: StrictInt = Field(default=3, description="Most hops a path may have; clamped to 1..5.")
+    max_paths: StrictInt = Field(default=1, description="How many shortest paths to return; clamped to 1..5.")
+    statuses: tuple[Status, ...] = Field(
+        default=(Status.ACTIVE,),
+        min_length=1,
+        description="Follow only edges whose proposition has one of these statuses (default ACTIVE).",
+    )
 
     @field_validator("max_depth")
     @classmethod

@@ -12,8 +12,10 @@ from ..models.vocabulary import Kind, Status
 class WhyExplainRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    item_id: str = Field(min_length=1, max_length=512)
-    depth: StrictInt = 3
+    item_id: str = Field(
+        min_length=1, max_length=512, description="Any item id: a hit's id or the id behind an [S#] citation."
+    )
+    depth: StrictInt = Field(default=3, description="Derivation levels to follow; clamped to 1..5.")
 
     @field_validator("depth")
     @classmethod

@@ -120,7 +120,7 @@ class _Leaf(BaseModel):
 class Match(_Leaf):
     """``equals`` / ``not_equals`` / ``list_contains``: some value of ``key`` is (not) ``value``."""
 
-    value: Scalar
+    value: Scalar = Field(description="A string, number, boolean or ISO-8601 timestamp.")
 
     @field_validator("value")
     @classmethod
@@ -131,7 +131,7 @@ class Match(_Leaf):
 class Membership(_Leaf):
     """``in`` / ``not_in``: some value of ``key`` is (not) one of ``value``."""
 
-    value: list[Scalar] = Field(min_length=1, max_length=MAX_VALUES)
+    value: list[Scalar] = Field(min_length=1, max_length=MAX_VALUES, description="The values to match.")
 
     @field_validator("value")
     @classmethod
@@ -148,7 +148,7 @@ class Membership(_Leaf):
 class Range(_Leaf):
     """``gt`` / ``gte`` / ``lt`` / ``lte`` on numbers and dates."""
 
-    value: Scalar
+    value: Scalar = Field(description="A number or an ISO-8601 timestamp with a zone.")
 
     @field_validator("key")
     @classmethod
@@ -168,7 +168,9 @@ class Range(_Leaf):
 class Pattern(_Leaf):
     """``starts_with`` / ``string_contains``: case-sensitive, on strings."""
 
-    value: Annotated[str, Field(min_length=1, max_length=256, strict=True)]
+    value: Annotated[str, Field(min_length=1, max_length=256, strict=True)] = Field(
+        description="The substring, case-sensitive."
+    )
 
     @field_validator("key")
     @classmethod
@@ -223,21 +225,21 @@ class Filter(BaseModel):
         },
     )
 
-    all_of: Children | None = None
-    any_of: Children | None = None
-    none_of: Children | None = None
-    equals: Match | None = None
-    not_equals: Match | None = None
-    in_: Membership | None = Field(default=None, alias="in")
-    not_in: Membership | None = None
-    gt: Range | None = None
-    gte: Range | None = None
-    lt: Range | None = None
-    lte: Range | None = None
-    starts_with: Pattern | None = None
-    list_contains: Match | None = None
-    string_contains: Pattern | None = None
-    exists: Presence | None = None
+    all_of: Children | None = Field(default=None, description="Every node holds.")
+    any_of: Children | None = Field(default=None, description="At least one node holds.")
+    none_of: Children | None = Field(default=None, description="No node holds.")
+    equals: Match | None = Field(default=None, description="Some value of key is value.")
+    not_equals: Match | None = Field(default=None, description="No value of key is value.")
+    in_: Membership | None = Field(default=None, alias="in", description="Some value of key is in value.")
+    not_in: Membership | None = Field(default=None, description="No value of key is in value.")
+    gt: Range | None = Field(default=None, description="Greater than value (numbers, dates).")
+    gte: Range | None = Field(default=None, description="At least value (numbers, dates).")
+    lt: Range | None = Field(default=None, description="Less than value (numbers, dates).")
+    lte: Range | None = Field(default=None, description="At most value (numbers, dates).")
+    starts_with: Pattern | None = Field(default=None, description="A string value starts with value.")
+    list_contains: Match | None = Field(default=None, description="The list key contains value.")
+    string_contains: Pattern | None = Field(default=None, description="A string value contains value.")
+    exists: Presence | None = Field(default=None, description="key has at least one value.")
 
     _levels: int = PrivateAttr(default=1)
     _leaves: int = PrivateAttr(default=1)

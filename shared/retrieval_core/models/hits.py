@@ -7,6 +7,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .hit_parts import METADATA_CAP_CHARS
 from .vocabulary import Kind, Status
 
 
@@ -35,6 +36,15 @@ class Provenance(BaseModel):
     supersedes: list[str] = Field(default_factory=list)
 
 
+class Location(BaseModel):
+    """Where a hit can be cited from: a source URI and, for a grounding span, its chunk and offsets."""
+
+    uri: str
+    chunk_id: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+
 class Hit(BaseModel):
     id: str
     kind: Kind
@@ -47,6 +57,18 @@ class Hit(BaseModel):
     mentions: list[MentionView] = Field(default_factory=list)
     provenance: Provenance = Field(default_factory=Provenance)
     found_by: list[str] = Field(default_factory=list, description="The arms that found this hit.")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description=f"The item's metadata, at most {METADATA_CAP_CHARS:,} characters of JSON (whole keys).",
+    )
+    metadata_truncated: bool = Field(default=False, description="Some metadata keys did not fit the cap.")
+    valid_from: str | None = Field(default=None, description="When the fact became true, if known.")
+    valid_to: str | None = Field(default=None, description="When it stopped being true; null while it is.")
+    location: Location | None = Field(default=None, description="Where to cite it from, when known.")
+
+    @property
+    def location_uri(self) -> str | None:
+        return None if self.location is None else self.location.uri
 
     def rescored(self, score: float) -> Hit:
         """This hit with another score (weights, normalisation); everything else is shared."""

@@ -19,8 +19,9 @@ from pydantic import (
 )
 
 from ..models.limits import MAX_REQUEST_INT
+from ..models.whole_numbers import WHOLE
 
-PositiveInt = Annotated[StrictInt, Field(gt=0, le=MAX_REQUEST_INT)]
+PositiveInt = Annotated[StrictInt, Field(gt=0, le=MAX_REQUEST_INT), WHOLE]
 
 Shape = Literal["passages", "brief"]
 
@@ -32,12 +33,24 @@ class PackOptions(BaseModel):
 
     # max_chars is declared before max_tokens so the "exactly one budget" check on max_tokens can see it;
     # a budget error is then reported at ``max_tokens``, the field most callers mean to set.
-    max_chars: PositiveInt | None = None
-    max_tokens: PositiveInt | None = Field(default=None, validate_default=True)
-    max_items: PositiveInt | None = None
-    shape: Shape = "passages"
-    compress: StrictBool = False
-    task: Annotated[StrictStr, Field(min_length=1, max_length=2000)] | None = None
+    max_chars: PositiveInt | None = Field(default=None, description="Budget in characters (or max_tokens).")
+    max_tokens: PositiveInt | None = Field(
+        default=None, validate_default=True, description="Budget in tokens (cl100k_base); or max_chars."
+    )
+    max_items: PositiveInt | None = Field(default=None, description="At most this many items.")
+    shape: Shape = Field(
+        default="passages", description="passages: each item's text; brief: its lead sentence."
+    )
+    compress: StrictBool = Field(
+        default=False, description="Keep only the sentences most relevant to task (or the query text)."
+    )
+    task: Annotated[StrictStr, Field(min_length=1, max_length=2000)] | None = Field(
+        default=None, description="What the packet is for: named in its header, guides compress."
+    )
+    cite_uri: StrictBool = Field(
+        default=False,
+        description="Put each item's location URI in its label: [S1] (document, score 0.9, <s3://...>).",
+    )
 
     @field_validator("max_tokens")
     @classmethod

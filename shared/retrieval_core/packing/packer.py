@@ -152,7 +152,7 @@ def pack_hits(
     if any(hit.id not in source_ids for hit in hits):
         raise SourceIdMissingError()
     task = options.task or query_text
-    layout = Layout(options.shape, task)
+    layout = Layout(options.shape, task, cite_uri=options.cite_uri)
     counter = counter_for(options)
     packer = _Packer(layout, counter, options.budget)
     if packer.used > options.budget:
@@ -200,6 +200,7 @@ def pack_hits(
                 score=hits[rank].score,
                 truncated=block.truncated,
                 compressed=block.compressed,
+                uri=hits[rank].location_uri,
             )
             for rank, block in sorted(packer.chosen.items())
         ],

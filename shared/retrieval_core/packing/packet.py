@@ -20,6 +20,7 @@ class PackedItem(BaseModel):
     score: float
     truncated: bool = Field(description="The text was cut short to fit.")
     compressed: bool = Field(description="Only the sentences most relevant to the task were kept.")
+    uri: str | None = Field(default=None, description="Where to cite it from (the hit's location.uri).")
 
 
 class DroppedItem(BaseModel):

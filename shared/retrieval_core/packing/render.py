@@ -40,12 +40,23 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else prefix(text, limit).rstrip() + ELLIPSIS
 
 
+_NOT_IN_A_CITED_URI = re.compile(r"[\s<>]")
+CITED_URI_CHARS = 300
+
+
+def cited_uri(uri: str) -> str:
+    """A URI as a packet shows it: no whitespace or angle brackets (an item's URI must not break out of
+    its label or fake another block), at most ``CITED_URI_CHARS`` code points."""
+    return clip(_NOT_IN_A_CITED_URI.sub("", uri), CITED_URI_CHARS)
+
+
 class Layout:
     """Renders headers, item bodies and whole packets for one shape and task."""
 
-    def __init__(self, shape: Shape, task: str | None) -> None:
+    def __init__(self, shape: Shape, task: str | None, *, cite_uri: bool = False) -> None:
         self.shape = shape
         self._task = clip(" ".join(task.split()), TASK_SHOWN_CHARS) if task else ""
+        self._cite_uri = cite_uri
 
     def header(self, n_items: int) -> str:
         noun = "item" if n_items == 1 else "items"
@@ -58,9 +69,12 @@ class Layout:
         return separator.join([self.header(len(blocks)), *blocks])
 
     def block(self, hit: Hit, source_id: str, body: str) -> str:
+        # The URI goes in the label's parentheses, where a model reads it as the citation's address.
+        uri = f"<{cited_uri(hit.location_uri)}>" if self._cite_uri and hit.location_uri else ""
         if self.shape == "passages":
-            return f"[{source_id}] ({hit.kind.value}, score {hit.score:.3g}) {body}".rstrip()
-        return f"[{source_id}] {body}".rstrip()
+            where = f", {uri}" if uri else ""
+            return f"[{source_id}] ({hit.kind.value}, score {hit.score:.3g}{where}) {body}".rstrip()
+        return f"[{source_id}] {f'({uri}) ' if uri else ''}{body}".rstrip()
 
     def whole_body(self, text: str, sentences: Sequence[str]) -> str:
         """The item uncut: the full text for passages, the lead sentence for brief."""

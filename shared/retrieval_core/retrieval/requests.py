@@ -10,6 +10,7 @@ import math
 import re
 import struct
 import unicodedata
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -24,14 +25,17 @@ from pydantic import (
     StrictInt,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
 from ..errors import InvalidRequestError
 from ..models.filters import Filter
+from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
 from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
 from ..models.vocabulary import Kind, Status
+from ..models.whole_numbers import WHOLE
 from ..packing.options import PackOptions
 from ..policy.state import SESSION_ID_PATTERN
 
@@ -43,13 +47,21 @@ edge refuses long texts before they turn into a backend error."""
 MAX_TOKEN_CHARS = 2048
 """A first page's token carries 11 characters per hit it showed: about 1.2 KB at top_k 100."""
 
-RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT)]
+RequestInt = Annotated[StrictInt, Field(le=MAX_REQUEST_INT), WHOLE]
 # Bounded ints: pydantic's finiteness check converts an int to float, which overflows past 1e308.
 FiniteNumber = (
     Annotated[StrictFloat, Field(allow_inf_nan=False)]
     | Annotated[StrictInt, Field(ge=-MAX_REQUEST_INT, le=MAX_REQUEST_INT)]
 )
-SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_PATTERN.pattern)]
+# Bounds on the number union: pydantic checks them after the union and, unable to say so in JSON
+# Schema, would print its own "ge"/"le" keywords into the schema; these say it as JSON Schema does.
+Fraction = Annotated[
+    FiniteNumber, Field(ge=0, le=1), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})
+]
+NonNegativeNumber = Annotated[FiniteNumber, Field(ge=0), WithJsonSchema({"type": "number", "minimum": 0})]
+SESSION_ID_JSON_PATTERN = f"^{SESSION_ID_PATTERN.pattern}$"
+"""The policy's session id pattern as a JSON Schema ``pattern`` (which, unanchored, would search)."""
+SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_JSON_PATTERN)]
 _SESSION_ID: TypeAdapter[str] = TypeAdapter(SessionId)
 
 # An upper bound on the terms OpenSearch's standard tokenizer makes of a text: each Han or Hiragana
@@ -121,12 +133,19 @@ MODE_NEEDS: dict[Mode, tuple[str, ...]] = {
 """The fields each mode needs, at least one of each (vector mode embeds ``text`` or takes ``vector``)."""
 
 
-def _mode_needs_schema() -> list[JsonValue]:
-    """``MODE_NEEDS`` as JSON Schema conditions, so the OpenAPI document states it too."""
+def mode_needs_schema() -> list[JsonValue]:
+    """``MODE_NEEDS`` as JSON Schema conditions, so the OpenAPI document states it too: the field is
+    present and not null (``entity_id: null`` is as missing to the validator as to the schema). Tool
+    input schemas leave these out (hosts refuse conditions at a tool schema's root, docs/AGENT_HOSTS.md):
+    there the ``mode`` description says it in words."""
     return [
         {
             "if": {"properties": {"mode": {"const": str(mode)}}, "required": ["mode"]},
-            "then": {"anyOf": [{"required": [name]} for name in needs]},
+            "then": {
+                "anyOf": [
+                    {"required": [name], "properties": {name: {"not": {"type": "null"}}}} for name in needs
+                ]
+            },
         }
         for mode, needs in MODE_NEEDS.items()
     ]
@@ -144,6 +163,16 @@ class Window(BaseModel):
     start: AwareDatetime = Field(alias="from", description="Inclusive start, ISO-8601 with a zone.")
     end: AwareDatetime = Field(alias="to", description="Inclusive end, ISO-8601 with a zone.")
 
+    @field_validator("start", "end")
+    @classmethod
+    def _utc(cls, moment: datetime) -> datetime:
+        """In UTC: every offset Python parses (up to +-24:00) is one the index takes (it refuses offsets
+        past +-18:00), and a moment that UTC cannot hold is refused here, not by the backend."""
+        try:
+            return moment.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("the moment is outside the years 1..9999 in UTC") from None
+
     @model_validator(mode="after")
     def _ordered(self) -> Window:
         if self.end < self.start:
@@ -156,8 +185,9 @@ class RetrieveRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        title="RetrieveRequest",
         json_schema_extra={
-            "allOf": _mode_needs_schema(),
+            "allOf": mode_needs_schema(),
             "examples": [
                 {"mode": "hybrid", "text": "who leads payments", "top_k": 5},
                 {"mode": "graph_walk", "entity_id": "acme:person/alice-chen", "depth": 2},
@@ -175,18 +205,52 @@ class RetrieveRequest(BaseModel):
         },
     )
 
-    mode: Mode = Field(description=_describe_mode_needs() + ".")
-    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)] | None = None
-    vector: list[FiniteNumber] | None = Field(default=None, min_length=1)
-    entity_id: Annotated[str, Field(min_length=1, max_length=512)] | None = None
-    window: Window | None = None
-    top_k: RequestInt = Field(default=10, description="Clamped to 1..100.")
+    mode: Mode = Field(
+        description="How to search: lexical (BM25 keywords), vector (k-NN on meaning), hybrid (both, fused), "
+        "entity (items mentioning entity_id), graph_walk (propositions up to depth hops from entity_id), "
+        "temporal (items valid or created in window). Each mode needs a field: "
+        + _describe_mode_needs()
+        + "; without it the request is refused (422)."
+    )
+    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)] | None = Field(
+        default=None,
+        description=f"The question or keywords (lexical, hybrid, vector); at most {MAX_TEXT_TERMS:,} words.",
+    )
+    vector: list[FiniteNumber] | None = Field(
+        default=None,
+        min_length=1,
+        description="vector mode: a query embedding of the index's dimension, instead of text.",
+    )
+    entity_id: Annotated[str, Field(min_length=1, max_length=512)] | None = Field(
+        default=None,
+        description="entity and graph_walk: an entity id of the caller's context (acme:person/alice-chen).",
+    )
+    window: Window | None = Field(
+        default=None, description="temporal: items created in, or valid during, this window."
+    )
+    top_k: RequestInt = Field(default=10, description="Hits per page; clamped to 1..100.")
     depth: RequestInt = Field(default=1, description="Clamped to 1..5 (graph_walk, expand_graph).")
-    min_score: Annotated[FiniteNumber, Field(ge=0, le=1)] | None = None
-    kinds: list[Kind] | None = Field(default=None, min_length=1)
-    weights: dict[Kind, Annotated[FiniteNumber, Field(ge=0)]] = Field(default_factory=dict)
-    diversify: StrictBool = True
-    statuses: list[Status] = Field(default_factory=lambda: [Status.ACTIVE], min_length=1)
+    min_score: Fraction | None = Field(
+        default=None,
+        description="Leave out hits scoring below this (0..1, scores after weights; hybrid scores are "
+        "fused ranks, not probabilities).",
+    )
+    kinds: list[Kind] | None = Field(
+        default=None, min_length=1, description="Only these item kinds (default: every kind)."
+    )
+    weights: dict[Kind, NonNegativeNumber] = Field(
+        default_factory=dict,
+        description='A multiplier per kind applied to scores before ordering ({"document": 0.5}); '
+        "a kind not named keeps 1.",
+    )
+    diversify: StrictBool = Field(
+        default=True, description="Interleave kinds within a page so one kind does not fill it."
+    )
+    statuses: list[Status] = Field(
+        default_factory=lambda: [Status.ACTIVE],
+        min_length=1,
+        description="Only items with these statuses (default ACTIVE; add SUPERSEDED to see history).",
+    )
     filter: Filter | None = Field(
         default=None,
         description="Typed conditions on metadata and built-in fields, ANDed with statuses and kinds and "
@@ -197,9 +261,22 @@ class RetrieveRequest(BaseModel):
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "
         "ranked below every fused hit and marked found_by ['graph'].",
     )
-    session_id: SessionId | None = None
-    session_limit: Annotated[RequestInt, Field(ge=1)] | None = None
+    session_id: SessionId | None = Field(
+        default=None,
+        description="A session for deduplication, a budget and stable [S#] citations (a repeated "
+        "query is refused with duplicate_query).",
+    )
+    session_limit: Annotated[StrictInt, Field(ge=1, le=MAX_REQUEST_INT), WHOLE] | None = Field(
+        default=None, description="Lowers the session's budget of answered queries (never raises it)."
+    )
     pack: PackOptions | None = Field(default=None, description="Build a context packet from these hits.")
+    include: list[HitPart] | None = Field(
+        default=None,
+        min_length=1,
+        description="The optional parts each hit carries (default: all of them). "
+        + HIT_PARTS_DESCRIPTION
+        + " id, kind, score, status, confidence, created_at and found_by are always there.",
+    )
     next_token: Annotated[str, Field(min_length=1, max_length=MAX_TOKEN_CHARS)] | None = Field(
         default=None,
         description="The previous page's next_token: this request then answers the next top_k of the "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..models.hits import Hit
 from ..models.vocabulary import Kind, Status
@@ -136,3 +136,13 @@ class RetrieveResponse(BaseModel):
         "there is none (paging.end says why). Valid for an hour, for this context and request only.",
     )
     paging: PagingInfo
+    _omitted: frozenset[str] = PrivateAttr(default=frozenset())
+
+    def leaving_out(self, fields: frozenset[str]) -> RetrieveResponse:
+        """This answer, to be written without these hit fields (the request's ``include``)."""
+        self._omitted = fields
+        return self
+
+    def serialisation_exclude(self) -> dict[str, Any] | None:
+        """What writing this answer leaves out (``entrypoints.answers``); None for nothing."""
+        return {"hits": {"__all__": set(self._omitted)}} if self._omitted else None

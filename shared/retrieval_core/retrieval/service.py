@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..context import CallerContext
+from ..models.hit_parts import omitted_fields
 from ..models.hits import Hit
 from ..policy import RetrievalPolicy
 from ..policy.query import CONTROL_FIELDS
@@ -20,9 +21,9 @@ from .requests import RetrieveRequest
 from .responses import RetrieveResponse
 from .router import RetrievalRouter
 
-# The packet shapes the answer's presentation, not the question; like the policy's control fields it
-# never changes the dedup key.
-NOT_PART_OF_QUESTION = CONTROL_FIELDS | {"pack"}
+# The packet and the hit parts shape the answer's presentation, not the question; like the policy's
+# control fields they never change the dedup key.
+NOT_PART_OF_QUESTION = CONTROL_FIELDS | {"pack", "include"}
 
 
 class RetrieveService:
@@ -92,7 +93,7 @@ class RetrieveService:
             context_packet=packet,
             next_token=result.next_token,
             paging=result.paging,
-        )
+        ).leaving_out(omitted_fields(request.include))
 
 
 def question_of(request: RetrieveRequest) -> dict[str, Any]:

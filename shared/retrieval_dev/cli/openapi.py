@@ -19,7 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
-from retrieval_core.policy.state import SESSION_ID_PATTERN
+from retrieval_core.models.vocabulary import Status
+from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
 
 from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
@@ -75,9 +76,15 @@ CONTEXT_PARAM = _optional_header(
 SESSION_PARAM = _optional_header(
     headers.SESSION_HEADER,
     "Retrieval session id, when the body carries no `session_id`.",
-    SESSION_ID_PATTERN.pattern,
+    SESSION_ID_JSON_PATTERN,
 )
 ERROR_DESCRIPTIONS = {
+    "400": (
+        "`next_token_invalid`: the token was altered or issued to another context; "
+        "`next_token_mismatch`: the body differs from the first page's in more than top_k, session_id, "
+        "session_limit, pack or include. Nothing was read or counted."
+    ),
+    "410": "`next_token_expired`: the token's ranking is gone (a token lives an hour); start again.",
     "401": "No context claim reached the function (no or invalid token).",
     "403": (
         "The chosen context is not among the caller's (an id of another context is not refused: "
@@ -85,19 +92,44 @@ ERROR_DESCRIPTIONS = {
     ),
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
     "409": "The session already saw this query.",
-    "415": "The body is not declared as JSON: send `Content-Type: application/json`.",
+    "415": (
+        "The body is not declared as JSON (or no Content-Type was sent): send "
+        "`Content-Type: application/json`. Nothing was read or counted."
+    ),
     "422": "The request is malformed; the body names each offending field. Nothing was changed.",
     "429": "The session's query budget is spent.",
     "500": "An internal error; the body names nothing internal.",
     "503": "A backing service is unavailable; retry after `Retry-After` seconds.",
 }
+RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before sending the same request again.",
+        "schema": {"type": "integer", "minimum": 1},
+    }
+}
+STATUSES_QUERY = {
+    "type": "array",
+    "items": {"type": "string", "enum": [str(status) for status in Status]},
+    "minItems": 1,
+}
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
     ("/v1/retrieve", "post"): {
-        "errors": ("401", "403", "409", "415", "422", "429"),
+        "errors": ("400", "401", "403", "409", "410", "415", "422", "429"),
         "headers": [SESSION_PARAM],
     },
-    ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
-    ("/v1/graph/path", "get"): {"errors": ("401", "403", "422"), "headers": []},
+    ("/v1/sessions/{session_id}", "get"): {
+        "errors": ("401", "403", "404", "422"),
+        "headers": [],
+        # The handler checks the pattern after decoding the path once (API Gateway passes it encoded).
+        "path": {"session_id": {"schema": {"type": "string", "pattern": SESSION_ID_JSON_PATTERN}}},
+    },
+    ("/v1/graph/path", "get"): {
+        "errors": ("401", "403", "422"),
+        "headers": [],
+        # Comma-separated (style form, not exploded), each value one of the statuses: what the handler
+        # accepts. Powertools would describe the raw string it reads.
+        "query": {"statuses": {"schema": STATUSES_QUERY, "style": "form", "explode": False}},
+    },
     ("/v1/why/{proposition_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
 }
 """Every route of the API, with the 4xx statuses it can answer (each also answers 500 and 503)."""
@@ -190,8 +222,10 @@ def _document_routes(paths: dict[str, Any]) -> None:
         raise SpecMismatchError(f"routes served {sorted(served)} differ from ROUTES {sorted(ROUTES)}")
     for (path, method), route in ROUTES.items():
         operation = paths[path][method]
+        overrides = {("query", name): value for name, value in route.get("query", {}).items()}
+        overrides |= {("path", name): value for name, value in route.get("path", {}).items()}
         operation["parameters"] = [
-            *operation.get("parameters", []),
+            *({**p, **overrides.get((p["in"], p["name"]), {})} for p in operation.get("parameters", [])),
             CONTEXT_PARAM,
             *route["headers"],
         ]
@@ -201,6 +235,7 @@ def _document_routes(paths: dict[str, Any]) -> None:
                 "description": ERROR_DESCRIPTIONS[status],
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
             }
+        responses["503"]["headers"] = RETRY_AFTER
         operation["responses"] = dict(sorted(responses.items()))
 
 

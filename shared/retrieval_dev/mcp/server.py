@@ -23,11 +23,37 @@ INSTRUCTIONS = (
 )
 
 
+# The API's words for what an MCP user does with retrieval mcp's own options and arguments.
+MCP_WORDS = (
+    ("the X-Context-Id header", "retrieval mcp's --context option"),
+    ("X-Context-Id", "--context"),
+    ("the X-Retrieval-Session header", "the session_id argument"),
+)
+
+
 def list_tools() -> list[types.Tool]:
     return [
-        types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.input_schema())
+        types.Tool(
+            name=t.name,
+            title=t.title,
+            description=t.description,
+            input_schema=t.input_schema(),
+            annotations=types.ToolAnnotations(
+                title=t.title,
+                read_only_hint=t.hints.read_only,
+                destructive_hint=t.hints.destructive,
+                idempotent_hint=t.hints.idempotent,
+                open_world_hint=t.hints.open_world,
+            ),
+        )
         for t in TOOLS
     ]
+
+
+def in_mcp_words(message: str) -> str:
+    for api_words, mcp_words in MCP_WORDS:
+        message = message.replace(api_words, mcp_words)
+    return message
 
 
 def tool_result(answer: ApiAnswer) -> types.CallToolResult:
@@ -36,6 +62,9 @@ def tool_result(answer: ApiAnswer) -> types.CallToolResult:
     body = answer.body if isinstance(answer.body, dict) else {"value": answer.body}
     as_json = types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))
     if answer.status != 200:
+        if isinstance(body.get("message"), str):
+            body = {**body, "message": in_mcp_words(body["message"])}
+            as_json = types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))
         code = body.get("error") or body.get("message") or "error"
         summary = f"{code} (HTTP {answer.status}): {body.get('message', '')}".rstrip(": ")
         return types.CallToolResult(

@@ -1,9 +1,12 @@
 """The four tools: their descriptions (written for a model), input schemas and API requests.
 
 Input schemas are the JSON Schemas of the pydantic models the API validates with, so a tool cannot
-drift from the route it calls (``tests/unit/test_mcp_tools.py`` checks it). ``context_id`` is taken out
-of the retrieve schema: the context is never an argument. Arguments go to the API as they are, so the
-API (not this module) accepts, clamps, ignores or refuses them, exactly as it does for any HTTP caller.
+drift from the route it calls (``tests/unit/test_mcp_tools.py`` checks it), less two things: ``context_id``
+(the context is never an argument) and the root-level conditions of the retrieve body (which field each
+mode needs): agent hosts refuse a tool whose input schema has ``allOf``/``anyOf``/``oneOf``/``if`` at its
+root (docs/AGENT_HOSTS.md), so the ``mode`` description says it in words and the API still refuses a
+request without it. Arguments go to the API as they are, so the API (not this module) accepts, clamps,
+ignores or refuses them, exactly as it does for any HTTP caller.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_core.entrypoints.responses import describe_validation
 from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
-from retrieval_core.policy.state import SESSION_ID_PATTERN
-from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN, RetrieveRequest
 
 NOT_AN_ARGUMENT = "context_id"
+ROOT_CONDITIONS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+"""JSON Schema keywords no tool input schema carries at its root (docs/AGENT_HOSTS.md)."""
 
 
 class SessionRequest(BaseModel):
@@ -28,7 +32,9 @@ class SessionRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    session_id: Annotated[str, Field(pattern=SESSION_ID_PATTERN.pattern)]
+    session_id: Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_JSON_PATTERN)] = Field(
+        description="The session_id given to retrieve."
+    )
 
 
 @dataclass(frozen=True)
@@ -48,16 +54,36 @@ class ToolArgumentsError(Exception):
 
 
 @dataclass(frozen=True)
+class Hints:
+    """MCP tool annotations, as they truly apply (clients may ask before calling a tool that is not
+    read-only; none of these tools reaches beyond the caller's own knowledge base: a closed world)."""
+
+    read_only: bool
+    idempotent: bool
+    destructive: bool = False
+    open_world: bool = False
+
+
+READS = Hints(read_only=True, idempotent=True)
+# retrieve with a session_id records the query in the session and spends one unit of its budget; the
+# same call again is refused (duplicate_query): it writes, additively, and is not idempotent.
+SPENDS_SESSION_BUDGET = Hints(read_only=False, idempotent=False)
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     name: str
     title: str
     description: str
     model: type[BaseModel]
     to_request: Callable[[dict[str, Any]], ApiRequest]
+    hints: Hints = READS
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.model.model_json_schema(by_alias=True)
         schema.get("properties", {}).pop(NOT_AN_ARGUMENT, None)
+        for keyword in ROOT_CONDITIONS:
+            schema.pop(keyword, None)
         return schema
 
 
@@ -85,6 +111,7 @@ def _path_parameter(model: type[BaseModel], arguments: Mapping[str, Any], name: 
         except ValidationError as error:
             errors = [e for e in error.errors() if tuple(e.get("loc", ()))[:1] == (name,)]
             raise ToolArgumentsError(describe_validation(errors)) from None
+    # Encoded once, as API Gateway receives it ('#' would end the path); the handlers decode it once.
     return quote(str(value), safe=":")
 
 
@@ -124,11 +151,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             "mentioning entity_id), 'graph_walk' (facts up to depth hops from entity_id), 'temporal' (what "
             "was valid in a window {from, to}). Each hit has an id, text, score, status and provenance. "
             "Pass session_id to avoid seeing the same query twice (a repeat is refused with "
-            "duplicate_query) and to get stable citations; pass pack {max_tokens: N} to get a context "
-            "packet that fits N tokens, returned as text you can paste. " + CITATIONS
+            "duplicate_query; each answered query spends one unit of the session's budget) and to get "
+            "stable citations; pass pack {max_tokens: N} to get a context packet that fits N tokens, "
+            "returned as text you can paste. Each hit also carries its metadata, valid_from/valid_to and "
+            "a location (the URI to cite); include [...] keeps only the parts you need. " + CITATIONS
         ),
         model=RetrieveRequest,
         to_request=_retrieve,
+        hints=SPENDS_SESSION_BUDGET,
     ),
     ToolSpec(
         name="graph_path",

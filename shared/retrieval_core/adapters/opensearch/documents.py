@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ...models.hit_parts import capped_metadata, location_of
 from ...models.hits import Candidate, Hit, Signal
 from ...models.vocabulary import Kind, iso
 
@@ -52,6 +53,8 @@ def hit_of(
     Validated from one plain dict: pydantic-core does that faster than building the nested models in
     Python (``model_construct`` included)."""
     context_prefix = f"{source['context_id']}:"
+    grounding = source.get("grounding", [])
+    metadata, truncated = capped_metadata(source.get("metadata"))
     return Hit.model_validate(
         {
             "id": source["id"],
@@ -65,10 +68,15 @@ def hit_of(
             "mentions": [m for m in source.get("mentions", []) if m["entity_id"].startswith(context_prefix)],
             "provenance": {
                 "source_ids": source.get("source_ids", []),
-                "grounding_uris": [g["uri"] for g in source.get("grounding", []) if g.get("uri")],
+                "grounding_uris": [g["uri"] for g in grounding if g.get("uri")],
                 "supersedes": source.get("supersedes", []),
             },
             "found_by": found_by or [],
+            "metadata": metadata,
+            "metadata_truncated": truncated,
+            "valid_from": source.get("valid_from"),
+            "valid_to": source.get("valid_to"),
+            "location": location_of(grounding, source.get("metadata")),
         }
     )
 

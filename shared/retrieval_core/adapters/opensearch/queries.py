@@ -14,8 +14,8 @@ from .index import VECTOR_FIELD
 KNN_EF_SEARCH = 100
 
 # Only what a response hit holds (``documents.hit_of``): never the vector (large, says nothing to a
-# caller), nor the fields only queries read (entity ids, metadata, validity); the document's context stays
-# for the mention check. A hybrid search reads up to 200 of these to return ten.
+# caller), nor the fields only queries read (entity ids, mention types, contradicts); the document's
+# context stays for the mention check. A hybrid search reads up to 200 of these to return ten.
 SOURCE_FIELDS = {
     "includes": [
         "id",
@@ -28,7 +28,13 @@ SOURCE_FIELDS = {
         "mentions",
         "source_ids",
         "grounding.uri",
+        "grounding.chunk_id",
+        "grounding.start",
+        "grounding.end",
         "supersedes",
+        "metadata",
+        "valid_from",
+        "valid_to",
     ]
 }
 
