@@ -342,18 +342,19 @@ def test_what_this_api_cannot_serve_is_a_validation_exception(
     assert names in refused.value.response["Error"]["Message"]
 
 
-def test_langchain_s_retriever_returns_documents_with_our_metadata(
-    base_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_langchain_s_retriever_returns_documents_with_our_metadata(base_url: str) -> None:
     from langchain_aws import AmazonKnowledgeBasesRetriever
+    from pydantic import SecretStr
 
     access_key, secret = dev_credentials(CONTEXT)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", access_key)
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
     retriever = AmazonKnowledgeBasesRetriever(
         knowledge_base_id=CONTEXT,
         region_name="us-east-1",
         endpoint_url=base_url,
+        # Explicit keys: this process's default boto3 session may have cached the stack's fake ones.
+        # (SecretStr: langchain-aws 1.6.2 builds its client before pydantic coerces a plain str.)
+        aws_access_key_id=SecretStr(access_key),
+        aws_secret_access_key=SecretStr(secret),
         retrieval_config={"vectorSearchConfiguration": {"numberOfResults": 5}},
     )
     documents = retriever.invoke(TEXT)
