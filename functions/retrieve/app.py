@@ -1,4 +1,5 @@
-"""retrieve: POST /v1/retrieve and GET /v1/sessions/{session_id}, or a direct (IAM-trusted) invocation."""
+"""retrieve: POST /v1/retrieve, GET /v1/sessions/{session_id} and Bedrock Knowledge Bases' Retrieve
+(POST /knowledgebases/{knowledgeBaseId}/retrieve), or a direct (IAM-trusted) invocation."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from retrieval_core.entrypoints.api import (
     model_response,
     serialised,
 )
+from retrieval_core.entrypoints.bedrock import route as knowledge_base
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.headers import SESSION_HEADER
 from retrieval_core.entrypoints.tracing import lambda_tracer
@@ -43,6 +45,17 @@ def retrieve(query: RetrieveRequest) -> Response[str]:
         principal=caller.principal,
     )
     return serialised(_counted(answer))
+
+
+@app.post(knowledge_base.ROUTE, responses=knowledge_base.RESPONSES)
+def knowledge_base_retrieve(knowledgeBaseId: str) -> Response[str]:
+    settings = container().settings
+    base = knowledge_base.KnowledgeBase(
+        retrieve=lambda *args, **kwargs: _counted(container().retrieve.retrieve(*args, **kwargs)),
+        context_claim=settings.context_claim,
+        default_mode=settings.knowledge_base_search_type,
+    )
+    return knowledge_base.answer_retrieve(app.current_event.raw_event, knowledgeBaseId, base, logger)
 
 
 @app.get("/v1/sessions/<session_id>")

@@ -68,6 +68,10 @@ class Settings(BaseModel):
     session_ttl_seconds: int = Field(default=DEFAULT_SESSION_TTL_SECONDS, ge=60)
     retrieval_preset: PresetName = "default"
     rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
+    knowledge_base_search_type: Literal["hybrid", "vector"] = Field(
+        default="hybrid",
+        description="The mode of a Bedrock Knowledge Bases Retrieve request without overrideSearchType.",
+    )
     # Ingestion (the ingest function): where parts of a large object are queued, and how many lines
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None

@@ -38,6 +38,8 @@ ERROR_CODES = {
     422: {"invalid_request"},
     429: {"session_budget_exhausted"},
 }
+# Bedrock's Retrieve answers errors as botocore parses them: the code in x-amzn-ErrorType, {"message"}.
+BEDROCK_ERROR_CODES = {400: {"ValidationException"}, 403: {"AccessDeniedException"}}
 # A next page needs the token an earlier file's answer carried: ``{{next_token:<file>}}`` stands for it.
 EARLIER_TOKEN = re.compile(r"\{\{next_token:(?P<file>[0-9a-z-]+\.json)\}\}")
 CONTEXT_ID = re.compile(rf"^(?P<context>{'|'.join(CONTEXTS)}):")
@@ -48,6 +50,7 @@ class Outcome:
     status: int
     body: Any
     stderr: str
+    headers: dict[str, str]
 
 
 class FolderRuns:
@@ -91,13 +94,19 @@ def invoke_cli(path: Path, env: dict[str, str]) -> Outcome:
     except json.JSONDecodeError:
         pytest.fail(f"stdout of retrieval invoke is not one response for {path.name}:\n{done.stdout}")
     body = response["body"]
-    return Outcome(response["statusCode"], json.loads(body) if isinstance(body, str) else body, done.stderr)
+    headers = {k.lower(): v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()}
+    headers |= {k.lower(): v for k, v in (response.get("headers") or {}).items()}
+    return Outcome(
+        response["statusCode"], json.loads(body) if isinstance(body, str) else body, done.stderr, headers
+    )
 
 
 def caller_context(event: dict[str, Any]) -> str:
     """The context the event acts in: the envelope's for a direct invocation, else the chosen claim."""
     if "requestContext" not in event:
         return event["context_id"]
+    if event["requestContext"].get("authorizer") is None:  # IAM granted the knowledge base in the path
+        return event["pathParameters"]["knowledgeBaseId"]
     headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
     return headers.get("x-context-id") or event["requestContext"]["authorizer"]["context_id"]
 
@@ -136,6 +145,10 @@ def test_event_yields_declared_status(path: Path, folder_runs: FolderRuns) -> No
     # user reads unless asked for with --show-metrics.
     assert "No application metrics" not in outcome.stderr
     assert '"_aws"' not in outcome.stderr
+    if declared != 200 and "knowledge-base" in path.name:
+        assert outcome.headers["x-amzn-errortype"] in BEDROCK_ERROR_CODES[declared]
+        assert list(outcome.body) == ["message"] and outcome.body["message"]
+        return
     if declared != 200:
         assert outcome.body["error"] in ERROR_CODES[declared]
         assert "hits" not in outcome.body

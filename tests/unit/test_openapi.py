@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from retrieval_core.graph.models import GraphPathResponse
 from retrieval_core.lineage.models import WhyExplainResponse
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.responses import RetrieveResponse
+from retrieval_dev.bedrock_contract import operation as operation_model
 from retrieval_dev.cli import serve
 from retrieval_dev.cli.lambda_runtime import lambda_environment
 from retrieval_dev.cli.openapi import ErrorBody, build_spec, render
@@ -58,7 +60,9 @@ def test_every_reference_resolves_and_every_schema_is_used(generated: dict[str, 
 def test_every_operation_needs_the_authorizer_and_documents_its_errors(generated: dict[str, Any]) -> None:
     assert generated["security"] == [{"RetrievalAuthorizer": []}]
     assert generated["components"]["securitySchemes"]["RetrievalAuthorizer"]["name"] == "Authorization"
-    for operations in generated["paths"].values():
+    for path, operations in generated["paths"].items():
+        if path == KNOWLEDGE_BASE_RESOURCE:
+            continue  # Bedrock's errors and security: the next test
         for operation in operations.values():
             responses = operation["responses"]
             assert {"200", "401", "403", "422", "500", "503"} <= responses.keys()
@@ -66,6 +70,24 @@ def test_every_operation_needs_the_authorizer_and_documents_its_errors(generated
                 schema = response["content"]["application/json"]["schema"]
                 assert (schema == {"$ref": "#/components/schemas/ErrorBody"}) == (status != "200")
             assert "X-Context-Id" in {p["name"] for p in operation["parameters"] if p["in"] == "header"}
+
+
+def test_bedrock_s_retrieve_documents_sigv4_and_every_error_code_botocore_raises(
+    generated: dict[str, Any],
+) -> None:
+    operation = generated["paths"][KNOWLEDGE_BASE_RESOURCE]["post"]
+    assert operation["security"] == [{"SigV4": []}, {"RetrievalAuthorizer": []}]
+    codes = set()
+    for status, response in operation["responses"].items():
+        schema = response["content"]["application/json"]["schema"]
+        if status == "200":
+            assert schema == {"$ref": "#/components/schemas/KnowledgeBaseRetrieveResponse"}
+            continue
+        assert schema == {"$ref": "#/components/schemas/ErrorMessage"}
+        codes |= set(response["headers"]["x-amzn-ErrorType"]["schema"]["enum"])
+    modelled = {shape.name for shape in operation_model().error_shapes}
+    assert {"ValidationException", "AccessDeniedException", "ResourceNotFoundException"} <= codes <= modelled
+    assert {"ThrottlingException", "ServiceQuotaExceededException"} <= codes
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLED_MODELS))

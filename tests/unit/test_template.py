@@ -250,10 +250,15 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
         ("GET", "/v1/sessions/{session_id}"): "RetrieveFunction",
         ("GET", "/v1/graph/path"): "GraphPathFunction",
         ("GET", "/v1/why/{proposition_id}"): "WhyExplainFunction",
+        ("POST", "/knowledgebases/{knowledgeBaseId}/retrieve"): "RetrieveFunction",
     }
-    for ops in paths.values():
+    for path, ops in paths.items():
         for op in ops.values():
-            assert op["security"] == [{"RetrievalAuthorizer": []}]
+            # Bedrock's Retrieve is what boto3 signs: IAM grants each knowledge base (context).
+            expected = "SigV4" if path.startswith("/knowledgebases/") else "RetrievalAuthorizer"
+            assert op["security"] == [{expected: []}]
+    sigv4 = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"]["SigV4"]
+    assert sigv4["x-amazon-apigateway-authtype"] == "awsSigv4"
 
 
 def test_authorizer_is_the_token_lambda_unless_cognito_is_chosen() -> None:
@@ -280,6 +285,7 @@ def test_api_has_cors_and_stage_throttling() -> None:
     [
         ("RetrieveApiPermission", "RetrieveFunction"),
         ("SessionsApiPermission", "RetrieveFunction"),
+        ("KnowledgeBaseApiPermission", "RetrieveFunction"),
         ("GraphPathApiPermission", "GraphPathFunction"),
         ("WhyExplainApiPermission", "WhyExplainFunction"),
         ("AuthorizerApiPermission", "AuthorizerFunction"),

@@ -18,6 +18,7 @@ from .. import deadline
 from ..bootstrap import container
 from ..context import CallerContext
 from .answers import answer_json
+from .bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .cors import with_cors
@@ -27,6 +28,7 @@ from .responses import describe_validation, error_status_body
 from .tracing import LambdaTracer
 
 CALLER_KEY = "caller"
+OWN_PROTOCOL_RESOURCES = frozenset({KNOWLEDGE_BASE_RESOURCE})
 
 
 def build_resolver(logger: Logger) -> APIGatewayRestResolver:
@@ -54,7 +56,10 @@ def build_resolver(logger: Logger) -> APIGatewayRestResolver:
 def resolve(
     app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger
 ) -> dict[str, Any]:
-    """Authenticate from the authorizer claims first (401/403 before any body is read), then route."""
+    """Authenticate from the authorizer claims first (401/403 before any body is read), then route.
+    A route of another protocol (Bedrock's Retrieve) authenticates and answers errors its own way."""
+    if event.get("resource") in OWN_PROTOCOL_RESOURCES:
+        return app.resolve(event, context)
     try:
         caller = caller_from_event(event, container().settings.context_claim)
         json_headers = require_json(str(event.get("httpMethod") or ""), event.get("headers"))

@@ -21,6 +21,9 @@ from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
 from retrieval_core.models.vocabulary import Status
 from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
+from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
+from retrieval_core.entrypoints.bedrock.errors import ERROR_CODES, ERROR_TYPE_HEADER, INTERNAL
+from retrieval_core.entrypoints.bedrock.request import KnowledgeBaseRetrieveRequest
 
 from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
@@ -45,7 +48,18 @@ SERVERS = [
     },
 ]
 SECURITY_SCHEME = "RetrievalAuthorizer"
+SIGV4_SCHEME = "SigV4"
 SECURITY_SCHEMES = {
+    SIGV4_SCHEME: {
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": (
+            "AWS Signature Version 4 (API Gateway's AWS_IAM), what boto3 sends: the caller's IAM policy "
+            "grants `execute-api:Invoke` on `.../POST/knowledgebases/<context>/retrieve` per context. "
+            "`retrieval serve` checks it with the dev credentials `dev-<context>` / `dev-secret`."
+        ),
+    },
     SECURITY_SCHEME: {
         "type": "apiKey",
         "in": "header",
@@ -54,7 +68,7 @@ SECURITY_SCHEMES = {
             "Checked by the API Gateway authorizer (the sample HMAC TOKEN authorizer or a Cognito user "
             "pool), which passes the caller's allowed contexts to the function as claims."
         ),
-    }
+    },
 }
 
 
@@ -112,7 +126,11 @@ STATUSES_QUERY = {
     "items": {"type": "string", "enum": [str(status) for status in Status]},
     "minItems": 1,
 }
+KNOWLEDGE_BASE_ROUTE = (KNOWLEDGE_BASE_RESOURCE, "post")
+"""Bedrock Knowledge Bases' Retrieve: its errors, security and request body are Bedrock's (``_document_
+knowledge_base``), not this API's."""
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
+    KNOWLEDGE_BASE_ROUTE: {"errors": (), "headers": [SESSION_PARAM]},
     ("/v1/retrieve", "post"): {
         "errors": ("400", "401", "403", "409", "410", "415", "422", "429"),
         "headers": [SESSION_PARAM],
@@ -222,6 +240,9 @@ def _document_routes(paths: dict[str, Any]) -> None:
         raise SpecMismatchError(f"routes served {sorted(served)} differ from ROUTES {sorted(ROUTES)}")
     for (path, method), route in ROUTES.items():
         operation = paths[path][method]
+        if (path, method) == KNOWLEDGE_BASE_ROUTE:
+            _document_knowledge_base(operation, route)
+            continue
         overrides = {("query", name): value for name, value in route.get("query", {}).items()}
         overrides |= {("path", name): value for name, value in route.get("path", {}).items()}
         operation["parameters"] = [
@@ -239,6 +260,44 @@ def _document_routes(paths: dict[str, Any]) -> None:
         operation["responses"] = dict(sorted(responses.items()))
 
 
+def _document_knowledge_base(operation: dict[str, Any], route: dict[str, Any]) -> None:
+    """Bedrock's Retrieve: SigV4 (or the authorizer's claims), botocore's request body, and each error
+    with its ``x-amzn-ErrorType`` (the body is only ``{"message"}``)."""
+    operation["security"] = [{SIGV4_SCHEME: []}, {SECURITY_SCHEME: []}]
+    operation["description"] = (
+        "Amazon Bedrock Knowledge Bases' `Retrieve` (botocore's `bedrock-agent-runtime` model): "
+        "`knowledgeBaseId` is the context. See the README's 'Switching from Bedrock Knowledge Bases'."
+    )
+    for parameter in operation["parameters"]:
+        if parameter["in"] == "path":
+            parameter["schema"] = {"type": "string", "pattern": CONTEXT_ID_PATTERN.pattern}
+            parameter["description"] = "The context to retrieve from; the caller must be granted it."
+    operation["parameters"] = [*operation["parameters"], *route["headers"]]
+    operation["requestBody"] = {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/KnowledgeBaseRetrieveRequest"}}
+        },
+    }
+    codes: dict[int, list[str]] = {}
+    for _, status, code in (*ERROR_CODES, (None, *INTERNAL)):
+        if code not in codes.setdefault(status, []):
+            codes[status].append(code)
+    responses = operation["responses"]
+    responses.pop("422", None)  # Powertools' validation answer: this route answers ValidationException
+    for status, names in codes.items():
+        responses[str(status)]["headers"] = {
+            ERROR_TYPE_HEADER: {"description": "The error code botocore raises.", "schema": {"enum": names}}
+        }
+    operation["responses"] = dict(sorted(responses.items()))
+
+
 def _error_schemas() -> dict[str, Any]:
     schema = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
-    return {**schema.pop("$defs"), "ErrorBody": schema}
+    request = KnowledgeBaseRetrieveRequest.model_json_schema(ref_template="#/components/schemas/{model}")
+    return {
+        **schema.pop("$defs"),
+        "ErrorBody": schema,
+        **request.pop("$defs"),
+        "KnowledgeBaseRetrieveRequest": request,
+    }

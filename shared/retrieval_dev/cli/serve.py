@@ -3,7 +3,9 @@
 Each HTTP request becomes a REST API proxy event for the function that owns its route. A development
 authorizer stands in for the deployed one: ``Authorization: Bearer dev:acme`` (or ``dev:acme,globex``,
 optionally ``dev:acme:5`` for a session-limit claim) becomes the claims the real authorizer would pass.
-No token, or any other token, is a 401 (as API Gateway answers before the function runs).
+No token, or any other token, is a 401 (as API Gateway answers before the function runs). Bedrock's
+Retrieve route is ``AWS_IAM`` instead: SigV4 with the dev credentials ``dev-<context>`` / ``dev-secret``
+(``sigv4.py``); anything else there is an ``AccessDeniedException``.
 
 Like API Gateway it answers a request it cannot turn into an event itself: 400 for a Content-Length it
 cannot trust or a body that is not UTF-8, 413 past API Gateway's 10 MB payload limit, 403 for an unknown
@@ -25,6 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
+
+from . import sigv4
 from .lambda_runtime import add_show_metrics_flag
 
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
@@ -32,6 +37,7 @@ ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("GET", re.compile(r"^/v1/sessions/(?P<session_id>[^/]+)$"), "retrieve", "/v1/sessions/{session_id}"),
     ("GET", re.compile(r"^/v1/graph/path$"), "graph_path", "/v1/graph/path"),
     ("GET", re.compile(r"^/v1/why/(?P<proposition_id>[^/]+)$"), "why_explain", "/v1/why/{proposition_id}"),
+    ("POST", re.compile(r"^/knowledgebases/(?P<knowledgeBaseId>[^/]+)/retrieve$"), "retrieve", KB_RESOURCE),
 ]
 DEV_TOKEN = re.compile(r"^Bearer dev:(?P<contexts>[a-z0-9_,-]+)(?::(?P<limit>\d+))?$")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
@@ -137,7 +143,14 @@ class _Handler(BaseHTTPRequestHandler):
         if routed is None:
             return self._gateway_reply(403, MISSING_ROUTE_BODY)
         function, event = routed
-        if event["requestContext"]["authorizer"] is None:
+        if event["resource"] == KB_RESOURCE:
+            identity = sigv4.verified_identity(
+                method, self.path, headers, (body or "").encode(), event["pathParameters"]["knowledgeBaseId"]
+            )
+            if identity is None:
+                return self._reply(*sigv4.DENIED, sigv4.denied_body())
+            event["requestContext"].update(authorizer=None, identity=identity)
+        elif event["requestContext"]["authorizer"] is None:
             return self._gateway_reply(401, UNAUTHORIZED_BODY)
         response = invoke(function, event)
         self._reply(response["statusCode"], response_headers(response), response.get("body") or "")

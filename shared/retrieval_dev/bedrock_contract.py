@@ -1,0 +1,113 @@
+"""botocore's service model for ``bedrock-agent-runtime`` as a test oracle: a response to ``Retrieve`` is
+right when botocore parses it and every member it holds is one the output shape names, of that member's
+type (tests use this against the handlers and against ``retrieval serve``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import botocore.session
+from botocore.model import OperationModel, Shape
+from botocore.parsers import create_parser
+from botocore.validate import ParamValidator
+
+SERVICE = "bedrock-agent-runtime"
+OPERATION = "Retrieve"
+
+
+@cache
+def operation() -> OperationModel:
+    return botocore.session.get_session().get_service_model(SERVICE).operation_model(OPERATION)
+
+
+def shape_problems(value: Any, shape: Shape, path: str = "") -> list[str]:
+    """Where ``value`` (decoded JSON) leaves ``shape``: unknown or missing members, wrong types, values
+    outside an enum, lengths below a minimum. Empty when it conforms."""
+    kind = shape.type_name
+    where = path or "(root)"
+    if shape.metadata.get("document"):
+        return []  # any JSON value
+    if kind == "structure":
+        if not isinstance(value, dict):
+            return [f"{where}: expected an object"]
+        members = shape.members  # type: ignore[attr-defined]
+        problems = [f"{where}: unknown member '{name}'" for name in value if name not in members]
+        problems += [f"{where}: missing '{name}'" for name in shape.required_members if name not in value]  # type: ignore[attr-defined]
+        for name, member in members.items():
+            if name in value:
+                problems += shape_problems(value[name], member, f"{path}.{name}" if path else name)
+        return problems
+    if kind == "list":
+        if not isinstance(value, list):
+            return [f"{where}: expected a list"]
+        member = shape.member  # type: ignore[attr-defined]
+        return [p for i, item in enumerate(value) for p in shape_problems(item, member, f"{path}[{i}]")]
+    if kind == "map":
+        if not isinstance(value, dict):
+            return [f"{where}: expected an object"]
+        problems = (
+            [f"{where}: fewer than {shape.metadata['min']} entries"]
+            if len(value) < shape.metadata.get("min", 0)
+            else []
+        )
+        return problems + [
+            p
+            for key, item in value.items()
+            for p in shape_problems(item, shape.value, f"{path}[{key!r}]")  # type: ignore[attr-defined]
+        ]
+    if kind == "string":
+        if not isinstance(value, str):
+            return [f"{where}: expected a string"]
+        enum = shape.enum
+        if enum and value not in enum:
+            return [f"{where}: '{value}' is not one of {enum}"]
+        if len(value) < shape.metadata.get("min", 0):
+            return [f"{where}: shorter than {shape.metadata['min']}"]
+        return []
+    if kind in ("double", "float"):
+        return (
+            []
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else [f"{where}: expected a number"]
+        )
+    if kind in ("integer", "long"):
+        return (
+            []
+            if isinstance(value, int) and not isinstance(value, bool)
+            else [f"{where}: expected an integer"]
+        )
+    if kind == "boolean":
+        return [] if isinstance(value, bool) else [f"{where}: expected a boolean"]
+    return [f"{where}: unexpected shape type {kind}"]
+
+
+def parse(status: int, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+    """What botocore's rest-json parser makes of an HTTP answer (errors under ``Error``)."""
+    shape = operation().output_shape if status < 300 else None
+    # botocore hands its parsers case-insensitive headers; lower-cased names are what they look up.
+    response = {"status_code": status, "headers": {k.lower(): v for k, v in headers.items()}, "body": body}
+    parsed: dict[str, Any] = create_parser("rest-json").parse(response, shape)
+    return parsed
+
+
+def response_problems(status: int, headers: Mapping[str, str], body: bytes) -> list[str]:
+    """Why a 200 answer is not botocore's ``RetrieveResponse`` (empty when it is)."""
+    assert status == 200, status
+    problems = shape_problems(json.loads(body), operation().output_shape)
+    parsed = parse(status, headers, body)
+    parsed.pop("ResponseMetadata", None)
+    report = ParamValidator().validate(parsed, operation().output_shape)
+    if report.has_errors():
+        problems.append(report.generate_report())
+    return problems
+
+
+def error_code(status: int, headers: Mapping[str, str], body: bytes) -> tuple[str, str]:
+    """The code and message botocore's ``ClientError`` would carry; the code must be a modelled one."""
+    error = parse(status, headers, body)["Error"]
+    modelled = {shape.name for shape in operation().error_shapes}
+    assert error["Code"] in modelled, (error, modelled)
+    return error["Code"], error["Message"]

@@ -1,0 +1,442 @@
+"""Unmodified third-party Bedrock Knowledge Bases clients against `retrieval serve` on the real stack:
+boto3's ``bedrock-agent-runtime`` (retrieve, every filter operator, paging to the end, every error code as
+botocore raises it) and langchain-aws' ``AmazonKnowledgeBasesRetriever``. Each client only gets an
+``endpoint_url`` and the dev credentials ``dev-<context>`` / ``dev-secret``; every HTTP answer is checked
+against botocore's service model.
+
+LlamaIndex's ``llama-index-retrievers-bedrock`` is not here: 0.7.0 needs aioboto3>=15, whose aiobotocore
+2.25.1 pins botocore<1.40.62 (we pin 1.43.11), and llama-index-core brings 29 more dependencies.
+
+Most tests use `retrieval serve` as a process. The errors that need a server state a client cannot cause
+(an expired token, a backend down, a spent session budget) use the same server code in this process,
+where the clock and the container can be swapped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.request import Request, urlopen
+
+import boto3
+import pytest
+from botocore import UNSIGNED
+from botocore.client import BaseClient
+from botocore.config import Config
+from botocore.exceptions import ClientError
+from cli_process import serving
+from retrieval_core import bootstrap
+from retrieval_core.config import Settings
+from retrieval_dev.bedrock_contract import error_code, response_problems
+from retrieval_dev.cli import serve
+from retrieval_dev.cli.sigv4 import dev_credentials
+
+from dev.sample import known
+
+CONTEXT = "acme"
+TEXT = next(q for q in known.LEXICAL_QUERIES if q.context == CONTEXT).text
+NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"})
+Answer = tuple[int, dict[str, str], bytes]
+
+
+@pytest.fixture(scope="module")
+def base_url(corpus_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("serve-bedrock") / "serve.log"
+    with serving(["serve"], log, os.environ | corpus_settings.to_env()) as url:
+        yield url
+
+
+def client(
+    base_url: str,
+    context: str = CONTEXT,
+    *,
+    secret: str | None = None,
+    config: Config = NO_RETRIES,
+    answers: list[Answer] | None = None,
+) -> BaseClient:
+    """boto3's client as a user makes it, with our endpoint and dev credentials; ``answers`` collects
+    every raw HTTP answer (botocore's ``after-call`` event) for the contract check."""
+    access_key, dev_secret = dev_credentials(context)
+    made = boto3.client(
+        "bedrock-agent-runtime",
+        endpoint_url=base_url,
+        region_name="us-east-1",
+        aws_access_key_id=access_key,
+        aws_secret_access_key=secret or dev_secret,
+        config=config,
+    )
+    if answers is not None:
+
+        def keep(http_response: Any, **_: Any) -> None:
+            answers.append((http_response.status_code, dict(http_response.headers), http_response.content))
+
+        made.meta.events.register("after-call.bedrock-agent-runtime.Retrieve", keep)
+    return made
+
+
+def configured(**search: Any) -> dict[str, Any]:
+    return {"retrievalConfiguration": {"vectorSearchConfiguration": search}}
+
+
+def ids(answer: dict[str, Any]) -> list[str]:
+    return [result["metadata"]["x-retrieval-id"] for result in answer["retrievalResults"]]
+
+
+def native_ids(base_url: str, body: dict[str, Any]) -> list[str]:
+    """The same question through ``POST /v1/retrieve`` with a dev token."""
+    request = Request(
+        f"{base_url}/v1/retrieve",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer dev:{CONTEXT}"},
+    )
+    with urlopen(request, timeout=60) as response:
+        return [hit["id"] for hit in json.loads(response.read())["hits"]]
+
+
+def test_retrieve_answers_botocore_s_shape_with_our_metadata_and_locations(base_url: str) -> None:
+    answers: list[Answer] = []
+    bedrock = client(base_url, answers=answers)
+    answer = bedrock.retrieve(
+        knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, **configured(numberOfResults=20)
+    )
+    results = answer["retrievalResults"]
+    assert len(results) == 20 and answer["nextToken"]
+    assert [response_problems(*raw) for raw in answers] == [[]]
+    assert ids(answer) == native_ids(base_url, {"mode": "hybrid", "text": TEXT, "top_k": 20})
+    for result in results:
+        metadata = result["metadata"]
+        assert metadata["x-retrieval-id"].startswith(f"{CONTEXT}:") and result["content"]["type"] == "TEXT"
+        assert (
+            set(metadata["x-retrieval-signals"]) <= {"lexical", "vector"}
+            and metadata["x-retrieval-status"] == "ACTIVE"
+        )
+        location = result["location"]
+        if location["type"] == "S3":
+            assert location["s3Location"]["uri"].startswith("s3://")
+            assert metadata["x-amz-bedrock-kb-source-uri"] == location["s3Location"]["uri"]
+        else:
+            assert location == {
+                "type": "CUSTOM",
+                "customDocumentLocation": {"id": metadata["x-retrieval-id"]},
+            }
+    assert {result["location"]["type"] for result in results} == {"S3", "CUSTOM"}
+
+
+@pytest.mark.parametrize(
+    ("search_type", "mode"), [("SEMANTIC", "vector"), ("HYBRID", "hybrid"), (None, "hybrid")]
+)
+def test_the_search_type_picks_our_mode(base_url: str, search_type: str | None, mode: str) -> None:
+    search = {"numberOfResults": 7} | ({"overrideSearchType": search_type} if search_type else {})
+    answer = client(base_url).retrieve(
+        knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, **configured(**search)
+    )
+    assert ids(answer) == native_ids(base_url, {"mode": mode, "text": TEXT, "top_k": 7})
+
+
+KIND = "x-retrieval-kind"
+OPERATOR_CASES: list[tuple[dict[str, Any], dict[str, Any], Callable[[dict[str, Any]], bool]]] = [
+    # (Bedrock filter, our filter, what every result's metadata must satisfy)
+    (
+        {"equals": {"key": KIND, "value": "record"}},
+        {"equals": {"key": "kind", "value": "record"}},
+        lambda m: m[KIND] == "record",
+    ),
+    (
+        {"notEquals": {"key": KIND, "value": "record"}},
+        {"not_equals": {"key": "kind", "value": "record"}},
+        lambda m: m[KIND] != "record",
+    ),
+    (
+        {"in": {"key": KIND, "value": ["record", "document"]}},
+        {"in": {"key": "kind", "value": ["record", "document"]}},
+        lambda m: m[KIND] in {"record", "document"},
+    ),
+    (
+        {"notIn": {"key": KIND, "value": ["record", "document"]}},
+        {"not_in": {"key": "kind", "value": ["record", "document"]}},
+        lambda m: m[KIND] not in {"record", "document"},
+    ),
+    (
+        {"greaterThan": {"key": "x-retrieval-confidence", "value": 0.9}},
+        {"gt": {"key": "confidence", "value": 0.9}},
+        lambda m: m["x-retrieval-confidence"] > 0.9,
+    ),
+    (
+        {"greaterThanOrEquals": {"key": "x-retrieval-confidence", "value": 0.9}},
+        {"gte": {"key": "confidence", "value": 0.9}},
+        lambda m: m["x-retrieval-confidence"] >= 0.9,
+    ),
+    (
+        {"lessThan": {"key": "x-retrieval-confidence", "value": 0.8}},
+        {"lt": {"key": "confidence", "value": 0.8}},
+        lambda m: m["x-retrieval-confidence"] < 0.8,
+    ),
+    (
+        {"lessThanOrEquals": {"key": "x-retrieval-created-at", "value": "2026-03-01T00:00:00+01:00"}},
+        {"lte": {"key": "created_at", "value": "2026-03-01T00:00:00+01:00"}},
+        lambda m: m["x-retrieval-created-at"] <= "2026-02-28T23:00:00Z",
+    ),
+    (
+        {"startsWith": {"key": "x-retrieval-source-ids", "value": "acme:rec-"}},
+        {"starts_with": {"key": "source_ids", "value": "acme:rec-"}},
+        lambda m: any(s.startswith("acme:rec-") for s in m["x-retrieval-source-ids"]),
+    ),
+    (
+        {"stringContains": {"key": "x-retrieval-entity-ids", "value": "alice"}},
+        {"string_contains": {"key": "mentions.entity_id", "value": "alice"}},
+        lambda m: any("alice" in e for e in m["x-retrieval-entity-ids"]),
+    ),
+    (
+        {"listContains": {"key": "x-retrieval-entity-ids", "value": "acme:team/payments"}},
+        {"list_contains": {"key": "mentions.entity_id", "value": "acme:team/payments"}},
+        lambda m: "acme:team/payments" in m["x-retrieval-entity-ids"],
+    ),
+    # Metadata keys (``team`` is the item's metadata.team): the native route's answer is the oracle.
+    (
+        {"equals": {"key": "team", "value": "payments"}},
+        {"equals": {"key": "metadata.team", "value": "payments"}},
+        lambda m: True,
+    ),
+    (
+        {
+            "andAll": [
+                {"equals": {"key": KIND, "value": "proposition"}},
+                {"greaterThan": {"key": "x-retrieval-confidence", "value": 0.85}},
+            ]
+        },
+        {
+            "all_of": [
+                {"equals": {"key": "kind", "value": "proposition"}},
+                {"gt": {"key": "confidence", "value": 0.85}},
+            ]
+        },
+        lambda m: m[KIND] == "proposition" and m["x-retrieval-confidence"] > 0.85,
+    ),
+    (
+        {
+            "orAll": [
+                {"equals": {"key": KIND, "value": "trace"}},
+                {"equals": {"key": "system", "value": "hr"}},
+            ]
+        },
+        {
+            "any_of": [
+                {"equals": {"key": "kind", "value": "trace"}},
+                {"equals": {"key": "metadata.system", "value": "hr"}},
+            ]
+        },
+        lambda m: m[KIND] in {"trace", "record"},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("bedrock_filter", "our_filter", "holds"),
+    OPERATOR_CASES,
+    ids=lambda c: next(iter(c)) if isinstance(c, dict) else "",
+)
+def test_every_filter_operator_means_what_ours_means(
+    base_url: str,
+    bedrock_filter: dict[str, Any],
+    our_filter: dict[str, Any],
+    holds: Callable[[dict[str, Any]], bool],
+) -> None:
+    answers: list[Answer] = []
+    answer = client(base_url, answers=answers).retrieve(
+        knowledgeBaseId=CONTEXT,
+        retrievalQuery={"text": TEXT},
+        **configured(numberOfResults=30, filter=bedrock_filter),
+    )
+    assert response_problems(*answers[0]) == []
+    found = ids(answer)
+    assert found, "the case must select something, or it shows nothing"
+    assert found == native_ids(base_url, {"mode": "hybrid", "text": TEXT, "top_k": 30, "filter": our_filter})
+    assert all(holds(result["metadata"]) for result in answer["retrievalResults"])
+    assert len(found) < len(native_ids(base_url, {"mode": "hybrid", "text": TEXT, "top_k": 100})), (
+        "it filtered nothing"
+    )
+
+
+def test_paging_with_next_token_reaches_the_end_without_a_repeat(base_url: str) -> None:
+    answers: list[Answer] = []
+    paginator = client(base_url, answers=answers).get_paginator("retrieve")
+    kinds = {"in": {"key": KIND, "value": ["record", "document"]}}
+    pages = list(
+        paginator.paginate(
+            knowledgeBaseId=CONTEXT,
+            retrievalQuery={"text": TEXT},
+            **configured(numberOfResults=10, filter=kinds),
+        )
+    )
+    seen = [item for page in pages for item in ids(page)]
+    assert len(pages) > 2 and "nextToken" not in pages[-1]
+    assert len(seen) == len(set(seen)) == 41 + 17  # every record and document of acme, once
+    assert all(not response_problems(*raw) for raw in answers) and len(answers) == len(pages)
+
+
+def test_a_knowledge_base_of_another_context_is_denied_exactly_like_an_unknown_one(base_url: str) -> None:
+    answers: list[Answer] = []
+    bedrock = client(base_url, answers=answers)
+    raised = []
+    for knowledge_base in ("globex", "nosuchkb", "acme2"):
+        with pytest.raises(ClientError) as refused:
+            bedrock.retrieve(knowledgeBaseId=knowledge_base, retrievalQuery={"text": TEXT})
+        raised.append(refused.value.response["Error"])
+    assert raised[0] == raised[1] == raised[2] and raised[0]["Code"] == "AccessDeniedException"
+    assert answers[0][0] == answers[1][0] == 403 and answers[0][2] == answers[1][2] == answers[2][2]
+    assert error_code(*answers[0])[0] == "AccessDeniedException"
+    # The same credentials read their own knowledge base.
+    assert ids(bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}))
+
+
+@pytest.mark.parametrize("how", ["wrong secret", "unsigned", "other context's key"])
+def test_unsigned_or_wrongly_signed_requests_are_access_denied(base_url: str, how: str) -> None:
+    if how == "unsigned":
+        bedrock = client(base_url, config=NO_RETRIES.merge(Config(signature_version=UNSIGNED)))
+    elif how == "wrong secret":
+        bedrock = client(base_url, secret="not-the-secret")
+    else:
+        bedrock = client(base_url, context="globex")
+    with pytest.raises(bedrock.exceptions.AccessDeniedException):
+        bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+
+
+@pytest.mark.parametrize(
+    ("request_parts", "names"),
+    [
+        (configured(numberOfResults=101), "numberOfResults"),
+        (
+            configured(filter={"greaterThan": {"key": "team", "value": 3}}),
+            "filter.greaterThan: cannot filter 'team'",
+        ),
+        (
+            configured(
+                rerankingConfiguration={
+                    "type": "BEDROCK_RERANKING_MODEL",
+                    "bedrockRerankingConfiguration": {
+                        "modelConfiguration": {
+                            "modelArn": "arn:aws:bedrock:us-east-1::foundation-model/amazon.rerank-v1:0"
+                        }
+                    },
+                }
+            ),
+            "reranking",
+        ),
+        ({"guardrailConfiguration": {"guardrailId": "abc", "guardrailVersion": "1"}}, "guardrail"),
+        ({"nextToken": "p2.forged.token"}, "next_token is not a token"),
+    ],
+)
+def test_what_this_api_cannot_serve_is_a_validation_exception(
+    base_url: str, request_parts: dict[str, Any], names: str
+) -> None:
+    bedrock = client(base_url)
+    with pytest.raises(bedrock.exceptions.ValidationException) as refused:
+        bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, **request_parts)
+    assert names in refused.value.response["Error"]["Message"]
+
+
+def test_langchain_s_retriever_returns_documents_with_our_metadata(base_url: str) -> None:
+    from langchain_aws import AmazonKnowledgeBasesRetriever
+    from pydantic import SecretStr
+
+    access_key, secret = dev_credentials(CONTEXT)
+    retriever = AmazonKnowledgeBasesRetriever(
+        knowledge_base_id=CONTEXT,
+        region_name="us-east-1",
+        endpoint_url=base_url,
+        # Explicit keys: this process's default boto3 session may have cached the stack's fake ones.
+        # (SecretStr: langchain-aws 1.6.2 builds its client before pydantic coerces a plain str.)
+        aws_access_key_id=SecretStr(access_key),
+        aws_secret_access_key=SecretStr(secret),
+        retrieval_config={"vectorSearchConfiguration": {"numberOfResults": 5}},
+    )
+    documents = retriever.invoke(TEXT)
+    assert len(documents) == 5
+    assert [d.metadata["source_metadata"]["x-retrieval-id"] for d in documents] == native_ids(
+        base_url, {"mode": "hybrid", "text": TEXT, "top_k": 5}
+    )
+    for document in documents:
+        assert document.page_content and document.metadata["type"] == "TEXT"
+        assert document.metadata["location"]["type"] in {"S3", "CUSTOM"}
+        assert {"x-retrieval-kind", "x-retrieval-signals", "x-retrieval-source-ids"} <= document.metadata[
+            "source_metadata"
+        ].keys()
+
+
+# ------------------------------------------------------------- errors that need a server state
+
+
+@contextmanager
+def in_process_serve(settings: Settings) -> Iterator[str]:
+    """`retrieval serve`'s server and handlers on a thread of this process, over ``settings``."""
+    server = serve._Server(("127.0.0.1", 0), serve._Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    with bootstrap.use(bootstrap.Container(settings)):
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=10)
+
+
+def with_session(bedrock: BaseClient, session_id: str) -> BaseClient:
+    """Send ``X-Retrieval-Session`` (through botocore's event system: the client is unchanged)."""
+
+    def add(request: Any, **_: Any) -> None:
+        request.headers["X-Retrieval-Session"] = session_id
+
+    bedrock.meta.events.register("before-sign.bedrock-agent-runtime.Retrieve", add)
+    return bedrock
+
+
+def test_a_token_past_its_lifetime_is_resource_not_found(
+    corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with in_process_serve(corpus_settings) as url:
+        answers: list[Answer] = []
+        bedrock = client(url, answers=answers)
+        token = bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})["nextToken"]
+        later = time.time() + corpus_settings.paging_ttl_seconds + 1
+        monkeypatch.setattr(time, "time", lambda: later)
+        with pytest.raises(bedrock.exceptions.ResourceNotFoundException) as refused:
+            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, nextToken=token)
+    assert "expired" in refused.value.response["Error"]["Message"]
+    assert error_code(*answers[-1])[0] == "ResourceNotFoundException"
+
+
+def test_a_backend_down_is_throttling_with_retry_after(corpus_settings: Settings) -> None:
+    from cli_process import free_port
+
+    down = corpus_settings.model_copy(update={"opensearch_endpoint": f"http://127.0.0.1:{free_port()}"})
+    with in_process_serve(down) as url:
+        bedrock = client(url)
+        with pytest.raises(bedrock.exceptions.ThrottlingException) as refused:
+            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+    headers = refused.value.response["ResponseMetadata"]["HTTPHeaders"]
+    assert (
+        refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 429
+        and int(headers["retry-after"]) >= 1
+    )
+
+
+def test_a_spent_session_budget_is_service_quota_exceeded_and_a_repeat_is_conflict(
+    corpus_settings: Settings,
+) -> None:
+    limited = corpus_settings.model_copy(update={"session_limit": 1})
+    with in_process_serve(limited) as url:
+        bedrock = with_session(client(url), f"kb-{uuid.uuid4().hex[:8]}")
+        first = bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+        assert ids(first)
+        with pytest.raises(bedrock.exceptions.ConflictException):
+            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+        with pytest.raises(bedrock.exceptions.ServiceQuotaExceededException):
+            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT + " again"})
