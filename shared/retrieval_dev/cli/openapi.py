@@ -19,11 +19,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
-from retrieval_core.models.vocabulary import Status
-from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
 from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from retrieval_core.entrypoints.bedrock.errors import ERROR_CODES, ERROR_TYPE_HEADER, INTERNAL
 from retrieval_core.entrypoints.bedrock.request import KnowledgeBaseRetrieveRequest
+from retrieval_core.models.vocabulary import Status
+from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
 
 from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
