@@ -86,7 +86,7 @@ class Settings(BaseModel):
     @field_validator("metadata_fields")
     @classmethod
     def _metadata_names(cls, value: dict[str, FieldType]) -> dict[str, FieldType]:
-        bad = [name for name in value if not METADATA_NAME_PATTERN.match(name)]
+        bad = [name for name in value if not METADATA_NAME_PATTERN.fullmatch(name)]
         if bad:
             raise ValueError(f"metadata key '{bad[0]}' must be 1-64 letters, digits, '_' or '-'")
         return value

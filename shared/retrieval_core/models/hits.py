@@ -47,6 +47,9 @@ class Hit(BaseModel):
     mentions: list[MentionView] = Field(default_factory=list)
     provenance: Provenance = Field(default_factory=Provenance)
     found_by: list[str] = Field(default_factory=list, description="The arms that found this hit.")
+    truncated: bool = Field(
+        default=False, description="The text was cut to fit the answer's size limit (README, Limits)."
+    )
 
     def rescored(self, score: float) -> Hit:
         """This hit with another score (weights, normalisation); everything else is shared."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...config import Settings
+from ...models.limits import LIMITS
 from ...models.metadata import FieldType, MetadataSchema
 from ..errors import IndexDimensionMismatchError, IndexMetadataMismatchError
 from .client import backend_failures
@@ -200,9 +201,13 @@ class ContextIndices:
     def _create(self, context_id: str, alias: str) -> None:
         from opensearchpy.exceptions import RequestError
 
+        body = self._spec.body()
+        if not self.layout.siloed:
+            # Sized for the per-context key budget (loading/metadata_keys.py), not OpenSearch's 1,000.
+            body["settings"]["index"]["mapping.total_fields.limit"] = LIMITS.pool_total_fields
         try:
             self.client.indices.create(
-                index=self.layout.index(context_id), body={**self._spec.body(), "aliases": {alias: {}}}
+                index=self.layout.index(context_id), body={**body, "aliases": {alias: {}}}
             )
         except RequestError as error:
             # Another writer created it first; the dimension check that follows still applies.

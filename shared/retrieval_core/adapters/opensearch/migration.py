@@ -57,7 +57,7 @@ def copy_documents(documents: Iterable[dict[str, Any]], target: ContextIndices) 
             target.ensure(context_id)
         rejected = bulk_index(target.client, target.layout, batch)
         if rejected:
-            raise CopyRejectedError(rejected)
+            raise CopyRejectedError([refusal.item_id for refusal in rejected])
         copied.update(doc["context_id"] for doc in batch)
     target.refresh(copied)
     return copied

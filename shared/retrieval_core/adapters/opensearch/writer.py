@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .client import backend_failures
@@ -14,8 +15,18 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 
-def bulk_index(client: OpenSearch, layout: IndexLayout, documents: Sequence[dict[str, Any]]) -> list[str]:
-    """Index (create or replace) ``documents``; returns the ids OpenSearch did not accept."""
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A document OpenSearch did not index. ``final``: it refused the document itself (a 4xx other than
+    429: a mapping conflict, a field limit), so sending it again gives the same answer."""
+
+    item_id: str
+    final: bool
+    reason: str
+
+
+def bulk_index(client: OpenSearch, layout: IndexLayout, documents: Sequence[dict[str, Any]]) -> list[Refusal]:
+    """Index (create or replace) ``documents``; returns those OpenSearch did not accept."""
     if not documents:
         return []
     lines = []
@@ -28,7 +39,15 @@ def bulk_index(client: OpenSearch, layout: IndexLayout, documents: Sequence[dict
         response = client.bulk(body="\n".join(lines) + "\n")
     if not response.get("errors"):
         return []
-    return [entry["index"]["_id"] for entry in response["items"] if entry["index"].get("error")]
+    return [_refusal(entry["index"]) for entry in response["items"] if entry["index"].get("error")]
+
+
+def _refusal(result: dict[str, Any]) -> Refusal:
+    status = int(result.get("status", 500))
+    final = 400 <= status < 500 and status != 429
+    # Only the error's type: its reason text can name the index (and, in the pool, what others hold).
+    kind = str(result["error"].get("type", "error")) if isinstance(result["error"], dict) else "error"
+    return Refusal(result["_id"], final, f"the index refused the item ({kind})")
 
 
 def bulk_delete(client: OpenSearch, layout: IndexLayout, items: Sequence[tuple[str, str]]) -> list[str]:
