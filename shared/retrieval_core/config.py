@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .models.limits import LIMITS
 from .models.metadata import METADATA_NAME_PATTERN, FieldType
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
 from .retrieval.config import (
@@ -72,6 +73,11 @@ class Settings(BaseModel):
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None
     ingest_part_lines: int = Field(default=2000, ge=1)
+    ingest_part_min_bytes: int = Field(
+        default=LIMITS.part_min_bytes,
+        ge=0,
+        description="A part's least size (StorageLimits.part_min_bytes); tests lower it for small objects.",
+    )
     metadata_fields: dict[str, FieldType] = Field(
         default_factory=dict,
         description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "

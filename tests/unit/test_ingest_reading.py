@@ -111,3 +111,25 @@ def test_queued_parts_round_trip_and_malformed_events_are_refused() -> None:
     for event in ({}, {"Records": []}, {"Records": [{"eventSource": "aws:sqs", "body": json.dumps({})}]}):
         with pytest.raises(IngestEventError):
             work_of(event)
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_parts_are_bounded_by_bytes_and_a_huge_line_is_never_held(compressed: bool) -> None:
+    """Issue 27, case 5: blank lines cannot multiply parts, a part stops at its most bytes, and a line
+    past the line limit is not copied into a gzip object's part objects (nor read whole from a plain one)."""
+    from retrieval_core.loading.lines import OversizedLine
+
+    limits = StorageLimits(part_min_bytes=100, part_max_bytes=1000, line_bytes=50)
+    content = b"\n" * 950 + b'{"a": 1}\n' + b"x" * 5000 + b"\n" + b'{"b": 2}'
+    stored = gzip.compress(content) if compressed else content
+    written: dict[int, bytes] = {}
+    plan = plan_parts(io.BytesIO(stored), 2, write_part=written.__setitem__, limits=limits)
+    assert len(plan.parts) <= -(-len(content) // limits.part_min_bytes)
+    assert plan.lines == 953 and sum(p.lines for p in plan.parts) == 953
+    assert all(len(data) <= limits.part_max_bytes + limits.line_bytes for data in written.values())
+    read: list[bytes | OversizedLine] = []
+    for part in plan.parts:
+        data = written[part.index] if compressed else stored[part.start : part.end]
+        read += list(read_part(io.BytesIO(data), from_part_object=compressed, line_bytes=limits.line_bytes))
+    assert read[950:] == [b'{"a": 1}', OversizedLine(5000), b'{"b": 2}']
+    assert read[:950] == [b""] * 950

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
-from ..loading.lines import OversizedLine, read_lines
+from ..loading.lines import CHUNK_BYTES, OversizedLine, read_lines
 from ..models.limits import LIMITS, StorageLimits
 from .tasks import Part
 
@@ -45,26 +45,30 @@ class Plan:
 def plan_parts(
     raw: BinaryIO, part_lines: int, *, write_part: WritePart | None = None, limits: StorageLimits = LIMITS
 ) -> Plan:
-    """Stream the object once, cutting it into parts; a gzip object's parts go to ``write_part``."""
+    """Stream the object once, cutting it into parts; a gzip object's parts go to ``write_part``.
+    Works a chunk at a time (newlines are counted, not iterated), so a million blank lines plan in
+    about the time it takes to read them."""
     stored = _Counted(raw)
     head = stored.read(2)
     compressed = head == GZIP_MAGIC
     decoded = _Counted(_decoded(stored, head, compressed), lambda count: _check(stored.count, count, limits))
     planner = _Planner(part_lines, limits, write_part if compressed else None)
     try:
-        for line in read_lines(cast(BinaryIO, decoded), limits.line_bytes):
-            planner.add(line)
+        while chunk := decoded.read(CHUNK_BYTES):
+            planner.feed(chunk)
     except _ObjectRefused as refused:
         return Plan(gzip=compressed, lines=0, refused=str(refused))
     except (OSError, EOFError, zlib.error) as error:
         return Plan(gzip=compressed, lines=0, refused=f"not a readable gzip stream ({type(error).__name__})")
-    planner.finish(decoded.count)
+    planner.finish()
     return Plan(gzip=compressed, lines=planner.lines, parts=planner.parts)
 
 
-def read_part(data: BinaryIO, *, from_part_object: bool) -> Iterator[bytes | OversizedLine]:
+def read_part(
+    data: BinaryIO, *, from_part_object: bool, line_bytes: int = LIMITS.line_bytes
+) -> Iterator[bytes | OversizedLine]:
     """The lines of one part (a ranged read of a plain object, or a gzip object's part object)."""
-    for line in read_lines(data):
+    for line in read_lines(data, line_bytes):
         if from_part_object and isinstance(line, bytes) and line.startswith(OVERSIZED_MARK):
             yield OversizedLine(int(line[1:]))
         else:
@@ -90,40 +94,111 @@ class _Planner:
     def __init__(self, part_lines: int, limits: StorageLimits, write_part: WritePart | None) -> None:
         self._part_lines = part_lines
         self._limits = limits
+        self._part = _PartBuffer(limits.line_bytes) if write_part is not None else None
         self._write = write_part
-        self._buffer = bytearray()
         self.parts: list[Part] = []
         self.lines = 0
         self._offset = self._start = self._first = self._in_part = 0
+        self._open_line = False  # bytes after the last newline (a last line without its newline)
 
-    def add(self, line: bytes | OversizedLine) -> None:
-        self.lines += 1
-        self._in_part += 1
-        size = line.size if isinstance(line, OversizedLine) else len(line)
-        self._offset += size + 1
-        if self._write is not None:
-            self._buffer += OVERSIZED_MARK + str(size).encode() if isinstance(line, OversizedLine) else line
-            self._buffer += b"\n"
-        held = self._offset - self._start
-        if (self._in_part >= self._part_lines and held >= self._limits.part_min_bytes) or (
-            held >= self._limits.part_max_bytes
-        ):
+    def feed(self, chunk: bytes) -> None:
+        pos = 0
+        while pos < len(chunk):
+            cut = self._next_cut(chunk, pos)
+            stop = cut + 1 if cut >= 0 else len(chunk)
+            newlines = chunk.count(b"\n", pos, stop)
+            self.lines += newlines
+            self._in_part += newlines
+            if self._part is not None:
+                self._part.add(chunk[pos:stop])
+            self._offset += stop - pos
+            self._open_line = chunk[stop - 1] != ord("\n")
+            if cut >= 0:
+                self._cut(self._offset)
+            pos = stop
+
+    def finish(self) -> None:
+        if self._open_line:
+            self.lines += 1
+            self._in_part += 1
+        if self._offset > self._start:
             self._cut(self._offset)
 
-    def finish(self, decoded_bytes: int) -> None:
-        if self._in_part:
-            self._cut(decoded_bytes)  # the last line may lack its newline
+    def _next_cut(self, chunk: bytes, pos: int) -> int:
+        """The index in ``chunk`` of the newline that ends the current part, or -1: the first newline
+        once the part has its lines and its least bytes, or once it has its most bytes."""
+        least = self._start + self._limits.part_min_bytes - 1 - self._offset + pos
+        most = self._start + self._limits.part_max_bytes - 1 - self._offset + pos
+        cuts = []
+        lines_done = _nth_newline(chunk, pos, self._part_lines - self._in_part)
+        if lines_done >= 0 and least < len(chunk):
+            cuts.append(chunk.find(b"\n", max(lines_done, least, pos)))
+        if most < len(chunk):
+            cuts.append(chunk.find(b"\n", max(most, pos)))
+        return min((c for c in cuts if c >= 0), default=-1)
 
     def _cut(self, end: int) -> None:
         index = len(self.parts)
         self.parts.append(
             Part(index=index, first_line=self._first + 1, lines=self._in_part, start=self._start, end=end)
         )
-        if self._write is not None:
-            self._write(index, bytes(self._buffer))
-            self._buffer.clear()
+        if self._part is not None and self._write is not None:
+            self._write(index, self._part.take())
         self._first += self._in_part
         self._start, self._in_part = end, 0
+
+
+def _nth_newline(chunk: bytes, pos: int, n: int) -> int:
+    """The index of the ``n``-th newline at or after ``pos`` (``pos - 1`` for n <= 0), or -1."""
+    found = pos - 1
+    for _ in range(n):
+        found = chunk.find(b"\n", found + 1)
+        if found < 0:
+            return -1
+    return found
+
+
+class _PartBuffer:
+    """A gzip object's part as it will be stored: its lines, except that a line past ``line_bytes`` is
+    never held: it becomes ``OVERSIZED_MARK`` and its size."""
+
+    def __init__(self, line_bytes: int) -> None:
+        self._line_bytes = line_bytes
+        self._data = bytearray()
+        self._line_start = 0  # where the current (unfinished) line starts in _data
+        self._dropped = 0  # bytes of the current line dropped so far (0: it is being kept)
+
+    def add(self, segment: bytes) -> None:
+        start = 0
+        while (end := segment.find(b"\n", start)) >= 0:
+            self._extend(segment[start:end])
+            self._end_line()
+            start = end + 1
+        self._extend(segment[start:])
+
+    def take(self) -> bytes:
+        if self._dropped:
+            self._end_line()
+        data = bytes(self._data)
+        self._data.clear()
+        self._line_start = 0
+        return data
+
+    def _extend(self, data: bytes) -> None:
+        if self._dropped:
+            self._dropped += len(data)
+        elif len(self._data) - self._line_start + len(data) > self._line_bytes:
+            self._dropped = len(self._data) - self._line_start + len(data)
+            del self._data[self._line_start :]
+        else:
+            self._data += data
+
+    def _end_line(self) -> None:
+        if self._dropped:
+            self._data += OVERSIZED_MARK + str(self._dropped).encode()
+            self._dropped = 0
+        self._data += b"\n"
+        self._line_start = len(self._data)
 
 
 class _Counted:

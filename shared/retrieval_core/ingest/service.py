@@ -127,7 +127,9 @@ class IngestService:
         if previous is not None and PartReport.model_validate(previous).complete:
             outcome.reused_parts += 1
         else:
-            lines = read_part(self._read(task), from_part_object=task.gzip)
+            lines = read_part(
+                self._read(task), from_part_object=task.gzip, line_bytes=self._limits.line_bytes
+            )
             load = self._loader.load_lines(lines, context_id=context_id, first_line=task.part.first_line)
             part_report = PartReport.of(task, load)
             self._objects.write_json(task.bucket, key, part_report.model_dump(mode="json"))

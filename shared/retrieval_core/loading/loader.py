@@ -67,7 +67,8 @@ class LoadReport:
         if self.errors:
             parts.append(f"{len(self.errors)} bad lines skipped")
         if self.unwritten:
-            parts.append(f"{len(self.unwritten)} items not written (re-run to repair)")
+            # A stopped bulk request may still have been applied: these are the items not confirmed.
+            parts.append(f"{len(self.unwritten)} items not written or not confirmed (re-run to repair)")
         if self.stopped:
             parts.append("stopped early")
         return ", ".join(parts)

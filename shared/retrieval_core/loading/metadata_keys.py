@@ -74,7 +74,8 @@ class PoolKeyBudget:
             self._dynamodb.update_item(
                 TableName=self._table,
                 Key=self._key(context_id),
-                UpdateExpression=f"ADD {KEYS_ATTRIBUTE} :keys",
+                UpdateExpression="ADD #keys :keys",  # KEYS is a reserved word
+                ExpressionAttributeNames={"#keys": KEYS_ATTRIBUTE},
                 ExpressionAttributeValues={":keys": {"SS": sorted(keys)}},
             )
         self._known[context_id] |= keys

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 _REFRESH_BATCH = 50
+WRITE_TIMEOUT_SECONDS = 120.0
+"""Creating an index and refreshing after a load: write-side calls no caller waits on (see
+``writer.BULK_TIMEOUT_SECONDS``), so a cold node is given time rather than reported as down."""
 VECTOR_FIELD = "embedding"
 KNN_ENGINE = "lucene"
 KNN_SPACE = "cosinesimil"
@@ -195,7 +198,9 @@ class ContextIndices:
         for start in range(0, len(aliases), _REFRESH_BATCH):
             with backend_failures():
                 self.client.indices.refresh(
-                    index=",".join(aliases[start : start + _REFRESH_BATCH]), ignore_unavailable=True
+                    index=",".join(aliases[start : start + _REFRESH_BATCH]),
+                    ignore_unavailable=True,
+                    request_timeout=WRITE_TIMEOUT_SECONDS,
                 )
 
     def _create(self, context_id: str, alias: str) -> None:
@@ -207,7 +212,9 @@ class ContextIndices:
             body["settings"]["index"]["mapping.total_fields.limit"] = LIMITS.pool_total_fields
         try:
             self.client.indices.create(
-                index=self.layout.index(context_id), body={**body, "aliases": {alias: {}}}
+                index=self.layout.index(context_id),
+                body={**body, "aliases": {alias: {}}},
+                request_timeout=WRITE_TIMEOUT_SECONDS,
             )
         except RequestError as error:
             # Another writer created it first; the dimension check that follows still applies.

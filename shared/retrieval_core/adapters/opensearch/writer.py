@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 
+BULK_TIMEOUT_SECONDS = 120.0
+"""A load has no caller waiting on a deadline: a cold node indexing a chunk's vectors (HNSW graphs) can
+take tens of seconds on small hardware, and a bulk cut off by a short timeout may still be applied,
+leaving the load unable to say what it wrote. The ingest function's 15 minutes hold several of these."""
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """A document OpenSearch did not index. ``final``: it refused the document itself (a 4xx other than
@@ -36,7 +42,7 @@ def bulk_index(client: OpenSearch, layout: IndexLayout, documents: Sequence[dict
         lines.append(json.dumps({"index": action}))
         lines.append(json.dumps(doc))
     with backend_failures():
-        response = client.bulk(body="\n".join(lines) + "\n")
+        response = client.bulk(body="\n".join(lines) + "\n", request_timeout=BULK_TIMEOUT_SECONDS)
     if not response.get("errors"):
         return []
     return [_refusal(entry["index"]) for entry in response["items"] if entry["index"].get("error")]
@@ -60,7 +66,7 @@ def bulk_delete(client: OpenSearch, layout: IndexLayout, items: Sequence[tuple[s
         for id_, ctx in items
     ]
     with backend_failures():
-        response = client.bulk(body="\n".join(lines) + "\n")
+        response = client.bulk(body="\n".join(lines) + "\n", request_timeout=BULK_TIMEOUT_SECONDS)
     if not response.get("errors"):
         return []
     return [entry["delete"]["_id"] for entry in response["items"] if entry["delete"].get("error")]
