@@ -12,73 +12,15 @@ import os
 
 from boto3.dynamodb.types import TypeSerializer
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from retrieval_core.adapters.opensearch.documents import document_of
 from retrieval_core.loading.parse import DeleteLine, LineError, ParsedLine, parse_lines
 from retrieval_core.loading.rows import TableNames, rows_of
 from retrieval_core.models.limits import FLOAT32_MAX, LIMITS
 
+from tests.loader_fuzz_lines import lines
+
 EXAMPLES = int(os.environ.get("LOADER_FUZZ_EXAMPLES", "300"))
 TABLES = TableNames(edges="edges", lineage="lineage")
-BASE = {
-    "id": "acme:p-1",
-    "context_id": "acme",
-    "kind": "proposition",
-    "text": "Alice leads Payments.",
-    "created_at": "2026-03-02T09:00:00Z",
-    "mentions": [{"entity_id": "acme:e/alice", "name": "Alice", "type": "Person"}],
-    "embedding": [0.1, 0.2, 0.3],
-}
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**25), max_value=10**25)
-    | st.floats()
-    | st.text(max_size=20)
-    | st.sampled_from(
-        [
-            "9999-12-31T23:59:59-12:00",
-            "0001-01-01T00:00:00+14:00",
-            "2026-01-01T00:00:00Z",
-            "2026-01-01",
-            1e308,
-            -1e308,
-            3.5e38,
-            2**63,
-            0.0,
-            "\ud800",
-            "acme:x",
-            "globex:x",
-        ]
-    )
-)
-values = st.recursive(
-    scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=10,
-)
-fields = st.sampled_from([*BASE, "metadata", "grounding", "source_ids", "valid_from", "valid_to", "op", "x"])
-mutated = st.builds(
-    lambda changes, drops: json.dumps(
-        {k: v for k, v in {**BASE, **changes}.items() if k not in drops}, allow_nan=True
-    ),
-    st.dictionaries(fields, values, max_size=3),
-    st.sets(fields, max_size=2),
-)
-raw_text = st.text(max_size=60) | st.binary(max_size=60)
-special = st.sampled_from(
-    [
-        "[" * 1000 + "]" * 1000,
-        '{"a": ' * 40 + "1" + "}" * 40,
-        '{"n": ' + "9" * 5000 + "}",
-        '{"x": 1e400}',
-        '{"x": -Infinity}',
-        b'{"text": "\xff\xfe"}',
-        '{"op": "delete", "id": "acme:p-1"}',
-        '{"op": "delete", "id": "globex:p-1", "context_id": "acme"}',
-    ]
-)
-lines = st.lists(mutated | raw_text | special, min_size=1, max_size=8)
 
 
 @settings(
