@@ -67,4 +67,4 @@ special = st.sampled_from(
     ]
 )
 line = mutated | raw_text | special
-lines = st.lists(line, min_size=1, max_size=8)
+lines = st.lists(line, min_size=1, max_size=6)

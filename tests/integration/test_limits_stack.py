@@ -201,7 +201,7 @@ def test_a_gzip_of_newlines_is_planned_in_bounded_parts_and_time(
             response = invoke_with_parts(event)
         return response, report_of(stack_settings, bucket, key), time.monotonic() - started
 
-    plain = b"\n" * 2_000_000
+    plain = b"\n" * 800_000
     response, report, _ = ingest("contexts/acme/newlines.jsonl", plain)  # also warms the function
     parts = response["body"]["objects"][0]["parts_queued"]
     assert 1 <= parts <= -(-len(plain) // LIMITS.part_min_bytes)

@@ -19,7 +19,7 @@ from retrieval_core.models.limits import FLOAT32_MAX, LIMITS
 
 from tests.loader_fuzz_lines import lines
 
-EXAMPLES = int(os.environ.get("LOADER_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("LOADER_FUZZ_EXAMPLES", "250"))
 TABLES = TableNames(edges="edges", lineage="lineage")
 
 
