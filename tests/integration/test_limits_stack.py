@@ -300,3 +300,17 @@ def _own_id(raw: str | bytes, number: int) -> str | bytes:
         record["id"] = f"acme:f-{number}"
         return json.dumps(record)
     return raw
+
+
+def test_a_hit_of_the_largest_storable_text_is_cut_to_fit_an_answer(fresh_settings: Settings) -> None:
+    """Case 1, the answer: a text at the item limit whose JSON form is six times longer (control
+    characters) is answered cut, with truncated: true, so 100 such hits stay under Lambda's 6 MB."""
+    from retrieval_core.ports import SearchFilters
+
+    word = "\x01payments "
+    text = word * (LIMITS.text_bytes // len(word.encode()))
+    item = json.loads(proposition("acme:p-1", ["acme:e/a"]))
+    assert load_lines(fresh_settings, [json.dumps({**item, "text": text})]).ok
+    (hit,) = Container(fresh_settings).store.lexical("acme", "payments", SearchFilters(size=1))
+    assert hit.truncated and text.startswith(hit.text)
+    assert len(hit.model_dump_json().encode()) <= LIMITS.hit_text_bytes + LIMITS.hit_fields_bytes
