@@ -13,8 +13,15 @@ Token: ``base64url(json claims) "." base64url(HMAC-SHA256(secret, first part))``
 * ``session_limit`` -- optional cap on results per retrieval session.
 
 The allowed contexts reach the functions as ``requestContext.authorizer.context_id`` (comma-separated when
-there are several) and the cap as ``requestContext.authorizer.session_limit``. The secret is read once per
-container from the SSM SecureString named by ``AUTHORIZER_SECRET_PARAMETER``.
+there are several) and the cap as ``requestContext.authorizer.session_limit``. The secret is the SSM
+SecureString named by ``AUTHORIZER_SECRET_PARAMETER``, cached for ``SECRET_MAX_AGE_SECONDS`` (Powertools
+Parameters' ``max_age``), so a rotated secret is picked up within that time.
+
+The function's ``Timeout`` is 5 s. Reading the secret has a budget well inside it (``SSM_BUDGET_SECONDS``:
+two attempts of at most a 0.5 s connect and a 0.8 s read each, plus a backoff under a second; the client
+is created while the container initialises, outside the Timeout): with SSM
+unreachable the authorizer denies in time instead of timing out, and it remembers the failure for
+``FAILED_READ_SECONDS`` so the requests that follow deny at once instead of each paying the budget.
 """
 
 from __future__ import annotations
@@ -37,6 +44,14 @@ from retrieval_core.errors import UnauthenticatedError
 
 SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"
 BEARER_PREFIX = "Bearer "
+SECRET_MAX_AGE_SECONDS = 300
+SSM_CONNECT_TIMEOUT_SECONDS = 0.5
+SSM_READ_TIMEOUT_SECONDS = 0.8
+SSM_ATTEMPTS = 2
+SSM_BUDGET_SECONDS = 4.0
+"""The worst case of a secret read: attempts x (connect + read) plus the standard mode's backoff
+(under 1 s for the one retry); below the template's Timeout of 5 s."""
+FAILED_READ_SECONDS = 5.0
 logger = logging.getLogger(__name__)
 
 
@@ -163,18 +178,52 @@ def authorize(event: dict[str, Any], verifier: TokenVerifier) -> dict[str, Any]:
 
 
 @cache
-def _verifier() -> TokenVerifier:
-    """Fetched once per container: the secret is read from SSM on the first request only."""
-    import boto3  # the Lambda runtime provides it; imported lazily so tests need no AWS setup
+def _ssm_provider() -> Any:
+    """The container's SSM provider: bounded timeouts and attempts, so a read fits SSM_BUDGET_SECONDS."""
+    from aws_lambda_powertools.utilities.parameters import SSMProvider
+    from botocore.config import Config
 
-    parameter = boto3.client("ssm").get_parameter(Name=os.environ[SECRET_PARAMETER_ENV], WithDecryption=True)
-    return TokenVerifier(parameter["Parameter"]["Value"].encode("utf-8"))
+    return SSMProvider(
+        boto_config=Config(
+            connect_timeout=SSM_CONNECT_TIMEOUT_SECONDS,
+            read_timeout=SSM_READ_TIMEOUT_SECONDS,
+            retries={"mode": "standard", "total_max_attempts": SSM_ATTEMPTS},
+        )
+    )
+
+
+class SecretSource:
+    """The verifier for the current secret: Powertools caches the value for ``max_age`` seconds, and a
+    failed read is remembered for ``FAILED_READ_SECONDS`` (each request would otherwise wait out the
+    SSM budget again)."""
+
+    def __init__(self, read: Callable[[], str], now: Callable[[], float] = time.monotonic) -> None:
+        self._read = read
+        self._now = now
+        self._failed_until = float("-inf")
+
+    def verifier(self) -> TokenVerifier:
+        if self._now() < self._failed_until:
+            raise UnauthorizedError()
+        try:
+            return TokenVerifier(self._read().encode("utf-8"))
+        except Exception:
+            self._failed_until = self._now() + FAILED_READ_SECONDS
+            logger.exception("the authorizer secret could not be read; denying")
+            raise UnauthorizedError() from None
+
+
+def _read_secret() -> str:
+    value = _ssm_provider().get(
+        os.environ[SECRET_PARAMETER_ENV], decrypt=True, max_age=SECRET_MAX_AGE_SECONDS
+    )
+    return str(value)
+
+
+SECRETS = SecretSource(_read_secret)
+if SECRET_PARAMETER_ENV in os.environ:  # in Lambda: build the client during init, not in a request
+    _ssm_provider()
 
 
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
-    try:
-        verifier = _verifier()
-    except Exception:
-        logger.exception("the authorizer secret could not be read; denying")
-        raise UnauthorizedError() from None
-    return authorize(event, verifier)
+    return authorize(event, SECRETS.verifier())

@@ -245,6 +245,7 @@ class Container:
         from .adapters.s3_objects import S3ObjectStore, s3_client
         from .adapters.sqs_parts import SqsPartQueue, sqs_client
         from .ingest.service import IngestService
+        from .models.limits import LIMITS
 
         queue_url = self.settings.ingest_queue_url
         return IngestService(
@@ -252,6 +253,7 @@ class Container:
             objects=S3ObjectStore(s3_client(self.settings.aws_region)),
             queue=SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None,
             part_lines=self.settings.ingest_part_lines,
+            limits=LIMITS.model_copy(update={"part_min_bytes": self.settings.ingest_part_min_bytes}),
         )
 
 

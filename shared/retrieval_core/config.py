@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .models.limits import LIMITS
 from .models.metadata import METADATA_NAME_PATTERN, FieldType
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
 from .retrieval.config import (
@@ -78,6 +79,11 @@ class Settings(BaseModel):
     ingest_part_lines: int = Field(default=2000, ge=1)
     cors_allow_origin: str = Field(default="*", pattern=r"^(\*|https?://[A-Za-z0-9.-]+(:[0-9]+)?)$")
     """The origin every API answer names in Access-Control-Allow-Origin (the template's CorsAllowOrigin)."""
+    ingest_part_min_bytes: int = Field(
+        default=LIMITS.part_min_bytes,
+        ge=0,
+        description="A part's least size (StorageLimits.part_min_bytes); tests lower it for small objects.",
+    )
     metadata_fields: dict[str, FieldType] = Field(
         default_factory=dict,
         description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "
@@ -92,7 +98,7 @@ class Settings(BaseModel):
     @field_validator("metadata_fields")
     @classmethod
     def _metadata_names(cls, value: dict[str, FieldType]) -> dict[str, FieldType]:
-        bad = [name for name in value if not METADATA_NAME_PATTERN.match(name)]
+        bad = [name for name in value if not METADATA_NAME_PATTERN.fullmatch(name)]
         if bad:
             raise ValueError(f"metadata key '{bad[0]}' must be 1-64 letters, digits, '_' or '-'")
         return value

@@ -53,6 +53,7 @@ def run(settings: Settings, event: dict[str, Any], *, part_lines: int, queued: b
     target = settings.model_copy(
         update={
             "ingest_part_lines": part_lines,
+            "ingest_part_min_bytes": 0,  # cut these small objects by lines alone
             "ingest_queue_url": settings.ingest_queue_url if queued else None,
         }
     )

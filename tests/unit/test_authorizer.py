@@ -163,9 +163,9 @@ def test_any_failure_while_verifying_denies() -> None:
 
 
 def test_an_unreadable_secret_denies(monkeypatch: pytest.MonkeyPatch) -> None:
-    def unreachable() -> authorizer.TokenVerifier:
+    def unreachable() -> str:
         raise ConnectionError("SSM unreachable")
 
-    monkeypatch.setattr(authorizer, "_verifier", unreachable)
+    monkeypatch.setattr(authorizer, "SECRETS", authorizer.SecretSource(unreachable))
     with pytest.raises(authorizer.UnauthorizedError):
         authorizer.lambda_handler(_event(_token()), None)

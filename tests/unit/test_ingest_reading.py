@@ -10,21 +10,29 @@ import pytest
 from retrieval_core.ingest.errors import IngestEventError
 from retrieval_core.ingest.events import work_of
 from retrieval_core.ingest.objects import ObjectRef, context_of_key, part_report_key, report_key
-from retrieval_core.ingest.reading import part_lines_of, plan_parts, read_gzip_part
+from retrieval_core.ingest.reading import plan_parts, read_part
 from retrieval_core.ingest.tasks import PartTask
+from retrieval_core.models.limits import StorageLimits
+
+LINE_PARTS = StorageLimits(part_min_bytes=0)
+"""Parts cut by lines alone, to check boundaries on small objects."""
 
 
 def lines_by_part(content: bytes, part_lines: int, compressed: bool = False) -> list[tuple[int, list[bytes]]]:
     stored = gzip.compress(content) if compressed else content
-    plan = plan_parts(io.BytesIO(stored), part_lines)
+    written: dict[int, bytes] = {}
+    plan = plan_parts(io.BytesIO(stored), part_lines, write_part=written.__setitem__, limits=LINE_PARTS)
     assert plan.gzip is compressed
+    assert bool(written) is compressed  # a gzip object is split into plain part objects, once
     read = []
     for part in plan.parts:
-        data = read_gzip_part(io.BytesIO(stored), part) if compressed else stored[part.start : part.end]
-        assert len(part_lines_of(data)) == part.lines
-        read.append((part.first_line, part_lines_of(data)))
+        data = written[part.index] if compressed else stored[part.start : part.end]
+        lines = [line for line in read_part(io.BytesIO(data), from_part_object=compressed)]
+        assert len(lines) == part.lines
+        assert all(isinstance(line, bytes) for line in lines)
+        read.append((part.first_line, lines))
     assert plan.lines == sum(part.lines for part in plan.parts)
-    return read
+    return read  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize("compressed", [False, True])
@@ -41,7 +49,7 @@ def test_parts_cover_every_line_once_in_order_with_their_numbers(
 
 
 def test_a_part_boundary_inside_a_read_chunk_and_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    from retrieval_core.ingest import reading
+    from retrieval_core.loading import lines as reading
 
     monkeypatch.setattr(reading, "CHUNK_BYTES", 5)  # lines straddle every chunk
     lines = [b"alpha", b"be", b"gamma-delta-epsilon", b"z"]
@@ -103,3 +111,25 @@ def test_queued_parts_round_trip_and_malformed_events_are_refused() -> None:
     for event in ({}, {"Records": []}, {"Records": [{"eventSource": "aws:sqs", "body": json.dumps({})}]}):
         with pytest.raises(IngestEventError):
             work_of(event)
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_parts_are_bounded_by_bytes_and_a_huge_line_is_never_held(compressed: bool) -> None:
+    """Issue 27, case 5: blank lines cannot multiply parts, a part stops at its most bytes, and a line
+    past the line limit is not copied into a gzip object's part objects (nor read whole from a plain one)."""
+    from retrieval_core.loading.lines import OversizedLine
+
+    limits = StorageLimits(part_min_bytes=100, part_max_bytes=1000, line_bytes=50)
+    content = b"\n" * 950 + b'{"a": 1}\n' + b"x" * 5000 + b"\n" + b'{"b": 2}'
+    stored = gzip.compress(content) if compressed else content
+    written: dict[int, bytes] = {}
+    plan = plan_parts(io.BytesIO(stored), 2, write_part=written.__setitem__, limits=limits)
+    assert len(plan.parts) <= -(-len(content) // limits.part_min_bytes)
+    assert plan.lines == 953 and sum(p.lines for p in plan.parts) == 953
+    assert all(len(data) <= limits.part_max_bytes + limits.line_bytes for data in written.values())
+    read: list[bytes | OversizedLine] = []
+    for part in plan.parts:
+        data = written[part.index] if compressed else stored[part.start : part.end]
+        read += list(read_part(io.BytesIO(data), from_part_object=compressed, line_bytes=limits.line_bytes))
+    assert read[950:] == [b'{"a": 1}', OversizedLine(5000), b'{"b": 2}']
+    assert read[:950] == [b""] * 950

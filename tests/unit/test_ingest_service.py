@@ -13,6 +13,7 @@ from retrieval_core.ingest.service import IngestService
 from retrieval_core.ingest.tasks import PartTask
 from retrieval_core.loading.loader import LoadReport
 from retrieval_core.loading.parse import LineError
+from retrieval_core.models.limits import StorageLimits
 
 KEY = "contexts/acme/batch.jsonl"
 
@@ -34,6 +35,9 @@ class MemoryObjects:
     def write_json(self, bucket: str, key: str, document: dict[str, Any]) -> None:
         self.documents[(bucket, key)] = document
 
+    def write_bytes(self, bucket: str, key: str, data: bytes) -> None:
+        self.blobs[(bucket, key)] = data
+
 
 class RecordingQueue:
     def __init__(self) -> None:
@@ -53,7 +57,8 @@ class ScriptedLoader:
     def load_lines(
         self, lines: list[bytes], *, context_id: str | None = None, first_line: int = 1
     ) -> LoadReport:
-        self.calls.append((first_line, list(lines), context_id))
+        lines = list(lines)  # parts arrive as a stream of lines
+        self.calls.append((first_line, lines, context_id))
         report = LoadReport()
         for number, line in enumerate(lines, start=first_line):
             if line == b"bad":
@@ -69,7 +74,13 @@ class ScriptedLoader:
 def parts() -> tuple[IngestService, MemoryObjects, RecordingQueue, ScriptedLoader]:
     objects, queue, loader = MemoryObjects(), RecordingQueue(), ScriptedLoader()
     objects.blobs[("b", KEY)] = b"l1\nl2\nbad\nl4\nl5\n"
-    service = IngestService(loader=loader, objects=objects, queue=queue, part_lines=2)  # type: ignore[arg-type]
+    service = IngestService(
+        loader=loader,  # type: ignore[arg-type]
+        objects=objects,
+        queue=queue,
+        part_lines=2,
+        limits=StorageLimits(part_min_bytes=0),
+    )
     return service, objects, queue, loader
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import RetrievalError
+from ..errors import InvalidRequestError, RetrievalError
 
 if TYPE_CHECKING:
     from .dynamodb_writer import RowRef
@@ -40,3 +40,16 @@ class IndexMetadataMismatchError(RetrievalError):
     """The index types a declared metadata key differently from the declaration (or predates typing)."""
 
     code = "index_metadata_mismatch"
+
+
+class BackendRefusedError(InvalidRequestError):
+    """OpenSearch refused the request itself (HTTP 400 or 413): sending it again cannot help, so it is
+    a client error, never a 503 with ``Retry-After``. The message names nothing internal."""
+
+    def __init__(self) -> None:
+        super().__init__("The search backend refused this request as given; change the request.")
+
+
+class BackendMisconfiguredError(RetrievalError):
+    """OpenSearch answered another 4xx (403 to our role, 404 for a missing index): a deployment fault,
+    a 500 for callers and an alarm for operators, not an outage to retry."""

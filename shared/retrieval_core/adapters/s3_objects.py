@@ -54,5 +54,11 @@ class S3ObjectStore:
 
     def write_json(self, bucket: str, key: str, document: dict[str, Any]) -> None:
         body = json.dumps(document, indent=1, sort_keys=True).encode("utf-8")
+        self._put(bucket, key, body, "application/json")
+
+    def write_bytes(self, bucket: str, key: str, data: bytes) -> None:
+        self._put(bucket, key, data, "application/x-ndjson")
+
+    def _put(self, bucket: str, key: str, body: bytes, content_type: str) -> None:
         with backend_failures("put_object", service="s3"):
-            self._client.put_object(Bucket=bucket, Key=key, Body=body, ContentType="application/json")
+            self._client.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type)

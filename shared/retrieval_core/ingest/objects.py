@@ -36,7 +36,7 @@ def context_of_key(key: str) -> str | None:
     if not key.startswith(CONTEXTS_PREFIX):
         return None
     context_id, sep, rest = key[len(CONTEXTS_PREFIX) :].partition("/")
-    if not sep or not rest or not CONTEXT_ID_PATTERN.match(context_id):
+    if not sep or not rest or not CONTEXT_ID_PATTERN.fullmatch(context_id):
         return None
     return context_id
 
@@ -49,3 +49,8 @@ def report_key(key: str) -> str:
 def part_report_key(ref: ObjectRef, index: int) -> str:
     """Where one part of one upload records what it did (kept so a replay can reuse it)."""
     return f"{PARTS_PREFIX}{ref.key}/{ref.revision}/{index:06d}.json"
+
+
+def part_object_key(ref: ObjectRef, index: int) -> str:
+    """Where planning puts the plain content of one part of a gzip object (read by that part)."""
+    return f"{PARTS_PREFIX}{ref.key}/{ref.revision}/{index:06d}.jsonl"

@@ -24,6 +24,8 @@ class ObjectStore(Protocol):
 
     def write_json(self, bucket: str, key: str, document: dict[str, Any]) -> None: ...
 
+    def write_bytes(self, bucket: str, key: str, data: bytes) -> None: ...
+
 
 class PartQueue(Protocol):
     def send(self, tasks: Sequence[PartTask]) -> None:

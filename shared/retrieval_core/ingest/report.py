@@ -71,7 +71,7 @@ class PartReport(Counts):
 class IngestReport(Counts):
     """``reports/<key>.json``. ``status``: ``complete`` (every line applied or rejected), ``incomplete``
     (some items unwritten, or a part never ran: ``missing_parts``), ``rejected`` (the key names no
-    context: nothing was read, ``reason`` says why)."""
+    context, or the object passes an object limit: nothing was loaded, ``reason`` says why)."""
 
     bucket: str
     key: str

@@ -11,12 +11,14 @@ Parts that failed leave an incomplete report and raise ``IngestIncompleteError``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from ..loading.loader import Loader
+from ..models.limits import LIMITS, StorageLimits
 from .errors import IngestIncompleteError
-from .objects import ObjectRef, context_of_key, part_report_key, report_key
+from .objects import ObjectRef, context_of_key, part_object_key, part_report_key, report_key
 from .ports import ObjectStore, PartQueue
-from .reading import part_lines_of, plan_parts, read_gzip_part
+from .reading import plan_parts, read_part
 from .report import IngestReport, PartReport
 from .tasks import PartTask
 
@@ -35,12 +37,19 @@ class IngestOutcome:
 
 class IngestService:
     def __init__(
-        self, *, loader: Loader, objects: ObjectStore, queue: PartQueue | None, part_lines: int
+        self,
+        *,
+        loader: Loader,
+        objects: ObjectStore,
+        queue: PartQueue | None,
+        part_lines: int,
+        limits: StorageLimits = LIMITS,
     ) -> None:
         self._loader = loader
         self._objects = objects
         self._queue = queue
         self._part_lines = part_lines
+        self._limits = limits
 
     def object_created(self, ref: ObjectRef) -> IngestOutcome:
         context_id = context_of_key(ref.key)
@@ -52,7 +61,25 @@ class IngestService:
             return outcome
         if ref.version_id is None and ref.etag is None:  # a hand-written event: pin what is there now
             ref = self._objects.identify(ref)
-        plan = plan_parts(self._objects.open(ref), self._part_lines)
+        pinned = ref
+
+        def write_part(index: int, data: bytes) -> None:
+            self._objects.write_bytes(pinned.bucket, part_object_key(pinned, index), data)
+
+        plan = plan_parts(
+            self._objects.open(ref), self._part_lines, write_part=write_part, limits=self._limits
+        )
+        if plan.refused is not None:
+            outcome.report = IngestReport(
+                bucket=ref.bucket,
+                key=ref.key,
+                version_id=ref.version_id,
+                context_id=context_id,
+                status="rejected",
+                reason=plan.refused,
+            )
+            self._write_report(ref.bucket, ref.key, outcome.report)
+            return outcome
         tasks = [
             PartTask(
                 bucket=ref.bucket,
@@ -100,7 +127,9 @@ class IngestService:
         if previous is not None and PartReport.model_validate(previous).complete:
             outcome.reused_parts += 1
         else:
-            lines = part_lines_of(self._read(task))
+            lines = read_part(
+                self._read(task), from_part_object=task.gzip, line_bytes=self._limits.line_bytes
+            )
             load = self._loader.load_lines(lines, context_id=context_id, first_line=task.part.first_line)
             part_report = PartReport.of(task, load)
             self._objects.write_json(task.bucket, key, part_report.model_dump(mode="json"))
@@ -125,7 +154,8 @@ class IngestService:
                 f"{unwritten} items of {outcome.key} were not written (parts {[p.index for p in failed]})"
             )
 
-    def _read(self, task: PartTask) -> bytes:
+    def _read(self, task: PartTask) -> BinaryIO:
+        """A plain object's part is a ranged read; a gzip object's part is its own plain part object."""
         if task.gzip:
-            return read_gzip_part(self._objects.open(task.ref), task.part)
-        return self._objects.open(task.ref, task.part.start, task.part.end).read()
+            return self._objects.open(ObjectRef(task.bucket, part_object_key(task.ref, task.part.index)))
+        return self._objects.open(task.ref, task.part.start, task.part.end)

@@ -32,6 +32,8 @@ from ..errors import BackendUnavailableError
 from ..models.item import Item
 from ..models.metadata import MetadataSchema
 from ..ports import Embedder
+from .lines import OversizedLine
+from .metadata_keys import PoolKeyBudget
 from .parse import DeleteLine, LineError, ParsedLine, parse_lines
 from .progress import Progress
 from .rows import MANIFEST_ATTRIBUTE, TableNames, decode_ref, rows_of
@@ -65,7 +67,8 @@ class LoadReport:
         if self.errors:
             parts.append(f"{len(self.errors)} bad lines skipped")
         if self.unwritten:
-            parts.append(f"{len(self.unwritten)} items not written (re-run to repair)")
+            # A stopped bulk request may still have been applied: these are the items not confirmed.
+            parts.append(f"{len(self.unwritten)} items not written or not confirmed (re-run to repair)")
         if self.stopped:
             parts.append("stopped early")
         return ", ".join(parts)
@@ -89,10 +92,13 @@ class Loader:
         self._embedder = embedder
         self._chunk_size = chunk_size
         self._metadata = dict(metadata or {})
+        self._keys = (
+            None if indices.layout.siloed else PoolKeyBudget(dynamodb, tables.lineage, self._metadata)
+        )
 
     def load_lines(
         self,
-        lines: Iterable[str | bytes],
+        lines: Iterable[str | bytes | OversizedLine],
         *,
         context_id: str | None = None,
         progress: Progress | None = None,
@@ -152,21 +158,47 @@ class Loader:
         return contexts
 
     def _upsert(self, parsed_lines: list[ParsedLine], report: LoadReport) -> None:
-        embeddings = self._embeddings(parsed_lines, report)
-        items = [p.item for p in parsed_lines if p.item.id in embeddings]
+        """Rows and cards first, the document last: every reader reaches an item through its document
+        (lineage and graph answers keep only items whose document exists), so no reader sees rows
+        without a document; a load stopped in between leaves rows that the re-run overwrites."""
         try:
+            if self._keys is not None:
+                refused = self._keys.admit(parsed_lines)
+                report.errors += refused
+                parsed_lines = [p for p in parsed_lines if p.line not in {e.line for e in refused}]
+            embeddings = self._embeddings(parsed_lines, report)
+            items = [p.item for p in parsed_lines if p.item.id in embeddings]
             existed = self._write_rows(items)
-            rejected = index_writer.bulk_index(
+            refusals = index_writer.bulk_index(
                 self._indices.client, self._indices.layout, [document_of(i, embeddings[i.id]) for i in items]
             )
-        except IncompleteBatchError:
+            rejected = self._settle(refusals, parsed_lines, existed, report)
+        except (IncompleteBatchError, BackendUnavailableError) as error:
+            if isinstance(error, BackendUnavailableError):
+                report.stopped = error.message
+            items = [p.item for p in parsed_lines]
             existed, rejected = set(), [item.id for item in items]
-        except BackendUnavailableError as error:
-            report.stopped = error.message
-            existed, rejected = set(), [item.id for item in items]
-        report.unwritten += rejected
+            report.unwritten += rejected
         report.loaded += len(items) - len(rejected)
         report.updated += len(existed - set(rejected))
+
+    def _settle(
+        self,
+        refusals: list[index_writer.Refusal],
+        parsed_lines: list[ParsedLine],
+        existed: set[str],
+        report: LoadReport,
+    ) -> list[str]:
+        """Report what the index did not take; returns those ids. A final refusal (the index refused
+        the document itself) is a rejected line, never retried; the rows just written for a new item
+        are removed again, so nothing is left that no re-run could complete."""
+        lines = {p.item.id: p for p in parsed_lines}
+        final = [r for r in refusals if r.final]
+        report.errors += [LineError(lines[r.item_id].line, "(item)", r.reason) for r in final]
+        report.unwritten += [r.item_id for r in refusals if not r.final]
+        orphans = [lines[r.item_id].item for r in final if r.item_id not in existed]
+        self._writer.delete(ref for item in orphans for ref in rows_of(item, self._tables).refs())
+        return [r.item_id for r in refusals]
 
     def _delete(self, deletes: list[DeleteLine], report: LoadReport) -> None:
         try:

@@ -6,14 +6,18 @@ A line is an item (optionally ``"op": "upsert"``) or a delete, ``{"op": "delete"
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
 from ..context import CONTEXT_ID_PATTERN, context_of
 from ..models.item import Item
+from ..models.limits import LIMITS
 from ..models.metadata import MetadataSchema, metadata_problems
+from .lines import OversizedLine
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,7 @@ UPSERT, DELETE = "upsert", "delete"
 
 
 def parse_lines(
-    lines: Iterable[str | bytes],
+    lines: Iterable[str | bytes | OversizedLine],
     *,
     context_id: str | None = None,
     first_line: int = 1,
@@ -54,50 +58,124 @@ def parse_lines(
 ) -> Iterator[ParsedLine | DeleteLine | LineError]:
     """Yield a ``ParsedLine``, ``DeleteLine`` or ``LineError`` per non-blank line, numbered from
     ``first_line`` (1 for a whole file; a later part of a file passes its own first line number).
-    Lines may be ``bytes`` as read from an object (UTF-8; a line that is not is rejected).
+    Lines may be ``bytes`` as read from an object (UTF-8; a line that is not is rejected), or an
+    ``OversizedLine`` that ``lines.read_lines`` dropped unread.
 
     With ``context_id``, a line without one is placed in that context, and a line naming another
     context is rejected. A metadata value that contradicts its declared type (``metadata``) is an error
     of its line, never a silently unsearchable field.
     """
     for number, raw in enumerate(lines, start=first_line):
-        if not raw.strip():
+        if not isinstance(raw, OversizedLine) and not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as error:
-            yield LineError(number, "(line)", f"not valid JSON: {error.msg} at column {error.colno}")
-            continue
-        except UnicodeDecodeError:
-            yield LineError(number, "(line)", "not valid UTF-8")
-            continue
-        if not isinstance(record, dict):
-            yield LineError(number, "(line)", "must be a JSON object")
-            continue
-        if context_id is not None:
-            record.setdefault("context_id", context_id)
-            if record["context_id"] != context_id:
-                yield LineError(number, "context_id", f"must be '{context_id}', the context of this load")
-                continue
-        op = record.pop(OP_FIELD, UPSERT)
-        if op == DELETE:
-            yield _delete(number, record)
-            continue
-        if op != UPSERT:
-            yield LineError(number, OP_FIELD, f"must be '{UPSERT}' or '{DELETE}'")
+            record = decode_line(raw)
+        except LineProblem as problem:
+            yield LineError(number, "(line)", str(problem))
             continue
         try:
-            item = Item.model_validate(record)
-        except ValidationError as error:
-            first = error.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "(item)"
-            yield LineError(number, field, first["msg"])
+            yield _parse_record(number, record, context_id, metadata)
+        except Exception as error:  # a line the checks above missed still fails alone, never the load
+            yield LineError(number, "(line)", f"could not be read ({type(error).__name__})")
+
+
+def _parse_record(
+    number: int, record: Any, context_id: str | None, metadata: MetadataSchema | None
+) -> ParsedLine | DeleteLine | LineError:
+    if not isinstance(record, dict):
+        return LineError(number, "(line)", "must be a JSON object")
+    if context_id is not None:
+        record.setdefault("context_id", context_id)
+        if record["context_id"] != context_id:
+            return LineError(number, "context_id", f"must be '{context_id}', the context of this load")
+    op = record.pop(OP_FIELD, UPSERT)
+    if op == DELETE:
+        return _delete(number, record)
+    if op != UPSERT:
+        return LineError(number, OP_FIELD, f"must be '{UPSERT}' or '{DELETE}'")
+    try:
+        item = Item.model_validate(record)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(item)"
+        return LineError(number, field, first["msg"])
+    problems = metadata_problems(item.metadata, metadata or {})
+    if problems:
+        return LineError(number, *problems[0])
+    return ParsedLine(number, item)
+
+
+class LineProblem(ValueError):
+    """A line that cannot be decoded within the limits (``StorageLimits``)."""
+
+
+def decode_line(raw: str | bytes | OversizedLine) -> Any:
+    """The JSON value of one line, checked against the line limits before anything large is built:
+    its size before decoding, integer digits before conversion, numbers finite, nesting depth."""
+    if isinstance(raw, OversizedLine):
+        raise LineProblem(f"is {raw.size} bytes; a line may hold at most {LIMITS.line_bytes}")
+    size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "surrogatepass"))
+    if size > LIMITS.line_bytes:
+        raise LineProblem(f"is {size} bytes; a line may hold at most {LIMITS.line_bytes}")
+    try:
+        record = json.loads(
+            raw, parse_int=_bounded_int, parse_float=_finite_float, parse_constant=_no_constant
+        )
+    except json.JSONDecodeError as error:
+        raise LineProblem(f"not valid JSON: {error.msg} at column {error.colno}") from None
+    except UnicodeDecodeError:
+        raise LineProblem("not valid UTF-8") from None
+    except RecursionError:
+        raise LineProblem(_too_deep()) from None
+    _check_structure(record)
+    return record
+
+
+def _too_deep() -> str:
+    return f"nests deeper than {LIMITS.json_depth} levels"
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > LIMITS.integer_digits:
+        raise LineProblem(f"holds an integer of more than {LIMITS.integer_digits} digits")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise LineProblem(f"holds a number out of range ({text[:40]})")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise LineProblem(f"holds {text}, which is not a JSON number")
+
+
+def _check_structure(value: Any) -> None:
+    """At most ``json_depth`` levels (walked without recursion), and every string encodable as UTF-8
+    (JSON's ``\\ud800`` escapes can spell lone surrogates, which no store accepts)."""
+    stack = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, str):
+            _utf8(node)
             continue
-        problems = metadata_problems(item.metadata, metadata or {})
-        if problems:
-            yield LineError(number, *problems[0])
+        children = list(node.values()) if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
             continue
-        yield ParsedLine(number, item)
+        if level > LIMITS.json_depth:
+            raise LineProblem(_too_deep())
+        if isinstance(node, dict):
+            children = children + list(node)
+        stack += [(child, level + 1) for child in children]
+
+
+def _utf8(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LineProblem("holds a string that is not valid Unicode (a lone surrogate)") from None
 
 
 def _delete(number: int, record: dict[str, object]) -> DeleteLine | LineError:
@@ -110,6 +188,6 @@ def _delete(number: int, record: dict[str, object]) -> DeleteLine | LineError:
         return LineError(number, "id", "must be an id with its context prefix, like 'acme:p-0042'")
     owner = context_of(item_id)
     stated = record.get("context_id", owner)
-    if stated != owner or not isinstance(owner, str) or not CONTEXT_ID_PATTERN.match(owner):
+    if stated != owner or not isinstance(owner, str) or not CONTEXT_ID_PATTERN.fullmatch(owner):
         return LineError(number, "id", f"must start with '{stated}:' (deletes may not cross contexts)")
     return DeleteLine(number, owner, item_id)

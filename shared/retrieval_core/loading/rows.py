@@ -36,6 +36,10 @@ class ItemRows:
     def manifest(self, tables: TableNames) -> list[str]:
         return sorted(encode_ref(ref, tables) for ref, _ in self.owned)
 
+    def refs(self) -> list[RowRef]:
+        """Every row's address, the card last (it lists the others)."""
+        return [ref for ref, _ in self.owned] + [self.card[0]]
+
 
 def rows_of(item: Item, tables: TableNames) -> ItemRows:
     ctx = item.context_id

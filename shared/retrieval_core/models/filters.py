@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from .errors import FilterNotApplicableError
+from .limits import FLOAT32_MAX
 from .metadata import (
     METADATA_NAME_PATTERN,
     FieldType,
@@ -55,6 +56,9 @@ ENUMERATED: dict[str, frozenset[str]] = {
     "status": frozenset(s.value for s in Status),
 }
 RANGEABLE = frozenset({FieldType.NUMBER, FieldType.DATE})
+FLOAT32_FIELDS = frozenset({"confidence"})
+"""Built-in numbers the index stores as float32 (declared metadata numbers are doubles): a value
+outside float32 is refused here, not by the index."""
 
 SCALAR_SCHEMA = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
 Scalar = Annotated[Any, WithJsonSchema(SCALAR_SCHEMA)]
@@ -72,7 +76,7 @@ Key = Annotated[
 def _check_key(key: str) -> str:
     if key in BUILTIN_FIELDS:
         return key
-    if key.startswith(METADATA_PREFIX) and METADATA_NAME_PATTERN.match(key[len(METADATA_PREFIX) :]):
+    if key.startswith(METADATA_PREFIX) and METADATA_NAME_PATTERN.fullmatch(key[len(METADATA_PREFIX) :]):
         return key
     raise ValueError(
         f"unknown key '{key}': use metadata.<name> (letters, digits, '_' or '-') or one of "
@@ -94,6 +98,8 @@ def _check_scalar(key: str | None, value: Any, *, allowed: frozenset[FieldType] 
         raise ValueError(f"{problem} ('{key}' is a {field_type})")
     if key in ENUMERATED and value not in ENUMERATED[key]:
         raise ValueError(f"must be one of {', '.join(sorted(ENUMERATED[key]))}")
+    if key in FLOAT32_FIELDS and isinstance(value, int | float) and not -FLOAT32_MAX <= value <= FLOAT32_MAX:
+        raise ValueError(f"must lie within the float32 range, +/-{FLOAT32_MAX:.7g} ('{key}' is a float32)")
     return normalise(field_type, value)
 
 

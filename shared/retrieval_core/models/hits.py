@@ -57,6 +57,9 @@ class Hit(BaseModel):
     mentions: list[MentionView] = Field(default_factory=list)
     provenance: Provenance = Field(default_factory=Provenance)
     found_by: list[str] = Field(default_factory=list, description="The arms that found this hit.")
+    truncated: bool = Field(
+        default=False, description="The text was cut to fit the answer's size limit (README, Limits)."
+    )
     metadata: dict[str, Any] = Field(
         default_factory=dict,
         description=f"The item's metadata, at most {METADATA_CAP_CHARS:,} characters of JSON (whole keys).",

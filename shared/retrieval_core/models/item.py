@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
 from pydantic import (
     AwareDatetime,
@@ -15,7 +17,11 @@ from pydantic import (
 )
 
 from ..context import CONTEXT_ID_PATTERN, context_of
+from .limits import FLOAT32_MAX, LIMITS, MAX_ITEM_ID_CHARS
 from .vocabulary import Kind, Status
+
+Id = Annotated[str, Field(min_length=3, max_length=MAX_ITEM_ID_CHARS)]
+Label = Annotated[str, Field(min_length=1, max_length=256)]
 
 
 class _Strict(BaseModel):
@@ -23,15 +29,15 @@ class _Strict(BaseModel):
 
 
 class Mention(_Strict):
-    entity_id: str = Field(min_length=3)
-    name: str = Field(min_length=1)
-    type: str = Field(min_length=1)
-    role: str | None = None
+    entity_id: Id
+    name: Label
+    type: Label
+    role: Label | None = None
 
 
 class Grounding(_Strict):
-    chunk_id: str = Field(min_length=3)
-    uri: str | None = None
+    chunk_id: Id
+    uri: str | None = Field(default=None, max_length=2048)
     start: int | None = Field(default=None, ge=0)
     end: int | None = Field(default=None, ge=0)
 
@@ -47,21 +53,21 @@ class Item(_Strict):
 
     # context_id comes first so the link validators below can see it.
     context_id: str
-    id: str = Field(min_length=3, max_length=512)
+    id: Id
     kind: Kind
     text: str = Field(min_length=1)
-    mentions: list[Mention] = Field(default_factory=list)
+    mentions: list[Mention] = Field(default_factory=list, max_length=LIMITS.mentions)
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     status: Status = Status.ACTIVE
     created_at: AwareDatetime
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None
-    source_ids: list[str] = Field(default_factory=list)
-    grounding: list[Grounding] = Field(default_factory=list)
-    supersedes: list[str] = Field(default_factory=list)
-    contradicts: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    embedding: list[float] | None = Field(default=None, min_length=1)
+    source_ids: list[Id] = Field(default_factory=list, max_length=LIMITS.links)
+    grounding: list[Grounding] = Field(default_factory=list, max_length=LIMITS.links)
+    supersedes: list[Id] = Field(default_factory=list, max_length=LIMITS.links)
+    contradicts: list[Id] = Field(default_factory=list, max_length=LIMITS.links)
+    metadata: dict[str, Any] = Field(default_factory=dict, max_length=LIMITS.metadata_keys)
+    embedding: list[float] | None = Field(default=None, min_length=1, max_length=LIMITS.embedding_dimension)
 
     @field_validator("context_id")
     @classmethod
@@ -70,11 +76,43 @@ class Item(_Strict):
             raise ValueError("must be 1-63 lowercase letters, digits, '-' or '_'")
         return value
 
+    @field_validator("text")
+    @classmethod
+    def _text_size(cls, value: str) -> str:
+        limit = LIMITS.text_bytes
+        if len(value) * 4 > limit and len(value.encode("utf-8", "surrogatepass")) > limit:
+            raise ValueError(f"may hold at most {LIMITS.text_bytes} bytes (UTF-8)")
+        return value
+
     @field_validator("embedding")
     @classmethod
-    def _finite_embedding(cls, value: list[float] | None) -> list[float] | None:
-        if value is not None and any(v != v or v in (float("inf"), float("-inf")) for v in value):
-            raise ValueError("must hold finite numbers only")
+    def _storable_embedding(cls, value: list[float] | None) -> list[float] | None:
+        """Stored as float32 and compared by cosine: every value must fit a float32, and a zero vector
+        has no direction."""
+        if value is None:
+            return value
+        if not all(-FLOAT32_MAX <= v <= FLOAT32_MAX for v in value):  # NaN fails both comparisons
+            raise ValueError("must hold finite numbers within the float32 range")
+        if not any(value):
+            raise ValueError("must not be all zeros (a zero vector has no direction)")
+        return value
+
+    @field_validator("created_at", "valid_from", "valid_to")
+    @classmethod
+    def _utc_representable(cls, value: datetime | None) -> datetime | None:
+        """Timestamps are stored in UTC; one whose UTC form leaves years 1-9999 cannot be."""
+        if value is not None:
+            try:
+                value.astimezone(UTC)
+            except OverflowError:
+                raise ValueError("its UTC form must lie within years 1-9999") from None
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata_size(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if _json_bytes(value) > LIMITS.metadata_bytes:
+            raise ValueError(f"may hold at most {LIMITS.metadata_bytes} bytes as JSON")
         return value
 
     @field_validator("id", "source_ids", "supersedes", "contradicts")
@@ -104,10 +142,31 @@ class Item(_Strict):
             raise ValueError("valid_to must not be before valid_from")
         return self
 
+    @model_validator(mode="after")
+    def _hit_fields_fit(self) -> Item:
+        """What a hit carries besides the text is bounded, so an answer of top_k hits stays under
+        Lambda's response limit (``StorageLimits.hit_fields_bytes``)."""
+        carried = [
+            [m.model_dump(exclude_none=True) for m in self.mentions],
+            self.source_ids,
+            [g.uri for g in self.grounding],
+            self.supersedes,
+            self.metadata,
+        ]
+        if _json_bytes(carried) > LIMITS.hit_fields_bytes:
+            raise ValueError(
+                f"mentions, links and metadata may hold at most {LIMITS.hit_fields_bytes} bytes as JSON"
+            )
+        return self
+
     @property
     def entity_ids(self) -> list[str]:
         """Distinct mentioned entities, in mention order."""
         return list(dict.fromkeys(m.entity_id for m in self.mentions))
+
+
+def _json_bytes(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
 
 
 def _require_context(ref: str, info: ValidationInfo) -> None:

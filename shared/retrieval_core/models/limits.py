@@ -1,7 +1,15 @@
-"""The bounds requests are clamped to. Out-of-range values are clamped, not rejected, and every
-response reports the values it applied."""
+"""Every limit on what callers send and what is stored, declared once.
+
+Request bounds (``TOP_K_RANGE`` and the like) are clamped, not rejected, and every response reports the
+values it applied. Storage limits (``StorageLimits``) are enforced wherever data comes in (the API,
+``retrieval load``, the ingest function, direct invocations): a line or request past one is rejected
+with its field and the limit, and nothing else of the load is lost. Each number's reason is its field
+description; README.md and docs/STORAGE.md ("Limits") list them, and a unit test holds the docs to them.
+"""
 
 from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
 
 TOP_K_RANGE = (1, 100)
 DEPTH_RANGE = (1, 5)
@@ -10,6 +18,118 @@ MAX_ITEM_ID_CHARS = 512
 MAX_REQUEST_INT = 2**31 - 1
 """No integer a caller sends may exceed this: clamped fields accept anything up to it, and nothing
 larger reaches a backend (DynamoDB numbers have 38 digits) or Python's integer-string limit."""
+
+LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
+"""Lambda's limit on a synchronous invocation's response (and so on an API answer)."""
+FLOAT32_MAX = 3.4028234663852886e38
+"""The largest finite float32: vectors and ``float`` fields (``confidence``) are stored as float32."""
+
+
+class StorageLimits(BaseModel):
+    """What one item, one line and one ingested object may hold, and what one answer may carry."""
+
+    model_config = ConfigDict(frozen=True)
+
+    line_bytes: int = Field(
+        default=1024 * 1024,
+        description="A line's size, checked before it is decoded: the largest valid item (text, "
+        "metadata, links and a 4,096-value vector) is well under it, and nothing larger is ever parsed.",
+    )
+    json_depth: int = Field(
+        default=32,
+        description="Nesting levels of a line (and of a request body): the item format needs 4; deeper "
+        "JSON only exhausts the parser's stack.",
+    )
+    integer_digits: int = Field(
+        default=19,
+        description="Digits of any integer in a line: a 64-bit long (OpenSearch) has 19; longer ones "
+        "are refused before Python converts them.",
+    )
+    text_bytes: int = Field(
+        default=64 * 1024,
+        description="An item's text (UTF-8): a hybrid request reads up to 2 x 300 sources (the "
+        "thorough preset), so one request holds at most about 40 MiB of text in the node's heap and "
+        "in the function's memory.",
+    )
+    metadata_keys: int = Field(default=64, description="Keys of an item's metadata.")
+    metadata_bytes: int = Field(
+        default=8 * 1024,
+        description="An item's metadata as JSON: it is stored and answered with every hit, and every "
+        "value is one keyword term (Lucene refuses terms over 32 KiB).",
+    )
+    mentions: int = Field(
+        default=32,
+        description="Mentions of an item: a proposition writes an edge row per ordered pair of its "
+        "entities, m x (m - 1), so 32 mentions write at most 992 rows.",
+    )
+    links: int = Field(
+        default=64,
+        description="Entries of each of source_ids, grounding, supersedes and contradicts: each "
+        "writes one DynamoDB row.",
+    )
+    hit_fields_bytes: int = Field(
+        default=16 * 1024,
+        description="What a hit carries besides its text (mentions, provenance, metadata) as JSON: with "
+        "hit_text_bytes it bounds a hit, so top_k hits fit response_bytes.",
+    )
+    embedding_dimension: int = Field(
+        default=4096,
+        description="Values of a given embedding (they must also match the index's dimension): larger "
+        "than any current embedding model; a 4,096-value vector is 16 KiB in the index.",
+    )
+    response_bytes: int = Field(
+        default=5 * 1024 * 1024,
+        description="What the hits of one answer may carry: under Lambda's 6 MB response limit, with "
+        "room for the receipt, paging and a context packet.",
+    )
+    hit_text_bytes: int = Field(
+        default=32 * 1024,
+        description="A hit's text as JSON in an answer; a longer text is cut (the hit says "
+        "truncated: true). 100 hits x (32 KiB + 16 KiB of other fields) stay under response_bytes.",
+    )
+    pool_metadata_keys: int = Field(
+        default=100,
+        description="Distinct undeclared metadata keys one context may use in the pool model: each is a "
+        "field of the shared index's mapping, so no tenant can fill it for the others.",
+    )
+    pool_total_fields: int = Field(
+        default=10_000,
+        description="The pool index's field limit (OpenSearch's default is 1,000): room for 100 "
+        "contexts at their full key budget; keys of the same name are one field for all contexts.",
+    )
+    object_bytes: int = Field(
+        default=5 * 1024**3,
+        description="An ingested object as stored: S3's single-PUT maximum; upload more as several "
+        "objects (they also load in parallel).",
+    )
+    decompressed_bytes: int = Field(
+        default=8 * 1024**3,
+        description="An ingested object's content after gunzip: bounds the first pass that splits a "
+        "gzip object into plain parts.",
+    )
+    decompression_ratio: int = Field(
+        default=100,
+        description="Decompressed / compressed size of a gzip object (checked past the first MiB): "
+        "JSON Lines compress 5-15 times; more is padding or a decompression bomb.",
+    )
+    part_min_bytes: int = Field(
+        default=256 * 1024,
+        description="A part of an ingested object holds IngestPartLines items, and at least this many "
+        "bytes: blank or tiny lines cannot multiply parts (at most object size / this many parts).",
+    )
+    part_max_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        description="A part holds at most this many bytes (plus one line), whatever its line count: "
+        "what one invocation reads into its 2,048 MB.",
+    )
+
+    @property
+    def max_parts(self) -> int:
+        """At most this many parts per object, whatever its lines."""
+        return -(-self.decompressed_bytes // self.part_min_bytes)
+
+
+LIMITS = StorageLimits()
 
 
 def clamp(value: int, bounds: tuple[int, int]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -29,12 +29,13 @@ MetadataSchema = Mapping[str, FieldType]
 
 
 def parse_date(value: str) -> datetime | None:
-    """An ISO-8601 timestamp with a zone, or None."""
+    """An ISO-8601 timestamp with a zone whose UTC form lies within years 1-9999 (dates are stored and
+    compared in UTC), or None."""
     try:
         moment = datetime.fromisoformat(value)
-    except ValueError:
+        return moment if moment.tzinfo is not None and moment.astimezone(UTC) else None
+    except (ValueError, OverflowError):
         return None
-    return moment if moment.tzinfo is not None else None
 
 
 def value_problem(field_type: FieldType, value: Any) -> str | None:
@@ -54,7 +55,7 @@ def value_problem(field_type: FieldType, value: Any) -> str | None:
 EXPECTED = {
     FieldType.KEYWORD: "must be a string",
     FieldType.NUMBER: "must be a finite number",
-    FieldType.DATE: "must be an ISO-8601 timestamp with a zone",
+    FieldType.DATE: "must be an ISO-8601 timestamp with a zone, within years 1-9999 in UTC",
     FieldType.BOOLEAN: "must be true or false",
 }
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from ..context import CallerContext
 from .errors import InvalidQueryError
 
-SESSION_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,256}")
+SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,256}$")
 """The same shape the retrieve request accepts for ``session_id`` (matched in full)."""
 
 

@@ -32,13 +32,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval load: no such file: {args.file}", file=sys.stderr)
         return 2
     from retrieval_core.errors import RetrievalError
+    from retrieval_core.loading.lines import count_lines, read_lines
     from retrieval_core.loading.progress import Progress
 
     from .environment import local_loader
 
-    lines = args.file.read_text(encoding="utf-8").splitlines()
+    # Read as the ingest function reads: bytes split on newlines only, a line past the limit never held.
+    with args.file.open("rb") as counted:
+        total = count_lines(counted)
     try:
-        report = local_loader().load_lines(lines, context_id=args.context_id, progress=Progress(len(lines)))
+        with args.file.open("rb") as stream:
+            report = local_loader().load_lines(
+                read_lines(stream), context_id=args.context_id, progress=Progress(total)
+            )
     except RetrievalError as error:
         print(f"retrieval load: {error.message}", file=sys.stderr)
         return 1

@@ -8,10 +8,14 @@ Retrieve route is ``AWS_IAM`` instead: SigV4 with the dev credentials ``dev-<con
 (``sigv4.py``); anything else there is an ``AccessDeniedException``.
 
 Like API Gateway it answers a request it cannot turn into an event itself: 400 for a Content-Length it
-cannot trust or a body that is not UTF-8, 413 past API Gateway's 10 MB payload limit, 403 for an unknown
-route, all with the template's gateway-response bodies (docs/openapi.json's ErrorBody) and, like every
-gateway response there, ``Access-Control-Allow-Origin``. It answers a CORS preflight (OPTIONS) of a route
-as the template's ``Cors`` mock integration does (``retrieval_core.entrypoints.cors``).
+cannot trust (not digits, absurdly long, or two that disagree) or a body that is not UTF-8, 413 past API
+Gateway's 10 MB payload limit, 403 for an unknown route or an undeclared method, all with the template's
+gateway-response bodies (docs/openapi.json's ErrorBody) and, like every gateway response there,
+``Access-Control-Allow-Origin``; even the HTTP parser's own refusals are JSON. It answers a CORS preflight
+(OPTIONS) of a route as the template's ``Cors`` mock integration does (``retrieval_core.entrypoints.cors``).
+A connection must send its request head within ``HEAD_TIMEOUT_SECONDS`` and may idle at most
+``IDLE_TIMEOUT_SECONDS`` (slowloris and idle sockets are closed); requests run on a bounded pool of
+``WORKERS`` threads with ``QUEUED`` more waiting, past which a connection is answered 429 at once.
 """
 
 from __future__ import annotations
@@ -21,9 +25,13 @@ import contextlib
 import ipaddress
 import json
 import re
+import socket
 import sys
+import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import ThreadPoolExecutor
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -42,6 +50,11 @@ ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
 DEV_TOKEN = re.compile(r"^Bearer dev:(?P<contexts>[a-z0-9_,-]+)(?::(?P<limit>\d+))?$")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 BODY_READ_TIMEOUT_SECONDS = 5.0
+HEAD_TIMEOUT_SECONDS = 10.0
+IDLE_TIMEOUT_SECONDS = 5.0
+MAX_LENGTH_DIGITS = 12
+WORKERS = 16
+QUEUED = 128
 LISTEN_BACKLOG = 128
 # The template's gateway responses (template.yaml, GatewayResponses).
 UNAUTHORIZED_BODY = {
@@ -115,6 +128,38 @@ def proxy_event(
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "retrieval-serve"
+    timeout = IDLE_TIMEOUT_SECONDS  # each read of the socket; the whole head has HEAD_TIMEOUT_SECONDS
+
+    def handle_one_request(self) -> None:
+        """One request, its head read within ``HEAD_TIMEOUT_SECONDS`` in all (a client that sends a byte
+        every few seconds is cut off, not only one that goes silent)."""
+        watchdog = threading.Timer(HEAD_TIMEOUT_SECONDS, self._cut_off)
+        watchdog.daemon = True
+        watchdog.start()
+        self._watchdog = watchdog
+        try:
+            super().handle_one_request()
+        finally:
+            watchdog.cancel()
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        self._watchdog.cancel()  # the head is in: the body has its own timeout
+        return parsed
+
+    def _cut_off(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The HTTP parser's refusals as API Gateway answers them: JSON, and an undeclared method as an
+        unknown route (403), not an HTML 501."""
+        if code == HTTPStatus.NOT_IMPLEMENTED:
+            self.close_connection = True
+            return self._reply(403, [], json.dumps(MISSING_ROUTE_BODY))
+        self.close_connection = True
+        body = {"error": "bad_request", "message": message or HTTPStatus(code).phrase}
+        self._reply(code, [], json.dumps(body))
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -156,10 +201,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(response["statusCode"], response_headers(response), response.get("body") or "")
 
     def _read_body(self) -> str | None:
-        declared = self.headers.get("Content-Length")
-        if declared is None:
+        values = {value.strip() for value in self.headers.get_all("Content-Length") or []}
+        if not values:
             return None
-        if not declared.strip().isdigit():
+        if len(values) > 1:
+            raise BadRequestBodyError(400, "The request carries conflicting Content-Length headers.")
+        declared = values.pop()
+        if not declared.isdigit() or len(declared) > MAX_LENGTH_DIGITS:
             raise BadRequestBodyError(400, "Content-Length must be a non-negative integer.")
         length = int(declared)
         if length > MAX_BODY_BYTES:
@@ -215,9 +263,42 @@ def _allowed_origin() -> str:
     return container().settings.cors_allow_origin
 
 
-class _Server(ThreadingHTTPServer):
+TOO_MANY_REQUESTS = (
+    b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    b'Content-Length: 54\r\n\r\n{"error": "throttled", "message": "Too Many Requests"}'
+)
+
+
+class _Server(HTTPServer):
+    """Requests on a bounded pool: ``WORKERS`` threads, ``QUEUED`` connections waiting, then 429."""
+
     request_queue_size = LISTEN_BACKLOG  # the default of 5 resets most of 50 concurrent connections
-    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="serve")
+        self._slots = threading.BoundedSemaphore(WORKERS + QUEUED)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(TOO_MANY_REQUESTS)
+            self.shutdown_request(request)
+            return
+        self._pool.submit(self._work, request, client_address)
+
+    def _work(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -38,7 +38,7 @@ def lambda_invoke_app(fallback: WsgiApp) -> WsgiApp:
     """A WSGI app answering Lambda Invoke for the project's functions and passing all else to ``fallback``."""
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        match = INVOKE_PATH.match(environ.get("PATH_INFO", ""))
+        match = INVOKE_PATH.fullmatch(environ.get("PATH_INFO", ""))
         if match is None or environ.get("REQUEST_METHOD") != "POST":
             return fallback(environ, start_response)
         name = function_name(match["function"])

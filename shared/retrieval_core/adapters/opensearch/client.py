@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from ...config import Settings
-from ...errors import BackendUnavailableError
+from ...errors import BackendUnavailableError, RetrievalError
+from ..errors import BackendMisconfiguredError, BackendRefusedError
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -45,18 +46,33 @@ def build_client(settings: Settings) -> OpenSearch:
     )
 
 
+REFUSED_STATUSES = frozenset({400, 413})
+THROTTLED_STATUS = 429
+
+
 @contextmanager
 def backend_failures() -> Iterator[None]:
-    """Turn a failed or refused OpenSearch request inside the block into ``BackendUnavailableError``
-    (its message, for operators, names the failure; API bodies never show it)."""
+    """Turn a failed OpenSearch request inside the block into the error its status means: a refused
+    request (400, 413) is ``BackendRefusedError`` (422), throttling (429), a 5xx or no answer at all is
+    ``BackendUnavailableError`` (503, retry later), another 4xx ``BackendMisconfiguredError`` (500).
+    Messages, for operators, name the failure; API bodies never show it."""
     from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
     from opensearchpy.exceptions import TransportError
 
     try:
         yield
     except (OpenSearchConnectionError, TransportError) as error:
-        status = f" {error.status_code}" if isinstance(error.status_code, int) else ""
-        raise BackendUnavailableError(f"OpenSearch failed: {type(error).__name__}{status}") from error
+        status = error.status_code if isinstance(error.status_code, int) else None
+        raise failure_of(status, type(error).__name__) from error
+
+
+def failure_of(status: int | None, name: str = "error") -> RetrievalError:
+    """The error an OpenSearch answer with HTTP ``status`` (None: no answer) stands for."""
+    if status in REFUSED_STATUSES:
+        return BackendRefusedError()
+    if status is not None and 400 <= status < 500 and status != THROTTLED_STATUS:
+        return BackendMisconfiguredError(f"OpenSearch answered {status} ({name})")
+    return BackendUnavailableError(f"OpenSearch failed: {name}{'' if status is None else f' {status}'}")
 
 
 @cache

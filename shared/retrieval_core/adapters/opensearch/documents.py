@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...models.hit_parts import capped_metadata, location_of
 from ...models.hits import Candidate, Hit, Signal
+from ...models.limits import LIMITS
 from ...models.vocabulary import Kind, iso
 
 if TYPE_CHECKING:  # the read path (hits) must not build the loadable item's schema
@@ -55,11 +57,13 @@ def hit_of(
     context_prefix = f"{source['context_id']}:"
     grounding = source.get("grounding", [])
     metadata, truncated = capped_metadata(source.get("metadata"))
+    text, truncated = fit_text(source["text"], LIMITS.hit_text_bytes)
     return Hit.model_validate(
         {
             "id": source["id"],
             "kind": source["kind"],
-            "text": source["text"],
+            "text": text,
+            "truncated": truncated,
             "score": score,
             "signals": signals or {},
             "status": source["status"],
@@ -79,6 +83,28 @@ def hit_of(
             "location": location_of(grounding, source.get("metadata")),
         }
     )
+
+
+# JSON escapes a character as at most 6 bytes (\u0000); a text this short cannot pass any limit.
+_MAX_ESCAPED_CHAR_BYTES = 6
+
+
+def fit_text(text: str, limit_bytes: int) -> tuple[str, bool]:
+    """``text``, or its longest prefix whose JSON form fits ``limit_bytes``, and whether it was cut."""
+    if len(text) * _MAX_ESCAPED_CHAR_BYTES <= limit_bytes or _json_size(text) <= limit_bytes:
+        return text, False
+    low, high = 0, min(len(text), limit_bytes)
+    while low < high:  # the longest prefix that fits: a binary search over JSON sizes
+        middle = (low + high + 1) // 2
+        if _json_size(text[:middle]) <= limit_bytes:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low], True
+
+
+def _json_size(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
 def candidate_of(source: dict[str, Any], *, score: float) -> Candidate:

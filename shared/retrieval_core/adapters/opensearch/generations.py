@@ -22,7 +22,7 @@ from .client import backend_failures
 from .index import VECTOR_FIELD, IndexSpec
 from .layout import IndexLayout
 from .migration import scan_documents, write_batches
-from .writer import bulk_delete, bulk_index
+from .writer import Refusal, bulk_delete, bulk_index
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -136,7 +136,7 @@ class OpenSearchGenerations:
     ) -> int:
         copied = 0
 
-        def write(batch: Sequence[dict[str, Any]]) -> list[str]:
+        def write(batch: Sequence[dict[str, Any]]) -> list[Refusal]:
             nonlocal copied
             documents = self._embedded(batch) if reembed else batch
             rejected = bulk_index(self._client, self._layout, documents, index=target)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...config import Settings
+from ...models.limits import LIMITS
 from ...models.metadata import FieldType, MetadataSchema
 from ..errors import IndexDimensionMismatchError, IndexMetadataMismatchError
 from .client import backend_failures
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
 _REFRESH_BATCH = 50
+WRITE_TIMEOUT_SECONDS = 120.0
+"""Creating an index and refreshing after a load: write-side calls no caller waits on (see
+``writer.BULK_TIMEOUT_SECONDS``), so a cold node is given time rather than reported as down."""
 VECTOR_FIELD = "embedding"
 KNN_ENGINE = "lucene"
 KNN_SPACE = "cosinesimil"
@@ -201,15 +205,23 @@ class ContextIndices:
         for start in range(0, len(aliases), _REFRESH_BATCH):
             with backend_failures():
                 self.client.indices.refresh(
-                    index=",".join(aliases[start : start + _REFRESH_BATCH]), ignore_unavailable=True
+                    index=",".join(aliases[start : start + _REFRESH_BATCH]),
+                    ignore_unavailable=True,
+                    request_timeout=WRITE_TIMEOUT_SECONDS,
                 )
 
     def _create(self, context_id: str, alias: str) -> None:
         from opensearchpy.exceptions import RequestError
 
+        body = self._spec.body()
+        if not self.layout.siloed:
+            # Sized for the per-context key budget (loading/metadata_keys.py), not OpenSearch's 1,000.
+            body["settings"]["index"]["mapping.total_fields.limit"] = LIMITS.pool_total_fields
         try:
             self.client.indices.create(
-                index=self.layout.index(context_id), body={**self._spec.body(), "aliases": {alias: {}}}
+                index=self.layout.index(context_id),
+                body={**body, "aliases": {alias: {}}},
+                request_timeout=WRITE_TIMEOUT_SECONDS,
             )
         except RequestError as error:
             # Another writer created it first; the dimension check that follows still applies.

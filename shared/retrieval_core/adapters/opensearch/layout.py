@@ -67,5 +67,5 @@ class IndexLayout:
 
 
 def _check(context_id: str) -> None:
-    if not CONTEXT_ID_PATTERN.match(context_id):
+    if not CONTEXT_ID_PATTERN.fullmatch(context_id):
         raise ContextNameError("context_id must be 1-63 lowercase letters, digits, '-' or '_'.")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import RetrievalError
 from .client import backend_failures
 from .index import ContextIndices
-from .writer import bulk_index
+from .writer import Refusal, bulk_index
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -53,16 +53,16 @@ def scan_documents(
 
 
 def write_batches(
-    documents: Iterable[dict[str, Any]], write: Callable[[Sequence[dict[str, Any]]], list[str]]
+    documents: Iterable[dict[str, Any]], write: Callable[[Sequence[dict[str, Any]]], list[Refusal]]
 ) -> Counter[str]:
     """Hand ``documents`` to ``write`` in batches; returns documents per context. ``write`` returns the
-    ids it could not write, which stop the copy (``CopyRejectedError``)."""
+    documents it could not write, which stop the copy (``CopyRejectedError``)."""
     copied: Counter[str] = Counter()
     iterator = iter(documents)
     while batch := list(islice(iterator, COPY_BATCH)):
         rejected = write(batch)
         if rejected:
-            raise CopyRejectedError(rejected)
+            raise CopyRejectedError([refusal.item_id for refusal in rejected])
         copied.update(doc["context_id"] for doc in batch)
     return copied
 
@@ -70,7 +70,7 @@ def write_batches(
 def copy_documents(documents: Iterable[dict[str, Any]], target: ContextIndices) -> Counter[str]:
     """Write ``documents`` into ``target``'s layout and refresh it; returns documents per context."""
 
-    def write(batch: Sequence[dict[str, Any]]) -> list[str]:
+    def write(batch: Sequence[dict[str, Any]]) -> list[Refusal]:
         for context_id in sorted({doc["context_id"] for doc in batch}):
             target.ensure(context_id)
         return bulk_index(target.client, target.layout, batch)

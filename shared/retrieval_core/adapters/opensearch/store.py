@@ -16,13 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import deadline
-from ...errors import BackendUnavailableError
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
 from ...ports import ArmResults, SearchFilters, TimeWindow
 from . import queries
-from .client import backend_failures
+from .client import backend_failures, failure_of
 from .documents import candidate_of, hit_of
 from .layout import IndexLayout
 
@@ -74,8 +73,9 @@ class OpenSearchStore:
             lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
         )
         lexical_result, vector_result = response["responses"]
-        if "error" in lexical_result or "error" in vector_result:
-            raise BackendUnavailableError()
+        for result in (lexical_result, vector_result):
+            if "error" in result:
+                raise failure_of(result.get("status"), "msearch")
         return ArmResults(
             arms={
                 LEXICAL_ARM: _candidates(lexical_result, rank_only=not self._layout.siloed),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .client import backend_failures
@@ -26,6 +27,21 @@ _FIRST_PAUSE_SECONDS = 0.05
 _MAX_PAUSE_SECONDS = 1.0
 _BLOCKED = "cluster_block_exception"
 
+BULK_TIMEOUT_SECONDS = 120.0
+"""A load has no caller waiting on a deadline: a cold node indexing a chunk's vectors (HNSW graphs) can
+take tens of seconds on small hardware, and a bulk cut off by a short timeout may still be applied,
+leaving the load unable to say what it wrote. The ingest function's 15 minutes hold several of these."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A document OpenSearch did not index. ``final``: it refused the document itself (a 4xx other than
+    429: a mapping conflict, a field limit), so sending it again gives the same answer."""
+
+    item_id: str
+    final: bool
+    reason: str
+
 
 def bulk_index(
     client: OpenSearch,
@@ -33,8 +49,8 @@ def bulk_index(
     documents: Sequence[dict[str, Any]],
     *,
     index: str | None = None,
-) -> list[str]:
-    """Index (create or replace) ``documents``; returns the ids OpenSearch did not accept. ``index``
+) -> list[Refusal]:
+    """Index (create or replace) ``documents``; returns those OpenSearch did not accept. ``index``
     names a concrete index to write instead of each context's alias (a rebuild fills its new index
     before the alias moves there)."""
     actions = []
@@ -56,28 +72,39 @@ def bulk_delete(
         (id_, json.dumps({"delete": {"_index": index or layout.alias(ctx), "_id": id_, "routing": ctx}}))
         for id_, ctx in items
     ]
-    return _send(client, "delete", actions)
+    return [refusal.item_id for refusal in _send(client, "delete", actions)]
 
 
-def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[str]:
+def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[Refusal]:
     """Send ``(id, action lines)`` in one ``_bulk``; resend those refused by a write block (bounded)."""
     deadline = time.monotonic() + BLOCKED_RETRY_SECONDS
     pause = _FIRST_PAUSE_SECONDS
-    failed: list[str] = []
+    failed: list[Refusal] = []
     while actions:
         with backend_failures():
-            response = client.bulk(body="\n".join(lines for _, lines in actions) + "\n")
+            response = client.bulk(
+                body="\n".join(lines for _, lines in actions) + "\n", request_timeout=BULK_TIMEOUT_SECONDS
+            )
         if not response.get("errors"):
             return failed
         blocked = []
         for (id_, lines), entry in zip(actions, response["items"], strict=True):
-            error = entry[operation].get("error")
+            result = entry[operation]
+            error = result.get("error")
             if error and error.get("type") == _BLOCKED and time.monotonic() < deadline:
                 blocked.append((id_, lines))
             elif error:
-                failed.append(id_)
+                failed.append(_refusal(id_, result))
         actions = blocked
         if actions:
             time.sleep(pause)
             pause = min(pause * 2, _MAX_PAUSE_SECONDS)
     return failed
+
+
+def _refusal(item_id: str, result: dict[str, Any]) -> Refusal:
+    status = int(result.get("status", 500))
+    final = 400 <= status < 500 and status != 429
+    # Only the error's type: its reason text can name the index (and, in the pool, what others hold).
+    kind = str(result["error"].get("type", "error")) if isinstance(result["error"], dict) else "error"
+    return Refusal(item_id, final, f"the index refused the item ({kind})")
