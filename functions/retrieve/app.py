@@ -19,10 +19,15 @@ from retrieval_core.entrypoints.api import (
     serialised,
 )
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.entrypoints.headers import SESSION_HEADER
+from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.policy import SessionView
-from retrieval_core.retrieval.requests import SESSION_ID_PATTERN, RetrieveRequest, checked_session_id
+from retrieval_core.retrieval.requests import (
+    SESSION_ID_PATTERN,
+    RetrieveRequest,
+    checked_idempotency_key,
+    checked_session_id,
+)
 from retrieval_core.retrieval.responses import RetrieveResponse
 
 logger = Logger()
@@ -40,6 +45,7 @@ def retrieve(query: RetrieveRequest) -> Response[str]:
         session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
         principal=caller.principal,
+        idempotency_key=checked_idempotency_key(header(app, IDEMPOTENCY_HEADER), IDEMPOTENCY_HEADER),
     )
     return serialised(_counted(answer))
 
@@ -65,7 +71,13 @@ def session(
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:
     request = RetrieveRequest.model_validate(invocation.request)
-    return _counted(container().retrieve.retrieve(context, request, session_id=invocation.session_id))
+    answer = container().retrieve.retrieve(
+        context,
+        request,
+        session_id=invocation.session_id,
+        idempotency_key=checked_idempotency_key(invocation.idempotency_key, "idempotency_key"),
+    )
+    return _counted(answer)
 
 
 def _counted(response: RetrieveResponse) -> RetrieveResponse:

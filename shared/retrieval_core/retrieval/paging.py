@@ -28,7 +28,9 @@ from .errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMisma
 TOKEN_VERSION = "p2"
 """``p1`` tokens named a cursor the first page wrote; they are invalid now, like any unknown version."""
 DEFAULT_WINDOW = 100
-NOT_PART_OF_RANKING = frozenset({"top_k", "next_token", "session_id", "session_limit", "pack", "context_id"})
+NOT_PART_OF_RANKING = frozenset(
+    {"top_k", "next_token", "session_id", "session_limit", "pack", "context_id", "idempotency_key"}
+)
 """Fields a continuation may change: page size and presentation, never what is ranked."""
 
 

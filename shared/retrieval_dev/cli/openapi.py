@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
-from retrieval_core.policy.state import SESSION_ID_PATTERN
+from retrieval_core.policy.state import IDEMPOTENCY_KEY_PATTERN, SESSION_ID_PATTERN
 
 from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
 
@@ -77,6 +77,12 @@ SESSION_PARAM = _optional_header(
     "Retrieval session id, when the body carries no `session_id`.",
     SESSION_ID_PATTERN.pattern,
 )
+IDEMPOTENCY_PARAM = _optional_header(
+    headers.IDEMPOTENCY_HEADER,
+    "Idempotency key (needs a session), when the body carries no `idempotency_key`: the same key with the "
+    "same request returns the first answer again without spending budget.",
+    IDEMPOTENCY_KEY_PATTERN.pattern,
+)
 ERROR_DESCRIPTIONS = {
     "401": "No context claim reached the function (no or invalid token).",
     "403": (
@@ -84,9 +90,15 @@ ERROR_DESCRIPTIONS = {
         "it finds nothing, like a missing one)."
     ),
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
-    "409": "The session already saw this query.",
+    "409": (
+        "The session already saw this query (`duplicate_query`), or a request with the same idempotency "
+        "key is still running (`request_in_progress`)."
+    ),
     "415": "The body is not declared as JSON: send `Content-Type: application/json`.",
-    "422": "The request is malformed; the body names each offending field. Nothing was changed.",
+    "422": (
+        "The request is malformed; the body names each offending field (`idempotency_key_reused`: the key "
+        "belongs to another request). Nothing was changed."
+    ),
     "429": "The session's query budget is spent.",
     "500": "An internal error; the body names nothing internal.",
     "503": "A backing service is unavailable; retry after `Retry-After` seconds.",
@@ -94,7 +106,7 @@ ERROR_DESCRIPTIONS = {
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
     ("/v1/retrieve", "post"): {
         "errors": ("401", "403", "409", "415", "422", "429"),
-        "headers": [SESSION_PARAM],
+        "headers": [SESSION_PARAM, IDEMPOTENCY_PARAM],
     },
     ("/v1/sessions/{session_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
     ("/v1/graph/path", "get"): {"errors": ("401", "403", "422"), "headers": []},
