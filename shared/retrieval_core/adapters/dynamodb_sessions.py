@@ -7,6 +7,7 @@ request costs does not grow with the session (design and costs: docs/STORAGE.md)
                              first new source, the new sources' ids (positions first, first + 1, ...), and
                              the digest of its idempotency key when it had one
     sk = "K#{key digest}"    an idempotency key's lock: the query key it belongs to, the holder's token
+                             and deadline
     sk = "A#{key digest}"    an idempotent request's kept answer (compressed) and its sequence
     expires_at               on every item: the session's deadline, set by its first log entry
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import threading
 import zlib
 from collections import OrderedDict
@@ -69,8 +71,9 @@ ANSWER = "A#"
 LOG_DIGITS = 8
 LAST_LOG_KEY = LOG + "9" * LOG_DIGITS
 LOCK_TIMEOUT = timedelta(minutes=15)
-"""A lock older than this belongs to an invocation that died without releasing it (Lambda's longest
-timeout is 15 minutes); the same request may then take it again."""
+"""How long a lock taken outside an invocation (no deadline: the CLI) holds: Lambda's longest timeout."""
+LOCK_MARGIN_SECONDS = 2
+"""Clock skew allowed between containers when a lock's holder's deadline is compared with their clocks."""
 COMPLETE_ATTEMPTS = 32
 """Optimistic retries when appending to the log; each lost race means another query was answered."""
 CACHED_SESSIONS = 1024
@@ -198,9 +201,15 @@ class DynamoSessionStore:
         return OverBudget(log.answered) if log.answered >= limit else None
 
     def _take_lock(self, attempt: Attempt, digest: str, now: datetime) -> str | None:
-        """Put the key's lock; None when taken, else the query key of the request that holds the key. A
-        stale lock may be taken again by the same request only, so a key never changes its request."""
+        """Put the key's lock; None when taken, else the query key of the request that holds the key.
+
+        A lock holds until its holder's deadline: past it the holder can write nothing more (no DynamoDB
+        call starts that could end after the deadline), so a retry whose first attempt ran out of time,
+        or could not release the lock, takes it again at once. Only the same request may take a lock
+        again, so a key never changes its request."""
         pk, clock = session_partition(attempt.scope), _epoch(now)
+        left = deadline.remaining()
+        held = LOCK_TIMEOUT.total_seconds() if left is None else math.ceil(left) + LOCK_MARGIN_SECONDS
         ok, response = self._call(
             "put_item",
             TableName=self._table,
@@ -209,15 +218,14 @@ class DynamoSessionStore:
                 "sk": {"S": LOCK + digest},
                 "query": {"S": attempt.key},
                 "token": {"S": attempt.token},
-                "locked_at": {"N": str(clock)},
+                "held_until": {"N": str(clock + int(held))},
                 keys.TTL_ATTRIBUTE: {"N": str(self._deadline(pk, now))},
             },
             ConditionExpression="attribute_not_exists(sk) OR #expires <= :now"
-            " OR (locked_at <= :stale AND #query = :query)",
+            " OR (held_until < :now AND #query = :query)",
             ExpressionAttributeNames={"#expires": keys.TTL_ATTRIBUTE, "#query": "query"},
             ExpressionAttributeValues={
                 ":now": {"N": str(clock)},
-                ":stale": {"N": str(_epoch(now - LOCK_TIMEOUT))},
                 ":query": {"S": attempt.key},
             },
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
