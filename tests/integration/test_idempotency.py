@@ -5,6 +5,7 @@ handler is recorded from the container's own client."""
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from collections.abc import Iterator
@@ -18,10 +19,13 @@ from retrieval_core.adapters.dynamodb_client import dynamodb_client
 from retrieval_core.config import Settings
 from retrieval_dev.cli.events import api_event, session_event
 
+from stack_state import REPO
+
 from dev.sample import known
 
 QUERY = next(q for q in known.LEXICAL_QUERIES if q.context == "acme")
 BODY = {"mode": "lexical", "text": QUERY.text, "top_k": 3}
+CONCURRENT_EVENT = REPO / "events" / "retrieve" / "409-idempotent-concurrent-in-progress.json"
 
 
 class Calls:
@@ -100,7 +104,10 @@ def test_a_reused_key_is_422_and_changes_nothing(calls: Calls) -> None:
 def test_a_second_call_while_the_first_runs_is_409_and_the_first_counts_once(
     corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session, key = f"s-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    """The second call is events/retrieve/409-idempotent-concurrent-in-progress.json (test_events.py
+    cannot send it: it needs the first call still running)."""
+    event = json.loads(CONCURRENT_EVENT.read_text())
+    session, key = event["headers"]["X-Retrieval-Session"], event["headers"]["Idempotency-Key"]
     store = bootstrap.container().store
     searching, release = threading.Event(), threading.Event()
     real = store.lexical
@@ -115,7 +122,8 @@ def test_a_second_call_while_the_first_runs_is_409_and_the_first_counts_once(
         first = pool.submit(ask, session, key)
         assert searching.wait(timeout=30)
         monkeypatch.setattr(store, "lexical", real)
-        status, body = ask(session, key)
+        assert json.loads(event["body"]) == BODY
+        status, body, _ = call("retrieve", event)
         assert (status, body["error"]) == (409, "request_in_progress")
         release.set()
         assert first.result()[0] == 200
