@@ -18,7 +18,6 @@ from retrieval_core import bootstrap
 from retrieval_core.adapters.dynamodb_client import dynamodb_client
 from retrieval_core.config import Settings
 from retrieval_dev.cli.events import api_event, session_event
-
 from stack_state import REPO
 
 from dev.sample import known
