@@ -61,6 +61,8 @@ def measure(settings: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:
         "with_session": {
             **Latency.of([s for r in with_session for s in r]).as_dict(),
             "dynamodb_calls": median([c.dynamodb_calls for c in costs["with"]]),
+            "dynamodb_rounds": median([c.dynamodb_rounds for c in costs["with"]]),
+            "dynamodb_rounds_max": max(c.dynamodb_rounds for c in costs["with"]),
             "dynamodb_operations": _operations(costs["with"]),
         },
         "with_over_without_p50": median_ratio(with_session, without),
@@ -83,21 +85,25 @@ def by_session_size(settings: Settings, corpus: Corpus, probe: Probe) -> dict[in
     with _session_limit(settings, largest + 2 * len(sizes)):
         text = iter(texts)
 
-        def ask(fresh_container: bool) -> tuple[float, float, dict[str, int]]:
+        def ask(fresh_container: bool, key: str | None = None, question: str | None = None) -> dict[str, Any]:
             # A container new to the session: the same deployment, nothing cached yet.
             scope = use(Container(container().settings)) if fresh_container else nullcontext()
             with scope:
                 install(probe)
                 ledger.watch_container()
                 ledger.take()
-                body = {"mode": "lexical", "text": next(text), "session_id": session}
-                timed_call("retrieve", retrieve_event(body))
-                probe.take()
+                body = {"mode": "lexical", "text": question or next(text), "session_id": session}
+                event = retrieve_event(body)
+                if key is not None:
+                    event["headers"]["Idempotency-Key"] = key
+                timed_call("retrieve", event)
+                rounds = probe.take().dynamodb_rounds
                 calls = [call for call in ledger.take() if call[1].get("TableName") == sessions_table]
             operations: dict[str, int] = {}
             for operation, _, _ in calls:
                 operations[operation] = operations.get(operation, 0) + 1
-            return (*units(calls, reader), operations)
+            writes, reads = units(calls, reader)
+            return {"write_units": writes, "read_units": reads, "rounds": rounds, "operations": operations}
 
         answered = 0
         for size in sizes:
@@ -105,16 +111,18 @@ def by_session_size(settings: Settings, corpus: Corpus, probe: Probe) -> dict[in
             while answered < size - 1:
                 ask(fresh_container=False)
                 answered += 1
-            warm_writes, warm_reads, operations = ask(fresh_container=False)
-            cold_writes, cold_reads, _ = ask(fresh_container=True)
+            warm = ask(fresh_container=False)
+            cold = ask(fresh_container=True)
             answered += 2
-            found[size] = {
-                "write_units": warm_writes,
-                "read_units": warm_reads,
-                "operations": operations,
-                "new_container_write_units": cold_writes,
-                "new_container_read_units": cold_reads,
+            found[size] = warm | {f"new_container_{name}": value for name, value in cold.items()}
+        # An idempotent request at the largest size: its first answer, then the same request again.
+        key, question = uuid.uuid4().hex, next(text)
+        found[largest] |= {
+            "idempotent": {
+                name: ask(fresh_container=fresh, key=key, question=question)
+                for name, fresh in (("first", False), ("replay", False), ("replay_new_container", True))
             }
+        }
     return found
 
 

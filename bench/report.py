@@ -13,6 +13,7 @@ MIB = 1024 * 1024
 LAYER_TARGET_MIB = 20
 WRITE_UNITS_TARGET = 3
 READ_UNITS_TARGET = 4
+ROUNDS_TARGET = 2
 COLD_TARGET_FUNCTIONS = ("retrieve", "graph_path", "why_explain")
 TARGET_SCALE_OVERHEAD = "medium"
 OVERHEAD_TARGETS = {"lexical": 1.3, "vector": 1.3, "hybrid": 1.05}
@@ -71,12 +72,17 @@ def targets(scale: str, results: dict[str, Any]) -> list[Target]:
     for size, cost in sizes.items():
         for container, prefix in (("warm container", ""), ("container new to the session", "new_container_")):
             writes, reads = cost[f"{prefix}write_units"], cost[f"{prefix}read_units"]
+            rounds = cost.get(f"{prefix}rounds", 0)
             found.append(
                 Target(
                     f"session request at {size} queries, {container}",
-                    f"<= {WRITE_UNITS_TARGET} WCU and <= {READ_UNITS_TARGET} RCU",
-                    f"{writes:g} WCU, {reads:g} RCU",
-                    _status(writes <= WRITE_UNITS_TARGET and reads <= READ_UNITS_TARGET),
+                    f"<= {WRITE_UNITS_TARGET} WCU, <= {READ_UNITS_TARGET} RCU, <= {ROUNDS_TARGET} rounds",
+                    f"{writes:g} WCU, {reads:g} RCU, {rounds} round trips",
+                    _status(
+                        writes <= WRITE_UNITS_TARGET
+                        and reads <= READ_UNITS_TARGET
+                        and rounds <= ROUNDS_TARGET
+                    ),
                 )
             )
     package = results.get("package", {})
@@ -259,12 +265,13 @@ def markdown(report: dict[str, Any]) -> str:
         w, wo = policy["with_session"], policy["without_session"]
         lines += ["### Policy cost (lexical retrieve)", ""]
         lines += _table(
-            ["", "p50", "p95", "DDB calls"],
+            ["", "p50", "p95", "DDB calls", "DDB rounds"],
             [
-                ["without session", _ms(wo["p50_ms"]), _ms(wo["p95_ms"]), _calls(wo["dynamodb_calls"])],
-                ["with session", _ms(w["p50_ms"]), _ms(w["p95_ms"]), _calls(w["dynamodb_calls"])],
+                ["without session", _ms(wo["p50_ms"]), _ms(wo["p95_ms"]), _calls(wo["dynamodb_calls"]), "0"],
+                ["with session", _ms(w["p50_ms"]), _ms(w["p95_ms"]), _calls(w["dynamodb_calls"]),
+                 f"{_calls(w['dynamodb_rounds'])} (max {w['dynamodb_rounds_max']})"],
             ],
-        )
+        )  # fmt: skip
         lines += [
             f"Session adds {policy['added_ms_p50']:.2f} ms at p50 ({policy['with_over_without_p50']:.2f}x); "
             f"operations per request: {w['dynamodb_operations']}.",
@@ -274,13 +281,26 @@ def markdown(report: dict[str, Any]) -> str:
         if sizes:
             lines += ["DynamoDB units of one session request by session size (on-demand billing rules):", ""]
             lines += _table(
-                ["session size (queries)", "WCU", "RCU", "operations", "new container: WCU", "RCU"],
+                ["session size (queries)", "WCU", "RCU", "rounds", "operations", "new container: WCU", "RCU",
+                 "rounds"],
                 [
-                    [size, _calls(c["write_units"]), _calls(c["read_units"]), c["operations"],
-                     _calls(c["new_container_write_units"]), _calls(c["new_container_read_units"])]
+                    [size, _calls(c["write_units"]), _calls(c["read_units"]), c["rounds"], c["operations"],
+                     _calls(c["new_container_write_units"]), _calls(c["new_container_read_units"]),
+                     c["new_container_rounds"]]
                     for size, c in sizes.items()
                 ],
             )  # fmt: skip
+            kept = next((c["idempotent"] for c in sizes.values() if "idempotent" in c), None)
+            if kept:
+                lines += ["With an Idempotency-Key, at the largest size (the same request three times):", ""]
+                lines += _table(
+                    ["request", "WCU", "RCU", "rounds", "operations"],
+                    [
+                        [name.replace("_", " "), _calls(c["write_units"]), _calls(c["read_units"]),
+                         c["rounds"], c["operations"]]
+                        for name, c in kept.items()
+                    ],
+                )  # fmt: skip
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
     rest = []

@@ -22,10 +22,14 @@ from retrieval_core.entrypoints.api import (
 )
 from retrieval_core.entrypoints.bedrock import route as knowledge_base
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.entrypoints.headers import SESSION_HEADER
+from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.policy import SessionView
-from retrieval_core.retrieval.requests import RetrieveRequest, checked_session_id
+from retrieval_core.retrieval.requests import (
+    RetrieveRequest,
+    checked_idempotency_key,
+    checked_session_id,
+)
 from retrieval_core.retrieval.responses import RetrieveResponse
 
 logger = Logger()
@@ -43,6 +47,7 @@ def retrieve(query: RetrieveRequest) -> Response[str]:
         session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
         principal=caller.principal,
+        idempotency_key=checked_idempotency_key(header(app, IDEMPOTENCY_HEADER), IDEMPOTENCY_HEADER),
     )
     return serialised(_counted(answer))
 
@@ -79,7 +84,13 @@ def session(
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:
     request = RetrieveRequest.model_validate(invocation.request)
-    return _counted(container().retrieve.retrieve(context, request, session_id=invocation.session_id))
+    answer = container().retrieve.retrieve(
+        context,
+        request,
+        session_id=invocation.session_id,
+        idempotency_key=checked_idempotency_key(invocation.idempotency_key, "idempotency_key"),
+    )
+    return _counted(answer)
 
 
 def _counted(response: RetrieveResponse) -> RetrieveResponse:

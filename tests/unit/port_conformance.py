@@ -13,11 +13,13 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
+    from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore
     from retrieval_core.adapters.opensearch.generations import OpenSearchGenerations
     from retrieval_core.adapters.opensearch.store import OpenSearchStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
     from retrieval_core.lifecycle.ports import IndexGenerations
+    from retrieval_core.policy import InMemorySessionStore, SessionStore
     from retrieval_core.ports import (
         CursorStore,
         Embedder,
@@ -66,3 +68,7 @@ if TYPE_CHECKING:
     def index_generations(fake: FakeGenerations, opensearch: OpenSearchGenerations) -> None:
         _fake: IndexGenerations = fake
         _opensearch: IndexGenerations = opensearch
+
+    def session_stores(fake: InMemorySessionStore, dynamodb: DynamoSessionStore) -> None:
+        _fake: SessionStore = fake
+        _dynamodb: SessionStore = dynamodb

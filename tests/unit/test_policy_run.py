@@ -79,13 +79,9 @@ class RecordingStore(InMemorySessionStore):
         super().__init__(timedelta(hours=1))
         self.calls = calls
 
-    def check(self, *args: Any):
-        self.calls.append("check")
-        return super().check(*args)
-
-    def reserve(self, *args: Any):
-        self.calls.append("reserve")
-        return super().reserve(*args)
+    def admit(self, *args: Any):
+        self.calls.append("admit")
+        return super().admit(*args)
 
     def complete(self, *args: Any):
         self.calls.append("complete")
@@ -140,7 +136,7 @@ def recorded_run(execute: Callable[..., Any], raises: type[Exception] | None = N
 def test_steps_run_in_the_documented_order() -> None:
     calls = recorded_run(returning("acme:p-1"))
     assert calls == [
-        "prepare", "key", "check", "authorize", "reserve", "execute", "assert_result",
+        "prepare", "key", "admit", "authorize", "execute", "assert_result",
         "source_id", "complete", "effect:audit",
     ]  # fmt: skip
 
@@ -150,7 +146,7 @@ def test_failing_execute_releases_the_slot_and_skips_the_rest() -> None:
         raise RuntimeError("backend down")
 
     calls = recorded_run(boom, raises=RuntimeError)
-    assert calls[-3:] == ["reserve", "execute", "release"]
+    assert calls[-3:] == ["authorize", "execute", "release"]
 
 
 def test_malformed_query_touches_no_state() -> None:
@@ -251,20 +247,20 @@ def test_budget_refusal_records_nothing() -> None:
     assert store.load(SessionScope("acme", "s1"), clock.now).successful == 1
 
 
-def test_a_query_in_flight_is_a_duplicate_without_a_sequence() -> None:
-    policy, _, _ = make_policy()
-    inner: list[Exception] = []
+def test_a_query_asked_again_while_in_flight_counts_once() -> None:
+    """Without an idempotency key nothing is locked: both run, the one that completes second is the
+    duplicate (the session's log decides, atomically)."""
+    policy, store, clock = make_policy()
+    inner: list[Any] = []
 
     def asks_again(query: Mapping[str, Any]) -> list[Hit]:
-        try:
-            ask(policy, "q1")
-        except DuplicateQueryError as duplicate:
-            inner.append(duplicate)
+        inner.append(ask(policy, "q1"))
         return [hit("acme:p-1")]
 
-    assert ask(policy, "q1", execute=asks_again).receipt.sequence == 1
-    (duplicate,) = inner
-    assert duplicate.original_sequence is None and "right now" in duplicate.to_body()["message"]
+    with pytest.raises(DuplicateQueryError) as second:
+        ask(policy, "q1", execute=asks_again)
+    assert second.value.original_sequence == 1 and inner[0].receipt.sequence == 1
+    assert store.load(SessionScope("acme", "s1"), clock.now).successful == 1
 
 
 def test_duplicate_error_names_the_original_sequence() -> None:

@@ -1,7 +1,8 @@
 """Direct invocations (Step Functions, other trusted IAM callers). There is no authorizer on this path:
 the IAM permission to invoke the function is the trust, so the payload must name its ``context_id``.
 
-Payload: ``{"context_id": "acme", "request": {...}, "correlation_id": "...", "session_id": "..."}``.
+Payload: ``{"context_id": "acme", "request": {...}, "correlation_id": "...", "session_id": "...",
+"idempotency_key": "..."}`` (a workflow passes its execution id and the state's name as the key).
 Result: ``{"statusCode": N, "body": {...}}`` with the same bodies the API returns.
 """
 
@@ -24,6 +25,7 @@ class DirectInvocation(BaseModel):
     request: dict[str, Any] = Field(default_factory=dict)
     correlation_id: str | None = None
     session_id: str | None = None
+    idempotency_key: str | None = None
 
 
 def is_direct(event: Mapping[str, Any]) -> bool:

@@ -6,3 +6,6 @@ CONTEXT_HEADER = "X-Context-Id"
 
 SESSION_HEADER = "X-Retrieval-Session"
 """The retrieval session id, when the body carries no ``session_id``."""
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+"""A retrieve's idempotency key, when the body carries no ``idempotency_key``."""

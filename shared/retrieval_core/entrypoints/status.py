@@ -11,13 +11,14 @@ from ..errors import (
     RetrievalError,
     UnauthenticatedError,
 )
-from ..policy.errors import DuplicateQueryError, SessionBudgetExhaustedError
+from ..policy.errors import DuplicateQueryError, RequestInProgressError, SessionBudgetExhaustedError
 from ..retrieval.errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMismatchError
 from .errors import UnsupportedMediaTypeError
 
 HTTP_STATUS: tuple[tuple[type[RetrievalError], int], ...] = (
     # Most specific first: the first class the error is an instance of decides.
     (DuplicateQueryError, 409),
+    (RequestInProgressError, 409),
     (SessionBudgetExhaustedError, 429),
     (UnsupportedMediaTypeError, 415),
     # Paging tokens: 400 for one not issued to this caller (altered, foreign) or to another body, 410

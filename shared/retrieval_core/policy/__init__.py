@@ -8,6 +8,8 @@ Use::
         request_query,                        # the JSON query (session fields are ignored for the key)
         context_id=caller.context_id,
         session_id=session_id,                # ``session_id`` or ``X-Retrieval-Session``; None: no dedup
+        idempotency_key=key,                  # optional (needs a session): a repeat gets a Replay
+        keep=lambda outcome: answer_bytes,    # what to keep for that repeat
         claim_limit=claim_limit,              # from the authorizer claim, or None
         request_limit=body.get("session_limit"),
         execute=lambda query: router.route(request).hits,   # returns list[Hit]
@@ -19,6 +21,8 @@ Use::
 The limit is ``min(settings, claim, request)``. Sessions live in the caller's context only; a foreign or
 unknown session is ``SessionNotFoundError`` (404). Refusals: ``DuplicateQueryError`` (409,
 ``duplicate_query``), ``SessionBudgetExhaustedError`` (429, ``session_budget_exhausted``),
+``RequestInProgressError`` (409, ``request_in_progress``), ``IdempotencyKeyReusedError`` (422,
+``idempotency_key_reused``),
 ``QueryForbiddenError`` (403, raised by a deployment's own ``authorize``; the default allows, since
 every read is scoped to the caller's context and a foreign id must look like a missing one),
 ``InvalidQueryError`` (422). All subclass ``PolicyError``.
@@ -28,9 +32,11 @@ A kind's ports (``RetrievalKind``) can be replaced one by one; ``HITS`` is the d
 from .config import PolicyConfig
 from .errors import (
     DuplicateQueryError,
+    IdempotencyKeyReusedError,
     InvalidQueryError,
     PolicyError,
     QueryForbiddenError,
+    RequestInProgressError,
     SessionBudgetExhaustedError,
     SessionNotFoundError,
     UnusableResultError,
@@ -38,7 +44,7 @@ from .errors import (
 from .kind import HITS, RetrievalKind
 from .memory import InMemorySessionStore
 from .policy import RetrievalPolicy
-from .receipt import Effect, EffectInput, Outcome, Receipt
+from .receipt import Effect, EffectInput, Outcome, Receipt, Replay
 from .state import SessionScope, SessionState, SessionStore, SessionView
 
 __all__ = [
@@ -46,6 +52,7 @@ __all__ = [
     "DuplicateQueryError",
     "Effect",
     "EffectInput",
+    "IdempotencyKeyReusedError",
     "InMemorySessionStore",
     "InvalidQueryError",
     "Outcome",
@@ -53,6 +60,8 @@ __all__ = [
     "PolicyError",
     "QueryForbiddenError",
     "Receipt",
+    "Replay",
+    "RequestInProgressError",
     "RetrievalKind",
     "RetrievalPolicy",
     "SessionBudgetExhaustedError",

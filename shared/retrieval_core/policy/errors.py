@@ -23,8 +23,13 @@ class DuplicateQueryError(PolicyError):
 
     code = "duplicate_query"
 
-    def __init__(self, query_key: str, original_sequence: int | None) -> None:
-        if original_sequence is None:
+    def __init__(self, query_key: str, original_sequence: int | None, *, kept: bool = True) -> None:
+        if not kept:
+            message = (
+                f"This request was answered in this session as query #{original_sequence}, but its "
+                "answer was not kept; cite that receipt's sources or ask a different question."
+            )
+        elif original_sequence is None:
             message = (
                 "This query is being answered in this session right now; "
                 "wait for that answer or ask a different question."
@@ -36,6 +41,31 @@ class DuplicateQueryError(PolicyError):
             )
         super().__init__(message, query_key=query_key, original_sequence=original_sequence)
         self.original_sequence = original_sequence
+
+
+class RequestInProgressError(PolicyError):
+    """A request with the same idempotency key is still running; its answer can be fetched once it ends."""
+
+    code = "request_in_progress"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "A request with this idempotency key is still being answered; "
+            "send it again in a moment to get its answer."
+        )
+
+
+class IdempotencyKeyReusedError(PolicyError, InvalidRequestError):
+    """The idempotency key was used for a different request in this session; nothing was run."""
+
+    code = "idempotency_key_reused"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This idempotency key was already used for a different request in this session; "
+            "use a new key for a new request.",
+            field="idempotency_key",
+        )
 
 
 class SessionBudgetExhaustedError(PolicyError):

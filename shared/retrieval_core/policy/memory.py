@@ -11,13 +11,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from .state import (
+    Admission,
+    Admitted,
     AlreadySeen,
+    Attempt,
     Completed,
     Completion,
+    InProgress,
+    Keep,
+    KeyReused,
     OverBudget,
-    Refusal,
-    Reservation,
-    Reserved,
+    Replayed,
     SessionScope,
     SessionState,
     source_name,
@@ -25,13 +29,23 @@ from .state import (
 
 
 @dataclass(slots=True)
+class _Key:
+    """An idempotency key: the query it belongs to, the lock's holder while it runs, then its answer."""
+
+    query: str
+    holder: str | None
+    sequence: int | None = None
+    answer: bytes | None = None
+
+
+@dataclass(slots=True)
 class _Session:
     expires_at: datetime
-    claims: dict[str, int | None] = field(default_factory=dict)
-    """Query key -> its sequence once answered, None while in flight."""
+    answered: dict[str, int] = field(default_factory=dict)
+    """Query key -> its sequence, for every answered query."""
     sources: dict[str, int] = field(default_factory=dict)
     """Item id -> position, in the order the positions were given."""
-    answered: int = 0
+    keys: dict[str, _Key] = field(default_factory=dict)
 
 
 class InMemorySessionStore:
@@ -45,48 +59,67 @@ class InMemorySessionStore:
     def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
         with self._lock:
             session = self._live(scope, now)
-            if session is None or session.answered == 0:
+            if session is None or not session.answered:
                 return None
-            return SessionState(session.answered, tuple(session.sources))
+            return SessionState(len(session.answered), tuple(session.sources))
 
-    def check(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Refusal | None:
+    def admit(self, attempt: Attempt, limit: int, now: datetime) -> Admission:
         with self._lock:
-            session = self._live(scope, now)
-            if session is None:
-                return None
-            if session.claims.get(key) is not None:
-                return AlreadySeen(session.claims[key])
-            return OverBudget(session.answered) if session.answered >= limit else None
-
-    def reserve(self, scope: SessionScope, key: str, now: datetime) -> Reservation:
-        with self._lock:
-            session = self._live(scope, now) or self._sessions.setdefault(scope, _Session(now + self._ttl))
-            if key in session.claims:
-                return AlreadySeen(session.claims[key])
-            session.claims[key] = None
-            return Reserved()
+            session = self._session(attempt.scope, now)
+            held = session.keys.get(attempt.idempotency_key or "")
+            if held is not None:
+                if held.query != attempt.key:
+                    return KeyReused()
+                if held.sequence is None:
+                    return InProgress()
+                return Replayed(held.sequence, held.answer)
+            if attempt.key in session.answered:
+                return AlreadySeen(session.answered[attempt.key])
+            if len(session.answered) >= limit:
+                return OverBudget(len(session.answered))
+            if attempt.idempotency_key is not None:
+                session.keys[attempt.idempotency_key] = _Key(attempt.key, attempt.token)
+            return Admitted()
 
     def complete(
-        self, scope: SessionScope, key: str, item_ids: Sequence[str], limit: int, now: datetime
+        self, attempt: Attempt, item_ids: Sequence[str], limit: int, now: datetime, keep: Keep | None
     ) -> Completion:
         with self._lock:
-            session = self._sessions.setdefault(scope, _Session(now + self._ttl))
-            if session.answered >= limit:
-                session.claims.pop(key, None)
-                return OverBudget(session.answered)
+            session = self._session(attempt.scope, now)
+            refusal: Completion | None = None
+            if attempt.key in session.answered:
+                refusal = AlreadySeen(session.answered[attempt.key])
+            elif len(session.answered) >= limit:
+                refusal = OverBudget(len(session.answered))
+            if refusal is not None:
+                self._unlock(session, attempt)
+                return refusal
             for item_id in item_ids:
                 session.sources.setdefault(item_id, len(session.sources) + 1)
-            session.answered += 1
-            session.claims[key] = session.answered
-            return Completed(
-                session.answered, {item_id: source_name(session.sources[item_id]) for item_id in item_ids}
+            sequence = session.answered[attempt.key] = len(session.answered) + 1
+            completed = Completed(
+                sequence, {item_id: source_name(session.sources[item_id]) for item_id in item_ids}
             )
+            held = session.keys.get(attempt.idempotency_key or "")
+            if held is not None:
+                held.holder, held.sequence = None, sequence
+                held.answer = None if keep is None else keep(completed)
+            return completed
 
-    def release(self, scope: SessionScope, key: str, now: datetime) -> None:
+    def release(self, attempt: Attempt, now: datetime) -> None:
         with self._lock:
-            session = self._sessions.get(scope)
-            if session is not None and key in session.claims and session.claims[key] is None:
-                del session.claims[key]
+            session = self._sessions.get(attempt.scope)
+            if session is not None:
+                self._unlock(session, attempt)
+
+    @staticmethod
+    def _unlock(session: _Session, attempt: Attempt) -> None:
+        held = session.keys.get(attempt.idempotency_key or "")
+        if held is not None and held.holder == attempt.token:
+            del session.keys[attempt.idempotency_key or ""]
+
+    def _session(self, scope: SessionScope, now: datetime) -> _Session:
+        return self._live(scope, now) or self._sessions.setdefault(scope, _Session(now + self._ttl))
 
     def _live(self, scope: SessionScope, now: datetime) -> _Session | None:
         session = self._sessions.get(scope)

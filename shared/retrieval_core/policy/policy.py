@@ -1,10 +1,11 @@
 """The policy run: every accepted query is new to its session, fits its budget, is authorized, and
 comes back with a receipt.
 
-Order: prepare -> key (validates) -> duplicate check -> budget check -> authorize -> reserve (atomic claim
-of the key) -> execute -> assert_result -> complete (atomic: counts the answer within the budget and
-names its sources) -> receipt -> effects. Whatever fails after the reservation, the search or the
-session write, releases the claim: a failed query does not count and may be asked again.
+Order: prepare -> key (validates) -> admit (one round trip: the idempotency key's replay, reuse or lock,
+then duplicate and budget checks) -> authorize -> execute -> assert_result -> complete (one round trip,
+atomic: counts the answer within the budget, names its sources and keeps an idempotent request's answer)
+-> receipt -> effects. Whatever fails after the admission, the search or the session write, releases the
+idempotency key's lock: a failed query does not count and may be asked again.
 """
 
 from __future__ import annotations
@@ -17,15 +18,28 @@ from typing import Any, Generic, NoReturn, TypeVar
 
 from ..models.vocabulary import iso
 from .config import PolicyConfig
-from .errors import DuplicateQueryError, SessionBudgetExhaustedError, SessionNotFoundError
+from .errors import (
+    DuplicateQueryError,
+    IdempotencyKeyReusedError,
+    InvalidQueryError,
+    RequestInProgressError,
+    SessionBudgetExhaustedError,
+    SessionNotFoundError,
+)
 from .kind import HITS, RetrievalKind
 from .memory import InMemorySessionStore
-from .receipt import EffectInput, Outcome, Receipt
+from .receipt import EffectInput, Outcome, Receipt, Replay
 from .state import (
+    Admission,
+    Admitted,
     AlreadySeen,
+    Attempt,
     Completed,
+    Completion,
+    InProgress,
+    KeyReused,
     OverBudget,
-    Reserved,
+    Replayed,
     SessionScope,
     SessionSource,
     SessionStore,
@@ -68,49 +82,71 @@ class RetrievalPolicy(Generic[T]):
         claim_limit: int | None = None,
         request_limit: int | None = None,
         principal: str | None = None,
+        idempotency_key: str | None = None,
+        keep: Callable[[Outcome[T]], bytes] | None = None,
         execute: Callable[[Mapping[str, Any]], Sequence[T]],
-    ) -> Outcome[T]:
+    ) -> Outcome[T] | Replay:
         """Run ``execute(prepared_query)`` under the policy and return its result, receipt and names.
         ``principal`` (the authorizer's caller, when it names one) binds the session to that caller.
+        With an ``idempotency_key`` (a session is required) the answer ``keep`` renders from the outcome
+        is kept, and the same request sent again returns it as a ``Replay`` without running or counting.
 
-        Raises ``InvalidQueryError`` (422), ``DuplicateQueryError`` (409),
-        ``SessionBudgetExhaustedError`` (429), ``QueryForbiddenError`` (403), ``UnusableResultError``
-        (500); whatever ``execute`` or the session write raises propagates unchanged after the claim is
-        released.
+        Raises ``InvalidQueryError`` (422), ``IdempotencyKeyReusedError`` (422), ``DuplicateQueryError``
+        (409), ``RequestInProgressError`` (409), ``SessionBudgetExhaustedError`` (429),
+        ``QueryForbiddenError`` (403), ``UnusableResultError`` (500); whatever ``execute`` or the session
+        write raises propagates unchanged after the idempotency key's lock is released.
         """
         kind = self._kind
         requested_at = self._now()
         prepared = kind.prepare(query)
         key = kind.key(prepared)
         limit = self._config.effective_limit(claim_limit, request_limit)
+        if idempotency_key is not None and session_id is None:
+            raise InvalidQueryError(
+                "idempotency_key needs a session_id: without a session nothing is kept to replay "
+                "(a request without one counts nothing, so it may simply be sent again).",
+                field="idempotency_key",
+            )
         store, scope = self._session(context_id, session_id, principal)
+        attempt = Attempt(scope, key, idempotency_key)
 
-        refusal = store.check(scope, key, limit, requested_at)
-        if refusal is not None:
-            self._refuse(refusal, key, limit)
-        kind.authorize(context_id, prepared)
-        reservation = store.reserve(scope, key, requested_at)
-        if not isinstance(reservation, Reserved):
-            self._refuse(reservation, key, limit)
+        admission = store.admit(attempt, limit, requested_at)
+        if isinstance(admission, Replayed):
+            if admission.answer is None:
+                raise DuplicateQueryError(key, admission.sequence, kept=False)
+            return Replay(admission.answer)
+        if not isinstance(admission, Admitted):
+            self._refuse(admission, key, limit)
 
         try:
+            kind.authorize(context_id, prepared)
             result = execute(prepared)
             kind.assert_result(context_id, result)
             item_ids = [kind.source_id(element) for element in result]
-            completion = store.complete(scope, key, item_ids, limit, self._now())
+
+            receipts: dict[int, Receipt] = {}
+
+            def receipt_of(completed: Completed) -> Receipt:
+                """One receipt per sequence: the answer kept for replays holds the one returned."""
+                if completed.sequence not in receipts:
+                    receipts[completed.sequence] = Receipt(
+                        sequence=completed.sequence,
+                        query_key=key,
+                        session_id=session_id,
+                        requested_at=iso(requested_at),
+                        completed_at=iso(self._now()),
+                        source_ids=list(dict.fromkeys(completed.names[item_id] for item_id in item_ids)),
+                    )
+                return receipts[completed.sequence]
+
+            kept = None if keep is None else (lambda c: keep(Outcome(result, receipt_of(c), c.names)))
+            completion = store.complete(attempt, item_ids, limit, self._now(), kept)
         except BaseException:
-            self._release(store, scope, key)
+            self._release(store, attempt)
             raise
         if not isinstance(completion, Completed):
             self._refuse(completion, key, limit)
-        receipt = Receipt(
-            sequence=completion.sequence,
-            query_key=key,
-            session_id=session_id,
-            requested_at=iso(requested_at),
-            completed_at=iso(self._now()),
-            source_ids=list(dict.fromkeys(completion.names[item_id] for item_id in item_ids)),
-        )
+        receipt = receipt_of(completion)
         receipt = self._run_effects(EffectInput(context_id, prepared, result, receipt, completion.names))
         return Outcome(result, receipt, completion.names)
 
@@ -143,18 +179,24 @@ class RetrievalPolicy(Generic[T]):
         return self._store, SessionScope(context_id, session_id, principal)
 
     @staticmethod
-    def _refuse(refusal: AlreadySeen | OverBudget, key: str, limit: int) -> NoReturn:
+    def _refuse(refusal: Admission | Completion, key: str, limit: int) -> NoReturn:
         if isinstance(refusal, AlreadySeen):
             raise DuplicateQueryError(key, refusal.sequence)
-        raise SessionBudgetExhaustedError(limit, refusal.used)
+        if isinstance(refusal, OverBudget):
+            raise SessionBudgetExhaustedError(limit, refusal.used)
+        if isinstance(refusal, InProgress):
+            raise RequestInProgressError()
+        if isinstance(refusal, KeyReused):
+            raise IdempotencyKeyReusedError()
+        raise TypeError(f"not a refusal: {refusal!r}")
 
-    def _release(self, store: SessionStore, scope: SessionScope, key: str) -> None:
-        """Drop the claim of a failed query; a failure here must not mask the query's own error (the
-        claim then lapses after ``CLAIM_TIMEOUT`` in the DynamoDB store)."""
+    def _release(self, store: SessionStore, attempt: Attempt) -> None:
+        """Drop the idempotency key's lock of a failed query; a failure here must not mask the query's own
+        error (the lock then lapses after ``LOCK_TIMEOUT`` in the DynamoDB store)."""
         try:
-            store.release(scope, key, self._now())
+            store.release(attempt, self._now())
         except Exception:
-            logger.exception("could not release a session claim")
+            logger.exception("could not release an idempotency key's lock")
 
     def _run_effects(self, effect_input: EffectInput[T]) -> Receipt:
         extensions: dict[str, Any] = {}

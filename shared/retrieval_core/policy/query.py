@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import InvalidQueryError
 
-CONTROL_FIELDS = frozenset({"session_id", "session_limit", "context_id"})
+CONTROL_FIELDS = frozenset({"session_id", "session_limit", "context_id", "idempotency_key"})
 """Request fields that steer the policy or are ignored (the context comes from the caller's identity),
 not the read; they must not change the dedup key."""
 

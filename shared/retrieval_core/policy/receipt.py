@@ -49,3 +49,11 @@ class Outcome(NamedTuple, Generic[T]):
     result: Sequence[T]
     receipt: Receipt
     names: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """The kept answer of an idempotent request sent again: what the caller's ``keep`` rendered, as bytes.
+    Nothing ran and nothing was counted."""
+
+    answer: bytes

@@ -1,10 +1,11 @@
 """Session state and the port that stores it.
 
 A session is scoped to one context and, when the authorizer names a caller, to that principal: the same
-session id in two contexts, or for two principals, names two sessions. Per session the store keeps the
-query keys it has claimed (in flight or answered) and a log of answered queries in order; the log gives
-each answered query its sequence number and each new source its position. A source's name is
-``S{position}``, so the same item keeps the same name for the life of the session.
+session id in two contexts, or for two principals, names two sessions. Per session the store keeps a log of
+answered queries in order; the log gives each answered query its sequence number and each new source its
+position. A source's name is ``S{position}``, so the same item keeps the same name for the life of the
+session. A request may carry an idempotency key: the store then locks the key while the request runs and
+keeps its answer, so that the same request sent again gets that answer back instead of a refusal.
 
 A query that is refused (duplicate, budget) or fails leaves nothing behind: only an answered query counts.
 """
@@ -12,8 +13,9 @@ A query that is refused (duplicate, budget) or fails leaves nothing behind: only
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -24,6 +26,9 @@ from .errors import InvalidQueryError
 
 SESSION_ID_PATTERN = re.compile(r"^[A-Za-z0-9._:-]{1,256}$")
 """The same shape the retrieve request accepts for ``session_id`` (matched in full)."""
+
+IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,256}")
+"""An idempotency key: 1-256 visible ASCII characters (a UUID, or an execution id and a state name)."""
 
 
 def source_name(position: int) -> str:
@@ -59,8 +64,27 @@ class SessionState:
 
 
 @dataclass(frozen=True, slots=True)
-class Reserved:
-    """The key is claimed for this request: no other request may run it until it completes or is released."""
+class Attempt:
+    """One request as the store sees it: its session, its dedup key, its idempotency key (if any), and a
+    token that is this request's alone (a key's lock is released only by the request that holds it)."""
+
+    scope: SessionScope
+    key: str
+    idempotency_key: str | None = None
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def __post_init__(self) -> None:
+        key = self.idempotency_key
+        if key is not None and (not isinstance(key, str) or not IDEMPOTENCY_KEY_PATTERN.fullmatch(key)):
+            raise InvalidQueryError(
+                "idempotency_key must be 1-256 visible ASCII characters.", field="idempotency_key"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """The request may run: its query is new to the session, the budget has room, and its idempotency key
+    (if any) is locked for it until it completes or is released."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +102,25 @@ class OverBudget:
 
 
 @dataclass(frozen=True, slots=True)
+class InProgress:
+    """Another request with the same idempotency key is running right now."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyReused:
+    """The idempotency key belongs to a different request of this session."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """The request with this idempotency key was answered as ``sequence``; ``answer`` is what was kept
+    (None when it was not: too large to keep, or its write failed)."""
+
+    sequence: int
+    answer: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
 class Completed:
     """The answer counted as query ``sequence``; ``names`` maps each of its item ids to its source name."""
 
@@ -85,37 +128,36 @@ class Completed:
     names: dict[str, str]
 
 
-Refusal = AlreadySeen | OverBudget
-Reservation = Reserved | AlreadySeen
-Completion = Completed | OverBudget
+Admission = Admitted | AlreadySeen | OverBudget | InProgress | KeyReused | Replayed
+Completion = Completed | AlreadySeen | OverBudget
+Keep = Callable[[Completed], bytes]
+"""Renders the answer to keep for an idempotent request, given the completion it would count as."""
 
 
 class SessionStore(Protocol):
     """Session state with atomic transitions; ``now`` drives expiry (a session lives ``ttl`` from its
-    first answered query)."""
+    first answered query). A request takes ``admit`` then ``complete``: one round trip each."""
 
     def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
         """The live state, or None when the session has no answered query or has expired."""
         ...
 
-    def check(self, scope: SessionScope, key: str, limit: int, now: datetime) -> Refusal | None:
-        """Why ``key`` would be refused now (an answered duplicate first, then the budget), or None.
-        Advisory: ``reserve`` and ``complete`` enforce both atomically."""
-        ...
-
-    def reserve(self, scope: SessionScope, key: str, now: datetime) -> Reservation:
-        """Claim ``key`` atomically; a claimed or answered key is ``AlreadySeen``."""
+    def admit(self, attempt: Attempt, limit: int, now: datetime) -> Admission:
+        """Whether the request may run: with an idempotency key, a replay of the key's answer, a key of
+        another request, or a key in use come first; then an answered duplicate, then the budget. Locks the
+        idempotency key when it admits. ``complete`` enforces duplicate and budget atomically."""
         ...
 
     def complete(
-        self, scope: SessionScope, key: str, item_ids: Sequence[str], limit: int, now: datetime
+        self, attempt: Attempt, item_ids: Sequence[str], limit: int, now: datetime, keep: Keep | None
     ) -> Completion:
-        """Count the claimed query as answered if fewer than ``limit`` were (atomically), naming its
-        sources; ``OverBudget`` releases the claim."""
+        """Count the query as answered, atomically: refused when the session answered it meanwhile or
+        the budget is spent (the key's lock is then released), else named and, with an idempotency key,
+        its answer (``keep``) kept for replays."""
         ...
 
-    def release(self, scope: SessionScope, key: str, now: datetime) -> None:
-        """Drop the claim of a query that failed: it does not count and may be asked again."""
+    def release(self, attempt: Attempt, now: datetime) -> None:
+        """Drop the idempotency key's lock of a request that failed: it does not count, the key is free."""
         ...
 
 

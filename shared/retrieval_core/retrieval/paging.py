@@ -29,7 +29,7 @@ TOKEN_VERSION = "p2"
 """``p1`` tokens named a cursor the first page wrote; they are invalid now, like any unknown version."""
 DEFAULT_WINDOW = 100
 NOT_PART_OF_RANKING = frozenset(
-    {"top_k", "next_token", "session_id", "session_limit", "pack", "include", "context_id"}
+    {"top_k", "next_token", "session_id", "session_limit", "pack", "include", "context_id", "idempotency_key"}
 )
 """Fields a continuation may change: page size and presentation, never what is ranked."""
 

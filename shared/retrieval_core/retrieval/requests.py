@@ -37,7 +37,7 @@ from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
 from ..models.vocabulary import Kind, Status
 from ..models.whole_numbers import WHOLE
 from ..packing.options import PackOptions
-from ..policy.state import SESSION_ID_PATTERN
+from ..policy.state import IDEMPOTENCY_KEY_PATTERN, SESSION_ID_PATTERN
 
 MAX_TEXT_CHARS = 4000
 MAX_TEXT_TERMS = 1000
@@ -63,6 +63,8 @@ SESSION_ID_JSON_PATTERN = f"^{SESSION_ID_PATTERN.pattern}$"
 """The policy's session id pattern as a JSON Schema ``pattern`` (which, unanchored, would search)."""
 SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_JSON_PATTERN)]
 _SESSION_ID: TypeAdapter[str] = TypeAdapter(SessionId)
+IdempotencyKey = Annotated[str, Field(min_length=1, max_length=256, pattern=IDEMPOTENCY_KEY_PATTERN.pattern)]
+_IDEMPOTENCY_KEY: TypeAdapter[str] = TypeAdapter(IdempotencyKey)
 
 # An upper bound on the terms OpenSearch's standard tokenizer makes of a text: each Han or Hiragana
 # character is a term of its own, so is each symbol (emoji); any other run of letters and digits is one.
@@ -86,10 +88,19 @@ def _is_punctuation(term: str) -> bool:
 
 def checked_session_id(value: str | None, field: str) -> str | None:
     """A session id from a header or a path, validated like the body's (a 422 naming ``field``)."""
+    return _checked(_SESSION_ID, value, field)
+
+
+def checked_idempotency_key(value: str | None, field: str) -> str | None:
+    """An idempotency key from a header, validated like the body's (a 422 naming ``field``)."""
+    return _checked(_IDEMPOTENCY_KEY, value, field)
+
+
+def _checked(adapter: TypeAdapter[str], value: str | None, field: str) -> str | None:
     if value is None:
         return None
     try:
-        return _SESSION_ID.validate_python(value)
+        return adapter.validate_python(value)
     except ValidationError as error:
         raise InvalidRequestError(f"{field}: {error.errors()[0]['msg']}", field=field) from None
 
@@ -268,6 +279,13 @@ class RetrieveRequest(BaseModel):
     )
     session_limit: Annotated[StrictInt, Field(ge=1, le=MAX_REQUEST_INT), WHOLE] | None = Field(
         default=None, description="Lowers the session's budget of answered queries (never raises it)."
+    )
+    idempotency_key: IdempotencyKey | None = Field(
+        default=None,
+        description="Needs a session. The same key with the same request (the packet may differ) returns "
+        "the first answer again, spending nothing: safe retries. The same key with another request is 422 "
+        "idempotency_key_reused; while the first is running, 409 request_in_progress. The API also takes "
+        "the Idempotency-Key header.",
     )
     pack: PackOptions | None = Field(default=None, description="Build a context packet from these hits.")
     include: list[HitPart] | None = Field(

@@ -23,6 +23,7 @@ from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOUR
 from retrieval_core.entrypoints.bedrock.errors import ERROR_CODES, ERROR_TYPE_HEADER, INTERNAL
 from retrieval_core.entrypoints.bedrock.request import KnowledgeBaseRetrieveRequest
 from retrieval_core.models.vocabulary import Status
+from retrieval_core.policy.state import IDEMPOTENCY_KEY_PATTERN
 from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
 
 from .lambda_runtime import API_FUNCTIONS, FUNCTIONS_DIR, UnknownFunctionError, handler_module
@@ -92,6 +93,12 @@ SESSION_PARAM = _optional_header(
     "Retrieval session id, when the body carries no `session_id`.",
     SESSION_ID_JSON_PATTERN,
 )
+IDEMPOTENCY_PARAM = _optional_header(
+    headers.IDEMPOTENCY_HEADER,
+    "Idempotency key (needs a session), when the body carries no `idempotency_key`: the same key with the "
+    "same request returns the first answer again without spending budget.",
+    IDEMPOTENCY_KEY_PATTERN.pattern,
+)
 ERROR_DESCRIPTIONS = {
     "400": (
         "`next_token_invalid`: the token was altered or issued to another context; "
@@ -105,12 +112,18 @@ ERROR_DESCRIPTIONS = {
         "it finds nothing, like a missing one)."
     ),
     "404": "Not found in the caller's context (a foreign id is answered the same way).",
-    "409": "The session already saw this query.",
+    "409": (
+        "The session already saw this query (`duplicate_query`), or a request with the same idempotency "
+        "key is still running (`request_in_progress`)."
+    ),
     "415": (
         "The body is not declared as JSON (or no Content-Type was sent): send "
         "`Content-Type: application/json`. Nothing was read or counted."
     ),
-    "422": "The request is malformed; the body names each offending field. Nothing was changed.",
+    "422": (
+        "The request is malformed; the body names each offending field (`idempotency_key_reused`: the key "
+        "belongs to another request). Nothing was changed."
+    ),
     "429": "The session's query budget is spent.",
     "500": "An internal error; the body names nothing internal.",
     "503": "A backing service is unavailable; retry after `Retry-After` seconds.",
@@ -133,7 +146,7 @@ ROUTES: dict[tuple[str, str], dict[str, Any]] = {
     KNOWLEDGE_BASE_ROUTE: {"errors": (), "headers": [SESSION_PARAM]},
     ("/v1/retrieve", "post"): {
         "errors": ("400", "401", "403", "409", "410", "415", "422", "429"),
-        "headers": [SESSION_PARAM],
+        "headers": [SESSION_PARAM, IDEMPOTENCY_PARAM],
     },
     ("/v1/sessions/{session_id}", "get"): {
         "errors": ("401", "403", "404", "422"),

@@ -129,6 +129,10 @@ class LocalStepFunctions:
             name=name or f"run-{uuid.uuid4().hex[:12]}",
             input=json.dumps(workflow_input),
         )["executionArn"]
+        return self.wait(arn)
+
+    def wait(self, arn: str) -> Execution:
+        """Wait for a started execution to finish."""
         deadline = time.monotonic() + TIMEOUT_SECONDS
         while (described := self.client.describe_execution(executionArn=arn))["status"] == "RUNNING":
             if time.monotonic() > deadline:
