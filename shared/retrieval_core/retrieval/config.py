@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..graph.neighbourhood import DEFAULT_NODE_CAP
 from ..models.metadata import FieldType
+from .feedback import FeedbackOptions
+from .fusion import Normalization
+from .rerank import RerankOptions
 
 DEFAULT_RANK_CONSTANT = 10
 """RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
@@ -19,21 +22,48 @@ DEFAULT_PAGING_TTL_SECONDS = 3600
 """How long a next_token and the ranking it pages through live (``RETRIEVAL_PAGING_TTL_SECONDS``)."""
 
 
-class FusionConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+FusionMethod = Literal["rrf", "score"]
+MAX_RANK_CONSTANT = 1000
+MAX_ARM_WEIGHT = 10.0
 
-    method: Literal["rrf", "weighted"] = "rrf"
-    rank_constant: int = Field(
-        default=DEFAULT_RANK_CONSTANT, ge=1, description="RRF's k: larger flattens rank differences."
+
+class ArmWeights(BaseModel):
+    """How much each arm counts in hybrid fusion (relative: only their ratio matters)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lexical: float = Field(default=1.0, ge=0, le=MAX_ARM_WEIGHT, allow_inf_nan=False)
+    vector: float = Field(default=1.0, ge=0, le=MAX_ARM_WEIGHT, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> ArmWeights:
+        if self.lexical + self.vector <= 0:
+            raise ValueError("at least one arm needs a weight above 0")
+        return self
+
+    def by_arm(self) -> dict[str, float]:
+        return {"lexical": self.lexical, "vector": self.vector}
+
+
+class FusionConfig(BaseModel):
+    """How hybrid mode combines its lexical and vector arms."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: FusionMethod = Field(
+        default="rrf", description="`rrf`: weighted reciprocal ranks; `score`: weighted normalised scores."
     )
-    lexical_weight: float = Field(
-        default=0.5, ge=0, le=1, description="Weighted fusion: the lexical arm's share; vector gets the rest."
+    rank_constant: int = Field(
+        default=DEFAULT_RANK_CONSTANT,
+        ge=1,
+        le=MAX_RANK_CONSTANT,
+        description="RRF's k: larger flattens rank differences.",
+    )
+    weights: ArmWeights = Field(default=ArmWeights(), description="Each arm's weight (rrf and score).")
+    normalization: Normalization = Field(
+        default="min_max", description="score: how each arm's scores are scaled before they are summed."
     )
     candidate_depth: int = Field(default=100, ge=1, le=1000, description="Candidates fetched per arm.")
-
-    @property
-    def arm_weights(self) -> dict[str, float]:
-        return {"lexical": self.lexical_weight, "vector": 1.0 - self.lexical_weight}
 
 
 class GraphExpansionConfig(BaseModel):
@@ -50,6 +80,10 @@ class RetrievalConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     fusion: FusionConfig = FusionConfig()
+    rerank: RerankOptions = RerankOptions()
+    feedback: FeedbackOptions | None = Field(
+        default=None, description="Pseudo-relevance feedback for the lexical arm; None: only on request."
+    )
     expansion: GraphExpansionConfig = GraphExpansionConfig()
     metadata: dict[str, FieldType] = Field(
         default_factory=dict, description="Declared metadata types filters are checked against."

@@ -7,19 +7,22 @@ diversity). A missing capability yields a typed-empty result with ``supported: f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..graph.walk import walk
 from ..models.filters import Filter, resolve
-from ..models.hits import Hit, Signal
+from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, SearchFilters, TimeWindow
-from .config import RetrievalConfig
+from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
+from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms
 from .fusion import (
+    Fused,
     RescorableT,
     built,
     diversify,
@@ -30,6 +33,7 @@ from .fusion import (
     weighted_score_fusion,
 )
 from .requests import Mode, RetrieveRequest
+from .rerank import RerankOptions, RerankStage
 from .responses import AppliedFilter, AppliedLimits, FilterPlacement
 
 GRAPH_ARM = "graph"
@@ -84,6 +88,12 @@ class RetrievalRouter:
             ranking.mode, ranking.supported, hits, ranking.applied, ranking.missing_capability, ranking.arms
         )
 
+    def tuning(self, request: RetrieveRequest) -> Tuning:
+        """The fusion, rerank and feedback this request uses: its own options over the deployment's."""
+        config = self._config
+        fusion = config.fusion if request.fusion is None else request.fusion.applied_to(config.fusion)
+        return Tuning(fusion, request.rerank or config.rerank, request.feedback or config.feedback)
+
     def rank(self, request: RetrieveRequest, depth: int, *, all_fused: bool = False) -> Ranking:
         """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
         below it. Hybrid fuses each arm's ``max(candidate_depth, depth)`` and builds hits for the first
@@ -91,24 +101,33 @@ class RetrievalRouter:
         ranking deeper instead would fuse other candidates)."""
         self._check_vector(request)
         where = self.resolved_filter(request)
-        applied = self.applied(request)
+        tuning = self.tuning(request)
+        applied = self.applied(request, tuning)
+        if tuning.reranks(request.mode):
+            depth = max(depth, tuning.rerank.depth)  # the pool is the same however deep a page ranks
         filters = SearchFilters(
             kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=where
         )
+        notes = Notes()
         try:
-            hits, arms, complete = self._dispatch(request, filters, applied, all_fused)
+            hits, arms, complete = self._dispatch(request, filters, applied, all_fused, tuning, notes)
         except CapabilityMissingError as missing:
             return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
+        applied = applied.model_copy(
+            update={"rerank": notes.rerank, "expansion_terms": notes.expansion_terms}
+        )
         return Ranking(request.mode, True, hits, self.placed(applied, where, arms), complete, arms=arms)
 
-    def applied(self, request: RetrieveRequest) -> AppliedLimits:
+    def applied(self, request: RetrieveRequest, tuning: Tuning | None = None) -> AppliedLimits:
+        tuning = tuning or self.tuning(request)
         return AppliedLimits(
             top_k=request.applied_top_k,
             depth=request.applied_depth,
             min_score=None if request.min_score is None else float(request.min_score),
             statuses=list(dict.fromkeys(request.statuses)),
             kinds=list(dict.fromkeys(request.kinds or ())),
-            rank_constant=self._config.fusion.rank_constant,
+            rank_constant=tuning.fusion.rank_constant,
+            fusion=tuning.fusion if request.mode == Mode.HYBRID else None,
         )
 
     @staticmethod
@@ -123,51 +142,70 @@ class RetrievalRouter:
         return applied.model_copy(update={"filter": AppliedFilter(expression=where.echo(), arms=placed)})
 
     def _dispatch(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits, all_fused: bool
+        self,
+        request: RetrieveRequest,
+        filters: SearchFilters,
+        applied: AppliedLimits,
+        all_fused: bool,
+        tuning: Tuning,
+        notes: Notes,
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         ctx = self._context.context_id
+        ranked = partial(self._ranked, request=request, applied=applied, tuning=tuning, notes=notes)
         match request.mode:
             case Mode.LEXICAL:
                 lexical = _require(self._can.lexical, "lexical")
-                raw = normalise_by_max(lexical.lexical(ctx, request.text or "", filters))
-                return self._ranked(raw, filters.size, request, applied, ("lexical",))
+                text = request.text or ""
+                raw = normalise_by_max(lexical.lexical(ctx, text, filters))
+                if tuning.feedback is not None:
+                    expansion = self._expansion(text, raw, tuning.feedback, notes)
+                    if expansion:
+                        raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
+                return ranked(raw, filters.size, arms=("lexical",))
             case Mode.VECTOR:
                 vector = _require(self._can.vector, "vector")
                 raw = vector.vector(ctx, self._query_vector(request), filters)
-                return self._ranked(raw, filters.size, request, applied, ("vector",))
+                return ranked(raw, filters.size, arms=("vector",))
             case Mode.HYBRID:
-                return self._hybrid(request, filters, applied, all_fused)
+                return self._hybrid(request, filters, applied, all_fused, tuning, notes)
             case Mode.ENTITY:
                 entities = _require(self._can.entity, "entity")
                 raw = entities.by_entity(ctx, request.entity_id or "", filters)
-                return self._ranked(raw, filters.size, request, applied, ("entity",))
+                return ranked(raw, filters.size, arms=("entity",))
             case Mode.GRAPH_WALK:
                 # The walk is whole (bounded by the node cap), so its ranking is complete at once.
                 raw = self._graph_hits([request.entity_id or ""], applied.depth, filters, exclude=set())
-                return self._ranked(raw, len(raw) + 1, request, applied, (GRAPH_ARM,))
+                return ranked(raw, len(raw) + 1, arms=(GRAPH_ARM,))
             case Mode.TEMPORAL:
                 temporal = _require(self._can.temporal, "temporal")
                 assert request.window is not None  # guaranteed by RetrieveRequest
                 window = TimeWindow(request.window.start, request.window.end)
                 raw = temporal.in_window(ctx, window, filters)
-                return self._ranked(raw, filters.size, request, applied, ("temporal",))
+                return ranked(raw, filters.size, arms=("temporal",))
 
     def _hybrid(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits, all_fused: bool
+        self,
+        request: RetrieveRequest,
+        filters: SearchFilters,
+        applied: AppliedLimits,
+        all_fused: bool,
+        tuning: Tuning,
+        notes: Notes,
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         store = _require(self._can.hybrid, "hybrid")
         vector = self._query_vector(request)
-        depth = max(self._config.fusion.candidate_depth, filters.size)
-        arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
-        fusion = self._config.fusion
-        if fusion.method == "weighted":
-            combined = weighted_score_fusion(arms, fusion.arm_weights)
-        else:
-            combined = reciprocal_rank_fusion(arms, applied.rank_constant)
-        ordered, dropped = self._ordered(combined, request, applied)
+        text = request.text or ""
+        depth = max(tuning.fusion.candidate_depth, filters.size)
+        arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
+        if tuning.feedback is not None:
+            first = built(fuse(arms, tuning.fusion)[: tuning.feedback.docs])
+            expansion = self._expansion(text, first, tuning.feedback, notes)
+            if expansion:
+                arms = store.hybrid(self._context.context_id, text, vector, filters, depth, expansion).arms
+        ordered, dropped = self._ordered(fuse(arms, tuning.fusion), request, applied)
         kept = ordered if all_fused else ordered[: filters.size]
         complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
-        fused = built(kept)
+        fused = self._reranked(built(kept), request, tuning, notes)
         if not request.expand_graph or not fused:
             return fused, tuple(arms), complete
         # Graph expansion decorates one page: the top_k fused hits, then the graph arm below them. It
@@ -184,6 +222,22 @@ class RetrievalRouter:
             for h in added[: self._config.expansion.max_added]
         ]
         return fused + below, (*arms, GRAPH_ARM), True
+
+    def _expansion(
+        self, text: str, first: Sequence[Hit], options: FeedbackOptions, notes: Notes
+    ) -> list[tuple[str, float]]:
+        """Expansion terms from the first pass's top hits (this caller's, under this filter)."""
+        feedback = [FeedbackText(hit.text, hit.score) for hit in first[: options.docs]]
+        terms = expansion_terms(feedback, options.terms)
+        notes.expansion_terms = [term.term for term in terms]
+        return boosts(text, terms, options.weight)
+
+    def _reranked(self, hits: list[Hit], request: RetrieveRequest, tuning: Tuning, notes: Notes) -> list[Hit]:
+        if not tuning.reranks(request.mode):
+            return hits
+        stage = RerankStage(self._context.context_id, reranker=self._can.reranker, vectors=self._can.vectors)
+        reranked, notes.rerank = stage.apply(hits, request.text, tuning.rerank)
+        return reranked
 
     def _graph_hits(
         self, seeds: Sequence[str], depth: int, filters: SearchFilters, *, exclude: set[str]
@@ -220,12 +274,15 @@ class RetrievalRouter:
         self,
         raw: Sequence[Hit],
         asked: int,
+        *,
         request: RetrieveRequest,
         applied: AppliedLimits,
+        tuning: Tuning,
+        notes: Notes,
         arms: tuple[str, ...],
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         ranked, dropped = self._ordered(raw, request, applied)
-        return ranked, arms, dropped or len(raw) < asked
+        return self._reranked(ranked, request, tuning, notes), arms, dropped or len(raw) < asked
 
     def _ordered(
         self, hits: Sequence[RescorableT], request: RetrieveRequest, applied: AppliedLimits
@@ -250,6 +307,34 @@ class RetrievalRouter:
                 raise InvalidRequestError(
                     f"vector: expected {expected} dimensions, got {len(request.vector)}", field="vector"
                 )
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """A request's ranking policy: the deployment's retrieval config with the request's options on top."""
+
+    fusion: FusionConfig
+    rerank: RerankOptions
+    feedback: FeedbackOptions | None
+
+    def reranks(self, mode: Mode) -> bool:
+        # A graph walk's order is its hop distance: there is no relevance to the text to rerank by.
+        return self.rerank.method != "none" and mode != Mode.GRAPH_WALK
+
+
+@dataclass(slots=True)
+class Notes:
+    """What the ranking stages did, for ``applied``."""
+
+    rerank: str | None = None
+    expansion_terms: list[str] | None = None
+
+
+def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[Fused[Candidate]]:
+    weights = fusion.weights.by_arm()
+    if fusion.method == "score":
+        return weighted_score_fusion(arms, weights, fusion.normalization)
+    return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)
 
 
 def presented(page: list[Hit], request: RetrieveRequest) -> list[Hit]:

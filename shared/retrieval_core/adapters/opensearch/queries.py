@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...models.filters import Filter
-from ...ports import SearchFilters, TimeWindow
+from ...ports import Expansion, SearchFilters, TimeWindow
 from .filters import filter_clause
 from .index import VECTOR_FIELD
 
@@ -54,16 +54,19 @@ def filter_clauses(
     return clauses
 
 
-def lexical_body(context_id: str, text: str, filters: SearchFilters, size: int) -> dict[str, Any]:
+def lexical_body(
+    context_id: str, text: str, filters: SearchFilters, size: int, expansion: Expansion = ()
+) -> dict[str, Any]:
+    """BM25 on ``text``; with ``expansion``, also on each (term, boost): a document matching any of
+    them qualifies, and the filters stay the same."""
+    match: dict[str, Any] = {"match": {"text": {"query": text}}}
+    if expansion:
+        terms = [{"match": {"text": {"query": term, "boost": boost}}} for term, boost in expansion]
+        match = {"bool": {"should": [match, *terms], "minimum_should_match": 1}}
     return {
         "size": size,
         "_source": SOURCE_FIELDS,
-        "query": {
-            "bool": {
-                "must": [{"match": {"text": {"query": text}}}],
-                "filter": filter_clauses(context_id, filters),
-            }
-        },
+        "query": {"bool": {"must": [match], "filter": filter_clauses(context_id, filters)}},
     }
 
 
@@ -134,4 +137,13 @@ def ids_body(context_id: str, ids: Sequence[str], where: Filter | None = None) -
         "query": {
             "bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id, where=where)]}
         },
+    }
+
+
+def vectors_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
+    """The embeddings of the caller's items among ``ids`` (the context filter inside the query)."""
+    return {
+        "size": len(ids),
+        "_source": {"includes": ["id", VECTOR_FIELD]},
+        "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id)]}},
     }
