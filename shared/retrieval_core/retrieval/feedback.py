@@ -9,11 +9,12 @@ nothing about other contexts can leak into the expansion. A stop-word list keeps
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 _WORD = re.compile(r"[^\W\d_][^\W_]+")
 STOP_WORDS = frozenset(
@@ -28,11 +29,14 @@ STOP_WORDS = frozenset(
 
 
 class FeedbackOptions(BaseModel):
-    """lexical and hybrid: expand the lexical query with terms from the first pass's top hits (a second
-    search: one more round trip)."""
+    """Pseudo-relevance feedback: a first pass, then the real search with a query moved towards the first
+    pass's top hits. lexical and hybrid add expansion terms to the lexical query; vector and hybrid move
+    the query vector towards the top hits' mean vector (Rocchio). Costs a second search and, when the
+    vector moves, one read of the top hits' vectors."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
+    enabled: StrictBool = Field(default=True, description="false: one pass, no feedback.")
     docs: int = Field(default=5, ge=1, le=20, description="How many top hits of the first pass are read.")
     terms: int = Field(default=20, ge=1, le=50, description="How many expansion terms are added.")
     weight: float = Field(
@@ -41,6 +45,14 @@ class FeedbackOptions(BaseModel):
         lt=1,
         allow_inf_nan=False,
         description="The expansion terms' share of the query; the original text keeps the rest.",
+    )
+    vector_weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=5,
+        allow_inf_nan=False,
+        description="Rocchio: the top hits' mean vector is added with this weight to the unit query "
+        "vector (0: the vector is left alone).",
     )
 
 
@@ -80,3 +92,19 @@ def boosts(text: str, terms: Sequence[WeightedTerm], weight: float) -> list[tupl
     original text (boost 1)."""
     scale = weight / (1 - weight) * query_words(text)
     return [(term.term, term.weight * scale) for term in terms]
+
+
+def rocchio(query: Sequence[float], feedback: Sequence[Sequence[float]], weight: float) -> list[float]:
+    """``query`` plus ``weight`` times the mean of the feedback vectors, scaled back to unit length (the
+    index compares by cosine); the query itself when there is nothing to move towards."""
+    if not feedback or weight <= 0:
+        return list(query)
+    dims = len(query)
+    usable = [v for v in feedback if len(v) == dims]
+    length = math.sqrt(math.fsum(q * q for q in query))
+    if not usable or not length > 0:
+        return list(query)
+    unit = [q / length for q in query]  # a caller's own vector need not be unit length
+    moved = [u + weight * math.fsum(v[i] for v in usable) / len(usable) for i, u in enumerate(unit)]
+    norm = math.sqrt(math.fsum(x * x for x in moved))
+    return [x / norm for x in moved] if norm > 0 and math.isfinite(norm) else list(query)

@@ -36,7 +36,7 @@ RerankMethod = Literal["none", "model", "mmr"]
 class RerankOptions(BaseModel):
     """Which reranker reorders the top of the ranking, and how deep."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, strict=True)
 
     method: RerankMethod = Field(
         default="none",

@@ -8,7 +8,7 @@ diversity). A missing capability yields a typed-empty result with ``supported: f
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeVar
 
@@ -20,7 +20,7 @@ from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, SearchFilters, TimeWindow
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
-from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms
+from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
 from .fusion import (
     Fused,
     RescorableT,
@@ -37,6 +37,9 @@ from .rerank import RerankOptions, RerankStage
 from .responses import AppliedFilter, AppliedLimits, FilterPlacement
 
 GRAPH_ARM = "graph"
+FIRST_PASS_DEPTH = 20
+"""Candidates per arm of a feedback first pass (at least four per hit feedback reads): it only has to
+find the few top hits, and a hit ranked below this in every arm could hardly fuse into them."""
 T = TypeVar("T")
 
 
@@ -92,7 +95,10 @@ class RetrievalRouter:
         """The fusion, rerank and feedback this request uses: its own options over the deployment's."""
         config = self._config
         fusion = config.fusion if request.fusion is None else request.fusion.applied_to(config.fusion)
-        return Tuning(fusion, request.rerank or config.rerank, request.feedback or config.feedback)
+        feedback = request.feedback or config.feedback
+        if feedback is not None and not feedback.enabled:
+            feedback = None
+        return Tuning(fusion, request.rerank or config.rerank, feedback)
 
     def rank(self, request: RetrieveRequest, depth: int, *, all_fused: bool = False) -> Ranking:
         """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
@@ -156,15 +162,23 @@ class RetrievalRouter:
             case Mode.LEXICAL:
                 lexical = _require(self._can.lexical, "lexical")
                 text = request.text or ""
-                raw = normalise_by_max(lexical.lexical(ctx, text, filters))
-                if tuning.feedback is not None:
-                    expansion = self._expansion(text, raw, tuning.feedback, notes)
-                    if expansion:
-                        raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
+                if tuning.feedback is None:
+                    raw = normalise_by_max(lexical.lexical(ctx, text, filters))
+                else:
+                    first = normalise_by_max(
+                        lexical.lexical(ctx, text, _first_pass(filters, tuning.feedback))
+                    )
+                    expansion = self._expansion(text, first, tuning.feedback, notes)
+                    raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
                 return ranked(raw, filters.size, arms=("lexical",))
             case Mode.VECTOR:
-                vector = _require(self._can.vector, "vector")
-                raw = vector.vector(ctx, self._query_vector(request), filters)
+                search = _require(self._can.vector, "vector")
+                vector = self._query_vector(request)
+                if tuning.feedback is None or tuning.feedback.vector_weight <= 0:
+                    raw = search.vector(ctx, vector, filters)
+                else:
+                    first = search.vector(ctx, vector, _first_pass(filters, tuning.feedback))
+                    raw = search.vector(ctx, self._moved(vector, first, tuning.feedback), filters)
                 return ranked(raw, filters.size, arms=("vector",))
             case Mode.HYBRID:
                 return self._hybrid(request, filters, applied, all_fused, tuning, notes)
@@ -196,12 +210,18 @@ class RetrievalRouter:
         vector = self._query_vector(request)
         text = request.text or ""
         depth = max(tuning.fusion.candidate_depth, filters.size)
-        arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
-        if tuning.feedback is not None:
+        if tuning.feedback is None:
+            arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
+        else:
+            # The fused first pass judges relevance better than either arm alone: both arms are moved
+            # towards its top hits and searched again, in one more _msearch. The first pass only has to
+            # find those few hits, so it ranks a shallower pool.
+            shallow = _first_pass(filters, tuning.feedback).size
+            arms = store.hybrid(self._context.context_id, text, vector, filters, shallow).arms
             first = built(fuse(arms, tuning.fusion)[: tuning.feedback.docs])
             expansion = self._expansion(text, first, tuning.feedback, notes)
-            if expansion:
-                arms = store.hybrid(self._context.context_id, text, vector, filters, depth, expansion).arms
+            moved = self._moved(vector, first, tuning.feedback)
+            arms = store.hybrid(self._context.context_id, text, moved, filters, depth, expansion).arms
         ordered, dropped = self._ordered(fuse(arms, tuning.fusion), request, applied)
         kept = ordered if all_fused else ordered[: filters.size]
         complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
@@ -227,10 +247,21 @@ class RetrievalRouter:
         self, text: str, first: Sequence[Hit], options: FeedbackOptions, notes: Notes
     ) -> list[tuple[str, float]]:
         """Expansion terms from the first pass's top hits (this caller's, under this filter)."""
+        if options.weight <= 0:
+            return []
         feedback = [FeedbackText(hit.text, hit.score) for hit in first[: options.docs]]
         terms = expansion_terms(feedback, options.terms)
         notes.expansion_terms = [term.term for term in terms]
         return boosts(text, terms, options.weight)
+
+    def _moved(self, vector: list[float], first: Sequence[Hit], options: FeedbackOptions) -> list[float]:
+        """Rocchio: the query vector moved towards the first pass's top hits' stored vectors (read in
+        one round trip, in the caller's context); unchanged when nothing can be read."""
+        if options.vector_weight <= 0 or self._can.vectors is None or not first:
+            return vector
+        ids = [hit.id for hit in first[: options.docs]]
+        stored = self._can.vectors.vectors(self._context.context_id, ids)
+        return rocchio(vector, [stored[i] for i in ids if i in stored], options.vector_weight)
 
     def _reranked(self, hits: list[Hit], request: RetrieveRequest, tuning: Tuning, notes: Notes) -> list[Hit]:
         if not tuning.reranks(request.mode):
@@ -328,6 +359,10 @@ class Notes:
 
     rerank: str | None = None
     expansion_terms: list[str] | None = None
+
+
+def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilters:
+    return replace(filters, size=max(FIRST_PASS_DEPTH, 4 * feedback.docs))
 
 
 def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[Fused[Candidate]]:

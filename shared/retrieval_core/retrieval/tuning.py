@@ -27,7 +27,7 @@ FUSION_PRESETS: dict[FusionPresetName, FusionConfig] = {
 class FusionOptions(BaseModel):
     """hybrid: how the two arms are combined. Unset fields keep the preset's (or the deployment's)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     preset: FusionPresetName | None = Field(
         default=None, description="Start from a named fusion preset instead of the deployment's default."
