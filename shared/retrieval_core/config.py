@@ -68,6 +68,9 @@ class Settings(BaseModel):
     session_ttl_seconds: int = Field(default=DEFAULT_SESSION_TTL_SECONDS, ge=60)
     retrieval_preset: PresetName = "default"
     rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
+    rerank_model: Literal["none", "amazon.rerank-v1:0", "cohere.rerank-v3-5:0"] = "none"
+    """The Bedrock Rerank model (template parameter ``RerankModel``); one set reranks every request by
+    default (``rerank.method: model``)."""
     # Ingestion (the ingest function): where parts of a large object are queued, and how many lines
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None

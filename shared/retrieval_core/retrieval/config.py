@@ -110,10 +110,15 @@ PRESETS: dict[PresetName, RetrievalConfig] = {
 
 
 def preset(
-    name: PresetName, *, rank_constant: int | None = None, metadata: dict[str, FieldType] | None = None
+    name: PresetName,
+    *,
+    rank_constant: int | None = None,
+    metadata: dict[str, FieldType] | None = None,
+    rerank_by_model: bool = False,
 ) -> RetrievalConfig:
-    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT)
-    and the deployment's declared metadata types (RETRIEVAL_METADATA_FIELDS)."""
+    """A named preset, optionally with the RRF constant from the environment (RETRIEVAL_RRF_RANK_CONSTANT),
+    the deployment's declared metadata types (RETRIEVAL_METADATA_FIELDS), and reranking by the
+    deployment's rerank model by default (RETRIEVAL_RERANK_MODEL set)."""
     config = PRESETS[name]
     if metadata:
         config = config.model_copy(update={"metadata": dict(metadata)})
@@ -121,4 +126,6 @@ def preset(
         config = config.model_copy(
             update={"fusion": config.fusion.model_copy(update={"rank_constant": rank_constant})}
         )
+    if rerank_by_model:
+        config = config.model_copy(update={"rerank": config.rerank.model_copy(update={"method": "model"})})
     return config
