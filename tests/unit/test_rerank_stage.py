@@ -148,3 +148,19 @@ def test_graph_walk_is_never_reranked() -> None:
 def test_rerank_options_are_bounded(bad: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="rerank"):
         request(mode="lexical", rerank=bad)
+
+
+@pytest.mark.parametrize("mode", ["lexical", "vector", "hybrid"])
+def test_pages_follow_the_reranked_order(mode: str) -> None:
+    from test_pages import MODES, Paging, ids
+
+    paging = Paging()
+    rerank = {"rerank": {"method": "mmr", "lambda": 0.5, "depth": 25}}
+    single = paging.page(MODES[mode] | rerank | {"top_k": 30})
+    plain = ids(paging.page(MODES[mode] | {"top_k": 30}))
+    assert ids(single) != plain and sorted(ids(single)[:25]) == sorted(plain[:25])
+    pages = paging.through(MODES[mode] | rerank | {"top_k": 10})
+    every = ids(*pages)
+    assert every[:30] == ids(single)  # the first page ranks shallower, yet the pool is the same
+    assert len(every) == len(set(every))
+    assert all(page.applied.rerank == "mmr(lambda=0.5, depth=25)" for page in pages[:1])
