@@ -38,8 +38,8 @@ from .responses import AppliedFilter, AppliedLimits, FilterPlacement
 
 GRAPH_ARM = "graph"
 FIRST_PASS_DEPTH = 20
-"""Candidates per arm of a feedback first pass (at least four per hit feedback reads): it only has to
-find the few top hits, and a hit ranked below this in every arm could hardly fuse into them."""
+"""Hits of a single-arm feedback first pass (at least four per hit feedback reads): an arm's top hits
+are the same whatever its depth, so the first pass only ranks what feedback reads."""
 T = TypeVar("T")
 
 
@@ -210,14 +210,11 @@ class RetrievalRouter:
         vector = self._query_vector(request)
         text = request.text or ""
         depth = max(tuning.fusion.candidate_depth, filters.size)
-        if tuning.feedback is None:
-            arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
-        else:
+        arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
+        if tuning.feedback is not None:
             # The fused first pass judges relevance better than either arm alone: both arms are moved
-            # towards its top hits and searched again, in one more _msearch. The first pass only has to
-            # find those few hits, so it ranks a shallower pool.
-            shallow = _first_pass(filters, tuning.feedback).size
-            arms = store.hybrid(self._context.context_id, text, vector, filters, shallow).arms
+            # towards its top hits and searched again, in one more _msearch. Unlike a single arm's, a
+            # fused top needs each arm's full ranks (a shallower first pass measurably lost quality).
             first = built(fuse(arms, tuning.fusion)[: tuning.feedback.docs])
             expansion = self._expansion(text, first, tuning.feedback, notes)
             moved = self._moved(vector, first, tuning.feedback)
