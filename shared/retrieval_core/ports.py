@@ -72,8 +72,11 @@ class HybridSearch(Protocol):
         filters: SearchFilters,
         depth: int,
         expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
-        """Lexical and k-NN arms in one round trip; ``depth`` candidates per arm."""
+        """Lexical and k-NN arms in one round trip; ``depth`` candidates per arm. ``ids_only``: a first
+        pass whose candidates are fused but never built into hits (their sources are left out)."""
         ...
 
 
@@ -140,10 +143,18 @@ class Reranker(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """An item's text and stored embedding (what feedback and MMR read of a few top hits)."""
+
+    text: str
+    vector: list[float]
+
+
 class VectorReader(Protocol):
-    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        """The stored embeddings of the caller's items among ``ids``, in one round trip; foreign and
-        missing ids are simply absent."""
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
+        """The texts and stored embeddings of the caller's items among ``ids``, in one round trip;
+        foreign and missing ids are simply absent."""
         ...
 
 

@@ -19,6 +19,7 @@ from retrieval_core.ports import (
     Expansion,
     GraphTraversal,
     SearchFilters,
+    Stored,
     TimeWindow,
 )
 
@@ -116,6 +117,8 @@ class InMemoryStore(InMemoryLexicalStore):
         filters: SearchFilters,
         depth: int,
         expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
         self.calls.append("hybrid")
         query = _words(" ".join([text, *(term for term, _ in expansion)]))
@@ -127,11 +130,13 @@ class InMemoryStore(InMemoryLexicalStore):
             }
         )
 
-    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, list[float]]:
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
         self.calls.append("vectors")
         wanted = set(ids)
         return {
-            i.id: list(i.embedding) for i in self._visible(context_id, None) if i.id in wanted and i.embedding
+            i.id: Stored(i.text, list(i.embedding))
+            for i in self._visible(context_id, None)
+            if i.id in wanted and i.embedding
         }
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
@@ -161,8 +166,10 @@ class BuildCountingStore(InMemoryStore):
         filters: SearchFilters,
         depth: int,
         expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
-        arms = super().hybrid(context_id, text, vector, filters, depth, expansion).arms
+        arms = super().hybrid(context_id, text, vector, filters, depth, expansion, ids_only=ids_only).arms
         self.candidates.extend(c.id for found in arms.values() for c in found)
         return ArmResults(arms={arm: [self._counted(c) for c in found] for arm, found in arms.items()})
 

@@ -106,9 +106,8 @@ class RerankStage:
         if self._vectors is None:
             raise _Skipped("this store cannot read stored vectors")
         stored = self._vectors.vectors(self._context_id, [hit.id for hit in pool])
-        return mmr_order(
-            [hit.score for hit in pool], [stored.get(hit.id) for hit in pool], options.mmr_lambda
-        )
+        vectors = [found.vector if (found := stored.get(hit.id)) else None for hit in pool]
+        return mmr_order([hit.score for hit in pool], vectors, options.mmr_lambda)
 
 
 def reranked(pool: Sequence[Hit], scored: Sequence[tuple[int, float]]) -> list[Hit]:

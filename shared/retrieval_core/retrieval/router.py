@@ -17,7 +17,7 @@ from ..errors import InvalidRequestError
 from ..graph.walk import walk
 from ..models.filters import Filter, resolve
 from ..models.hits import Candidate, Hit, Signal
-from ..ports import Capabilities, SearchFilters, TimeWindow
+from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
@@ -168,7 +168,8 @@ class RetrievalRouter:
                     first = normalise_by_max(
                         lexical.lexical(ctx, text, _first_pass(filters, tuning.feedback))
                     )
-                    expansion = self._expansion(text, first, tuning.feedback, notes)
+                    feedback = [FeedbackText(hit.text, hit.score) for hit in first]
+                    expansion = self._expansion(text, feedback, tuning.feedback, notes)
                     raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
                 return ranked(raw, filters.size, arms=("lexical",))
             case Mode.VECTOR:
@@ -210,15 +211,10 @@ class RetrievalRouter:
         vector = self._query_vector(request)
         text = request.text or ""
         depth = max(tuning.fusion.candidate_depth, filters.size)
-        arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
-        if tuning.feedback is not None:
-            # The fused first pass judges relevance better than either arm alone: both arms are moved
-            # towards its top hits and searched again, in one more _msearch. Unlike a single arm's, a
-            # fused top needs each arm's full ranks (a shallower first pass measurably lost quality).
-            first = built(fuse(arms, tuning.fusion)[: tuning.feedback.docs])
-            expansion = self._expansion(text, first, tuning.feedback, notes)
-            moved = self._moved(vector, first, tuning.feedback)
-            arms = store.hybrid(self._context.context_id, text, moved, filters, depth, expansion).arms
+        if tuning.feedback is None:
+            arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
+        else:
+            arms = self._fed_back(store, text, vector, filters, depth, tuning, notes)
         ordered, dropped = self._ordered(fuse(arms, tuning.fusion), request, applied)
         kept = ordered if all_fused else ordered[: filters.size]
         complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
@@ -240,14 +236,38 @@ class RetrievalRouter:
         ]
         return fused + below, (*arms, GRAPH_ARM), True
 
+    def _fed_back(
+        self,
+        store: HybridSearch,
+        text: str,
+        vector: list[float],
+        filters: SearchFilters,
+        depth: int,
+        tuning: Tuning,
+        notes: Notes,
+    ) -> Mapping[str, Sequence[Candidate]]:
+        """Hybrid feedback: the fused first pass judges relevance better than either arm alone, so both
+        arms are moved towards its top hits and searched again. The first pass ranks the full pool (a
+        fused top needs each arm's full ranks) but carries only ids; the top hits' texts and vectors
+        come in one read of just those items."""
+        assert tuning.feedback is not None
+        ctx = self._context.context_id
+        arms = store.hybrid(ctx, text, vector, filters, depth, ids_only=True).arms
+        top = fuse(arms, tuning.fusion)[: tuning.feedback.docs]
+        stored = self._can.vectors.vectors(ctx, [f.id for f in top]) if self._can.vectors and top else {}
+        found = [(stored[f.id], f.score) for f in top if f.id in stored]
+        first = [FeedbackText(item.text, score) for item, score in found]
+        expansion = self._expansion(text, first, tuning.feedback, notes)
+        moved = rocchio(vector, [item.vector for item, _ in found], tuning.feedback.vector_weight)
+        return store.hybrid(ctx, text, moved, filters, depth, expansion).arms
+
     def _expansion(
-        self, text: str, first: Sequence[Hit], options: FeedbackOptions, notes: Notes
+        self, text: str, first: Sequence[FeedbackText], options: FeedbackOptions, notes: Notes
     ) -> list[tuple[str, float]]:
         """Expansion terms from the first pass's top hits (this caller's, under this filter)."""
         if options.weight <= 0:
             return []
-        feedback = [FeedbackText(hit.text, hit.score) for hit in first[: options.docs]]
-        terms = expansion_terms(feedback, options.terms)
+        terms = expansion_terms(first[: options.docs], options.terms)
         notes.expansion_terms = [term.term for term in terms]
         return boosts(text, terms, options.weight)
 
@@ -258,7 +278,7 @@ class RetrievalRouter:
             return vector
         ids = [hit.id for hit in first[: options.docs]]
         stored = self._can.vectors.vectors(self._context.context_id, ids)
-        return rocchio(vector, [stored[i] for i in ids if i in stored], options.vector_weight)
+        return rocchio(vector, [stored[i].vector for i in ids if i in stored], options.vector_weight)
 
     def _reranked(self, hits: list[Hit], request: RetrieveRequest, tuning: Tuning, notes: Notes) -> list[Hit]:
         if not tuning.reranks(request.mode):

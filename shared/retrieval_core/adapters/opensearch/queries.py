@@ -33,6 +33,9 @@ SOURCE_FIELDS = {
 }
 
 
+ID_FIELDS = {"includes": ["id", "kind"]}
+"""A feedback first pass: fusion needs ids, kinds and scores, and its candidates are never returned."""
+
 BY_CONFIDENCE = [{"confidence": {"order": "desc", "missing": "_first"}}, {"id": {"order": "asc"}}]
 """Entity and temporal hits score their confidence (none counts as 1.0) and rank by score, then id: the
 backend must cut its top n in that same order, or a deeper request would rank a different prefix."""
@@ -55,7 +58,13 @@ def filter_clauses(
 
 
 def lexical_body(
-    context_id: str, text: str, filters: SearchFilters, size: int, expansion: Expansion = ()
+    context_id: str,
+    text: str,
+    filters: SearchFilters,
+    size: int,
+    expansion: Expansion = (),
+    *,
+    ids_only: bool = False,
 ) -> dict[str, Any]:
     """BM25 on ``text``; with ``expansion``, also on each (term, boost): a document matching any of
     them qualifies, and the filters stay the same."""
@@ -65,15 +74,17 @@ def lexical_body(
         match = {"bool": {"should": [match, *terms], "minimum_should_match": 1}}
     return {
         "size": size,
-        "_source": SOURCE_FIELDS,
+        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
         "query": {"bool": {"must": [match], "filter": filter_clauses(context_id, filters)}},
     }
 
 
-def knn_body(context_id: str, vector: Sequence[float], filters: SearchFilters, size: int) -> dict[str, Any]:
+def knn_body(
+    context_id: str, vector: Sequence[float], filters: SearchFilters, size: int, *, ids_only: bool = False
+) -> dict[str, Any]:
     return {
         "size": size,
-        "_source": SOURCE_FIELDS,
+        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
         "query": {
             "knn": {
                 VECTOR_FIELD: {
@@ -144,6 +155,6 @@ def vectors_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
     """The embeddings of the caller's items among ``ids`` (the context filter inside the query)."""
     return {
         "size": len(ids),
-        "_source": {"includes": ["id", VECTOR_FIELD]},
+        "_source": {"includes": ["id", "text", VECTOR_FIELD]},
         "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id)]}},
     }

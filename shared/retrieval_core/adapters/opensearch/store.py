@@ -20,7 +20,7 @@ from ...errors import BackendUnavailableError
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
-from ...ports import ArmResults, Expansion, SearchFilters, TimeWindow
+from ...ports import ArmResults, Expansion, SearchFilters, Stored, TimeWindow
 from . import queries
 from .client import backend_failures
 from .documents import candidate_of, hit_of
@@ -68,15 +68,17 @@ class OpenSearchStore:
         filters: SearchFilters,
         depth: int,
         expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
         """Both arms in one ``_msearch`` round trip, the alias in the path (where IAM policies see it)."""
         alias = self._layout.alias(context_id)
         header = {"routing": context_id, "ignore_unavailable": True}
         bodies = [
             header,
-            queries.lexical_body(context_id, text, filters, depth, expansion),
+            queries.lexical_body(context_id, text, filters, depth, expansion, ids_only=ids_only),
             header,
-            queries.knn_body(context_id, vector, filters, depth),
+            queries.knn_body(context_id, vector, filters, depth, ids_only=ids_only),
         ]
         payload = "".join(json.dumps(line) + "\n" for line in bodies)
         response = self._call(
@@ -112,15 +114,15 @@ class OpenSearchStore:
             for h in _hits(response)
         }
 
-    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        """The stored embeddings of the caller's items among ``ids`` (only rerankers that compare hits
-        with each other ask: the search responses leave the vectors out)."""
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
+        """The texts and stored embeddings of the caller's items among ``ids`` (feedback and MMR read a
+        few top hits' vectors: the search responses leave them out)."""
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
         response = self._search(context_id, queries.vectors_body(context_id, wanted))
         return {
-            h["_source"]["id"]: [float(v) for v in h["_source"][VECTOR_FIELD]]
+            h["_source"]["id"]: Stored(h["_source"]["text"], [float(v) for v in h["_source"][VECTOR_FIELD]])
             for h in _hits(response)
             if h["_source"].get(VECTOR_FIELD)
         }
