@@ -164,3 +164,35 @@ def test_pages_follow_the_reranked_order(mode: str) -> None:
     assert every[:30] == ids(single)  # the first page ranks shallower, yet the pool is the same
     assert len(every) == len(set(every))
     assert all(page.applied.rerank == "mmr(lambda=0.5, depth=25)" for page in pages[:1])
+
+
+def test_through_the_handler_a_failing_reranker_is_a_200_that_says_skipped() -> None:
+    import json
+
+    from retrieval_core import bootstrap
+    from retrieval_core.config import Settings
+    from retrieval_core.policy import InMemorySessionStore, PolicyConfig, RetrievalPolicy
+    from retrieval_dev.cli.events import api_event
+    from retrieval_dev.cli.lambda_runtime import invoke
+
+    store = InMemoryStore(ITEMS)
+    capabilities = Capabilities.of_search_store(
+        store, graph=None, embedder=EMBEDDER, reranker=Failing(BackendUnavailableError())
+    )
+    container = bootstrap.Container(
+        Settings(rerank_model="amazon.rerank-v1:0"),  # a model is configured: reranking is the default
+        overrides={
+            "capabilities": capabilities,
+            "items": store,
+            "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
+        },
+    )
+    with bootstrap.use(container):
+        response = invoke(
+            "retrieve",
+            api_event("POST", "/v1/retrieve", "acme", body={"mode": "hybrid", "text": "wing lift"}),
+        )
+    body = json.loads(response["body"])
+    assert response["statusCode"] == 200
+    assert body["applied"]["rerank"] == "skipped: the rerank model is unavailable"
+    assert body["hits"] and all("rerank" not in h["signals"] for h in body["hits"])
