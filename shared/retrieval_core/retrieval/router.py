@@ -252,7 +252,10 @@ class RetrievalRouter:
         come in one read of just those items."""
         assert tuning.feedback is not None
         ctx = self._context.context_id
-        arms = store.hybrid(ctx, text, vector, filters, depth, ids_only=True).arms
+        # The first pass ranks the configured pool whatever the page's depth, so every page of a request
+        # gets the same feedback.
+        first_depth = tuning.fusion.candidate_depth
+        arms = store.hybrid(ctx, text, vector, filters, first_depth, ids_only=True).arms
         top = fuse(arms, tuning.fusion)[: tuning.feedback.docs]
         stored = self._can.vectors.vectors(ctx, [f.id for f in top]) if self._can.vectors and top else {}
         found = [(stored[f.id], f.score) for f in top if f.id in stored]
