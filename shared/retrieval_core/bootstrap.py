@@ -28,7 +28,15 @@ if TYPE_CHECKING:
     from .loading.loader import Loader
     from .models.hits import Hit
     from .policy import RetrievalPolicy
-    from .ports import Capabilities, CursorStore, Embedder, GraphTraversal, ItemReader, LineageReader
+    from .ports import (
+        Capabilities,
+        CursorStore,
+        Embedder,
+        GraphTraversal,
+        ItemReader,
+        LineageReader,
+        Reranker,
+    )
     from .retrieval.config import RetrievalConfig
     from .retrieval.pages import Pager
     from .retrieval.service import RetrieveService
@@ -44,6 +52,7 @@ OVERRIDABLE = frozenset(
         "policy",
         "capabilities",
         "cursors",
+        "reranker",
     }
 )
 
@@ -99,6 +108,7 @@ class Container:
             self.settings.retrieval_preset,
             rank_constant=self.settings.rrf_rank_constant,
             metadata=self.settings.metadata_fields,
+            rerank_by_model=self.settings.rerank_model != "none",
         )
 
     @cached_property
@@ -113,7 +123,18 @@ class Container:
         DynamoDB the graph; the embedder turns text into query vectors."""
         from .ports import Capabilities
 
-        return Capabilities.of_search_store(self.store, graph=self.edges, embedder=self.embedder)
+        return Capabilities.of_search_store(
+            self.store, graph=self.edges, embedder=self.embedder, reranker=self.reranker
+        )
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        """The Bedrock Rerank model the template chose, or None (requests asking for one say so)."""
+        if self.settings.rerank_model == "none":
+            return None
+        from .adapters.bedrock_rerank import BedrockReranker
+
+        return BedrockReranker(model_id=self.settings.rerank_model, region=self.settings.aws_region)
 
     @cached_property
     def policy(self) -> RetrievalPolicy[Hit]:

@@ -73,6 +73,9 @@ class Settings(BaseModel):
         default="hybrid",
         description="The mode of a Bedrock Knowledge Bases Retrieve request without overrideSearchType.",
     )
+    rerank_model: Literal["none", "amazon.rerank-v1:0", "cohere.rerank-v3-5:0"] = "none"
+    """The Bedrock Rerank model (template parameter ``RerankModel``); one set reranks every request by
+    default (``rerank.method: model``)."""
     # Ingestion (the ingest function): where parts of a large object are queued, and how many lines
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None

@@ -45,9 +45,15 @@ class ArmResults:
     arms: Mapping[str, Sequence[Candidate]] = field(default_factory=dict)
 
 
+Expansion = Sequence[tuple[str, float]]
+"""Extra query terms for the lexical arm, each with its boost (the original text has boost 1)."""
+
+
 class LexicalSearch(Protocol):
-    def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
-        """BM25 search over item text."""
+    def lexical(
+        self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
+    ) -> list[Hit]:
+        """BM25 search over item text (and the expansion terms, when given)."""
         ...
 
 
@@ -59,9 +65,18 @@ class VectorSearch(Protocol):
 
 class HybridSearch(Protocol):
     def hybrid(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
-        """Lexical and k-NN arms in one round trip; ``depth`` candidates per arm."""
+        """Lexical and k-NN arms in one round trip; ``depth`` candidates per arm. ``ids_only``: a first
+        pass whose candidates are fused but never built into hits (their sources are left out)."""
         ...
 
 
@@ -116,6 +131,33 @@ class Embedder(Protocol):
         ...
 
 
+class Reranker(Protocol):
+    """Scores how relevant each text is to a query (a cross-encoder or a hosted rerank model)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One relevance score per text, in input order (higher is more relevant). Raises
+        ``BackendUnavailableError`` (or a subclass) when the model cannot answer."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """An item's text and stored embedding (what feedback and MMR read of a few top hits)."""
+
+    text: str
+    vector: list[float]
+
+
+class VectorReader(Protocol):
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
+        """The texts and stored embeddings of the caller's items among ``ids``, in one round trip;
+        foreign and missing ids are simply absent."""
+        ...
+
+
 class CursorStore(Protocol):
     """Frozen rankings of paged requests, each under its context and a random cursor id, until expiry."""
 
@@ -130,7 +172,7 @@ class CursorStore(Protocol):
 
 
 class SearchStore(
-    LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader, Protocol
+    LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader, VectorReader, Protocol
 ):
     """A store that serves every search mode and item reads (OpenSearch does)."""
 
@@ -151,10 +193,18 @@ class Capabilities:
     items: ItemReader | None = None
     graph: GraphTraversal | None = None
     embedder: Embedder | None = None
+    vectors: VectorReader | None = None
+    reranker: Reranker | None = None
+    """A hosted or local relevance model for the ``model`` rerank method; None: such requests say so."""
 
     @classmethod
     def of_search_store(
-        cls, store: SearchStore, *, graph: GraphTraversal | None, embedder: Embedder | None
+        cls,
+        store: SearchStore,
+        *,
+        graph: GraphTraversal | None,
+        embedder: Embedder | None,
+        reranker: Reranker | None = None,
     ) -> Capabilities:
         return cls(
             lexical=store,
@@ -165,4 +215,6 @@ class Capabilities:
             items=store,
             graph=graph,
             embedder=embedder,
+            vectors=store,
+            reranker=reranker,
         )

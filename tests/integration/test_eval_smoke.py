@@ -60,6 +60,9 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
             str(qrels),
             "--out",
             str(out),
+            # One comparison row and its baseline keep the smoke run cheap; `make eval` runs them all.
+            "--compare",
+            "hybrid, default (+ PRF + Rocchio)",
         ]
     )
 
@@ -67,7 +70,13 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
     printed = capsys.readouterr().out
     rows = [line.split("|")[1:-1] for line in printed.splitlines() if line.startswith("| ")]
     assert [cell.strip() for cell in rows[0][:2]] == ["mode", "nDCG@10"]
-    assert [row[0].strip() for row in rows[2:]] == ["lexical", "vector", "hybrid"]
+    assert [row[0].strip() for row in rows[2:5]] == ["lexical", "vector", "hybrid"]
+    compared = {row[0].strip(): [cell.strip() for cell in row[1:]] for row in rows[7:]}
+    assert list(compared) == ["hybrid, before (RRF k=10)", "hybrid, default (+ PRF + Rocchio)"]
+    assert compared["hybrid, before (RRF k=10)"][-2:] == ["baseline", ""]
+    assert compared["hybrid, before (RRF k=10)"][5] == "1.0"  # one _msearch per query
+    assert compared["hybrid, default (+ PRF + Rocchio)"][5] == "3.0"  # two _msearch and one vector read
+    assert 0 < float(compared["hybrid, default (+ PRF + Rocchio)"][-1]) <= 1  # the test's p-value
 
     (saved,) = out.glob("eval-*.json")
     record = json.loads(saved.read_text())
@@ -78,6 +87,7 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
         assert 0 < summary["recall@100"] <= 1, mode
         assert summary["latency_ms_p50"] > 0
         assert set(record["per_query"][mode]) == {str(q["id"]) for q in json.loads(queries.read_text())}
+    assert set(record["comparison"]["summary"]) == set(compared)
     configuration = record["configuration"]
     assert configuration["embedder"].startswith("local:")
     assert "rank_constant" in configuration["fusion"]

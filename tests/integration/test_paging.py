@@ -120,7 +120,11 @@ def test_the_first_page_writes_nothing_and_the_second_one_ranking(mode: str, pag
 
 @pytest.mark.parametrize("mode", MODES)
 def test_pages_concatenate_to_the_single_request_order(mode: str, paging_corpus: Settings) -> None:
-    body = MODES[mode] | {"diversify": False}
+    # One pass: with feedback (the default) a hybrid page ranked 26 deep and the single request ranked
+    # 101 deep were seen to differ at position 13 (each arm's depth, so the k-NN arm's k, follows the
+    # request's depth, and the moved vector's approximate neighbours shifted); the frozen-ranking tests
+    # above and below run with feedback on.
+    body = MODES[mode] | {"diversify": False, "feedback": {"enabled": False}}
     single = [h["id"] for h in ok(body | {"top_k": 100})["hits"]]
     paged = page_through(body | {"top_k": 25})
     assert len(single) == 100

@@ -143,11 +143,31 @@ def counted_requests(corpus_settings: Settings) -> Iterator[list[str]]:
 def test_hybrid_is_exactly_one_http_request(corpus_settings: Settings, counted_requests: list[str]) -> None:
     from retrieval_core.adapters.opensearch.layout import IndexLayout
 
-    body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10})
+    body = ok(
+        "acme",
+        {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": {"enabled": False}},
+    )
     # One request, addressed to the caller's own alias only.
     alias = IndexLayout.of(corpus_settings).alias("acme")
     assert body["hits"] and counted_requests == [f"POST /{alias}/_msearch"]
     assert any(set(h["signals"]) == {"lexical", "vector"} for h in body["hits"])
+
+
+def test_hybrid_with_feedback_is_two_msearches_and_one_vector_read(
+    corpus_settings: Settings, counted_requests: list[str]
+) -> None:
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10})
+    alias = IndexLayout.of(corpus_settings).alias("acme")
+    # The deployment default: a first pass, the top hits' vectors, the moved query; all on the alias.
+    assert counted_requests == [
+        f"POST /{alias}/_msearch",
+        f"POST /{alias}/_search",
+        f"POST /{alias}/_msearch",
+    ]
+    assert body["applied"]["expansion_terms"]
+    assert body["hits"]
 
 
 def test_a_store_without_vector_capability_degrades_to_typed_empty(corpus_settings: Settings) -> None:

@@ -32,6 +32,8 @@ ACME = [
     f"card refunds reuse the {WORD} key of the charge",
 ]
 REQUESTS = [
+    # One pass first: its lexical signals are compared with the backend's own BM25 for the same query.
+    {"mode": "lexical", "text": WORD, "top_k": 10, "feedback": {"enabled": False}},
     {"mode": "lexical", "text": WORD, "top_k": 10},
     {"mode": "lexical", "text": f"{WORD} keys retries", "top_k": 10},
     {"mode": "hybrid", "text": f"{WORD} keys retries", "top_k": 10},

@@ -12,7 +12,16 @@ from retrieval_core.adapters.opensearch.documents import document_of, hit_of
 from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import Candidate, Hit, Signal
 from retrieval_core.models.item import Item
-from retrieval_core.ports import ArmResults, Capabilities, Embedder, GraphTraversal, SearchFilters, TimeWindow
+from retrieval_core.ports import (
+    ArmResults,
+    Capabilities,
+    Embedder,
+    Expansion,
+    GraphTraversal,
+    SearchFilters,
+    Stored,
+    TimeWindow,
+)
 
 from tests.filter_oracle import matches
 
@@ -57,9 +66,11 @@ class InMemoryLexicalStore:
         scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].id))[:size]
         return [self._hit(item, score, arm, rank) for rank, (score, item) in enumerate(scored, start=1)]
 
-    def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
+    def lexical(
+        self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
+    ) -> list[Hit]:
         self.calls.append("lexical")
-        query = _words(text)
+        query = _words(" ".join([text, *(term for term, _ in expansion)]))
         scored = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
         return self._rank(scored, "lexical", filters.size)
 
@@ -94,10 +105,18 @@ class InMemoryStore(InMemoryLexicalStore):
         return self._rank(scored, "vector", size)
 
     def hybrid(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
         self.calls.append("hybrid")
-        query = _words(text)
+        query = _words(" ".join([text, *(term for term, _ in expansion)]))
         lexical = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
         return ArmResults(
             arms={
@@ -105,6 +124,15 @@ class InMemoryStore(InMemoryLexicalStore):
                 "vector": _candidates(self._vector(context_id, vector, filters, depth)),
             }
         )
+
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
+        self.calls.append("vectors")
+        wanted = set(ids)
+        return {
+            i.id: Stored(i.text, list(i.embedding))
+            for i in self._visible(context_id, None)
+            if i.id in wanted and i.embedding
+        }
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         self.calls.append("entity")
@@ -126,9 +154,17 @@ class BuildCountingStore(InMemoryStore):
         self.built: list[str] = []
 
     def hybrid(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
-        arms = super().hybrid(context_id, text, vector, filters, depth).arms
+        arms = super().hybrid(context_id, text, vector, filters, depth, expansion, ids_only=ids_only).arms
         self.candidates.extend(c.id for found in arms.values() for c in found)
         return ArmResults(arms={arm: [self._counted(c) for c in found] for arm, found in arms.items()})
 

@@ -52,7 +52,9 @@ def _as_list(value: Any) -> list[Any]:
 
 def _ref(value: Any) -> str:
     """The logical id a Ref/GetAtt points at (``{"Fn::GetAtt": ["EdgesTable", "Arn"]}`` -> EdgesTable), or
-    the resource part of a built ARN (``foundation-model/${EmbeddingModelId}``)."""
+    the resource part of a built ARN (``foundation-model/${EmbeddingModelId}``), or a literal ("*")."""
+    if isinstance(value, str):
+        return value
     if "Ref" in value:
         return value["Ref"]
     if "Fn::GetAtt" in value:
@@ -187,7 +189,11 @@ def test_retrieve_grants_exactly_reads_sessions_cursors_embedding_and_search() -
     expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "CursorsTable"}
     expected["dynamodb:PutItem"] = {"SessionsTable", "CursorsTable"}
     expected["ssm:GetParameter"] = {"parameter${PagingKeyParameterName}"}
-    expected["bedrock:InvokeModel"] = {"foundation-model/${EmbeddingModelId}"}
+    expected["bedrock:InvokeModel"] = {
+        "foundation-model/${EmbeddingModelId}",
+        "foundation-model/${RerankModel}",
+    }
+    expected["bedrock:Rerank"] = {"*"}  # only with a RerankModel chosen (UseRerankModel)
     assert _without_search(granted) == expected
 
 

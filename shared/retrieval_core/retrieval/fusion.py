@@ -10,11 +10,13 @@ returns (``built``), not of every candidate of every arm.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Generic, NamedTuple, Protocol, Self, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Generic, Literal, NamedTuple, Protocol, Self, TypeVar
 
 from ..models.hits import Candidate, Hit, Signal
 from ..models.vocabulary import Kind
+
+Normalization = Literal["min_max", "l2"]
 
 
 class Ranked(Protocol):
@@ -59,44 +61,58 @@ class Fused(NamedTuple, Generic[ItemT]):
         return self._replace(score=score)
 
 
-def reciprocal_rank_fusion(arms: Mapping[str, Sequence[ItemT]], rank_constant: int) -> list[Fused[ItemT]]:
-    """Fuse ranked arms by RRF; an item found by several arms is merged by id and keeps every arm's
-    rank and score.
+def reciprocal_rank_fusion(
+    arms: Mapping[str, Sequence[ItemT]], rank_constant: int, weights: Mapping[str, float] | None = None
+) -> list[Fused[ItemT]]:
+    """Fuse ranked arms by (weighted) RRF; an item found by several arms is merged by id and keeps every
+    arm's rank and score. Without ``weights`` every arm weighs 1.
 
     The fused score is normalised by its maximum (first in every arm), so it lies in [0, 1].
     """
     if not arms:
         return []
-    best_possible = len(arms) / (rank_constant + 1)
+    weight = {arm: 1.0 if weights is None else float(weights.get(arm, 0.0)) for arm in arms}
+    best_possible = sum(weight.values()) / (rank_constant + 1)
+    if best_possible <= 0:
+        return []
     fused = []
     for hit_id, (item, seen) in _merged(arms).items():
         total = 0.0
-        for rank, _ in seen.values():
-            total += 1.0 / (rank_constant + rank)
+        for arm, (rank, _) in seen.items():
+            total += weight[arm] / (rank_constant + rank)
         fused.append(Fused(hit_id, item.kind, total / best_possible, item, seen))
     return order(fused)
 
 
 def weighted_score_fusion(
-    arms: Mapping[str, Sequence[ItemT]], weights: Mapping[str, float]
+    arms: Mapping[str, Sequence[ItemT]],
+    weights: Mapping[str, float],
+    normalization: Normalization = "min_max",
 ) -> list[Fused[ItemT]]:
-    """Fuse arms by a weighted sum of their min-max normalised scores (a hit an arm missed scores 0 there).
+    """Fuse arms by a weighted sum of their normalised scores (a hit an arm missed scores 0 there).
 
     Unlike RRF this keeps how far apart an arm's scores are, not just their order: a clear BM25 winner
-    stays clearly ahead. With weights summing to 1 the fused score lies in [0, 1].
+    stays clearly ahead. ``min_max`` maps each arm's scores onto [0, 1]; ``l2`` divides them by the
+    arm's Euclidean norm (OpenSearch's two normalisation techniques). The fused score is divided by the
+    weights' sum, so with min-max it lies in [0, 1].
     """
-    bounds: dict[str, tuple[float, float]] = {}
-    for arm, items in arms.items():
-        scores = [item.score for item in items]
-        bounds[arm] = (min(scores, default=0.0), max(scores, default=0.0))
+    scale = {arm: _normaliser([item.score for item in items], normalization) for arm, items in arms.items()}
+    total_weight = math.fsum(float(w) for w in weights.values()) or 1.0
     fused = []
     for hit_id, (item, seen) in _merged(arms).items():
         total = 0.0
         for arm, (_, score) in seen.items():
-            low, high = bounds[arm]
-            total += float(weights.get(arm, 0.0)) * ((score - low) / (high - low) if high > low else 1.0)
-        fused.append(Fused(hit_id, item.kind, total, item, seen))
+            total += float(weights.get(arm, 0.0)) * scale[arm](score)
+        fused.append(Fused(hit_id, item.kind, total / total_weight, item, seen))
     return order(fused)
+
+
+def _normaliser(scores: Sequence[float], normalization: Normalization) -> Callable[[float], float]:
+    if normalization == "l2":
+        norm = math.sqrt(math.fsum(s * s for s in scores))
+        return (lambda s: s / norm) if norm > 0 else (lambda s: 1.0)
+    low, high = min(scores, default=0.0), max(scores, default=0.0)
+    return (lambda s: (s - low) / (high - low)) if high > low else (lambda s: 1.0)
 
 
 def _merged(arms: Mapping[str, Sequence[ItemT]]) -> dict[str, tuple[ItemT, dict[str, tuple[int, float]]]]:

@@ -38,6 +38,9 @@ from ..models.vocabulary import Kind, Status
 from ..models.whole_numbers import WHOLE
 from ..packing.options import PackOptions
 from ..policy.state import IDEMPOTENCY_KEY_PATTERN, SESSION_ID_PATTERN
+from .feedback import FeedbackOptions
+from .rerank import RerankOptions
+from .tuning import FusionOptions
 
 MAX_TEXT_CHARS = 4000
 MAX_TEXT_TERMS = 1000
@@ -271,6 +274,17 @@ class RetrieveRequest(BaseModel):
         default=False,
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "
         "ranked below every fused hit and marked found_by ['graph'].",
+    )
+    fusion: FusionOptions | None = Field(
+        default=None, description="hybrid: how the arms are fused (unset fields: the deployment's)."
+    )
+    rerank: RerankOptions | None = Field(
+        default=None, description="Rerank the top hits after fusion (every ranked mode but graph_walk)."
+    )
+    feedback: FeedbackOptions | None = Field(
+        default=None,
+        description="lexical and hybrid: pseudo-relevance feedback (a second search with terms from the "
+        "first pass's top hits, in the same context and filter).",
     )
     session_id: SessionId | None = Field(
         default=None,

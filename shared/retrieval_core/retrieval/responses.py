@@ -10,6 +10,7 @@ from ..models.hits import Hit
 from ..models.vocabulary import Kind, Status
 from ..packing.packet import ContextPacket
 from ..policy import Receipt
+from .config import FusionConfig
 from .requests import Mode
 
 FilterPlacement = Literal["in_query", "on_results"]
@@ -34,6 +35,16 @@ class AppliedLimits(BaseModel):
     kinds: list[Kind]
     rank_constant: int
     filter: AppliedFilter | None = None
+    fusion: FusionConfig | None = Field(default=None, description="hybrid: the fusion used.")
+    rerank: str | None = Field(
+        default=None,
+        description="What reordered the top hits (`mmr(lambda=0.7, depth=30)`, "
+        "`bedrock:amazon.rerank-v1:0(depth=30)`), or `skipped: <reason>` when the reranker failed or "
+        "ran out of time and the fused order was kept; null when no rerank was asked for.",
+    )
+    expansion_terms: list[str] | None = Field(
+        default=None, description="feedback: the terms added to the lexical query, strongest first."
+    )
 
 
 PagingEnd = Literal["exhausted", "depth_cap", "unpaged"]

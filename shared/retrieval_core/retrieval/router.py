@@ -7,19 +7,22 @@ diversity). A missing capability yields a typed-empty result with ``supported: f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TypeVar
 
 from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..graph.walk import walk
 from ..models.filters import Filter, resolve
-from ..models.hits import Hit, Signal
-from ..ports import Capabilities, SearchFilters, TimeWindow
-from .config import RetrievalConfig
+from ..models.hits import Candidate, Hit, Signal
+from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
+from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
+from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
 from .fusion import (
+    Fused,
     RescorableT,
     built,
     diversify,
@@ -30,9 +33,13 @@ from .fusion import (
     weighted_score_fusion,
 )
 from .requests import Mode, RetrieveRequest
+from .rerank import RerankOptions, RerankStage
 from .responses import AppliedFilter, AppliedLimits, FilterPlacement
 
 GRAPH_ARM = "graph"
+FIRST_PASS_DEPTH = 20
+"""Hits of a single-arm feedback first pass (at least four per hit feedback reads): an arm's top hits
+are the same whatever its depth, so the first pass only ranks what feedback reads."""
 T = TypeVar("T")
 
 
@@ -84,6 +91,15 @@ class RetrievalRouter:
             ranking.mode, ranking.supported, hits, ranking.applied, ranking.missing_capability, ranking.arms
         )
 
+    def tuning(self, request: RetrieveRequest) -> Tuning:
+        """The fusion, rerank and feedback this request uses: its own options over the deployment's."""
+        config = self._config
+        fusion = config.fusion if request.fusion is None else request.fusion.applied_to(config.fusion)
+        feedback = request.feedback or config.feedback
+        if feedback is not None and not feedback.enabled:
+            feedback = None
+        return Tuning(fusion, request.rerank or config.rerank, feedback)
+
     def rank(self, request: RetrieveRequest, depth: int, *, all_fused: bool = False) -> Ranking:
         """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
         below it. Hybrid fuses each arm's ``max(candidate_depth, depth)`` and builds hits for the first
@@ -91,24 +107,33 @@ class RetrievalRouter:
         ranking deeper instead would fuse other candidates)."""
         self._check_vector(request)
         where = self.resolved_filter(request)
-        applied = self.applied(request)
+        tuning = self.tuning(request)
+        applied = self.applied(request, tuning)
+        if tuning.reranks(request.mode):
+            depth = max(depth, tuning.rerank.depth)  # the pool is the same however deep a page ranks
         filters = SearchFilters(
             kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=where
         )
+        notes = Notes()
         try:
-            hits, arms, complete = self._dispatch(request, filters, applied, all_fused)
+            hits, arms, complete = self._dispatch(request, filters, applied, all_fused, tuning, notes)
         except CapabilityMissingError as missing:
             return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
+        applied = applied.model_copy(
+            update={"rerank": notes.rerank, "expansion_terms": notes.expansion_terms}
+        )
         return Ranking(request.mode, True, hits, self.placed(applied, where, arms), complete, arms=arms)
 
-    def applied(self, request: RetrieveRequest) -> AppliedLimits:
+    def applied(self, request: RetrieveRequest, tuning: Tuning | None = None) -> AppliedLimits:
+        tuning = tuning or self.tuning(request)
         return AppliedLimits(
             top_k=request.applied_top_k,
             depth=request.applied_depth,
             min_score=None if request.min_score is None else float(request.min_score),
             statuses=list(dict.fromkeys(request.statuses)),
             kinds=list(dict.fromkeys(request.kinds or ())),
-            rank_constant=self._config.fusion.rank_constant,
+            rank_constant=tuning.fusion.rank_constant,
+            fusion=tuning.fusion if request.mode == Mode.HYBRID else None,
         )
 
     @staticmethod
@@ -123,51 +148,77 @@ class RetrievalRouter:
         return applied.model_copy(update={"filter": AppliedFilter(expression=where.echo(), arms=placed)})
 
     def _dispatch(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits, all_fused: bool
+        self,
+        request: RetrieveRequest,
+        filters: SearchFilters,
+        applied: AppliedLimits,
+        all_fused: bool,
+        tuning: Tuning,
+        notes: Notes,
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         ctx = self._context.context_id
+        ranked = partial(self._ranked, request=request, applied=applied, tuning=tuning, notes=notes)
         match request.mode:
             case Mode.LEXICAL:
                 lexical = _require(self._can.lexical, "lexical")
-                raw = normalise_by_max(lexical.lexical(ctx, request.text or "", filters))
-                return self._ranked(raw, filters.size, request, applied, ("lexical",))
+                text = request.text or ""
+                if tuning.feedback is None:
+                    raw = normalise_by_max(lexical.lexical(ctx, text, filters))
+                else:
+                    first = normalise_by_max(
+                        lexical.lexical(ctx, text, _first_pass(filters, tuning.feedback))
+                    )
+                    feedback = [FeedbackText(hit.text, hit.score) for hit in first]
+                    expansion = self._expansion(text, feedback, tuning.feedback, notes)
+                    raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
+                return ranked(raw, filters.size, arms=("lexical",))
             case Mode.VECTOR:
-                vector = _require(self._can.vector, "vector")
-                raw = vector.vector(ctx, self._query_vector(request), filters)
-                return self._ranked(raw, filters.size, request, applied, ("vector",))
+                search = _require(self._can.vector, "vector")
+                vector = self._query_vector(request)
+                if tuning.feedback is None or tuning.feedback.vector_weight <= 0:
+                    raw = search.vector(ctx, vector, filters)
+                else:
+                    first = search.vector(ctx, vector, _first_pass(filters, tuning.feedback))
+                    raw = search.vector(ctx, self._moved(vector, first, tuning.feedback), filters)
+                return ranked(raw, filters.size, arms=("vector",))
             case Mode.HYBRID:
-                return self._hybrid(request, filters, applied, all_fused)
+                return self._hybrid(request, filters, applied, all_fused, tuning, notes)
             case Mode.ENTITY:
                 entities = _require(self._can.entity, "entity")
                 raw = entities.by_entity(ctx, request.entity_id or "", filters)
-                return self._ranked(raw, filters.size, request, applied, ("entity",))
+                return ranked(raw, filters.size, arms=("entity",))
             case Mode.GRAPH_WALK:
                 # The walk is whole (bounded by the node cap), so its ranking is complete at once.
                 raw = self._graph_hits([request.entity_id or ""], applied.depth, filters, exclude=set())
-                return self._ranked(raw, len(raw) + 1, request, applied, (GRAPH_ARM,))
+                return ranked(raw, len(raw) + 1, arms=(GRAPH_ARM,))
             case Mode.TEMPORAL:
                 temporal = _require(self._can.temporal, "temporal")
                 assert request.window is not None  # guaranteed by RetrieveRequest
                 window = TimeWindow(request.window.start, request.window.end)
                 raw = temporal.in_window(ctx, window, filters)
-                return self._ranked(raw, filters.size, request, applied, ("temporal",))
+                return ranked(raw, filters.size, arms=("temporal",))
 
     def _hybrid(
-        self, request: RetrieveRequest, filters: SearchFilters, applied: AppliedLimits, all_fused: bool
+        self,
+        request: RetrieveRequest,
+        filters: SearchFilters,
+        applied: AppliedLimits,
+        all_fused: bool,
+        tuning: Tuning,
+        notes: Notes,
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         store = _require(self._can.hybrid, "hybrid")
         vector = self._query_vector(request)
-        depth = max(self._config.fusion.candidate_depth, filters.size)
-        arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
-        fusion = self._config.fusion
-        if fusion.method == "weighted":
-            combined = weighted_score_fusion(arms, fusion.arm_weights)
+        text = request.text or ""
+        depth = max(tuning.fusion.candidate_depth, filters.size)
+        if tuning.feedback is None:
+            arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
         else:
-            combined = reciprocal_rank_fusion(arms, applied.rank_constant)
-        ordered, dropped = self._ordered(combined, request, applied)
+            arms = self._fed_back(store, text, vector, filters, depth, tuning, notes)
+        ordered, dropped = self._ordered(fuse(arms, tuning.fusion), request, applied)
         kept = ordered if all_fused else ordered[: filters.size]
         complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
-        fused = built(kept)
+        fused = self._reranked(built(kept), request, tuning, notes)
         if not request.expand_graph or not fused:
             return fused, tuple(arms), complete
         # Graph expansion decorates one page: the top_k fused hits, then the graph arm below them. It
@@ -184,6 +235,60 @@ class RetrievalRouter:
             for h in added[: self._config.expansion.max_added]
         ]
         return fused + below, (*arms, GRAPH_ARM), True
+
+    def _fed_back(
+        self,
+        store: HybridSearch,
+        text: str,
+        vector: list[float],
+        filters: SearchFilters,
+        depth: int,
+        tuning: Tuning,
+        notes: Notes,
+    ) -> Mapping[str, Sequence[Candidate]]:
+        """Hybrid feedback: the fused first pass judges relevance better than either arm alone, so both
+        arms are moved towards its top hits and searched again. The first pass ranks the full pool (a
+        fused top needs each arm's full ranks) but carries only ids; the top hits' texts and vectors
+        come in one read of just those items."""
+        assert tuning.feedback is not None
+        ctx = self._context.context_id
+        # The first pass ranks the configured pool whatever the page's depth, so every page of a request
+        # gets the same feedback.
+        first_depth = tuning.fusion.candidate_depth
+        arms = store.hybrid(ctx, text, vector, filters, first_depth, ids_only=True).arms
+        top = fuse(arms, tuning.fusion)[: tuning.feedback.docs]
+        stored = self._can.vectors.vectors(ctx, [f.id for f in top]) if self._can.vectors and top else {}
+        found = [(stored[f.id], f.score) for f in top if f.id in stored]
+        first = [FeedbackText(item.text, score) for item, score in found]
+        expansion = self._expansion(text, first, tuning.feedback, notes)
+        moved = rocchio(vector, [item.vector for item, _ in found], tuning.feedback.vector_weight)
+        return store.hybrid(ctx, text, moved, filters, depth, expansion).arms
+
+    def _expansion(
+        self, text: str, first: Sequence[FeedbackText], options: FeedbackOptions, notes: Notes
+    ) -> list[tuple[str, float]]:
+        """Expansion terms from the first pass's top hits (this caller's, under this filter)."""
+        if options.weight <= 0:
+            return []
+        terms = expansion_terms(first[: options.docs], options.terms)
+        notes.expansion_terms = [term.term for term in terms]
+        return boosts(text, terms, options.weight)
+
+    def _moved(self, vector: list[float], first: Sequence[Hit], options: FeedbackOptions) -> list[float]:
+        """Rocchio: the query vector moved towards the first pass's top hits' stored vectors (read in
+        one round trip, in the caller's context); unchanged when nothing can be read."""
+        if options.vector_weight <= 0 or self._can.vectors is None or not first:
+            return vector
+        ids = [hit.id for hit in first[: options.docs]]
+        stored = self._can.vectors.vectors(self._context.context_id, ids)
+        return rocchio(vector, [stored[i].vector for i in ids if i in stored], options.vector_weight)
+
+    def _reranked(self, hits: list[Hit], request: RetrieveRequest, tuning: Tuning, notes: Notes) -> list[Hit]:
+        if not tuning.reranks(request.mode):
+            return hits
+        stage = RerankStage(self._context.context_id, reranker=self._can.reranker, vectors=self._can.vectors)
+        reranked, notes.rerank = stage.apply(hits, request.text, tuning.rerank)
+        return reranked
 
     def _graph_hits(
         self, seeds: Sequence[str], depth: int, filters: SearchFilters, *, exclude: set[str]
@@ -220,12 +325,15 @@ class RetrievalRouter:
         self,
         raw: Sequence[Hit],
         asked: int,
+        *,
         request: RetrieveRequest,
         applied: AppliedLimits,
+        tuning: Tuning,
+        notes: Notes,
         arms: tuple[str, ...],
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         ranked, dropped = self._ordered(raw, request, applied)
-        return ranked, arms, dropped or len(raw) < asked
+        return self._reranked(ranked, request, tuning, notes), arms, dropped or len(raw) < asked
 
     def _ordered(
         self, hits: Sequence[RescorableT], request: RetrieveRequest, applied: AppliedLimits
@@ -250,6 +358,38 @@ class RetrievalRouter:
                 raise InvalidRequestError(
                     f"vector: expected {expected} dimensions, got {len(request.vector)}", field="vector"
                 )
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """A request's ranking policy: the deployment's retrieval config with the request's options on top."""
+
+    fusion: FusionConfig
+    rerank: RerankOptions
+    feedback: FeedbackOptions | None
+
+    def reranks(self, mode: Mode) -> bool:
+        # A graph walk's order is its hop distance: there is no relevance to the text to rerank by.
+        return self.rerank.method != "none" and mode != Mode.GRAPH_WALK
+
+
+@dataclass(slots=True)
+class Notes:
+    """What the ranking stages did, for ``applied``."""
+
+    rerank: str | None = None
+    expansion_terms: list[str] | None = None
+
+
+def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilters:
+    return replace(filters, size=max(FIRST_PASS_DEPTH, 4 * feedback.docs))
+
+
+def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[Fused[Candidate]]:
+    weights = fusion.weights.by_arm()
+    if fusion.method == "score":
+        return weighted_score_fusion(arms, weights, fusion.normalization)
+    return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)
 
 
 def presented(page: list[Hit], request: RetrieveRequest) -> list[Hit]:

@@ -13,6 +13,12 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from ..evaluation.compare import Configuration
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +32,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top-k", type=int, default=TOP_K, help="Hits asked for per query (max 100).")
     parser.add_argument("--limit", type=int, help="Only the first N queries (smoke runs).")
     parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")
+    parser.add_argument(
+        "--compare",
+        nargs="*",
+        metavar="CONFIGURATION",
+        help="Configurations for the comparison table (default: all of evaluation/compare.py's); "
+        "give none to skip the table.",
+    )
     parser.set_defaults(run=run)
 
 
@@ -39,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..evaluation.collection import read_collection
     from ..evaluation.provision import describe_index, evaluation_index
-    from ..evaluation.report import hybrid_gain, record, table
+    from ..evaluation.report import comparison, hybrid_gain, record, table
     from ..evaluation.runner import run_mode
 
     started = time.perf_counter()
@@ -54,10 +67,19 @@ def run(args: argparse.Namespace) -> int:
         with evaluation_index(Settings.from_env(), collection.documents) as settings:
             loaded = time.perf_counter()
             results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]
+            compared = _configurations(args.compare)
+            comparisons = {
+                c.name: run_mode(
+                    c.mode, queries, collection.qrels, args.top_k, options=c.options, label=c.name
+                )
+                for c in compared
+            }
             container = bootstrap.container()
             configuration = {
                 "index": describe_index(settings),
                 "fusion": container.retrieval_config.fusion.model_dump(),
+                "feedback": _dumped(container.retrieval_config.feedback),
+                "rerank": container.retrieval_config.rerank.model_dump(),
                 "embedder": container.embedder.name,
                 "top_k": args.top_k,
                 "gain": "linear (gain = grade), discount 1/log2(rank+1), trec_eval ndcg_cut",
@@ -87,12 +109,44 @@ def run(args: argparse.Namespace) -> int:
     gain = hybrid_gain(results)
     if gain is not None:
         print(f"\nhybrid vs the better single mode: {gain:+.1%} nDCG@10")
+    if comparisons:
+        print(
+            "\nconfigurations (request options over the deployment default; p: paired randomisation test)\n"
+        )
+        print(comparison(comparisons, compared))
     print(
-        f"fusion: {configuration['fusion']}; embedder: {configuration['embedder']}; "
+        f"fusion: {configuration['fusion']}; feedback: {configuration['feedback']}; "
+        f"embedder: {configuration['embedder']}; "
         f"load {run_info['load_seconds']} s, queries {run_info['query_seconds']} s"
     )
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"eval-{now:%Y%m%dT%H%M%SZ}.json"
-    path.write_text(json.dumps(record(results, run=run_info, configuration=configuration), indent=2))
+    saved = record(results, run=run_info, configuration=configuration)
+    saved["comparison"] = {
+        "configurations": {
+            c.name: {"mode": c.mode, "options": dict(c.options), "baseline": c.baseline} for c in compared
+        },
+        "summary": {name: result.summary() for name, result in comparisons.items()},
+        "per_query": {name: {q: vars(s) for q, s in r.scores.items()} for name, r in comparisons.items()},
+    }
+    path.write_text(json.dumps(saved, indent=2))
     print(f"saved {path}")
     return 0
+
+
+def _configurations(names: list[str] | None) -> list[Configuration]:
+    """The named configurations (and the baselines they are tested against), in table order."""
+    from ..evaluation.compare import CONFIGURATIONS
+
+    if names is None:
+        return list(CONFIGURATIONS)
+    wanted = set(names)
+    unknown = wanted - {c.name for c in CONFIGURATIONS}
+    if unknown:
+        raise SystemExit(f"retrieval eval: unknown configuration(s) {sorted(unknown)}")
+    wanted |= {c.baseline for c in CONFIGURATIONS if c.name in wanted and c.baseline}
+    return [c for c in CONFIGURATIONS if c.name in wanted]
+
+
+def _dumped(model: BaseModel | None) -> dict[str, Any] | None:
+    return None if model is None else model.model_dump()

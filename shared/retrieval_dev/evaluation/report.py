@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .compare import Configuration, randomisation_p
 from .runner import MRR_AT, NDCG_AT, RECALL_AT, ModeResult
 
 NDCG = f"ndcg@{NDCG_AT}"
@@ -16,6 +17,10 @@ COLUMNS = (
     ("latency_ms_p95", "p95 ms", "{:.1f}"),
     ("latency_ms_mean", "mean ms", "{:.1f}"),
 )
+COMPARISON_COLUMNS = (
+    *COLUMNS[:5],
+    ("round_trips_mean", "round trips", "{:.1f}"),
+)
 
 
 def table(results: Sequence[ModeResult]) -> str:
@@ -26,6 +31,37 @@ def table(results: Sequence[ModeResult]) -> str:
         summary = result.summary()
         rows.append([result.mode, *(_cell(summary[key], fmt) for key, _, fmt in COLUMNS)])
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def comparison(results: Mapping[str, ModeResult], configurations: Sequence[Configuration]) -> str:
+    """One row per configuration, with its nDCG@10 change against its baseline and the paired
+    randomisation test's p-value for that change."""
+    header = ["configuration", *(label for _, label, _ in COMPARISON_COLUMNS), "vs baseline", "p"]
+    rows = [header, ["---"] * len(header)]
+    for configuration in configurations:
+        result = results.get(configuration.name)
+        if result is None:
+            continue
+        summary = result.summary()
+        cells = [configuration.name, *(_cell(summary[key], fmt) for key, _, fmt in COMPARISON_COLUMNS)]
+        baseline = results.get(configuration.baseline or "")
+        if baseline is None:
+            cells += ["baseline", ""]
+        else:
+            ours, theirs = _paired(result, baseline)
+            delta = (sum(ours) - sum(theirs)) / len(ours) if ours else 0.0
+            cells += [f"{delta:+.3f}", f"{randomisation_p(ours, theirs):.3f}"]
+        rows.append(cells)
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _paired(ours: ModeResult, theirs: ModeResult) -> tuple[list[float], list[float]]:
+    """Per-query nDCG@10 of both, over the queries both scored."""
+    shared = [q for q, s in ours.scores.items() if s.ndcg is not None and q in theirs.scores]
+    return (
+        [float(ours.scores[q].ndcg or 0.0) for q in shared],
+        [float(theirs.scores[q].ndcg or 0.0) for q in shared],
+    )
 
 
 def hybrid_gain(results: Sequence[ModeResult]) -> float | None:

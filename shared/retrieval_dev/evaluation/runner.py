@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
+from typing import Any
 
 from retrieval_core.errors import RetrievalError
 
@@ -42,6 +43,8 @@ class ModeResult:
     mode: str
     scores: dict[str, QueryScore] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
+    round_trips: list[int] = field(default_factory=list)
+    """OpenSearch requests per query (the embedder is local and not counted)."""
 
     def summary(self) -> dict[str, float | int | None]:
         """Means over the queries that have relevant documents, and latency percentiles."""
@@ -55,6 +58,7 @@ class ModeResult:
             "latency_ms_p50": percentile(self.latencies_ms, 50),
             "latency_ms_p95": percentile(self.latencies_ms, 95),
             "latency_ms_mean": mean(self.latencies_ms),
+            "round_trips_mean": mean(self.round_trips),
         }
 
 
@@ -67,12 +71,15 @@ def percentile(values: Sequence[float], pct: float) -> float | None:
     return ordered[int(rank) - 1]
 
 
-def retrieve_ranking(mode: str, text: str, top_k: int = TOP_K) -> list[str]:
-    """The collection's document ids the handler returns for one query, best first."""
+def retrieve_ranking(
+    mode: str, text: str, top_k: int = TOP_K, options: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The collection's document ids the handler returns for one query, best first; ``options`` are
+    further request fields (fusion, feedback, rerank)."""
     from ..cli.events import api_event
     from ..cli.lambda_runtime import invoke
 
-    body = {"mode": mode, "text": text, "top_k": top_k}
+    body = {**(options or {}), "mode": mode, "text": text, "top_k": top_k}
     # The handler prints a CloudWatch metrics line per call (to stderr under ``invoke``): hundreds would
     # bury the table, so its prints are dropped. Its logger keeps its own stream and still reports.
     sink = io.StringIO()
@@ -88,17 +95,28 @@ def retrieve_ranking(mode: str, text: str, top_k: int = TOP_K) -> list[str]:
 
 
 def run_mode(
-    mode: str, queries: Sequence[Query], qrels: Mapping[str, Mapping[str, int]], top_k: int = TOP_K
+    mode: str,
+    queries: Sequence[Query],
+    qrels: Mapping[str, Mapping[str, int]],
+    top_k: int = TOP_K,
+    *,
+    options: Mapping[str, Any] | None = None,
+    label: str | None = None,
 ) -> ModeResult:
-    """Every query once, timed; one unmeasured warm-up call first so model loading and connection
-    set-up are not charged to the first query."""
+    """Every query once, timed, with its OpenSearch round trips counted; one unmeasured warm-up call
+    first so model loading and connection set-up are not charged to the first query."""
+    from retrieval_core import bootstrap
+
     if queries:
-        retrieve_ranking(mode, queries[0].text, top_k)
-    result = ModeResult(mode)
+        retrieve_ranking(mode, queries[0].text, top_k, options)
+    store = bootstrap.container().store
+    result = ModeResult(label or mode)
     for query in queries:
+        calls = store.backend_calls
         started = time.perf_counter()
-        ranking = retrieve_ranking(mode, query.text, top_k)
+        ranking = retrieve_ranking(mode, query.text, top_k, options)
         result.latencies_ms.append((time.perf_counter() - started) * 1000)
+        result.round_trips.append(store.backend_calls - calls)
         judged = qrels.get(query.id, {})
         result.scores[query.id] = QueryScore(
             ndcg=ndcg(ranking, judged, NDCG_AT),

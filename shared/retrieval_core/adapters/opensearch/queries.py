@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...models.filters import Filter
-from ...ports import SearchFilters, TimeWindow
+from ...ports import Expansion, SearchFilters, TimeWindow
 from .filters import filter_clause
 from .index import VECTOR_FIELD
 
@@ -39,6 +39,9 @@ SOURCE_FIELDS = {
 }
 
 
+ID_FIELDS = {"includes": ["id", "kind"]}
+"""A feedback first pass: fusion needs ids, kinds and scores, and its candidates are never returned."""
+
 BY_CONFIDENCE = [{"confidence": {"order": "desc", "missing": "_first"}}, {"id": {"order": "asc"}}]
 """Entity and temporal hits score their confidence (none counts as 1.0) and rank by score, then id: the
 backend must cut its top n in that same order, or a deeper request would rank a different prefix."""
@@ -60,23 +63,34 @@ def filter_clauses(
     return clauses
 
 
-def lexical_body(context_id: str, text: str, filters: SearchFilters, size: int) -> dict[str, Any]:
+def lexical_body(
+    context_id: str,
+    text: str,
+    filters: SearchFilters,
+    size: int,
+    expansion: Expansion = (),
+    *,
+    ids_only: bool = False,
+) -> dict[str, Any]:
+    """BM25 on ``text``; with ``expansion``, also on each (term, boost): a document matching any of
+    them qualifies, and the filters stay the same."""
+    match: dict[str, Any] = {"match": {"text": {"query": text}}}
+    if expansion:
+        terms = [{"match": {"text": {"query": term, "boost": boost}}} for term, boost in expansion]
+        match = {"bool": {"should": [match, *terms], "minimum_should_match": 1}}
     return {
         "size": size,
-        "_source": SOURCE_FIELDS,
-        "query": {
-            "bool": {
-                "must": [{"match": {"text": {"query": text}}}],
-                "filter": filter_clauses(context_id, filters),
-            }
-        },
+        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
+        "query": {"bool": {"must": [match], "filter": filter_clauses(context_id, filters)}},
     }
 
 
-def knn_body(context_id: str, vector: Sequence[float], filters: SearchFilters, size: int) -> dict[str, Any]:
+def knn_body(
+    context_id: str, vector: Sequence[float], filters: SearchFilters, size: int, *, ids_only: bool = False
+) -> dict[str, Any]:
     return {
         "size": size,
-        "_source": SOURCE_FIELDS,
+        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
         "query": {
             "knn": {
                 VECTOR_FIELD: {
@@ -140,4 +154,13 @@ def ids_body(context_id: str, ids: Sequence[str], where: Filter | None = None) -
         "query": {
             "bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id, where=where)]}
         },
+    }
+
+
+def vectors_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
+    """The embeddings of the caller's items among ``ids`` (the context filter inside the query)."""
+    return {
+        "size": len(ids),
+        "_source": {"includes": ["id", "text", VECTOR_FIELD]},
+        "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id)]}},
     }

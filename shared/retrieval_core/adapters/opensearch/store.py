@@ -19,10 +19,11 @@ from ... import deadline
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
-from ...ports import ArmResults, SearchFilters, TimeWindow
+from ...ports import ArmResults, Expansion, SearchFilters, Stored, TimeWindow
 from . import queries
 from .client import backend_failures, failure_of
 from .documents import candidate_of, hit_of
+from .index import VECTOR_FIELD
 from .layout import IndexLayout
 
 if TYPE_CHECKING:
@@ -48,8 +49,10 @@ class OpenSearchStore:
         """HTTP requests made to OpenSearch so far (``metering.Metered``)."""
         return self._calls.value
 
-    def lexical(self, context_id: str, text: str, filters: SearchFilters) -> list[Hit]:
-        body = queries.lexical_body(context_id, text, filters, filters.size)
+    def lexical(
+        self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
+    ) -> list[Hit]:
+        body = queries.lexical_body(context_id, text, filters, filters.size, expansion)
         return self._lexical(self._search(context_id, body))
 
     def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
@@ -57,16 +60,24 @@ class OpenSearchStore:
         return _ranked(self._search(context_id, body), VECTOR_ARM)
 
     def hybrid(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
     ) -> ArmResults:
         """Both arms in one ``_msearch`` round trip, the alias in the path (where IAM policies see it)."""
         alias = self._layout.alias(context_id)
         header = {"routing": context_id, "ignore_unavailable": True}
         bodies = [
             header,
-            queries.lexical_body(context_id, text, filters, depth),
+            queries.lexical_body(context_id, text, filters, depth, expansion, ids_only=ids_only),
             header,
-            queries.knn_body(context_id, vector, filters, depth),
+            queries.knn_body(context_id, vector, filters, depth, ids_only=ids_only),
         ]
         payload = "".join(json.dumps(line) + "\n" for line in bodies)
         response = self._call(
@@ -101,6 +112,19 @@ class OpenSearchStore:
         return {
             h["_source"]["id"]: hit_of(h["_source"], score=_confidence_score(h["_source"]))
             for h in _hits(response)
+        }
+
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
+        """The texts and stored embeddings of the caller's items among ``ids`` (feedback and MMR read a
+        few top hits' vectors: the search responses leave them out)."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        response = self._search(context_id, queries.vectors_body(context_id, wanted))
+        return {
+            h["_source"]["id"]: Stored(h["_source"]["text"], [float(v) for v in h["_source"][VECTOR_FIELD]])
+            for h in _hits(response)
+            if h["_source"].get(VECTOR_FIELD)
         }
 
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:

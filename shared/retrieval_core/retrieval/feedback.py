@@ -1,0 +1,110 @@
+"""Pseudo-relevance feedback: expansion terms for the lexical arm from the top hits of a first pass.
+
+RM3-style: each feedback hit votes for its terms in proportion to the term's share of the hit's words
+and to the hit's score; the best ``terms`` are kept with weights that sum to 1. Only the texts of hits
+the first pass returned to this caller (same context, same filter) are read, and no corpus statistics:
+nothing about other contexts can leak into the expansion. A stop-word list keeps function words out
+(without corpus statistics they would otherwise win every vote); BM25's IDF then weighs what is left.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+_WORD = re.compile(r"[^\W\d_][^\W_]+")
+STOP_WORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just may me
+    might more most must my myself no nor not now of off on once only or other our ours ourselves out
+    over own same shall she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up upon very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves""".split()  # noqa: SIM905 (a word list reads better as text)
+)
+
+
+class FeedbackOptions(BaseModel):
+    """Pseudo-relevance feedback: a first pass, then the real search with a query moved towards the first
+    pass's top hits. lexical and hybrid add expansion terms to the lexical query; vector and hybrid move
+    the query vector towards the top hits' mean vector (Rocchio). Costs a second search and, when the
+    vector moves, one read of the top hits' vectors."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    enabled: StrictBool = Field(default=True, description="false: one pass, no feedback.")
+    docs: int = Field(default=5, ge=1, le=20, description="How many top hits of the first pass are read.")
+    terms: int = Field(default=20, ge=1, le=50, description="How many expansion terms are added.")
+    weight: float = Field(
+        default=0.5,
+        ge=0,
+        lt=1,
+        allow_inf_nan=False,
+        description="The expansion terms' share of the query; the original text keeps the rest.",
+    )
+    vector_weight: float = Field(
+        default=1.0,
+        ge=0,
+        le=5,
+        allow_inf_nan=False,
+        description="Rocchio: the top hits' mean vector is added with this weight to the unit query "
+        "vector (0: the vector is left alone).",
+    )
+
+
+class WeightedTerm(NamedTuple):
+    term: str
+    weight: float
+
+
+class FeedbackText(NamedTuple):
+    text: str
+    score: float
+
+
+def expansion_terms(feedback: Sequence[FeedbackText], count: int) -> list[WeightedTerm]:
+    """The ``count`` strongest terms of the feedback texts, weights summing to 1 (ties by term)."""
+    votes: dict[str, float] = {}
+    for text, score in feedback:
+        words = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and len(w) > 2]
+        if not words or score <= 0:
+            continue
+        share = score / len(words)
+        for word in words:
+            votes[word] = votes.get(word, 0.0) + share
+    best = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[:count]
+    total = sum(weight for _, weight in best)
+    return [WeightedTerm(term, weight / total) for term, weight in best] if total > 0 else []
+
+
+def query_words(text: str) -> int:
+    """How many words of ``text`` carry meaning (not stop words): RM3 spreads the original query's weight
+    over them, so each expansion term's boost is scaled by this count to compare with one of them."""
+    return max(1, sum(1 for w in _WORD.findall(text.lower()) if w not in STOP_WORDS))
+
+
+def boosts(text: str, terms: Sequence[WeightedTerm], weight: float) -> list[tuple[str, float]]:
+    """Each expansion term with the boost that gives the expansion ``weight`` of the query beside the
+    original text (boost 1)."""
+    scale = weight / (1 - weight) * query_words(text)
+    return [(term.term, term.weight * scale) for term in terms]
+
+
+def rocchio(query: Sequence[float], feedback: Sequence[Sequence[float]], weight: float) -> list[float]:
+    """``query`` plus ``weight`` times the mean of the feedback vectors, scaled back to unit length (the
+    index compares by cosine); the query itself when there is nothing to move towards."""
+    if not feedback or weight <= 0:
+        return list(query)
+    dims = len(query)
+    usable = [v for v in feedback if len(v) == dims]
+    length = math.sqrt(math.fsum(q * q for q in query))
+    if not usable or not length > 0:
+        return list(query)
+    unit = [q / length for q in query]  # a caller's own vector need not be unit length
+    moved = [u + weight * math.fsum(v[i] for v in usable) / len(usable) for i, u in enumerate(unit)]
+    norm = math.sqrt(math.fsum(x * x for x in moved))
+    return [x / norm for x in moved] if norm > 0 and math.isfinite(norm) else list(query)

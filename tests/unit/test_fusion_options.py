@@ -1,0 +1,170 @@
+"""Fusion as policy data: per-request options within bounds, named presets, weighted RRF and the two
+score normalisations by hand; pseudo-relevance feedback's terms and Rocchio's vector by hand."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from fakes_store import FixedEmbedder, InMemoryStore
+from retrieval_core.context import CallerContext
+from retrieval_core.models.hits import Hit
+from retrieval_core.models.item import Item
+from retrieval_core.ports import Capabilities
+from retrieval_core.retrieval.config import PRESETS, FusionConfig, RetrievalConfig
+from retrieval_core.retrieval.feedback import (
+    FeedbackOptions,
+    FeedbackText,
+    boosts,
+    expansion_terms,
+    rocchio,
+)
+from retrieval_core.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.router import RetrievalRouter
+
+
+def hit(hit_id: str, score: float) -> Hit:
+    return Hit(id=hit_id, kind="proposition", text="t", score=score, status="ACTIVE", created_at="2026-01-01")
+
+
+ARMS = {"lexical": [hit("a", 9.0), hit("b", 3.0)], "vector": [hit("b", 0.8), hit("c", 0.6)]}
+
+
+def test_weighted_rrf_by_hand() -> None:
+    fused = reciprocal_rank_fusion(ARMS, 10, {"lexical": 1.0, "vector": 2.0})
+    best = 3.0 / 11
+    expected = {"a": (1 / 11) / best, "b": (1 / 12 + 2 / 11) / best, "c": (2 / 12) / best}
+    assert [f.id for f in fused] == ["b", "c", "a"]
+    assert {f.id: f.score for f in fused} == pytest.approx(expected)
+
+
+def test_l2_score_fusion_by_hand() -> None:
+    lexical_norm, vector_norm = math.sqrt(81 + 9), math.sqrt(0.64 + 0.36)
+    fused = weighted_score_fusion(ARMS, {"lexical": 0.5, "vector": 0.5}, "l2")
+    expected = {
+        "a": 0.5 * 9 / lexical_norm,
+        "b": 0.5 * 3 / lexical_norm + 0.5 * 0.8 / vector_norm,
+        "c": 0.5 * 0.6 / vector_norm,
+    }
+    assert {f.id: f.score for f in fused} == pytest.approx(expected)
+    assert [f.id for f in fused] == ["b", "a", "c"]
+
+
+def request(**fields: Any) -> RetrieveRequest:
+    return RetrieveRequest.model_validate({"mode": "hybrid", "text": "wing"} | fields)
+
+
+def test_request_options_override_the_deployment_and_presets_start_elsewhere() -> None:
+    store = InMemoryStore([])
+    router = RetrievalRouter(
+        Capabilities.of_search_store(store, graph=None, embedder=None),
+        CallerContext("acme"),
+        config=RetrievalConfig(),
+    )
+    assert router.tuning(request()).fusion == FusionConfig()
+    tuned = router.tuning(
+        request(fusion={"rank_constant": 60, "weights": {"lexical": 1, "vector": 3}})
+    ).fusion
+    assert (tuned.method, tuned.rank_constant, tuned.weights.vector) == ("rrf", 60, 3)
+    preset = router.tuning(
+        request(fusion={"preset": "score_l2", "weights": {"lexical": 2, "vector": 1}})
+    ).fusion
+    assert (preset.method, preset.normalization, preset.weights.lexical) == ("score", "l2", 2)
+    assert router.applied(request(fusion={"rank_constant": 7})).rank_constant == 7
+
+
+@pytest.mark.parametrize(
+    "fusion",
+    [
+        {"method": "max"},
+        {"rank_constant": 0},
+        {"rank_constant": 1001},
+        {"weights": {"lexical": -1, "vector": 1}},
+        {"weights": {"lexical": 11, "vector": 1}},
+        {"weights": {"lexical": 0, "vector": 0}},
+        {"weights": {"graph": 1}},
+        {"normalization": "z"},
+        {"preset": "nope"},
+        {"rank_constant": True},
+    ],
+)
+def test_fusion_options_out_of_bounds_are_refused(fusion: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="fusion"):
+        request(fusion=fusion)
+
+
+@pytest.mark.parametrize(
+    "feedback", [{"docs": 0}, {"docs": 21}, {"terms": 51}, {"weight": 1}, {"vector_weight": 6}]
+)
+def test_feedback_options_out_of_bounds_are_refused(feedback: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="feedback"):
+        request(feedback=feedback)
+
+
+def test_expansion_terms_by_hand() -> None:
+    terms = expansion_terms(
+        [FeedbackText("the shock wave and the shock layer", 1.0), FeedbackText("a wave of heat", 0.5)], 3
+    )
+    # Shares: doc 1 has 4 words (shock x2, wave, layer) -> 1/4 each; doc 2 has 2 (wave, heat) -> 0.25 each.
+    votes = {"shock": 0.5, "wave": 0.25 + 0.25, "layer": 0.25, "heat": 0.25}
+    total = votes["shock"] + votes["wave"] + votes["heat"]  # the ties at 0.25 go to the earlier term
+    assert terms == [("shock", 0.5 / total), ("wave", 0.5 / total), ("heat", 0.25 / total)]
+    assert boosts("shock waves", terms[:1], 0.5) == [("shock", 0.5 / total * 2)]
+
+
+def test_rocchio_by_hand() -> None:
+    moved = rocchio([2.0, 0.0], [[0.0, 1.0], [0.0, 0.0]], 1.0)  # the query is made unit first
+    assert moved == pytest.approx([1 / math.sqrt(1.25), 0.5 / math.sqrt(1.25)])
+    assert rocchio([1.0, 0.0], [], 1.0) == [1.0, 0.0]
+    assert rocchio([1.0, 0.0], [[0.0, 1.0]], 0.0) == [1.0, 0.0]
+
+
+def item(n: int, context: str, text: str, team: str) -> Item:
+    return Item.model_validate(
+        {
+            "id": f"{context}:p-{n}",
+            "context_id": context,
+            "kind": "proposition",
+            "text": text,
+            "embedding": [1.0, float(n)],
+            "metadata": {"team": team},
+            "created_at": "2026-03-01T00:00:00Z",
+        }
+    )
+
+
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_feedback_reads_only_the_callers_filtered_hits(mode: str) -> None:
+    store = InMemoryStore(
+        [
+            item(1, "acme", "wing flutter onset", "aero"),
+            item(2, "acme", "wing structures fatigue", "structures"),
+            item(3, "globex", "wing vortex breakdown", "aero"),
+        ]
+    )
+    embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
+    capabilities = Capabilities.of_search_store(store, graph=None, embedder=embedder)
+    router = RetrievalRouter(capabilities, CallerContext("acme"), config=PRESETS["default"])
+    result = router.route(request(mode=mode, filter={"equals": {"key": "metadata.team", "value": "aero"}}))
+    assert result.applied.expansion_terms is not None
+    assert set(result.applied.expansion_terms) <= {"wing", "flutter", "onset"}  # p-1's words only
+    assert [h.id for h in result.hits] == ["acme:p-1"]
+
+
+def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> None:
+    assert PRESETS["default"].feedback == FeedbackOptions()
+    assert PRESETS["fast"].feedback is None
+    store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
+    embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
+    router = RetrievalRouter(
+        Capabilities.of_search_store(store, graph=None, embedder=embedder),
+        CallerContext("acme"),
+        config=PRESETS["default"],
+    )
+    router.route(request(feedback={"enabled": False}))
+    assert store.calls == ["hybrid"]
+    store.calls.clear()
+    router.route(request())
+    assert store.calls == ["hybrid", "vectors", "hybrid"]
