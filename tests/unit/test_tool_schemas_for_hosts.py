@@ -211,7 +211,8 @@ FREE_FORM_FILTER = {
 def openapi_subset(schema: dict[str, Any]) -> dict[str, Any]:
     """The input schema as a host without references gets it: references inlined (a recursive one,
     the filter, becomes a free-form object), ``X | null`` as ``nullable``, a map's value schema and key
-    names dropped (an object), ``exclusiveMinimum`` as ``minimum``, ``examples`` as ``example``."""
+    names dropped (an object), ``exclusiveMinimum``/``exclusiveMaximum`` as ``minimum``/``maximum``,
+    ``examples`` as ``example``."""
     definitions = schema.get("$defs", {})
 
     def convert(node: dict[str, Any], seen: frozenset[str]) -> dict[str, Any]:
@@ -237,8 +238,8 @@ def openapi_subset(schema: dict[str, Any]) -> dict[str, Any]:
                 out[key] = {name: convert(child, seen) for name, child in value.items()}
             elif key == "items":
                 out[key] = convert(value, seen)
-            elif key == "exclusiveMinimum":
-                out["minimum"] = value
+            elif key in ("exclusiveMinimum", "exclusiveMaximum"):
+                out[key.removeprefix("exclusive").lower()] = value
             elif key == "examples":
                 out["example"] = value[0]
             else:

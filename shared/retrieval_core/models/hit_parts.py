@@ -30,7 +30,7 @@ class HitPart(StrEnum):
 
 
 HIT_PART_FIELDS: dict[HitPart, tuple[str, ...]] = {
-    HitPart.TEXT: ("text",),
+    HitPart.TEXT: ("text", "truncated"),
     HitPart.SIGNALS: ("signals",),
     HitPart.MENTIONS: ("mentions",),
     HitPart.PROVENANCE: ("provenance",),

@@ -32,8 +32,20 @@ class ArmWeights(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    lexical: float = Field(default=1.0, ge=0, le=MAX_ARM_WEIGHT, allow_inf_nan=False)
-    vector: float = Field(default=1.0, ge=0, le=MAX_ARM_WEIGHT, allow_inf_nan=False)
+    lexical: float = Field(
+        default=1.0,
+        ge=0,
+        le=MAX_ARM_WEIGHT,
+        allow_inf_nan=False,
+        description="The lexical (BM25) arm's weight.",
+    )
+    vector: float = Field(
+        default=1.0,
+        ge=0,
+        le=MAX_ARM_WEIGHT,
+        allow_inf_nan=False,
+        description="The vector (k-NN) arm's weight.",
+    )
 
     @model_validator(mode="after")
     def _some_weight(self) -> ArmWeights:

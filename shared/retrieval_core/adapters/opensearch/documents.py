@@ -56,14 +56,14 @@ def hit_of(
     Python (``model_construct`` included)."""
     context_prefix = f"{source['context_id']}:"
     grounding = source.get("grounding", [])
-    metadata, truncated = capped_metadata(source.get("metadata"))
-    text, truncated = fit_text(source["text"], LIMITS.hit_text_bytes)
+    metadata, metadata_truncated = capped_metadata(source.get("metadata"))
+    text, text_truncated = fit_text(source["text"], LIMITS.hit_text_bytes)
     return Hit.model_validate(
         {
             "id": source["id"],
             "kind": source["kind"],
             "text": text,
-            "truncated": truncated,
+            "truncated": text_truncated,
             "score": score,
             "signals": signals or {},
             "status": source["status"],
@@ -77,7 +77,7 @@ def hit_of(
             },
             "found_by": found_by or [],
             "metadata": metadata,
-            "metadata_truncated": truncated,
+            "metadata_truncated": metadata_truncated,
             "valid_from": source.get("valid_from"),
             "valid_to": source.get("valid_to"),
             "location": location_of(grounding, source.get("metadata")),

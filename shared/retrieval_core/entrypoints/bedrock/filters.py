@@ -57,6 +57,6 @@ def _our_key(key: Any, path: str) -> str:
         raise UnsupportedFilterError(
             f"{path}: '{key}' cannot be filtered on; the built-in keys are {', '.join(FILTERABLE_FIELDS)}."
         )
-    if not METADATA_NAME_PATTERN.match(key):
+    if not METADATA_NAME_PATTERN.fullmatch(key):
         raise UnsupportedFilterError(f"{path}: a metadata key is 1-64 letters, digits, '_' or '-'.")
     return f"metadata.{key}"
