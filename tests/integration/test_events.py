@@ -27,7 +27,7 @@ EVENTS = REPO / "events"
 
 
 def concurrent(path: Path) -> bool:
-    """An event that needs another request running at the same time (test_idempotency.py sends it)."""
+    """An event that needs another request running at the same time (test_idempotency_stack.py sends it)."""
     return "-concurrent-" in path.name
 
 

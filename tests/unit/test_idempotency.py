@@ -1,5 +1,5 @@
 """Idempotency keys, each state of a key against the in-memory store (the DynamoDB store's twin, proven
-on the real table in tests/integration/test_idempotency.py), then through the retrieve handler: the
+on the real table in tests/integration/test_idempotency_stack.py), then through the retrieve handler: the
 Idempotency-Key header, a packet-only repeat, and the clear answer without a session."""
 
 from __future__ import annotations
