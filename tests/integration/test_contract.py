@@ -61,6 +61,7 @@ RETRIEVE_RULES_IN_WORDS = (
     "vector's length",
     "outside the years",  # a window moment UTC cannot hold
     "cannot filter",  # a filter the index cannot apply exactly (the deployment's metadata types)
+    "idempotency_key needs a session_id",  # a key is kept in its session
 )
 
 

@@ -1,8 +1,9 @@
 """The evidence workflow's retries carry one idempotency key (the execution id and the state's name), so a
 retried retrieve never counts twice: OpenSearch stopped under the first attempt (503, the Parallel
 state's Retry sends it again once the node is back), and an answer lost on its way back to the workflow
-(the task's Retry on Lambda.ServiceException: the retry gets the kept answer). Runs with the stack-fault
-tests (``restarts_stack``): it stops this worktree's OpenSearch node for a while."""
+(the task's Retry on Lambda.ServiceException: the retry gets the kept answer). It pauses the OpenSearch
+node (SIGSTOP, then SIGCONT and a health wait) and never restarts it, so it runs in the normal order:
+after the ``restarts_stack`` tests the node would be a fresh, empty one without the corpus."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ from test_workflow import QUERY, scheduled
 
 from dev import stack
 
-pytestmark = pytest.mark.restarts_stack
 WORKFLOW_INPUT = {"context_id": "acme", "request": {"text": QUERY.text, "top_k": 3}}
 
 
