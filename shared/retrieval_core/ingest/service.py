@@ -11,7 +11,7 @@ Parts that failed leave an incomplete report and raise ``IngestIncompleteError``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 from ..loading.loader import Loader
 from ..models.limits import LIMITS, StorageLimits
@@ -70,16 +70,7 @@ class IngestService:
             self._objects.open(ref), self._part_lines, write_part=write_part, limits=self._limits
         )
         if plan.refused is not None:
-            outcome.report = IngestReport(
-                bucket=ref.bucket,
-                key=ref.key,
-                version_id=ref.version_id,
-                context_id=context_id,
-                status="rejected",
-                reason=plan.refused,
-            )
-            self._write_report(ref.bucket, ref.key, outcome.report)
-            return outcome
+            return self._finished(outcome, ref, context_id, "rejected", plan.refused)
         tasks = [
             PartTask(
                 bucket=ref.bucket,
@@ -94,15 +85,7 @@ class IngestService:
             for part in plan.parts
         ]
         if not tasks:
-            outcome.report = IngestReport(
-                bucket=ref.bucket,
-                key=ref.key,
-                version_id=ref.version_id,
-                context_id=context_id,
-                status="complete",
-            )
-            self._objects.write_json(ref.bucket, report_key(ref.key), outcome.report.model_dump(mode="json"))
-            return outcome
+            return self._finished(outcome, ref, context_id, "complete")
         if self._queue is not None and len(tasks) > 1:
             self._queue.send(tasks)
             outcome.queued_parts = len(tasks)
@@ -142,6 +125,26 @@ class IngestService:
                 task, context_id, [None if p is None else PartReport.model_validate(p) for p in parts]
             )
             self._write_report(task.bucket, task.key, outcome.report)
+
+    def _finished(
+        self,
+        outcome: IngestOutcome,
+        ref: ObjectRef,
+        context_id: str,
+        status: Literal["rejected", "complete"],
+        reason: str | None = None,
+    ) -> IngestOutcome:
+        """``outcome`` of an object that queues no part (refused whole, or empty), its report written."""
+        outcome.report = IngestReport(
+            bucket=ref.bucket,
+            key=ref.key,
+            version_id=ref.version_id,
+            context_id=context_id,
+            status=status,
+            reason=reason,
+        )
+        self._write_report(ref.bucket, ref.key, outcome.report)
+        return outcome
 
     def _write_report(self, bucket: str, key: str, report: IngestReport) -> None:
         self._objects.write_json(bucket, report_key(key), report.model_dump(mode="json"))
