@@ -59,6 +59,7 @@ def knowledge_base_retrieve(knowledgeBaseId: str) -> Response[str]:
         retrieve=lambda *args, **kwargs: _counted(container().retrieve.retrieve(*args, **kwargs)),
         context_claim=settings.context_claim,
         default_mode=settings.knowledge_base_search_type,
+        rerank_model=settings.rerank_model,
     )
     return knowledge_base.answer_retrieve(app.current_event.raw_event, knowledgeBaseId, base, logger)
 

@@ -327,7 +327,7 @@ def test_unsigned_or_wrongly_signed_requests_are_access_denied(base_url: str, ho
                     },
                 }
             ),
-            "reranking",
+            "this deployment has no rerank model",
         ),
         ({"guardrailConfiguration": {"guardrailId": "abc", "guardrailVersion": "1"}}, "guardrail"),
         ({"nextToken": "p2.forged.token"}, "next_token is not a token"),

@@ -78,7 +78,8 @@ class FakeFunctions:
         return result["statusCode"], json.loads(result["body"] or "null"), headers
 
 
-def fake_container() -> Container:
+def fake_container(settings: Settings | None = None, **overrides: Any) -> Container:
+    """The functions' container over the fakes; ``settings`` and ``overrides`` change what a test needs."""
     graph = FakeGraph()
     graph.link("acme", "acme:person/alice", "acme:team/payments", "acme:p-0")
     lineage = FakeLineage()
@@ -86,7 +87,7 @@ def fake_container() -> Container:
     lineage.add("acme", CHUNK.id, kind=CHUNK.kind)
     store = InMemoryStore([*ITEMS, CHUNK])
     return Container(
-        Settings(),
+        settings or Settings(),
         overrides={
             "store": store,
             "edges": graph,
@@ -94,13 +95,14 @@ def fake_container() -> Container:
             "embedder": FixedEmbedder({}, DIMENSION),
             "retrieval_config": preset("default"),
             "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
+            **overrides,
         },
     )
 
 
 @contextmanager
-def fake_functions() -> Iterator[FakeFunctions]:
-    composed = fake_container()
+def fake_functions(settings: Settings | None = None, **overrides: Any) -> Iterator[FakeFunctions]:
+    composed = fake_container(settings, **overrides)
     with pytest.MonkeyPatch.context() as patch:
         for key, value in lambda_environment("retrieve").items():
             patch.setenv(key, value)

@@ -152,7 +152,7 @@ def test_claims_listing_several_contexts_pick_the_knowledge_base(functions: Fake
         ({"numberOfResults": 101}, "numberOfResults"),
         ({"numberOfResults": True}, "numberOfResults"),
         ({"overrideSearchType": "KEYWORD"}, "overrideSearchType"),
-        ({"rerankingConfiguration": {"type": "BEDROCK_RERANKING_MODEL"}}, "reranking is not available"),
+        ({"rerankingConfiguration": {"type": "BEDROCK_RERANKING_MODEL"}}, "has no rerank model"),
         ({"implicitFilterConfiguration": {"modelArn": "m", "metadataAttributes": []}}, "implicit"),
         ({"filter": {"near": {"key": "a", "value": 1}}}, "unsupported filter operator 'near'"),
         (

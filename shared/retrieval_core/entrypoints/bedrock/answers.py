@@ -106,6 +106,5 @@ def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:
 
 
 def item_metadata(hit: Hit) -> dict[str, Any]:
-    """The item's ``metadata`` when hits carry it (a hit without the field has none to give)."""
-    metadata = getattr(hit, "metadata", None)
-    return dict(metadata) if isinstance(metadata, dict) else {}
+    """The item's ``metadata`` (empty when ``include`` left it out)."""
+    return dict(hit.metadata)

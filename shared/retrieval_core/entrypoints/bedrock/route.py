@@ -50,11 +50,13 @@ RESPONSES: dict[int, Any] = {
 @dataclass(frozen=True, slots=True)
 class KnowledgeBase:
     """What the route needs of its function: the retrieve service's call, the claim that names contexts,
-    and the mode a request without ``overrideSearchType`` gets."""
+    the mode a request without ``overrideSearchType`` gets, and the rerank model a
+    ``rerankingConfiguration`` may name (``none``: no reranking on request)."""
 
     retrieve: Callable[..., RetrieveResponse]
     context_claim: str
     default_mode: str
+    rerank_model: str
 
 
 def answer_retrieve(
@@ -64,7 +66,7 @@ def answer_retrieve(
         caller = knowledge_base_caller(event, knowledge_base_id, base.context_claim)
         headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
         require_json("POST", headers)
-        request = retrieve_request(_body(event.get("body")), base.default_mode)
+        request = retrieve_request(_body(event.get("body")), base.default_mode, base.rerank_model)
         response = base.retrieve(
             caller.context,
             request,
