@@ -38,7 +38,7 @@ if TYPE_CHECKING:
         Reranker,
     )
     from .retrieval.config import RetrievalConfig
-    from .retrieval.pages import Pager
+    from .retrieval.pager import Pager
     from .retrieval.service import RetrieveService
 
 OVERRIDABLE = frozenset(
@@ -149,11 +149,12 @@ class Container:
     def retrieve(self) -> RetrieveService:
         from .retrieval.service import RetrieveService
 
+        embedder = self.capabilities.embedder
         return RetrieveService(
-            capabilities=self.capabilities,
             policy=self.policy,
-            config=self.retrieval_config,
             pager=self.pager,
+            config=self.retrieval_config,
+            dimension=None if embedder is None else embedder.dimension,
         )
 
     @cached_property
@@ -168,11 +169,13 @@ class Container:
         """Pages of ranked modes; without a paging key configured, every answer is one page."""
         import time
 
-        from .retrieval.pages import Pager
+        from .retrieval.pager import Pager
         from .retrieval.paging import PageTokens, PagingConfig
 
         key = self._paging_key()
         return Pager(
+            capabilities=self.capabilities,
+            retrieval=self.retrieval_config,
             tokens=None if key is None else PageTokens(key),
             cursors=self.cursors if key is not None else None,
             items=self.items,

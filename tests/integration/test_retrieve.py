@@ -175,16 +175,20 @@ def test_a_store_without_vector_capability_degrades_to_typed_empty(corpus_settin
     from retrieval_core.context import CallerContext
     from retrieval_core.policy import InMemorySessionStore, PolicyConfig, RetrievalPolicy
     from retrieval_core.ports import Capabilities
+    from retrieval_core.retrieval.pager import Pager
     from retrieval_core.retrieval.requests import RetrieveRequest
     from retrieval_core.retrieval.service import RetrieveService
 
     real = container().store
     before = real.backend_calls
+    config = container().retrieval_config
+    # The real store, offering only its lexical capability.
+    capabilities = Capabilities(lexical=real, embedder=container().embedder)
     service = RetrieveService(
-        # The real store, offering only its lexical capability.
-        capabilities=Capabilities(lexical=real, embedder=container().embedder),
         policy=RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
-        config=container().retrieval_config,
+        pager=Pager.unpaged(capabilities, config),
+        config=config,
+        dimension=None,
     )
     for mode in ("vector", "hybrid"):
         result = service.retrieve(CallerContext("acme"), RetrieveRequest(mode=mode, text="payments"))

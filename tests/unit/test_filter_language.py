@@ -21,7 +21,7 @@ from retrieval_core.models.metadata import FieldType
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.router import RetrievalRouter
+from unpaged import Unpaged
 
 SCHEMA = {"amount": FieldType.NUMBER, "due": FieldType.DATE, "pinned": FieldType.BOOLEAN}
 
@@ -184,7 +184,7 @@ def test_the_router_passes_the_filter_to_the_store_and_reports_each_arm() -> Non
     ]
     store = InMemoryStore(items, metadata_types={"amount": "number"})
     config = RetrievalConfig(metadata={"amount": FieldType.NUMBER})
-    router = RetrievalRouter(capabilities_of(store), CallerContext("acme"), config=config)
+    router = Unpaged(capabilities_of(store), CallerContext("acme"), config=config)
     request = RetrieveRequest.model_validate(
         {
             "mode": "hybrid",

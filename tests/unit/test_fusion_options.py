@@ -22,7 +22,7 @@ from retrieval_core.retrieval.feedback import (
 )
 from retrieval_core.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.router import RetrievalRouter
+from unpaged import Unpaged
 
 
 def hit(hit_id: str, score: float) -> Hit:
@@ -58,21 +58,21 @@ def request(**fields: Any) -> RetrieveRequest:
 
 def test_request_options_override_the_deployment_and_presets_start_elsewhere() -> None:
     store = InMemoryStore([])
-    router = RetrievalRouter(
+    router = Unpaged(
         Capabilities.of_search_store(store, graph=None, embedder=None),
         CallerContext("acme"),
         config=RetrievalConfig(),
     )
-    assert router.tuning(request()).fusion == FusionConfig()
-    tuned = router.tuning(
+    assert router.prepared(request()).tuning.fusion == FusionConfig()
+    tuned = router.prepared(
         request(fusion={"rank_constant": 60, "weights": {"lexical": 1, "vector": 3}})
-    ).fusion
+    ).tuning.fusion
     assert (tuned.method, tuned.rank_constant, tuned.weights.vector) == ("rrf", 60, 3)
-    preset = router.tuning(
+    preset = router.prepared(
         request(fusion={"preset": "score_l2", "weights": {"lexical": 2, "vector": 1}})
-    ).fusion
+    ).tuning.fusion
     assert (preset.method, preset.normalization, preset.weights.lexical) == ("score", "l2", 2)
-    assert router.applied(request(fusion={"rank_constant": 7})).rank_constant == 7
+    assert router.prepared(request(fusion={"rank_constant": 7})).applied.rank_constant == 7
 
 
 @pytest.mark.parametrize(
@@ -146,7 +146,7 @@ def test_feedback_reads_only_the_callers_filtered_hits(mode: str) -> None:
     )
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
     capabilities = Capabilities.of_search_store(store, graph=None, embedder=embedder)
-    router = RetrievalRouter(capabilities, CallerContext("acme"), config=PRESETS["default"])
+    router = Unpaged(capabilities, CallerContext("acme"), config=PRESETS["default"])
     result = router.route(request(mode=mode, filter={"equals": {"key": "metadata.team", "value": "aero"}}))
     assert result.applied.expansion_terms is not None
     assert set(result.applied.expansion_terms) <= {"wing", "flutter", "onset"}  # p-1's words only
@@ -158,7 +158,7 @@ def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> Non
     assert PRESETS["fast"].feedback is None
     store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
-    router = RetrievalRouter(
+    router = Unpaged(
         Capabilities.of_search_store(store, graph=None, embedder=embedder),
         CallerContext("acme"),
         config=PRESETS["default"],

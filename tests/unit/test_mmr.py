@@ -14,7 +14,7 @@ from retrieval_core.ports import Capabilities
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.mmr import mmr_order
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.router import RetrievalRouter
+from unpaged import Unpaged
 
 WORDS = ["wing", "lift", "shock", "flow"]
 EMBEDDER = FixedEmbedder({w: [1.0, 0.5, 0.0] for w in WORDS}, dimension=3)
@@ -45,7 +45,7 @@ def corpora(draw: Any) -> list[Item]:
 def ranked(items: list[Item], mode: str, text: str, rerank: dict[str, Any] | None, where: bool) -> list[str]:
     store = InMemoryStore(items)
     capabilities = Capabilities.of_search_store(store, graph=None, embedder=EMBEDDER)
-    router = RetrievalRouter(capabilities, CallerContext("acme"), config=RetrievalConfig())
+    router = Unpaged(capabilities, CallerContext("acme"), config=RetrievalConfig())
     body: dict[str, Any] = {"mode": mode, "text": text, "top_k": 20, "diversify": False}
     if rerank is not None:
         body["rerank"] = rerank

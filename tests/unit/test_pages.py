@@ -14,10 +14,10 @@ from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.models.cursors import id_fingerprints
 from retrieval_core.models.item import Item
 from retrieval_core.retrieval.config import RetrievalConfig
-from retrieval_core.retrieval.pages import Page, Pager
+from retrieval_core.retrieval.pager import Page, Pager
 from retrieval_core.retrieval.paging import PageTokens, PagingConfig
+from retrieval_core.retrieval.prepared import prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.router import RetrievalRouter
 
 NOW = 1_000_000
 QUERY = "ledger reconciliation quarter"
@@ -54,6 +54,8 @@ class Paging:
         self.store = store or InMemoryStore(ITEMS)
         self.cursors = InMemoryCursorStore()
         self.pager = Pager(
+            capabilities=capabilities_of(self.store, embedder=FixedEmbedder({QUERY: [1.0, 0.0]}, 2)),
+            retrieval=RetrievalConfig(),
             tokens=PageTokens(b"k" * 32),
             cursors=self.cursors,
             items=self.store,
@@ -65,12 +67,14 @@ class Paging:
         request = RetrieveRequest.model_validate(
             {"diversify": False} | body | ({"next_token": token} if token else {})
         )
-        router = RetrievalRouter(
-            capabilities_of(self.store, embedder=FixedEmbedder({QUERY: [1.0, 0.0]}, 2)),
+        query = prepare(
+            request,
             CallerContext("acme"),
             config=RetrievalConfig(),
+            dimension=2,
+            open_token=self.pager.open_token,
         )
-        return self.pager.page(router, request, "acme", self.pager.position(request, "acme"))
+        return self.pager.page(query)
 
     def through(self, body: dict[str, Any]) -> list[Page]:
         pages = [self.page(body)]

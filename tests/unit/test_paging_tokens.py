@@ -8,18 +8,34 @@ import hmac
 import json
 
 import pytest
+from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.models.cursors import id_fingerprints
 from retrieval_core.policy.kind import HITS
+from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.errors import (
     NextTokenExpiredError,
     NextTokenInvalidError,
     NextTokenMismatchError,
 )
-from retrieval_core.retrieval.pages import _fingerprint as request_fingerprint
-from retrieval_core.retrieval.paging import PagePosition, PageTokens, fingerprint, question_fingerprint
+from retrieval_core.retrieval.paging import PagePosition, PageTokens
+from retrieval_core.retrieval.prepared import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.service import question_of
+
+
+def prepared(body: dict) -> PreparedQuery:
+    return prepare(
+        RetrieveRequest.model_validate(body),
+        CallerContext("acme"),
+        config=RetrievalConfig(),
+        dimension=None,
+        open_token=lambda token, context_id, fingerprint: PagePosition(5),
+    )
+
+
+def fingerprint(body: dict) -> str:
+    return prepared(body).fingerprint
+
 
 KEY = b"k" * 32
 TOKENS = PageTokens(KEY)
@@ -66,7 +82,7 @@ def test_page_size_session_and_pack_are_not_part_of_the_request() -> None:
         "text": " payments ",
         "top_k": 50,
         "session_id": "s",
-        "pack": {"max_chars": 9},
+        "pack": {"max_chars": 900},
     }
     assert fingerprint(other) == REQUEST
     assert fingerprint({"mode": "lexical", "text": "payment"}) != REQUEST
@@ -130,12 +146,13 @@ def test_statuses() -> None:
         {"mode": "temporal", "window": {"start": "2026-01-01T00:00:00Z", "end": "2026-02-01T00:00:00Z"}},
     ],
 )
-def test_the_policys_prepared_question_gives_the_requests_fingerprint(body: dict) -> None:
-    """Page 1 signs its token from the policy's prepared question, later pages check it from the
-    request: the two spellings must agree for every kind of request, or page 2 would be a mismatch."""
-    request = RetrieveRequest.model_validate(body)
-    prepared = HITS.prepare(question_of(request))
-    assert question_fingerprint(prepared) == request_fingerprint(request)
-    assert question_fingerprint(HITS.prepare(question_of(request.model_copy(update={"top_k": 3})))) == (
-        request_fingerprint(request)
-    )
+def test_one_spelling_serves_the_policy_and_the_token(body: dict) -> None:
+    """The question is spelled once at the door: the policy keys it as it is (no second normal form),
+    and the token's fingerprint ignores only what a continuation may change (page size, token,
+    presentation, session)."""
+    query = prepared(body)
+    assert HITS.prepare(query.question) is query.question
+    assert HITS.prepare(dict(query.question)) == query.question  # already in normal form
+    continued = body | {"top_k": 3, "next_token": "t", "include": ["text"], "session_id": "other"}
+    assert fingerprint(continued) == query.fingerprint
+    assert prepared(continued).question != query.question  # a continuation is no duplicate

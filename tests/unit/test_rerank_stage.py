@@ -15,7 +15,7 @@ from retrieval_core.ports import Capabilities
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.rerank import RerankOptions
-from retrieval_core.retrieval.router import RetrievalRouter
+from unpaged import Unpaged
 
 ACME = CallerContext("acme")
 EMBEDDER = FixedEmbedder({"wing lift": [1.0, 0.0]}, dimension=2)
@@ -66,10 +66,10 @@ class Failing:
         raise self.error
 
 
-def router(reranker: Any = None, **config: Any) -> RetrievalRouter:
+def router(reranker: Any = None, **config: Any) -> Unpaged:
     store = InMemoryStore(ITEMS)
     capabilities = Capabilities.of_search_store(store, graph=None, embedder=EMBEDDER, reranker=reranker)
-    return RetrievalRouter(capabilities, ACME, config=RetrievalConfig(**config))
+    return Unpaged(capabilities, ACME, config=RetrievalConfig(**config))
 
 
 def request(**fields: Any) -> RetrieveRequest:
@@ -136,7 +136,9 @@ def test_mmr_moves_a_near_duplicate_down() -> None:
 
 def test_graph_walk_is_never_reranked() -> None:
     assert (
-        router(ByLength()).tuning(request(mode="graph_walk", entity_id="acme:x")).reranks("graph_walk")
+        router(ByLength())
+        .prepared(request(mode="graph_walk", entity_id="acme:x"))
+        .tuning.reranks("graph_walk")
         is False
     )
 

@@ -19,7 +19,7 @@ from retrieval_core.errors import InvalidRequestError
 from retrieval_core.models.item import Item
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.router import RetrievalRouter
+from unpaged import Unpaged
 
 ACME = CallerContext("acme")
 
@@ -52,8 +52,8 @@ EMBEDDER = FixedEmbedder({"payments team": [1.0, 0.0]}, dimension=2)
 
 def router(
     store: InMemoryLexicalStore | InMemoryStore, graph: FakeGraph | None = None, **config: Any
-) -> RetrievalRouter:
-    return RetrievalRouter(capabilities_of(store, graph, EMBEDDER), ACME, config=RetrievalConfig(**config))
+) -> Unpaged:
+    return Unpaged(capabilities_of(store, graph, EMBEDDER), ACME, config=RetrievalConfig(**config))
 
 
 def request(**fields: object) -> RetrieveRequest:

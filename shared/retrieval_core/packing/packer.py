@@ -138,6 +138,25 @@ def _duplicates(hits: Sequence[Hit]) -> set[int]:
     return repeated
 
 
+def check_header_fits(options: PackOptions, query_text: str | None = None) -> None:
+    """Raise ``PacketHeaderTooLargeError`` when the packet's header alone overflows its budget: a
+    request can be refused for it before anything is retrieved."""
+    _start(options, options.task or query_text)
+
+
+def _start(options: PackOptions, task: str | None) -> tuple[Layout, LengthCounter, _Packer]:
+    layout = Layout(options.shape, task, cite_uri=options.cite_uri)
+    counter = counter_for(options)
+    packer = _Packer(layout, counter, options.budget)
+    if packer.used > options.budget:
+        raise PacketHeaderTooLargeError(
+            f"The packet header alone needs {packer.used} {counter.unit}, more than the budget of "
+            f"{options.budget}; raise {options.budget_field} or shorten pack.task.",
+            field=options.budget_field,
+        )
+    return layout, counter, packer
+
+
 def pack_hits(
     hits: Sequence[Hit],
     source_ids: Mapping[str, str],
@@ -152,15 +171,7 @@ def pack_hits(
     if any(hit.id not in source_ids for hit in hits):
         raise SourceIdMissingError()
     task = options.task or query_text
-    layout = Layout(options.shape, task, cite_uri=options.cite_uri)
-    counter = counter_for(options)
-    packer = _Packer(layout, counter, options.budget)
-    if packer.used > options.budget:
-        raise PacketHeaderTooLargeError(
-            f"The packet header alone needs {packer.used} {counter.unit}, more than the budget of "
-            f"{options.budget}; raise {options.budget_field} or shorten pack.task.",
-            field=options.budget_field,
-        )
+    layout, counter, packer = _start(options, task)
 
     reasons: dict[int, DropReason] = dict.fromkeys(_duplicates(hits), "duplicate")
     candidates = [

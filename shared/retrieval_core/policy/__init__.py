@@ -12,7 +12,8 @@ Use::
         keep=lambda outcome: answer_bytes,    # what to keep for that repeat
         claim_limit=claim_limit,              # from the authorizer claim, or None
         request_limit=body.get("session_limit"),
-        execute=lambda query: router.route(request).hits,   # returns list[Hit]
+        execute=lambda query: pager.page(prepared),  # any result, e.g. a page of hits
+        evidence=lambda page: page.hits,      # its cited elements (default: the result itself)
     )
     # outcome.receipt.source_ids are the session names ("S1", ...); outcome.names maps hit.id -> name.
 

@@ -47,10 +47,15 @@ from .state import (
 )
 
 T = TypeVar("T")
+R = TypeVar("R")
 logger = logging.getLogger(__name__)
 
 REQUEST_LOCAL_SESSION = "request-local"
 """The scope name of a sessionless request's throwaway state."""
+
+
+def _itself(result: Any) -> Any:
+    return result
 
 
 def utc_now() -> datetime:
@@ -83,10 +88,12 @@ class RetrievalPolicy(Generic[T]):
         request_limit: int | None = None,
         principal: str | None = None,
         idempotency_key: str | None = None,
-        keep: Callable[[Outcome[T]], bytes] | None = None,
-        execute: Callable[[Mapping[str, Any]], Sequence[T]],
-    ) -> Outcome[T] | Replay:
+        keep: Callable[[Outcome[R]], bytes] | None = None,
+        execute: Callable[[Mapping[str, Any]], R],
+        evidence: Callable[[R], Sequence[T]] = _itself,
+    ) -> Outcome[R] | Replay:
         """Run ``execute(prepared_query)`` under the policy and return its result, receipt and names.
+        ``evidence`` picks the result's cited elements (the result itself when it is the list of them).
         ``principal`` (the authorizer's caller, when it names one) binds the session to that caller.
         With an ``idempotency_key`` (a session is required) the answer ``keep`` renders from the outcome
         is kept, and the same request sent again returns it as a ``Replay`` without running or counting.
@@ -121,8 +128,9 @@ class RetrievalPolicy(Generic[T]):
         try:
             kind.authorize(context_id, prepared)
             result = execute(prepared)
-            kind.assert_result(context_id, result)
-            item_ids = [kind.source_id(element) for element in result]
+            cited = evidence(result)
+            kind.assert_result(context_id, cited)
+            item_ids = [kind.source_id(element) for element in cited]
 
             receipts: dict[int, Receipt] = {}
 
@@ -147,7 +155,7 @@ class RetrievalPolicy(Generic[T]):
         if not isinstance(completion, Completed):
             self._refuse(completion, key, limit)
         receipt = receipt_of(completion)
-        receipt = self._run_effects(EffectInput(context_id, prepared, result, receipt, completion.names))
+        receipt = self._run_effects(EffectInput(context_id, prepared, cited, receipt, completion.names))
         return Outcome(result, receipt, completion.names)
 
     def describe(

@@ -25,16 +25,28 @@ UNORDERED_FIELDS = frozenset({"kinds", "statuses"})
 """List fields whose order (and repeats) carry no meaning."""
 
 
+class PreparedQuestion(dict[str, Any]):
+    """A query in normal form. ``prepare_query`` hands one back as it is: a caller that prepared its
+    question at the door (the retrieve service does) gets it keyed without a second normalisation."""
+
+
 def prepare_query(query: Any) -> Any:
-    """Normalize a JSON object: collapse whitespace in strings, drop nulls and control fields, sort
-    ``kinds``. Anything that is not an object passes through for ``checked_key`` to reject."""
-    if not isinstance(query, Mapping):
+    """Normalize a JSON object (``normal_form``); a ``PreparedQuestion`` is already normal, and anything
+    that is not an object passes through for ``checked_key`` to reject."""
+    if isinstance(query, PreparedQuestion) or not isinstance(query, Mapping):
         return query
-    return {
-        name: _normalize(value, unordered=name in UNORDERED_FIELDS)
-        for name, value in query.items()
-        if name not in CONTROL_FIELDS and value is not None
-    }
+    return normal_form(query)
+
+
+def normal_form(query: Mapping[str, Any]) -> PreparedQuestion:
+    """Collapse whitespace in strings, drop nulls and control fields, sort ``kinds`` and ``statuses``."""
+    return PreparedQuestion(
+        {
+            name: _normalize(value, unordered=name in UNORDERED_FIELDS)
+            for name, value in query.items()
+            if name not in CONTROL_FIELDS and value is not None
+        }
+    )
 
 
 _UNCHANGED = frozenset({int, float, bool, type(None)})

@@ -46,7 +46,7 @@ Effect = Callable[[EffectInput[Any]], Mapping[str, Any]]
 class Outcome(NamedTuple, Generic[T]):
     """The result of one policy run: the read's result, its receipt, and item id -> citable name."""
 
-    result: Sequence[T]
+    result: T
     receipt: Receipt
     names: dict[str, str]
 

@@ -16,22 +16,16 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..models.cursors import packed, unpacked
-from ..policy.query import canonical_key, prepare_query
 from .config import DEFAULT_PAGING_MAX_DEPTH, DEFAULT_PAGING_TTL_SECONDS
 from .errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMismatchError
 
 TOKEN_VERSION = "p2"
 """``p1`` tokens named a cursor the first page wrote; they are invalid now, like any unknown version."""
 DEFAULT_WINDOW = 100
-NOT_PART_OF_RANKING = frozenset(
-    {"top_k", "next_token", "session_id", "session_limit", "pack", "include", "context_id", "idempotency_key"}
-)
-"""Fields a continuation may change: page size and presentation, never what is ranked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +47,6 @@ class PagePosition:
     offset: int
     cursor_id: str | None = None
     shown: frozenset[bytes] = field(default_factory=frozenset)
-
-
-def fingerprint(request: Mapping[str, Any]) -> str:
-    """The request's ranking-relevant fields, normalised as the session policy normalises queries."""
-    return question_fingerprint(prepare_query(request))
-
-
-def question_fingerprint(question: Mapping[str, Any]) -> str:
-    """``fingerprint`` of a question the session policy has normalised already (its prepared query):
-    the same value without normalising and spelling a query vector once more."""
-    return canonical_key({k: v for k, v in question.items() if k not in NOT_PART_OF_RANKING})
 
 
 def new_cursor_id() -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from ..models.filters import Filter
 from ..models.hits import Hit
 from ..models.vocabulary import Kind, Status
 from ..packing.packet import ContextPacket
@@ -14,6 +16,8 @@ from .config import FusionConfig
 from .requests import Mode
 
 FilterPlacement = Literal["in_query", "on_results"]
+GRAPH_ARM = "graph"
+"""The arm of a graph walk: it follows every edge, and the filter applies to the propositions it returns."""
 
 
 class AppliedFilter(BaseModel):
@@ -45,6 +49,16 @@ class AppliedLimits(BaseModel):
     expansion_terms: list[str] | None = Field(
         default=None, description="feedback: the terms added to the lexical query, strongest first."
     )
+
+    def placed(self, where: Filter | None, arms: Sequence[str]) -> AppliedLimits:
+        """These limits with the filter echoed and, per arm, where it took effect: inside the backend
+        query, or on the propositions a graph walk returned."""
+        if where is None:
+            return self
+        placed: dict[str, FilterPlacement] = {
+            arm: "on_results" if arm == GRAPH_ARM else "in_query" for arm in arms
+        }
+        return self.model_copy(update={"filter": AppliedFilter(expression=where.echo(), arms=placed)})
 
 
 PagingEnd = Literal["exhausted", "depth_cap", "unpaged"]

@@ -1,8 +1,8 @@
-"""``RetrievalRouter``: one entry for every mode, shared by every entry point.
+"""``RetrievalRouter``: the ranker every mode goes through, shared by every entry point.
 
-It clamps the request, routes the mode to the capability that serves it (from the typed
-``Capabilities`` set the composition root built), and post-processes (weights, min score, order,
-diversity). A missing capability yields a typed-empty result with ``supported: false``: never a scan.
+It routes the mode to the capability that serves it (from the typed ``Capabilities`` set the
+composition root built) and post-processes the ranking (weights, min score, order, rerank). A missing
+capability yields a typed-empty ranking with ``supported: false``: never a scan.
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from functools import partial
 from typing import TypeVar
 
 from ..context import CallerContext
-from ..errors import InvalidRequestError
 from ..graph.walk import walk
-from ..models.filters import Filter, resolve
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
 from .config import FusionConfig, RetrievalConfig
@@ -25,18 +23,17 @@ from .fusion import (
     Fused,
     RescorableT,
     built,
-    diversify,
     normalise_by_max,
     order,
     reciprocal_rank_fusion,
     weigh,
     weighted_score_fusion,
 )
+from .prepared import PreparedQuery, Tuning
 from .requests import Mode, RetrieveRequest
-from .rerank import RerankOptions, RerankStage
-from .responses import AppliedFilter, AppliedLimits, FilterPlacement
+from .rerank import RerankStage
+from .responses import GRAPH_ARM, AppliedLimits
 
-GRAPH_ARM = "graph"
 FIRST_PASS_DEPTH = 20
 """Hits of a single-arm feedback first pass (at least four per hit feedback reads): an arm's top hits
 are the same whatever its depth, so the first pass only ranks what feedback reads."""
@@ -56,17 +53,11 @@ class Ranking:
     arms: tuple[str, ...] = field(default=())
 
 
-@dataclass(frozen=True, slots=True)
-class RetrievalResult:
-    mode: Mode
-    supported: bool
-    hits: list[Hit]
-    applied: AppliedLimits
-    missing_capability: str | None = None
-    arms: tuple[str, ...] = field(default=())
-
-
 class RetrievalRouter:
+    """Ranks one prepared request: routes its mode to the capability that serves it, then weighs, cuts
+    at ``min_score``, orders and reranks. Everything about the request was resolved at the door
+    (``PreparedQuery``); cutting the ranking into pages and presenting them is the pager's job."""
+
     def __init__(
         self, capabilities: Capabilities, context: CallerContext, *, config: RetrievalConfig
     ) -> None:
@@ -74,45 +65,16 @@ class RetrievalRouter:
         self._context = context
         self._config = config
 
-    def resolved_filter(self, request: RetrieveRequest) -> Filter | None:
-        """The request's filter resolved against the declared metadata types; raises
-        ``FilterNotApplicableError`` for one the index cannot apply exactly (callers check this before
-        spending any session budget)."""
-        return None if request.filter is None else resolve(request.filter, self._config.metadata)
-
-    def route(self, request: RetrieveRequest) -> RetrievalResult:
-        """One page of ``top_k``, as an unpaged caller sees it: the first ``top_k`` of the ranking."""
-        ranking = self.rank(request, request.applied_top_k)
-        top_k = request.applied_top_k
-        hits = presented(ranking.hits[:top_k], request)
-        if request.expand_graph:
-            hits += ranking.hits[top_k:]  # the graph arm hangs below the page it decorates
-        return RetrievalResult(
-            ranking.mode, ranking.supported, hits, ranking.applied, ranking.missing_capability, ranking.arms
-        )
-
-    def tuning(self, request: RetrieveRequest) -> Tuning:
-        """The fusion, rerank and feedback this request uses: its own options over the deployment's."""
-        config = self._config
-        fusion = config.fusion if request.fusion is None else request.fusion.applied_to(config.fusion)
-        feedback = request.feedback or config.feedback
-        if feedback is not None and not feedback.enabled:
-            feedback = None
-        return Tuning(fusion, request.rerank or config.rerank, feedback)
-
-    def rank(self, request: RetrieveRequest, depth: int, *, all_fused: bool = False) -> Ranking:
+    def rank(self, query: PreparedQuery, depth: int, *, all_fused: bool = False) -> Ranking:
         """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
         below it. Hybrid fuses each arm's ``max(candidate_depth, depth)`` and builds hits for the first
         ``depth`` fused, or with ``all_fused`` for every fused candidate (a frozen ranking keeps them all:
         ranking deeper instead would fuse other candidates)."""
-        self._check_vector(request)
-        where = self.resolved_filter(request)
-        tuning = self.tuning(request)
-        applied = self.applied(request, tuning)
+        request, tuning, applied = query.request, query.tuning, query.applied
         if tuning.reranks(request.mode):
             depth = max(depth, tuning.rerank.depth)  # the pool is the same however deep a page ranks
         filters = SearchFilters(
-            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=where
+            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=query.where
         )
         notes = Notes()
         try:
@@ -122,30 +84,7 @@ class RetrievalRouter:
         applied = applied.model_copy(
             update={"rerank": notes.rerank, "expansion_terms": notes.expansion_terms}
         )
-        return Ranking(request.mode, True, hits, self.placed(applied, where, arms), complete, arms=arms)
-
-    def applied(self, request: RetrieveRequest, tuning: Tuning | None = None) -> AppliedLimits:
-        tuning = tuning or self.tuning(request)
-        return AppliedLimits(
-            top_k=request.applied_top_k,
-            depth=request.applied_depth,
-            min_score=None if request.min_score is None else float(request.min_score),
-            statuses=list(dict.fromkeys(request.statuses)),
-            kinds=list(dict.fromkeys(request.kinds or ())),
-            rank_constant=tuning.fusion.rank_constant,
-            fusion=tuning.fusion if request.mode == Mode.HYBRID else None,
-        )
-
-    @staticmethod
-    def placed(applied: AppliedLimits, where: Filter | None, arms: Sequence[str]) -> AppliedLimits:
-        """``applied`` with the filter echoed and, per arm, where it took effect: inside the backend
-        query, or on the propositions a graph walk returned (the walk itself follows every edge)."""
-        if where is None:
-            return applied
-        placed: dict[str, FilterPlacement] = {
-            arm: "on_results" if arm == GRAPH_ARM else "in_query" for arm in arms
-        }
-        return applied.model_copy(update={"filter": AppliedFilter(expression=where.echo(), arms=placed)})
+        return Ranking(request.mode, True, hits, applied.placed(query.where, arms), complete, arms=arms)
 
     def _dispatch(
         self,
@@ -351,27 +290,6 @@ class RetrievalRouter:
             return [float(v) for v in request.vector]
         return _require(self._can.embedder, "embedder").embed([request.text or ""])[0]
 
-    def _check_vector(self, request: RetrieveRequest) -> None:
-        if request.vector is not None and self._can.embedder is not None:
-            expected = self._can.embedder.dimension
-            if len(request.vector) != expected:
-                raise InvalidRequestError(
-                    f"vector: expected {expected} dimensions, got {len(request.vector)}", field="vector"
-                )
-
-
-@dataclass(frozen=True, slots=True)
-class Tuning:
-    """A request's ranking policy: the deployment's retrieval config with the request's options on top."""
-
-    fusion: FusionConfig
-    rerank: RerankOptions
-    feedback: FeedbackOptions | None
-
-    def reranks(self, mode: Mode) -> bool:
-        # A graph walk's order is its hop distance: there is no relevance to the text to rerank by.
-        return self.rerank.method != "none" and mode != Mode.GRAPH_WALK
-
 
 @dataclass(slots=True)
 class Notes:
@@ -390,12 +308,6 @@ def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[
     if fusion.method == "score":
         return weighted_score_fusion(arms, weights, fusion.normalization)
     return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)
-
-
-def presented(page: list[Hit], request: RetrieveRequest) -> list[Hit]:
-    """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
-    page's members never depend on how the ones before it were cut)."""
-    return diversify(page) if request.diversify else page
 
 
 def _require(capability: T | None, name: str) -> T:

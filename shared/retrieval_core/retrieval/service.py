@@ -1,6 +1,7 @@
-"""The retrieve use case: policy-guarded routing of one page, then an optional context packet of the
-same hits. Every page is its own query to the session policy: a continuation (its ``next_token``
-differs from every other page's) is no duplicate, takes one unit of budget and gets its own receipt.
+"""The retrieve use case: a request prepared at the door, one page under the session policy, then an
+optional context packet of the same hits. Every page is its own query to the session policy: a
+continuation (its ``next_token`` differs from every other page's) is no duplicate, takes one unit of
+budget and gets its own receipt.
 
 With an idempotency key the answer (without its packet) is kept, and the same request sent again gets it
 back, packed anew when it asks for a packet: a retry after a lost response, or a repeat that only changes
@@ -8,43 +9,31 @@ the packet, spends nothing."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
-from typing import Any
-
 from ..context import CallerContext
 from ..models.hit_parts import omitted_fields
 from ..models.hits import Hit
 from ..policy import Outcome, Replay, RetrievalPolicy
-from ..policy.query import CONTROL_FIELDS
-from ..ports import Capabilities
 from .config import RetrievalConfig
-from .pages import Page, Pager
-from .paging import PagingConfig
+from .pager import Page, Pager
+from .prepared import PreparedQuery, prepare
 from .requests import RetrieveRequest
 from .responses import RetrieveResponse
-from .router import RetrievalRouter
-
-# The packet and the hit parts shape the answer's presentation, not the question; like the policy's
-# control fields they never change the dedup key.
-NOT_PART_OF_QUESTION = CONTROL_FIELDS | {"pack", "include"}
 
 
 class RetrieveService:
     def __init__(
         self,
         *,
-        capabilities: Capabilities,
         policy: RetrievalPolicy[Hit],
+        pager: Pager,
         config: RetrievalConfig,
-        pager: Pager | None = None,
+        dimension: int | None,
     ) -> None:
-        self._capabilities = capabilities
+        """``dimension``: the embedder's, which a caller's own query vector must have (None: any)."""
         self._policy = policy
+        self._pager = pager
         self._config = config
-        self._pager = pager or Pager(
-            tokens=None, cursors=None, items=None, config=PagingConfig(), clock=lambda: int(time.time())
-        )
+        self._dimension = dimension
 
     def retrieve(
         self,
@@ -56,65 +45,59 @@ class RetrieveService:
         principal: str | None = None,
         idempotency_key: str | None = None,
     ) -> RetrieveResponse:
-        router = RetrievalRouter(self._capabilities, context, config=self._config)
-        # Refuse a filter the index cannot apply, or a packet whose header cannot fit, before the policy
-        # spends any budget on the request.
-        router.resolved_filter(request)
-        if request.pack is not None:
-            from ..packing.packer import pack_hits  # only requests that ask for a packet need the packer
-
-            pack_hits([], {}, request.pack, request.text)
-        # A bad token is refused here too: misuse never reads, never spends budget.
-        position = self._pager.position(request, context.context_id)
-        pages: list[Page] = []
-
-        def execute(prepared: Mapping[str, Any]) -> list[Hit]:
-            pages.append(self._pager.page(router, request, context.context_id, position, prepared))
-            return pages[0].hits
-
-        def answer(outcome: Outcome[Hit]) -> RetrieveResponse:
-            result = pages[0]
-            return RetrieveResponse(
-                mode=result.mode,
-                supported=result.supported,
-                missing_capability=result.missing_capability,
-                arms=list(result.arms),
-                hits=result.hits,
-                applied=result.applied,
-                receipt=outcome.receipt,
-                next_token=result.next_token,
-                paging=result.paging,
-            )
-
+        # Every 4xx is raised here, before the policy counts anything or a backend is read.
+        query = prepare(
+            request,
+            context,
+            config=self._config,
+            dimension=self._dimension,
+            open_token=self._pager.open_token,
+        )
         outcome = self._policy.run(
-            question_of(request),
+            query.question,
             context_id=context.context_id,
             session_id=session_id or request.session_id,
             claim_limit=claim_limit,
             request_limit=request.session_limit,
             principal=principal,
             idempotency_key=request.idempotency_key or idempotency_key,
-            keep=lambda kept: answer(kept).model_dump_json().encode(),
-            execute=execute,
+            keep=lambda kept: answered(kept).model_dump_json().encode(),
+            execute=lambda _: self._pager.page(query),
+            evidence=lambda page: page.hits,
         )
-        if isinstance(outcome, Replay):
-            response = RetrieveResponse.model_validate_json(outcome.answer)
-            # Each distinct hit has one source name, listed in hit order: the two align one to one.
-            ids = dict.fromkeys(hit.id for hit in response.hits)
-            names = dict(zip(ids, response.receipt.source_ids, strict=True))
-        else:
-            response, names = answer(outcome), outcome.names
-        if request.pack is not None:
-            from ..packing.packer import pack_hits
-
-            packet = pack_hits(response.hits, names, request.pack, request.text)
-            response = response.model_copy(update={"context_packet": packet})
-        return response.leaving_out(omitted_fields(request.include))
+        response, names = (
+            replayed(outcome) if isinstance(outcome, Replay) else (answered(outcome), outcome.names)
+        )
+        return packed(response, names, query).leaving_out(omitted_fields(request.include))
 
 
-def question_of(request: RetrieveRequest) -> dict[str, Any]:
-    """The query as the policy sees it: the question itself, with clamps applied."""
-    question = request.model_dump(mode="json", exclude=set(NOT_PART_OF_QUESTION), exclude_none=True)
-    question["top_k"] = request.applied_top_k
-    question["depth"] = request.applied_depth
-    return question
+def answered(outcome: Outcome[Page]) -> RetrieveResponse:
+    page = outcome.result
+    return RetrieveResponse(
+        mode=page.mode,
+        supported=page.supported,
+        missing_capability=page.missing_capability,
+        arms=list(page.arms),
+        hits=page.hits,
+        applied=page.applied,
+        receipt=outcome.receipt,
+        next_token=page.next_token,
+        paging=page.paging,
+    )
+
+
+def replayed(replay: Replay) -> tuple[RetrieveResponse, dict[str, str]]:
+    response = RetrieveResponse.model_validate_json(replay.answer)
+    # Each distinct hit has one source name, listed in hit order: the two align one to one.
+    ids = dict.fromkeys(hit.id for hit in response.hits)
+    return response, dict(zip(ids, response.receipt.source_ids, strict=True))
+
+
+def packed(response: RetrieveResponse, names: dict[str, str], query: PreparedQuery) -> RetrieveResponse:
+    """The response with the context packet the request asks for, if any."""
+    if query.request.pack is None:
+        return response
+    from ..packing.packer import pack_hits  # only requests that ask for a packet need the packer
+
+    packet = pack_hits(response.hits, names, query.request.pack, query.request.text)
+    return response.model_copy(update={"context_packet": packet})

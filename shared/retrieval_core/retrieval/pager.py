@@ -13,25 +13,20 @@ Design and costs: docs/STORAGE.md ("Paging").
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
 from ..models.hits import Hit
-from ..ports import CursorStore, ItemReader
+from ..ports import Capabilities, CursorStore, ItemReader
+from .config import RetrievalConfig
 from .errors import NextTokenExpiredError
-from .paging import (
-    PagePosition,
-    PageTokens,
-    PagingConfig,
-    fingerprint,
-    new_cursor_id,
-    question_fingerprint,
-)
-from .requests import Mode, RetrieveRequest
+from .fusion import diversify
+from .paging import PagePosition, PageTokens, PagingConfig, new_cursor_id
+from .prepared import PreparedQuery
+from .requests import Mode
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
-from .router import RetrievalRouter, presented
+from .router import Ranking, RetrievalRouter
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,76 +42,88 @@ class Page:
 
 
 class Pager:
+    """Cuts a prepared request's ranking into pages; it owns the ranker (``RetrievalRouter``)."""
+
     def __init__(
         self,
         *,
+        capabilities: Capabilities,
+        retrieval: RetrievalConfig,
         tokens: PageTokens | None,
         cursors: CursorStore | None,
         items: ItemReader | None,
         config: PagingConfig,
         clock: Callable[[], int],
     ) -> None:
+        self._capabilities = capabilities
+        self._retrieval = retrieval
         self._tokens = tokens
         self._cursors = cursors
         self._items = items
         self._config = config
         self._clock = clock
 
-    def position(self, request: RetrieveRequest, context_id: str) -> PagePosition | None:
-        """The position ``request.next_token`` names, verified: raises a 4xx before anything is read."""
-        if request.next_token is None:
-            return None
+    @classmethod
+    def unpaged(cls, capabilities: Capabilities, retrieval: RetrievalConfig) -> Pager:
+        """A pager with no paging configured: every answer is one page (and every token is expired)."""
+        return cls(
+            capabilities=capabilities,
+            retrieval=retrieval,
+            tokens=None,
+            cursors=None,
+            items=None,
+            config=PagingConfig(),
+            clock=lambda: 0,
+        )
+
+    def open_token(self, token: str, context_id: str, fingerprint: str) -> PagePosition:
+        """The position ``token`` names, verified against the caller's context and the question's
+        fingerprint (``PreparedQuery``): a 4xx before anything is read."""
         if self._tokens is None:
             raise NextTokenExpiredError()  # paging is not configured: no token can still be good
-        return self._tokens.open(request.next_token, context_id, _fingerprint(request), self._clock())
+        return self._tokens.open(token, context_id, fingerprint, self._clock())
 
-    def page(
-        self,
-        router: RetrievalRouter,
-        request: RetrieveRequest,
-        context_id: str,
-        at: PagePosition | None,
-        question: Mapping[str, Any] | None = None,
-    ) -> Page:
-        """The page at ``at`` (the first when None). ``question``: the session policy's prepared query
-        of this request, when the caller has it, so the first page's token needs no second spelling."""
-        if at is None:
-            return self._first(router, request, context_id, question)
-        return self._next(router, request, context_id, at)
+    def page(self, query: PreparedQuery) -> Page:
+        """The page ``query.position`` names (the first when None)."""
+        if query.position is None:
+            return self._first(query) if self._pageable(query) else self._unpaged(query)
+        return self._next(query, query.position)
 
-    def _first(
-        self,
-        router: RetrievalRouter,
-        request: RetrieveRequest,
-        context_id: str,
-        question: Mapping[str, Any] | None,
-    ) -> Page:
-        top_k = request.applied_top_k
-        if not self._pageable(request):
-            result = router.route(request)
-            info = self._info(0, 0, "unpaged")
-            return Page(
-                result.mode,
-                result.supported,
-                result.hits,
-                result.applied,
-                result.arms,
-                info,
-                missing_capability=result.missing_capability,
-            )
-        ranking = router.rank(request, top_k + 1)
+    def _rank(self, query: PreparedQuery, depth: int, *, all_fused: bool = False) -> Ranking:
+        router = RetrievalRouter(self._capabilities, query.context, config=self._retrieval)
+        return router.rank(query, depth, all_fused=all_fused)
+
+    def _unpaged(self, query: PreparedQuery) -> Page:
+        """One page of ``top_k``: the first ``top_k`` of the ranking and, with ``expand_graph``, the graph
+        arm that hangs below the page it decorates."""
+        ranking = self._rank(query, query.top_k)
+        hits = presented(ranking.hits[: query.top_k], query)
+        if query.request.expand_graph:
+            hits += ranking.hits[query.top_k :]
+        return Page(
+            ranking.mode,
+            ranking.supported,
+            hits,
+            ranking.applied,
+            ranking.arms,
+            self._info(0, 0, "unpaged"),
+            missing_capability=ranking.missing_capability,
+        )
+
+    def _first(self, query: PreparedQuery) -> Page:
+        top_k = query.top_k
+        ranking = self._rank(query, top_k + 1)
         ranked = ranking.hits[: self._config.max_depth]
         shown = ranked[:top_k]
         token = None
         if len(ranked) > top_k:
             # Nothing is written: the token names what this page showed, and the next page ranks again.
             at = PagePosition(top_k, shown=id_fingerprints(h.id for h in shown))
-            asked = _fingerprint(request) if question is None else question_fingerprint(question)
-            token = self._token(context_id, at, asked)
+            token = self._token(query.context_id, at, query.fingerprint)
         return Page(
             ranking.mode,
             ranking.supported,
-            presented(shown, request),
+            presented(shown, query),
             ranking.applied,
             ranking.arms,
             self._info(0, 0, None if token else self._end(top_k, len(ranked))),
@@ -124,60 +131,51 @@ class Pager:
             ranking.missing_capability,
         )
 
-    def _next(
-        self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition
-    ) -> Page:
-        top_k = request.applied_top_k
-        cursor_id, frozen, fresh = self._frozen(router, request, context_id, at)
-        window = frozen.window(at.offset, top_k)
-        hits, gone = self._content(router, request, context_id, window, fresh)
-        end = at.offset + top_k
+    def _next(self, query: PreparedQuery, at: PagePosition) -> Page:
+        cursor_id, frozen, fresh = self._frozen(query, at)
+        window = frozen.window(at.offset, query.top_k)
+        hits, gone = self._content(query, window, fresh)
+        end = at.offset + query.top_k
         token = None
         if end < frozen.end:
-            token = self._token(context_id, PagePosition(end, cursor_id), frozen.fingerprint)
-        where = router.resolved_filter(request)
+            token = self._token(query.context_id, PagePosition(end, cursor_id), frozen.fingerprint)
         return Page(
-            request.mode,
+            query.mode,
             True,
-            presented(hits, request),
-            router.placed(router.applied(request), where, frozen.arms),
+            presented(hits, query),
+            query.applied.placed(query.where, frozen.arms),
             frozen.arms,
             self._info(at.offset, gone, None if token else self._end(end, frozen.end)),
             token,
         )
 
-    def _frozen(
-        self, router: RetrievalRouter, request: RetrieveRequest, context_id: str, at: PagePosition
-    ) -> tuple[str, FrozenRanking, dict[str, Hit]]:
+    def _frozen(self, query: PreparedQuery, at: PagePosition) -> tuple[str, FrozenRanking, dict[str, Hit]]:
         """The cursor id and frozen ranking the page at ``at`` is cut from, and the hits ranked for it
         just now (whose content needs no read): frozen now at the second page, else read (and extended
         when the page reaches past it)."""
         assert self._cursors is not None  # a token was issued: _pageable
-        top_k = request.applied_top_k
         if at.cursor_id is None:
             cursor_id = new_cursor_id()
-            frozen, fresh = self._freeze(router, request, at)
-            if at.offset + top_k < frozen.end:  # a later page will read it
-                self._cursors.save(context_id, cursor_id, frozen, expires_at=self._expiry())
+            frozen, fresh = self._freeze(query, at)
+            if at.offset + query.top_k < frozen.end:  # a later page will read it
+                self._cursors.save(query.context_id, cursor_id, frozen, expires_at=self._expiry())
             return cursor_id, frozen, fresh
-        stored = self._cursors.load(context_id, at.cursor_id, self._clock())
+        stored = self._cursors.load(query.context_id, at.cursor_id, self._clock())
         if stored is None:
             raise NextTokenExpiredError()
-        if stored.end <= at.offset + top_k and not stored.complete:
-            return at.cursor_id, *self._extend(router, request, context_id, at.cursor_id, at, stored)
+        if stored.end <= at.offset + query.top_k and not stored.complete:
+            return at.cursor_id, *self._extend(query, at.cursor_id, at, stored)
         return at.cursor_id, stored, {}
 
-    def _freeze(
-        self, router: RetrievalRouter, request: RetrieveRequest, at: PagePosition
-    ) -> tuple[FrozenRanking, dict[str, Hit]]:
+    def _freeze(self, query: PreparedQuery, at: PagePosition) -> tuple[FrozenRanking, dict[str, Hit]]:
         """The second page's ranking: ranked again, deeper, without what the first page showed, from the
         first page's end on. What was written since ranks among the rest (above the first page's
         boundary: at this page's start); what was deleted is simply not there."""
-        ranking = router.rank(request, self._depth(request, at.offset, at.offset), all_fused=True)
+        ranking = self._rank(query, self._depth(query, at.offset, at.offset), all_fused=True)
         cap = self._config.max_depth
         rest = [h for h in ranking.hits if id_fingerprint(h.id) not in at.shown][: cap - at.offset]
         frozen = FrozenRanking(
-            fingerprint=_fingerprint(request),
+            fingerprint=query.fingerprint,
             arms=ranking.arms,
             entries=tuple(_entry(h) for h in rest),
             complete=ranking.complete or at.offset + len(rest) >= cap,
@@ -187,19 +185,13 @@ class Pager:
         return frozen, {h.id: h for h in rest}
 
     def _extend(
-        self,
-        router: RetrievalRouter,
-        request: RetrieveRequest,
-        context_id: str,
-        cursor_id: str,
-        at: PagePosition,
-        frozen: FrozenRanking,
+        self, query: PreparedQuery, cursor_id: str, at: PagePosition, frozen: FrozenRanking
     ) -> tuple[FrozenRanking, dict[str, Hit]]:
         """Rank deeper and append what is neither frozen nor shown yet; a concurrent extension's result
         wins."""
         assert self._cursors is not None
         cap = self._config.max_depth
-        ranking = router.rank(request, self._depth(request, at.offset, frozen.end), all_fused=True)
+        ranking = self._rank(query, self._depth(query, at.offset, frozen.end), all_fused=True)
         known = {entry.id for entry in frozen.entries}
         added = tuple(
             _entry(h) for h in ranking.hits if h.id not in known and id_fingerprint(h.id) not in frozen.shown
@@ -214,30 +206,25 @@ class Pager:
             base=frozen.base,
             shown=frozen.shown,
         )
-        if self._cursors.save(context_id, cursor_id, extended, expires_at=self._expiry()):
+        if self._cursors.save(query.context_id, cursor_id, extended, expires_at=self._expiry()):
             return extended, {h.id: h for h in ranking.hits}
-        winner = self._cursors.load(context_id, cursor_id, self._clock())
+        winner = self._cursors.load(query.context_id, cursor_id, self._clock())
         if winner is None:
             raise NextTokenExpiredError()
         return winner, {}
 
-    def _depth(self, request: RetrieveRequest, offset: int, known: int) -> int:
+    def _depth(self, query: PreparedQuery, offset: int, known: int) -> int:
         """How deep a ranking that is frozen ranks: past the page, at least doubling what is known, at
         least ``window``, never past the cap. Hybrid skips the window: it keeps every candidate it
         fused (each arm ``max(candidate_depth, depth)`` deep, so already at least candidate_depth), and
         fusing deeper arms than one request for these positions would fuse other candidates."""
-        least = max(offset + request.applied_top_k + 1, 2 * known)
-        if request.mode is not Mode.HYBRID:
+        least = max(offset + query.top_k + 1, 2 * known)
+        if query.mode is not Mode.HYBRID:
             least = max(least, self._config.window)
         return min(self._config.max_depth, least)
 
     def _content(
-        self,
-        router: RetrievalRouter,
-        request: RetrieveRequest,
-        context_id: str,
-        window: tuple[FrozenEntry, ...],
-        fresh: dict[str, Hit],
+        self, query: PreparedQuery, window: tuple[FrozenEntry, ...], fresh: dict[str, Hit]
     ) -> tuple[list[Hit], int]:
         """The current content of a page's frozen entries, in frozen order, with their frozen scores;
         items deleted since, or no longer matching the request, are left out and counted."""
@@ -245,8 +232,8 @@ class Pager:
         wanted = [entry.id for entry in window if entry.id not in fresh]
         found = dict(fresh)
         if wanted:
-            found |= self._items.get_items(context_id, wanted, where=router.resolved_filter(request))
-        statuses, kinds = set(request.statuses), set(request.kinds or ())
+            found |= self._items.get_items(query.context_id, wanted, where=query.where)
+        statuses, kinds = set(query.applied.statuses), set(query.applied.kinds)
         hits = [
             found[entry.id].model_copy(
                 update={"score": entry.score, "signals": entry.signals, "found_by": list(entry.found_by)}
@@ -258,9 +245,9 @@ class Pager:
         ]
         return hits, len(window) - len(hits)
 
-    def _pageable(self, request: RetrieveRequest) -> bool:
+    def _pageable(self, query: PreparedQuery) -> bool:
         configured = None not in (self._tokens, self._cursors, self._items)
-        return configured and not request.expand_graph
+        return configured and not query.request.expand_graph
 
     def _token(self, context_id: str, at: PagePosition, request_fingerprint: str) -> str:
         assert self._tokens is not None
@@ -282,10 +269,10 @@ class Pager:
         )
 
 
-def _fingerprint(request: RetrieveRequest) -> str:
-    body = request.model_dump(mode="json", exclude_none=True)
-    body["depth"] = request.applied_depth
-    return fingerprint(body)
+def presented(page: list[Hit], query: PreparedQuery) -> list[Hit]:
+    """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
+    page's members never depend on how the ones before it were cut)."""
+    return diversify(page) if query.request.diversify else page
 
 
 def _entry(hit: Hit) -> FrozenEntry:

@@ -1,0 +1,148 @@
+"""One retrieve request, checked and resolved once, at the door.
+
+``prepare`` raises every 4xx a request can earn before the session policy counts it or a backend is
+read: a filter the index cannot apply exactly, a query vector of the wrong dimension, a packet whose
+header alone overflows its budget, a ``next_token`` that is altered, foreign, expired or bound to another
+question. What it resolves is what everything downstream reads, and nothing re-derives it: the filter
+against the declared metadata types, the clamped limits, the ranking options (the request's over the
+deployment's), the question's one spelling (the session policy's dedup key is computed from it) and the
+fingerprint a ``next_token`` is bound to, and the page the token names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..context import CallerContext
+from ..errors import InvalidRequestError
+from ..models.filters import Filter, resolve
+from ..policy.query import CONTROL_FIELDS, PreparedQuestion, canonical_key, normal_form
+from .config import FusionConfig, RetrievalConfig
+from .feedback import FeedbackOptions
+from .paging import PagePosition
+from .requests import Mode, RetrieveRequest
+from .rerank import RerankOptions
+from .responses import AppliedLimits
+
+PRESENTATION_FIELDS = frozenset({"pack", "include"})
+"""Fields that shape the answer (its packet, the parts of each hit), not the question: like the policy's
+control fields they never change the dedup key."""
+PAGE_FIELDS = frozenset({"top_k", "next_token"})
+"""Fields a continuation may change: the page, never what is ranked (they stay out of the fingerprint)."""
+
+OpenToken = Callable[[str, str, str], PagePosition]
+"""``(next_token, context_id, fingerprint) -> position``: the pager's check of a token."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """A request's ranking options: the deployment's retrieval config with the request's on top."""
+
+    fusion: FusionConfig
+    rerank: RerankOptions
+    feedback: FeedbackOptions | None
+    """None: one pass, no feedback."""
+
+    @classmethod
+    def of(cls, request: RetrieveRequest, config: RetrievalConfig) -> Tuning:
+        fusion = config.fusion if request.fusion is None else request.fusion.applied_to(config.fusion)
+        feedback = request.feedback or config.feedback
+        if feedback is not None and not feedback.enabled:
+            feedback = None
+        return cls(fusion, request.rerank or config.rerank, feedback)
+
+    def reranks(self, mode: Mode) -> bool:
+        # A graph walk's order is its hop distance: there is no relevance to the text to rerank by.
+        return self.rerank.method != "none" and mode != Mode.GRAPH_WALK
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedQuery:
+    """A request as the ranker, the pager and the policy read it."""
+
+    request: RetrieveRequest
+    context: CallerContext
+    where: Filter | None
+    """The filter resolved against the declared metadata types (None: no filter)."""
+    tuning: Tuning
+    applied: AppliedLimits
+    """The limits and options in force, before the filter is echoed with where each arm applied it."""
+    question: PreparedQuestion
+    """The question in the session policy's normal form: the dedup key's one spelling."""
+    fingerprint: str
+    """What ranks (the question less its page fields): a ``next_token`` is bound to it."""
+    position: PagePosition | None
+    """Where the page starts: None for a first page."""
+
+    @property
+    def mode(self) -> Mode:
+        return self.request.mode
+
+    @property
+    def context_id(self) -> str:
+        return self.context.context_id
+
+    @property
+    def top_k(self) -> int:
+        return self.applied.top_k
+
+
+def prepare(
+    request: RetrieveRequest,
+    context: CallerContext,
+    *,
+    config: RetrievalConfig,
+    dimension: int | None,
+    open_token: OpenToken,
+) -> PreparedQuery:
+    """``request`` checked and resolved for ``context``; ``dimension`` is the embedder's (None: no embedder,
+    so a caller's vector is taken as it is), ``open_token`` the pager's token check."""
+    where = None if request.filter is None else resolve(request.filter, config.metadata)
+    if request.vector is not None and dimension is not None and len(request.vector) != dimension:
+        raise InvalidRequestError(
+            f"vector: expected {dimension} dimensions, got {len(request.vector)}", field="vector"
+        )
+    if request.pack is not None:
+        from ..packing.packer import check_header_fits  # only requests that ask for a packet need it
+
+        check_header_fits(request.pack, request.text)
+    tuning = Tuning.of(request, config)
+    question = question_of(request)
+    fingerprint = canonical_key({k: v for k, v in question.items() if k not in PAGE_FIELDS})
+    position = None
+    if request.next_token is not None:
+        position = open_token(request.next_token, context.context_id, fingerprint)
+    return PreparedQuery(
+        request=request,
+        context=context,
+        where=where,
+        tuning=tuning,
+        applied=limits(request, tuning),
+        question=question,
+        fingerprint=fingerprint,
+        position=position,
+    )
+
+
+def question_of(request: RetrieveRequest) -> PreparedQuestion:
+    """The question the request asks, clamps applied, in the session policy's normal form."""
+    asked: dict[str, Any] = request.model_dump(
+        mode="json", exclude=set(CONTROL_FIELDS | PRESENTATION_FIELDS), exclude_none=True
+    )
+    asked["top_k"] = request.applied_top_k
+    asked["depth"] = request.applied_depth
+    return normal_form(asked)
+
+
+def limits(request: RetrieveRequest, tuning: Tuning) -> AppliedLimits:
+    return AppliedLimits(
+        top_k=request.applied_top_k,
+        depth=request.applied_depth,
+        min_score=None if request.min_score is None else float(request.min_score),
+        statuses=list(dict.fromkeys(request.statuses)),
+        kinds=list(dict.fromkeys(request.kinds or ())),
+        rank_constant=tuning.fusion.rank_constant,
+        fusion=tuning.fusion if request.mode == Mode.HYBRID else None,
+    )
