@@ -249,9 +249,9 @@ class Pager:
         configured = None not in (self._tokens, self._cursors, self._items)
         return configured and not query.request.expand_graph
 
-    def _token(self, context_id: str, at: PagePosition, request_fingerprint: str) -> str:
+    def _token(self, context_id: str, at: PagePosition, fingerprint: str) -> str:
         assert self._tokens is not None
-        return self._tokens.issue(context_id, at, request_fingerprint, self._expiry())
+        return self._tokens.issue(context_id, at, fingerprint, self._expiry())
 
     def _expiry(self) -> int:
         return self._clock() + self._config.ttl_seconds

@@ -61,10 +61,8 @@ class PageTokens:
             raise ValueError("the paging key must be at least 16 bytes")
         self._key = key
 
-    def issue(
-        self, context_id: str, position: PagePosition, request_fingerprint: str, expires_at: int
-    ) -> str:
-        fields: dict[str, Any] = {"o": position.offset, "e": expires_at, "q": request_fingerprint}
+    def issue(self, context_id: str, position: PagePosition, fingerprint: str, expires_at: int) -> str:
+        fields: dict[str, Any] = {"o": position.offset, "e": expires_at, "q": fingerprint}
         if position.cursor_id is not None:
             fields["c"] = position.cursor_id
         signed = ".".join(
@@ -75,7 +73,7 @@ class PageTokens:
         )
         return f"{TOKEN_VERSION}.{signed}.{_b64(self._mac(context_id, signed))}"
 
-    def open(self, token: str, context_id: str, request_fingerprint: str, now: int) -> PagePosition:
+    def open(self, token: str, context_id: str, fingerprint: str, now: int) -> PagePosition:
         """The position a token names, after checking (in this order) its MAC under the caller's
         context, its expiry and its request."""
         version, _, rest = token.partition(".")
@@ -88,7 +86,7 @@ class PageTokens:
         fields = json.loads(_unb64(encoded_fields))
         if int(fields["e"]) <= now:
             raise NextTokenExpiredError()
-        if not hmac.compare_digest(str(fields["q"]), request_fingerprint):
+        if not hmac.compare_digest(str(fields["q"]), fingerprint):
             raise NextTokenMismatchError()
         return PagePosition(
             offset=int(fields["o"]),
