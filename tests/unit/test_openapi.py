@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from retrieval_core.graph.models import GraphPathResponse
 from retrieval_core.lineage.models import WhyExplainResponse
+from retrieval_core.retrieval.paging import TOKEN_VERSION
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.responses import RetrieveResponse
 from retrieval_dev.bedrock_contract import operation as operation_model
@@ -96,3 +97,6 @@ def test_request_and_response_examples_are_valid_instances(generated: dict[str, 
     assert examples
     for example in examples:
         EXAMPLED_MODELS[name].model_validate(example)
+        token = example.get("next_token")
+        if token is not None:  # a token as this version issues it: four dot-separated parts
+            assert token.startswith(f"{TOKEN_VERSION}.") and token.count(".") == 3, token

@@ -140,7 +140,8 @@ class RetrieveResponse(BaseModel):
                         "failed_effects": [],
                     },
                     "context_packet": None,
-                    "next_token": "p1.eyJjIjoi...In0.Hs2n...",
+                    "next_token": "p2.eyJvIjo1LCJlIjoxNzc5MjcxMjAwLCJxIjoiOTY2MTRhOWUxZjA5NGY4ODM1YThmZDVkZDIx"
+                    "Mjk3YzMifQ.-i_kDxICyXE.O9eU-oUHoYVY_k200mSffIksylLZXuSjp9KPcNW3Hac",
                     "paging": {"offset": 0, "max_depth": 1000, "gone": 0, "end": None, "message": None},
                 }
             ]
