@@ -18,6 +18,7 @@ from ..graph.walk import walk
 from ..models.filters import Filter, resolve
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
+from .auto import rank_auto
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
@@ -34,7 +35,7 @@ from .fusion import (
 )
 from .requests import Mode, RetrieveRequest
 from .rerank import RerankOptions, RerankStage
-from .responses import AppliedFilter, AppliedLimits, FilterPlacement
+from .responses import AppliedFilter, AppliedLimits, FilterPlacement, Inference
 
 GRAPH_ARM = "graph"
 FIRST_PASS_DEPTH = 20
@@ -120,7 +121,11 @@ class RetrievalRouter:
         except CapabilityMissingError as missing:
             return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
         applied = applied.model_copy(
-            update={"rerank": notes.rerank, "expansion_terms": notes.expansion_terms}
+            update={
+                "rerank": notes.rerank,
+                "expansion_terms": notes.expansion_terms,
+                "inferred": notes.inferred,
+            }
         )
         return Ranking(request.mode, True, hits, self.placed(applied, where, arms), complete, arms=arms)
 
@@ -133,7 +138,7 @@ class RetrievalRouter:
             statuses=list(dict.fromkeys(request.statuses)),
             kinds=list(dict.fromkeys(request.kinds or ())),
             rank_constant=tuning.fusion.rank_constant,
-            fusion=tuning.fusion if request.mode == Mode.HYBRID else None,
+            fusion=tuning.fusion if request.mode in (Mode.HYBRID, Mode.AUTO) else None,
         )
 
     @staticmethod
@@ -197,6 +202,8 @@ class RetrievalRouter:
                 window = TimeWindow(request.window.start, request.window.end)
                 raw = temporal.in_window(ctx, window, filters)
                 return ranked(raw, filters.size, arms=("temporal",))
+            case Mode.AUTO:
+                return rank_auto(self, request, filters, applied, all_fused, tuning, notes)
 
     def _hybrid(
         self,
@@ -379,6 +386,7 @@ class Notes:
 
     rerank: str | None = None
     expansion_terms: list[str] | None = None
+    inferred: list[Inference] | None = None
 
 
 def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilters:

@@ -1,0 +1,150 @@
+"""``auto`` mode: hybrid search that reads the question first.
+
+One ``_msearch`` runs hybrid's two arms and looks the question's words up in the caller's entity
+dictionary (``QuestionSearch.hybrid_with_names``); the question is then read against those names
+(``understanding.reading``). What it names becomes arms, fetched in one more ``_msearch`` only when
+there is something to fetch (``QuestionSearch.focused``): the items mentioning a linked entity and the
+propositions carrying its edges, the items of a named time window, the items valid now for "currently".
+Arms are fused with weights below the text arms' (``ARM_WEIGHTS``), so the words of the question still
+order what the focus arms bring; kind hints become kind weights. Nothing is a filter: the caller's
+context, filter, kinds and statuses bound every arm exactly as they bound hybrid.
+
+Explicit fields win: ``entity_id`` and ``window`` replace what would be inferred from the text (the
+inference is still reported, marked unused), and ``weights`` replaces a hinted kind's weight.
+``infer: false`` skips reading altogether.
+
+Cost: one round trip when nothing is inferred, two otherwise. Auto runs no pseudo-relevance feedback
+(hybrid's default runs three calls: a first ``_msearch``, a vector read, the moved ``_msearch``), so
+auto never costs more round trips than hybrid with feedback, and one more than hybrid without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ..models.hits import Candidate, Hit
+from ..ports import ArmResults, Focus, QuestionSearch, SearchFilters, TimeWindow
+from ..understanding.reading import Reading, read
+from ..understanding.spans import Span
+from .config import FusionConfig
+from .errors import CapabilityMissingError
+from .fusion import Fused, built, reciprocal_rank_fusion, weighted_score_fusion
+from .requests import RetrieveRequest
+from .responses import AppliedLimits, Inference
+
+if TYPE_CHECKING:
+    from .router import Notes, RetrievalRouter, Tuning
+
+ENTITY_ARM, GRAPH_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "graph", "window", "valid_now"
+ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, GRAPH_ARM: 0.3, WINDOW_ARM: 0.5, VALID_NOW_ARM: 0.4}
+"""Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
+confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
+
+
+def rank_auto(
+    router: RetrievalRouter,
+    request: RetrieveRequest,
+    filters: SearchFilters,
+    applied: AppliedLimits,
+    all_fused: bool,
+    tuning: Tuning,
+    notes: Notes,
+) -> tuple[list[Hit], tuple[str, ...], bool]:
+    """The auto ranking to ``filters.size`` (or every fused candidate with ``all_fused``)."""
+    store = router._can.question
+    if store is None:
+        raise CapabilityMissingError("auto")
+    ctx = router._context.context_id
+    text = request.text or ""
+    vector = router._query_vector(request)
+    depth = max(tuning.fusion.candidate_depth, filters.size)
+    base, dictionary = store.hybrid_with_names(ctx, text, vector, filters, depth)
+    now = request.now or datetime.now(UTC)
+    reading = read(text, dictionary, now) if request.infer else Reading()
+    focus, weights, inferred = understood(request, reading)
+    notes.inferred = inferred
+    arms = {**base.arms, **_focused(store, ctx, text, focus, filters, depth).arms}
+    fused = _fuse(arms, tuning.fusion, weights)
+    kinds = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
+    ordered, dropped = router._ordered(fused, request.model_copy(update={"weights": kinds}), applied)
+    kept = ordered if all_fused else ordered[: filters.size]
+    complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
+    return router._reranked(built(kept), request, tuning, notes), tuple(arms), complete
+
+
+def _focused(
+    store: QuestionSearch, ctx: str, text: str, focus: Focus, filters: SearchFilters, depth: int
+) -> ArmResults:
+    return ArmResults() if focus.empty else store.focused(ctx, text, focus, filters, depth)
+
+
+def _fuse(
+    arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig, weights: Mapping[str, float]
+) -> list[Fused[Candidate]]:
+    every = {**fusion.weights.by_arm(), **weights}
+    if fusion.method == "score":
+        return weighted_score_fusion(arms, every, fusion.normalization)
+    return reciprocal_rank_fusion(arms, fusion.rank_constant, every)
+
+
+def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:
+    """The focus and arm weights a reading makes, with the request's explicit fields over it, and the
+    inferences to report (each marked used or overridden)."""
+    inferred: list[Inference] = []
+    weights: dict[str, float] = {}
+    entity_ids: tuple[str, ...] = ()
+    if request.entity_id is not None:
+        entity_ids = (request.entity_id,)
+        weights |= {ENTITY_ARM: ARM_WEIGHTS[ENTITY_ARM], GRAPH_ARM: ARM_WEIGHTS[GRAPH_ARM]}
+    elif reading.links:
+        entity_ids = tuple(found.entity_id for found in reading.links)
+        confidence = max(found.confidence for found in reading.links)
+        weights |= {arm: ARM_WEIGHTS[arm] * confidence for arm in (ENTITY_ARM, GRAPH_ARM)}
+    for found in reading.links:
+        used = request.entity_id is None
+        inferred.append(_inference(found.span, "entity", found.entity_id, found.confidence, used))
+    window: TimeWindow | None = None
+    valid_at: datetime | None = None
+    if request.window is not None:
+        window = TimeWindow(request.window.start, request.window.end)
+        weights[WINDOW_ARM] = ARM_WEIGHTS[WINDOW_ARM]
+    cue = reading.time
+    if cue is not None:
+        used = request.window is None
+        if cue.kind == "current":
+            inferred.append(_inference(cue.span, "valid_now", _iso(cue.start), cue.confidence, used))
+            if used:
+                valid_at = cue.start
+                weights[VALID_NOW_ARM] = ARM_WEIGHTS[VALID_NOW_ARM] * cue.confidence
+        else:
+            value = f"{_iso(cue.start)} .. {_iso(cue.end)}"
+            inferred.append(_inference(cue.span, "window", value, cue.confidence, used))
+            if used:
+                window = TimeWindow(cue.start, cue.end)
+                weights[WINDOW_ARM] = ARM_WEIGHTS[WINDOW_ARM] * cue.confidence
+    for hint in reading.kinds:
+        used = hint.kind not in request.weights
+        inferred.append(
+            _inference(hint.span, "kind_weight", f"{hint.kind}={hint.weight:g}", hint.confidence, used)
+        )
+    return Focus(entity_ids, window, valid_at), weights, sorted(inferred, key=lambda i: (i.start, i.became))
+
+
+def _inference(span: Span, became: str, value: str, confidence: float, used: bool) -> Inference:
+    return Inference.model_validate(
+        {
+            "span": span.text,
+            "start": span.start,
+            "end": span.end,
+            "became": became,
+            "value": value,
+            "confidence": round(confidence, 3),
+            "used": used,
+        }
+    )
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
