@@ -120,7 +120,8 @@ class QuestionSearch(Protocol):
         self, context_id: str, text: str, focus: Focus, filters: SearchFilters, depth: int
     ) -> ArmResults:
         """One arm per part of ``focus`` (``entity``, ``graph``, ``window``, ``valid_now``), all in one
-        round trip, each ranked by ``text`` within it; a ``focus`` that is ``empty`` costs nothing."""
+        round trip, each ranked by ``text`` within it (the question less the words the focus came from:
+        within an entity's items its name tells them apart no more than a date does within a window)."""
         ...
 
 

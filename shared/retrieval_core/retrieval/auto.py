@@ -65,13 +65,26 @@ def rank_auto(
     reading = read(text, dictionary, now) if request.infer else Reading()
     focus, weights, inferred = understood(request, reading)
     notes.inferred = inferred
-    arms = {**base.arms, **_focused(store, ctx, text, focus, filters, depth).arms}
+    rest = residual(
+        text, [Span(i.start, i.end, i.span) for i in inferred if i.used and i.became != "kind_weight"]
+    )
+    arms = {**base.arms, **_focused(store, ctx, rest, focus, filters, depth).arms}
     fused = _fuse(arms, tuning.fusion, weights)
     kinds = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
     ordered, dropped = router._ordered(fused, request.model_copy(update={"weights": kinds}), applied)
     kept = ordered if all_fused else ordered[: filters.size]
     complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
     return router._reranked(built(kept), request, tuning, notes), tuple(arms), complete
+
+
+def residual(text: str, spans: Sequence[Span]) -> str:
+    """``text`` without ``spans``: what the focus arms rank their members by."""
+    kept, at = [], 0
+    for span in sorted(spans, key=lambda s: s.start):
+        kept.append(text[at : span.start])
+        at = max(at, span.end)
+    kept.append(text[at:])
+    return " ".join(" ".join(kept).split())
 
 
 def _focused(

@@ -279,6 +279,9 @@ def _relative(groups: dict[str, str | None], span: Span, local_now: datetime, zo
     which = (groups["which"] or "").lower()
     back = 0 if which == "this" else 1
     unit = (groups["unit"] or "").lower()
+    if which == "past":  # "the past month": the rolling month up to now, not the calendar month before
+        days = {"week": 7, "month": 30, "quarter": 91, "year": 365}[unit]
+        return _window(span, local_now - timedelta(days=days), local_now, 0.9)
     if unit == "week":
         monday = today - timedelta(days=today.weekday() + 7 * back)
         start = _day_start(monday, zone)

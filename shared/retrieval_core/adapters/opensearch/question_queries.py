@@ -42,10 +42,11 @@ def _text_ranked(
     text: str, clauses: list[dict[str, Any]], size: int, *, must_match: bool, ids_only: bool = False
 ) -> dict[str, Any]:
     """The items ``clauses`` select, best matching ``text`` first (then the most confident): the arm's
-    members are decided by what the question was read as, their order by its words."""
-    match = {"match": {"text": {"query": text}}}
+    members are decided by what the question was read as, their order by its other words (with none
+    left, by confidence alone)."""
     query: dict[str, Any] = {"filter": clauses}
-    query["must" if must_match else "should"] = [match]
+    if text.strip():
+        query["must" if must_match else "should"] = [{"match": {"text": {"query": text}}}]
     return {
         "size": size,
         "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
