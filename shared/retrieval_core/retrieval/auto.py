@@ -6,7 +6,8 @@ dictionary (``QuestionSearch.hybrid_with_names``); the question is then read aga
 there is something to fetch (``QuestionSearch.focused``): the items mentioning a linked entity and the
 propositions carrying its edges, the items of a named time window, the items valid now for "currently".
 Arms are fused with weights below the text arms' (``ARM_WEIGHTS``), so the words of the question still
-order what the focus arms bring; kind hints become kind weights. Nothing is a filter: the caller's
+order what the focus arms bring; kind hints become kind weights (and, unless ``diversify`` is sent, the
+page is not interleaved by kind: the question asked for one). Nothing is a filter: the caller's
 context, filter, kinds and statuses bound every arm exactly as they bound hybrid.
 
 Explicit fields win: ``entity_id`` and ``window`` replace what would be inferred from the text (the
@@ -26,19 +27,20 @@ from typing import TYPE_CHECKING
 
 from ..models.hits import Candidate, Hit
 from ..ports import ArmResults, Focus, QuestionSearch, SearchFilters, TimeWindow
+from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from .config import FusionConfig
 from .errors import CapabilityMissingError
 from .fusion import Fused, built, reciprocal_rank_fusion, weighted_score_fusion
-from .requests import RetrieveRequest
+from .requests import Mode, RetrieveRequest
 from .responses import AppliedLimits, Inference
 
 if TYPE_CHECKING:
     from .router import Notes, RetrievalRouter, Tuning
 
 ENTITY_ARM, GRAPH_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "graph", "window", "valid_now"
-ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, GRAPH_ARM: 0.3, WINDOW_ARM: 0.5, VALID_NOW_ARM: 0.4}
+ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, GRAPH_ARM: 0.15, WINDOW_ARM: 0.5, VALID_NOW_ARM: 0.4}
 """Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
 confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
 
@@ -75,6 +77,16 @@ def rank_auto(
     kept = ordered if all_fused else ordered[: filters.size]
     complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
     return router._reranked(built(kept), request, tuning, notes), tuple(arms), complete
+
+
+def interleaves(request: RetrieveRequest) -> bool:
+    """Whether a page is interleaved by kind: as ``diversify`` says, except that an auto question that
+    names a kind ("which runbook ...") and leaves ``diversify`` unsent is not (interleaving would push
+    the kind it asked for down the page). A function of the request alone, so every page agrees."""
+    if not request.diversify:
+        return False
+    inferring = request.mode == Mode.AUTO and request.infer and "diversify" not in request.model_fields_set
+    return not (inferring and kind_hints(request.text or ""))
 
 
 def residual(text: str, spans: Sequence[Span]) -> str:

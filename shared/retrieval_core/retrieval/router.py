@@ -18,7 +18,7 @@ from ..graph.walk import walk
 from ..models.filters import Filter, resolve
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
-from .auto import rank_auto
+from .auto import interleaves, rank_auto
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
@@ -403,7 +403,7 @@ def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[
 def presented(page: list[Hit], request: RetrieveRequest) -> list[Hit]:
     """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
     page's members never depend on how the ones before it were cut)."""
-    return diversify(page) if request.diversify else page
+    return diversify(page) if interleaves(request) else page
 
 
 def _require(capability: T | None, name: str) -> T:
