@@ -64,6 +64,11 @@ class Focus:
     entity_ids: tuple[str, ...] = ()
     window: TimeWindow | None = None
     valid_at: datetime | None = None
+    entity_text: str = ""
+    """What the entity arms rank their members by: the question less the entities' names (within an
+    entity's items its name tells none apart)."""
+    time_text: str = ""
+    """What the time arms rank their members by: the question less its time cue, for the same reason."""
 
     @property
     def empty(self) -> bool:
@@ -116,12 +121,9 @@ class QuestionSearch(Protocol):
         or nearly, with ``text``: the dictionary the linker matches the question against."""
         ...
 
-    def focused(
-        self, context_id: str, text: str, focus: Focus, filters: SearchFilters, depth: int
-    ) -> ArmResults:
+    def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
         """One arm per part of ``focus`` (``entity``, ``graph``, ``window``, ``valid_now``), all in one
-        round trip, each ranked by ``text`` within it (the question less the words the focus came from:
-        within an entity's items its name tells them apart no more than a date does within a window)."""
+        round trip, each ranked by its text within it; a ``focus`` that is ``empty`` costs nothing."""
         ...
 
 

@@ -67,10 +67,7 @@ def rank_auto(
     reading = read(text, dictionary, now) if request.infer else Reading()
     focus, weights, inferred = understood(request, reading)
     notes.inferred = inferred
-    rest = residual(
-        text, [Span(i.start, i.end, i.span) for i in inferred if i.used and i.became != "kind_weight"]
-    )
-    arms = {**base.arms, **_focused(store, ctx, rest, focus, filters, depth).arms}
+    arms = {**base.arms, **_focused(store, ctx, focus, filters, depth).arms}
     fused = _fuse(arms, tuning.fusion, weights)
     kinds = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
     ordered, dropped = router._ordered(fused, request.model_copy(update={"weights": kinds}), applied)
@@ -99,10 +96,8 @@ def residual(text: str, spans: Sequence[Span]) -> str:
     return " ".join(" ".join(kept).split())
 
 
-def _focused(
-    store: QuestionSearch, ctx: str, text: str, focus: Focus, filters: SearchFilters, depth: int
-) -> ArmResults:
-    return ArmResults() if focus.empty else store.focused(ctx, text, focus, filters, depth)
+def _focused(store: QuestionSearch, ctx: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
+    return ArmResults() if focus.empty else store.focused(ctx, focus, filters, depth)
 
 
 def _fuse(
@@ -154,7 +149,11 @@ def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[
         inferred.append(
             _inference(hint.span, "kind_weight", f"{hint.kind}={hint.weight:g}", hint.confidence, used)
         )
-    return Focus(entity_ids, window, valid_at), weights, sorted(inferred, key=lambda i: (i.start, i.became))
+    text = request.text or ""
+    names = [found.span for found in reading.links if request.entity_id is None]
+    times = [cue.span] if cue is not None and request.window is None else []
+    focus = Focus(entity_ids, window, valid_at, residual(text, names), residual(text, times))
+    return focus, weights, sorted(inferred, key=lambda i: (i.start, i.became))
 
 
 def _inference(span: Span, became: str, value: str, confidence: float, used: bool) -> Inference:

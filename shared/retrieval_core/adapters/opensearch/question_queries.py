@@ -56,14 +56,14 @@ def _text_ranked(
 
 
 def focus_bodies(
-    context_id: str, text: str, focus: Focus, filters: SearchFilters, size: int
+    context_id: str, focus: Focus, filters: SearchFilters, size: int
 ) -> dict[str, dict[str, Any]]:
     """One body per arm ``focus`` asks for, keyed by arm name, in a fixed order."""
     base = filter_clauses(context_id, filters)
     bodies: dict[str, dict[str, Any]] = {}
     if focus.entity_ids:
         mentions = {"terms": {"entity_ids": list(focus.entity_ids)}}
-        bodies[ENTITY_ARM] = _text_ranked(text, [mentions, *base], size, must_match=False)
+        bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=False)
         if not filters.kinds or Kind.PROPOSITION in filters.kinds:
             # The propositions that carry the entity's edges: those naming it beside another entity.
             edges: list[dict[str, Any]] = [
@@ -71,13 +71,15 @@ def focus_bodies(
                 {"term": {"kind": str(Kind.PROPOSITION)}},
                 {"script": {"script": "doc['entity_ids'].size() > 1"}},
             ]
-            bodies[GRAPH_ARM] = _text_ranked(text, [*edges, *base], size, must_match=False)
+            bodies[GRAPH_ARM] = _text_ranked(focus.entity_text, [*edges, *base], size, must_match=False)
     if focus.window is not None:
         inside = window_body(context_id, focus.window, filters)["query"]["bool"]
         within = {"bool": {"should": inside["should"], "minimum_should_match": 1}}
-        bodies[WINDOW_ARM] = _text_ranked(text, [within, *base], size, must_match=True)
+        bodies[WINDOW_ARM] = _text_ranked(focus.time_text, [within, *base], size, must_match=True)
     if focus.valid_at is not None:
-        bodies[VALID_NOW_ARM] = _text_ranked(text, [*valid_at(focus.valid_at), *base], size, must_match=True)
+        bodies[VALID_NOW_ARM] = _text_ranked(
+            focus.time_text, [*valid_at(focus.valid_at), *base], size, must_match=True
+        )
     return bodies
 
 

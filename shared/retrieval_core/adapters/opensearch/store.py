@@ -99,12 +99,10 @@ class OpenSearchStore:
         own = [e for e in entries if e.entity_id.startswith(f"{context_id}:")]
         return self._hybrid_arms(lexical, vector_result), own
 
-    def focused(
-        self, context_id: str, text: str, focus: Focus, filters: SearchFilters, depth: int
-    ) -> ArmResults:
+    def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
         if focus.empty:
             return ArmResults()
-        bodies = question_queries.focus_bodies(context_id, text, focus, filters, depth)
+        bodies = question_queries.focus_bodies(context_id, focus, filters, depth)
         results = self._msearch(context_id, list(bodies.values()))
         rank_only = not self._layout.siloed
         return ArmResults(
