@@ -30,6 +30,7 @@ from ..ports import ArmResults, Focus, QuestionSearch, SearchFilters, TimeWindow
 from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
+from ..understanding.wording import content_words
 from .config import FusionConfig
 from .errors import CapabilityMissingError
 from .fusion import Fused, built, reciprocal_rank_fusion, weighted_score_fusion
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from .router import Notes, RetrievalRouter, Tuning
 
 ENTITY_ARM, GRAPH_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "graph", "window", "valid_now"
-ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, GRAPH_ARM: 0.15, WINDOW_ARM: 0.5, VALID_NOW_ARM: 0.4}
+ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, GRAPH_ARM: 0.15, WINDOW_ARM: 0.8, VALID_NOW_ARM: 0.4}
 """Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
 confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
 
@@ -152,7 +153,13 @@ def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[
     text = request.text or ""
     names = [found.span for found in reading.links if request.entity_id is None]
     times = [cue.span] if cue is not None and request.window is None else []
-    focus = Focus(entity_ids, window, valid_at, residual(text, names), residual(text, times))
+    focus = Focus(
+        entity_ids,
+        window,
+        valid_at,
+        content_words(residual(text, names)),
+        content_words(residual(text, times)),
+    )
     return focus, weights, sorted(inferred, key=lambda i: (i.start, i.became))
 
 

@@ -63,7 +63,7 @@ def focus_bodies(
     bodies: dict[str, dict[str, Any]] = {}
     if focus.entity_ids:
         mentions = {"terms": {"entity_ids": list(focus.entity_ids)}}
-        bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=False)
+        bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=True)
         if not filters.kinds or Kind.PROPOSITION in filters.kinds:
             # The propositions that carry the entity's edges: those naming it beside another entity.
             edges: list[dict[str, Any]] = [
