@@ -54,6 +54,11 @@ class NamedEntity:
     type: str
 
 
+FOCUS_ARMS = ENTITY_ARM, EDGES_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "edges", "window", "valid_now"
+"""The arms of a ``Focus``: items mentioning its entities, the propositions carrying their edges (a
+graph's one hop, read from the index), items of its window, items valid at its moment."""
+
+
 @dataclass(frozen=True, slots=True)
 class Focus:
     """What an ``auto`` question was read as narrowing to. Each part adds an arm beside the text arms
@@ -122,7 +127,7 @@ class QuestionSearch(Protocol):
         ...
 
     def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
-        """One arm per part of ``focus`` (``entity``, ``graph``, ``window``, ``valid_now``), all in one
+        """One arm per part of ``focus`` (``entity``, ``edges``, ``window``, ``valid_now``), all in one
         round trip, each ranked by its text within it; a ``focus`` that is ``empty`` costs nothing."""
         ...
 

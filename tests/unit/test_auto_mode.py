@@ -12,7 +12,7 @@ from retrieval_core.context import CallerContext
 from retrieval_core.models.item import Item
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_core.retrieval.router import RetrievalRouter, RetrievalResult
+from retrieval_core.retrieval.router import RetrievalResult, RetrievalRouter
 
 ACME = CallerContext("acme")
 NOW = "2026-06-01T09:00:00Z"

@@ -90,7 +90,7 @@ def test_relative_forms_are_read_against_the_request_time() -> None:
 def test_calendar_units_follow_the_request_time_zone() -> None:
     # 01:00 on 1 March in Tokyo is still 28 February in UTC: "yesterday" is Tokyo's 28 February.
     tokyo = datetime(2026, 3, 1, 1, 0, tzinfo=timezone(timedelta(hours=9)))
-    span, start, end = window("what broke yesterday", tokyo)
+    _, start, end = window("what broke yesterday", tokyo)
     assert (start, end) == ("2026-02-27T15:00:00+00:00", "2026-02-28T14:59:59.999999+00:00")
     # A month asked in a zone is that zone's month.
     assert window("in March 2026", tokyo)[1] == "2026-02-28T15:00:00+00:00"

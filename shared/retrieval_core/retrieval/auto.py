@@ -26,7 +26,17 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..models.hits import Candidate, Hit
-from ..ports import ArmResults, Focus, QuestionSearch, SearchFilters, TimeWindow
+from ..ports import (
+    EDGES_ARM,
+    ENTITY_ARM,
+    VALID_NOW_ARM,
+    WINDOW_ARM,
+    ArmResults,
+    Focus,
+    QuestionSearch,
+    SearchFilters,
+    TimeWindow,
+)
 from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
@@ -40,8 +50,7 @@ from .responses import AppliedLimits, Inference
 if TYPE_CHECKING:
     from .router import Notes, RetrievalRouter, Tuning
 
-ENTITY_ARM, GRAPH_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "graph", "window", "valid_now"
-ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, GRAPH_ARM: 0.15, WINDOW_ARM: 0.8, VALID_NOW_ARM: 0.4}
+ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, EDGES_ARM: 0.15, WINDOW_ARM: 0.8, VALID_NOW_ARM: 0.4}
 """Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
 confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
 
@@ -118,11 +127,11 @@ def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[
     entity_ids: tuple[str, ...] = ()
     if request.entity_id is not None:
         entity_ids = (request.entity_id,)
-        weights |= {ENTITY_ARM: ARM_WEIGHTS[ENTITY_ARM], GRAPH_ARM: ARM_WEIGHTS[GRAPH_ARM]}
+        weights |= {ENTITY_ARM: ARM_WEIGHTS[ENTITY_ARM], EDGES_ARM: ARM_WEIGHTS[EDGES_ARM]}
     elif reading.links:
         entity_ids = tuple(found.entity_id for found in reading.links)
         confidence = max(found.confidence for found in reading.links)
-        weights |= {arm: ARM_WEIGHTS[arm] * confidence for arm in (ENTITY_ARM, GRAPH_ARM)}
+        weights |= {arm: ARM_WEIGHTS[arm] * confidence for arm in (ENTITY_ARM, EDGES_ARM)}
     for found in reading.links:
         used = request.entity_id is None
         inferred.append(_inference(found.span, "entity", found.entity_id, found.confidence, used))

@@ -11,14 +11,12 @@ from datetime import datetime
 from typing import Any
 
 from ...models.vocabulary import Kind
-from ...ports import Focus, SearchFilters
+from ...ports import EDGES_ARM, ENTITY_ARM, VALID_NOW_ARM, WINDOW_ARM, Focus, SearchFilters
 from .queries import ID_FIELDS, SOURCE_FIELDS, filter_clauses, window_body
 
 NAME_ENTRIES = 500
 """Dictionary entries one lookup returns: the names of the items whose names best share the question's
 words (a question names a handful of entities; 500 leaves room for the names co-mentioned with them)."""
-
-ENTITY_ARM, GRAPH_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "graph", "window", "valid_now"
 
 
 def names_body(context_id: str, text: str, filters: SearchFilters) -> dict[str, Any]:
@@ -71,7 +69,7 @@ def focus_bodies(
                 {"term": {"kind": str(Kind.PROPOSITION)}},
                 {"script": {"script": "doc['entity_ids'].size() > 1"}},
             ]
-            bodies[GRAPH_ARM] = _text_ranked(focus.entity_text, [*edges, *base], size, must_match=False)
+            bodies[EDGES_ARM] = _text_ranked(focus.entity_text, [*edges, *base], size, must_match=False)
     if focus.window is not None:
         inside = window_body(context_id, focus.window, filters)["query"]["bool"]
         within = {"bool": {"should": inside["should"], "minimum_should_match": 1}}
