@@ -15,17 +15,18 @@ inference is still reported, marked unused), and ``weights`` replaces a hinted k
 ``infer: false`` skips reading altogether.
 
 Cost: one round trip when nothing is inferred, two otherwise. Auto runs no pseudo-relevance feedback
-(hybrid's default runs three calls: a first ``_msearch``, a vector read, the moved ``_msearch``), so
-auto never costs more round trips than hybrid with feedback, and one more than hybrid without it.
+(on the agent questions it lowered hybrid's nDCG@5; hybrid's default runs three calls for it: a first
+``_msearch``, a vector read, the moved ``_msearch``), so auto costs no more round trips than hybrid
+with feedback, and at most one more than hybrid without it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..models.hits import Candidate, Hit
+from ..models.hits import Hit
 from ..ports import (
     EDGES_ARM,
     ENTITY_ARM,
@@ -41,9 +42,8 @@ from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from ..understanding.wording import content_words
-from .config import FusionConfig
 from .errors import CapabilityMissingError
-from .fusion import Fused, built, reciprocal_rank_fusion, weighted_score_fusion
+from .fusion import built
 from .requests import Mode, RetrieveRequest
 from .responses import AppliedLimits, Inference
 
@@ -65,6 +65,8 @@ def rank_auto(
     notes: Notes,
 ) -> tuple[list[Hit], tuple[str, ...], bool]:
     """The auto ranking to ``filters.size`` (or every fused candidate with ``all_fused``)."""
+    from .router import fuse  # the router imports this module; its fusion is the one hybrid uses
+
     store = router._can.question
     if store is None:
         raise CapabilityMissingError("auto")
@@ -78,7 +80,7 @@ def rank_auto(
     focus, weights, inferred = understood(request, reading)
     notes.inferred = inferred
     arms = {**base.arms, **_focused(store, ctx, focus, filters, depth).arms}
-    fused = _fuse(arms, tuning.fusion, weights)
+    fused = fuse(arms, tuning.fusion, weights)
     kinds = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
     ordered, dropped = router._ordered(fused, request.model_copy(update={"weights": kinds}), applied)
     kept = ordered if all_fused else ordered[: filters.size]
@@ -108,15 +110,6 @@ def residual(text: str, spans: Sequence[Span]) -> str:
 
 def _focused(store: QuestionSearch, ctx: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
     return ArmResults() if focus.empty else store.focused(ctx, focus, filters, depth)
-
-
-def _fuse(
-    arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig, weights: Mapping[str, float]
-) -> list[Fused[Candidate]]:
-    every = {**fusion.weights.by_arm(), **weights}
-    if fusion.method == "score":
-        return weighted_score_fusion(arms, every, fusion.normalization)
-    return reciprocal_rank_fusion(arms, fusion.rank_constant, every)
 
 
 def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:

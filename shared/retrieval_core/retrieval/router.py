@@ -393,8 +393,11 @@ def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilt
     return replace(filters, size=max(FIRST_PASS_DEPTH, 4 * feedback.docs))
 
 
-def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[Fused[Candidate]]:
-    weights = fusion.weights.by_arm()
+def fuse(
+    arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig, more: Mapping[str, float] | None = None
+) -> list[Fused[Candidate]]:
+    """``arms`` fused as ``fusion`` says; ``more`` weighs arms beyond the text arms (auto's)."""
+    weights = {**fusion.weights.by_arm(), **(more or {})}
     if fusion.method == "score":
         return weighted_score_fusion(arms, weights, fusion.normalization)
     return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)
