@@ -65,10 +65,12 @@ demo: install check-prereqs
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # Quality on Cranfield (dev queries) through the real handler; QUERIES=... QRELS=... evaluate another pair.
+# Then auto beside hybrid on the judged agent questions over the sample corpus (data/agent-questions).
 eval: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; $(VENV)/bin/retrieval eval $(if $(QUERIES),--queries $(QUERIES)) $(if $(QRELS),--qrels $(QRELS)) \
-	  || status=$$?; [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+	  || status=$$?; $(VENV)/bin/retrieval eval-questions || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # The node-loss test in its full form (a larger load, the killed node restarted and rejoining); its
 # reduced form runs in `make test`. docs/CLUSTER.md.

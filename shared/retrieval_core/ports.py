@@ -45,6 +45,41 @@ class ArmResults:
     arms: Mapping[str, Sequence[Candidate]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class NamedEntity:
+    """One entry of a context's entity dictionary: a name its items give an entity (from their mentions)."""
+
+    entity_id: str
+    name: str
+    type: str
+
+
+FOCUS_ARMS = ENTITY_ARM, EDGES_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "edges", "window", "valid_now"
+"""The arms of a ``Focus``: items mentioning its entities, the propositions carrying their edges (a
+graph's one hop, read from the index), items of its window, items valid at its moment."""
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """What an ``auto`` question was read as narrowing to. Each part adds an arm beside the text arms
+    (scored by the question's text within it), never a filter: entities (the items that mention them,
+    and the propositions that carry their edges), a time window (items created in it or valid during
+    it), or a moment (items explicitly valid then, for "currently")."""
+
+    entity_ids: tuple[str, ...] = ()
+    window: TimeWindow | None = None
+    valid_at: datetime | None = None
+    entity_text: str = ""
+    """What the entity arms rank their members by: the question less the entities' names (within an
+    entity's items its name tells none apart)."""
+    time_text: str = ""
+    """What the time arms rank their members by: the question less its time cue, for the same reason."""
+
+    @property
+    def empty(self) -> bool:
+        return not self.entity_ids and self.window is None and self.valid_at is None
+
+
 Expansion = Sequence[tuple[str, float]]
 """Extra query terms for the lexical arm, each with its boost (the original text has boost 1)."""
 
@@ -77,6 +112,23 @@ class HybridSearch(Protocol):
     ) -> ArmResults:
         """Lexical and k-NN arms in one round trip; ``depth`` candidates per arm. ``ids_only``: a first
         pass whose candidates are fused but never built into hits (their sources are left out)."""
+        ...
+
+
+class QuestionSearch(Protocol):
+    """What ``auto`` mode reads: the hybrid arms with the context's matching entity names in the same
+    round trip, then the arms of what the question was read as (``Focus``) in one more."""
+
+    def hybrid_with_names(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> tuple[ArmResults, list[NamedEntity]]:
+        """``hybrid`` plus the entity names of the caller's items (under ``filters``) that share a word,
+        or nearly, with ``text``: the dictionary the linker matches the question against."""
+        ...
+
+    def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
+        """One arm per part of ``focus`` (``entity``, ``edges``, ``window``, ``valid_now``), all in one
+        round trip, each ranked by its text within it; a ``focus`` that is ``empty`` costs nothing."""
         ...
 
 
@@ -172,7 +224,15 @@ class CursorStore(Protocol):
 
 
 class SearchStore(
-    LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader, VectorReader, Protocol
+    LexicalSearch,
+    VectorSearch,
+    HybridSearch,
+    QuestionSearch,
+    EntityIndex,
+    TemporalSearch,
+    ItemReader,
+    VectorReader,
+    Protocol,
 ):
     """A store that serves every search mode and item reads (OpenSearch does)."""
 
@@ -188,6 +248,8 @@ class Capabilities:
     lexical: LexicalSearch | None = None
     vector: VectorSearch | None = None
     hybrid: HybridSearch | None = None
+    question: QuestionSearch | None = None
+    """auto mode: hybrid with the entity dictionary, and the arms of what a question names."""
     entity: EntityIndex | None = None
     temporal: TemporalSearch | None = None
     items: ItemReader | None = None
@@ -210,6 +272,7 @@ class Capabilities:
             lexical=store,
             vector=store,
             hybrid=store,
+            question=store,
             entity=store,
             temporal=store,
             items=store,

@@ -74,6 +74,9 @@ def test_retrieve_costs_one_opensearch_call_and_no_dynamodb_call(tiny_report: tu
         assert retrieve[mode]["queries_with_hits"] > 0
         assert retrieve[mode]["overhead_p50"] > 0
     assert retrieve["hybrid_vs_naive"]["naive"]["samples"] == TINY.queries * TINY.rounds
+    # auto reads the question in hybrid's _msearch and spends at most one more on what it names.
+    assert retrieve["auto"]["opensearch_calls"] <= retrieve["hybrid"]["opensearch_calls"] + 1
+    assert retrieve["auto"]["dynamodb_calls"] == 0
 
 
 def test_paging_writes_at_the_second_page_only(tiny_report: tuple[dict, str, Path]) -> None:

@@ -45,6 +45,7 @@ def requests_about(name: str, entity_id: str) -> list[dict[str, Any]]:
         {"mode": "entity", "entity_id": entity_id},
         {"mode": "graph_walk", "entity_id": entity_id, "depth": 5},
         {"mode": "temporal", "window": WINDOW},
+        {"mode": "auto", "text": f"What did {name} do in 2026?"},
     ]
 
 

@@ -17,7 +17,9 @@ from retrieval_core.ports import (
     Capabilities,
     Embedder,
     Expansion,
+    Focus,
     GraphTraversal,
+    NamedEntity,
     SearchFilters,
     Stored,
     TimeWindow,
@@ -143,6 +145,39 @@ class InMemoryStore(InMemoryLexicalStore):
         self.calls.append("temporal")
         found = [i for i in self._visible(context_id, filters) if _inside(i.created_at, window)]
         return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
+
+    def hybrid_with_names(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> tuple[ArmResults, list[NamedEntity]]:
+        arms = self.hybrid(context_id, text, vector, filters, depth)
+        self.calls[-1] = "hybrid_with_names"
+        # As the index does: the names of the visible items sharing a word with the question.
+        words = _words(text)
+        entries = {
+            NamedEntity(m.entity_id, m.name, m.type): None
+            for i in self._visible(context_id, filters)
+            for m in i.mentions
+            if words & _words(m.name)
+        }
+        return arms, list(entries)
+
+    def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
+        self.calls.append("focused")
+        visible = self._visible(context_id, filters)
+        arms: dict[str, list[Candidate]] = {}
+        if focus.entity_ids:
+            named = [i for i in visible if set(focus.entity_ids) & set(i.entity_ids)]
+            arms["entity"] = self._focus_arm(named, focus.entity_text, "entity", depth)
+        if focus.window is not None:
+            window = focus.window
+            inside = [i for i in visible if _inside(i.created_at, window)]
+            arms["window"] = self._focus_arm(inside, focus.time_text, "window", depth)
+        return ArmResults(arms=arms)
+
+    def _focus_arm(self, members: list[Item], text: str, arm: str, depth: int) -> list[Candidate]:
+        words = _words(text)
+        scored = [(1.0 + len(words & _words(i.text)), i) for i in members]
+        return _candidates(self._rank(scored, arm, depth))
 
 
 class BuildCountingStore(InMemoryStore):

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         ItemReader,
         LexicalSearch,
         LineageReader,
+        QuestionSearch,
         TemporalSearch,
         VectorSearch,
     )
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         _items: ItemReader = lexical_only
         _vector: VectorSearch = full
         _hybrid: HybridSearch = full
+        _question: QuestionSearch = full
         _entity: EntityIndex = full
         _temporal: TemporalSearch = full
 
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
         _lexical: LexicalSearch = store
         _vector: VectorSearch = store
         _hybrid: HybridSearch = store
+        _question: QuestionSearch = store
         _entity: EntityIndex = store
         _temporal: TemporalSearch = store
         _items: ItemReader = store

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
 from ..models.hits import Hit
 from ..ports import Capabilities, CursorStore, ItemReader
+from .auto import interleaves
 from .config import RetrievalConfig
 from .errors import NextTokenExpiredError
 from .fusion import diversify
@@ -272,7 +273,7 @@ class Pager:
 def presented(page: list[Hit], query: PreparedQuery) -> list[Hit]:
     """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
     page's members never depend on how the ones before it were cut)."""
-    return diversify(page) if query.request.diversify else page
+    return diversify(page) if interleaves(query.request) else page
 
 
 def _entry(hit: Hit) -> FrozenEntry:

@@ -144,5 +144,5 @@ def limits(request: RetrieveRequest, tuning: Tuning) -> AppliedLimits:
         statuses=list(dict.fromkeys(request.statuses)),
         kinds=list(dict.fromkeys(request.kinds or ())),
         rank_constant=tuning.fusion.rank_constant,
-        fusion=tuning.fusion if request.mode == Mode.HYBRID else None,
+        fusion=tuning.fusion if request.mode in (Mode.HYBRID, Mode.AUTO) else None,
     )

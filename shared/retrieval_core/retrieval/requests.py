@@ -134,6 +134,7 @@ class Mode(StrEnum):
     ENTITY = "entity"
     GRAPH_WALK = "graph_walk"
     TEMPORAL = "temporal"
+    AUTO = "auto"
 
 
 MODE_NEEDS: dict[Mode, tuple[str, ...]] = {
@@ -143,6 +144,7 @@ MODE_NEEDS: dict[Mode, tuple[str, ...]] = {
     Mode.ENTITY: ("entity_id",),
     Mode.GRAPH_WALK: ("entity_id",),
     Mode.TEMPORAL: ("window",),
+    Mode.AUTO: ("text",),
 }
 """The fields each mode needs, at least one of each (vector mode embeds ``text`` or takes ``vector``)."""
 
@@ -204,6 +206,7 @@ class RetrieveRequest(BaseModel):
             "allOf": mode_needs_schema(),
             "examples": [
                 {"mode": "hybrid", "text": "who leads payments", "top_k": 5},
+                {"mode": "auto", "text": "Who led the Payments team in March 2026?", "top_k": 5},
                 {"mode": "graph_walk", "entity_id": "acme:person/alice-chen", "depth": 2},
                 {
                     "mode": "lexical",
@@ -220,7 +223,10 @@ class RetrieveRequest(BaseModel):
     )
 
     mode: Mode = Field(
-        description="How to search: lexical (BM25 keywords), vector (k-NN on meaning), hybrid (both, fused), "
+        description="How to search: auto (use it when unsure: hybrid search that reads the question for "
+        "the context's entity names, time cues and kind words, adds arms for them, and lists what it "
+        "inferred in applied.inferred), lexical (BM25 keywords), vector (k-NN on meaning), hybrid (both, "
+        "fused), "
         "entity (items mentioning entity_id), graph_walk (propositions up to depth hops from entity_id), "
         "temporal (items valid or created in window). Each mode needs a field: "
         + _describe_mode_needs()
@@ -237,10 +243,23 @@ class RetrieveRequest(BaseModel):
     )
     entity_id: Annotated[str, Field(min_length=1, max_length=512)] | None = Field(
         default=None,
-        description="entity and graph_walk: an entity id of the caller's context (acme:person/alice-chen).",
+        description="entity and graph_walk: an entity id of the caller's context (acme:person/alice-chen). "
+        "auto: the entity to focus on (instead of any the question names).",
     )
     window: Window | None = Field(
-        default=None, description="temporal: items created in, or valid during, this window."
+        default=None,
+        description="temporal: items created in, or valid during, this window. auto: the window to prefer "
+        "(instead of any the question names).",
+    )
+    infer: StrictBool = Field(
+        default=True,
+        description="auto: read entities, time and kinds from the text (false: auto is plain hybrid plus "
+        "any entity_id or window sent). Fields sent explicitly always win over what is inferred.",
+    )
+    now: AwareDatetime | None = Field(
+        default=None,
+        description='auto: the moment relative time cues ("last month", "currently") are read against, '
+        "in its zone; default: the time of the request, in UTC.",
     )
     top_k: RequestInt = Field(default=10, description="Hits per page; clamped to 1..100.")
     depth: RequestInt = Field(default=1, description="Clamped to 1..5 (graph_walk, expand_graph).")
@@ -339,6 +358,8 @@ class RetrieveRequest(BaseModel):
         needs = MODE_NEEDS[self.mode]
         if all(getattr(self, name) is None for name in needs):
             raise ValueError(f"{' or '.join(needs)} is required for mode '{self.mode}'")
+        if self.mode == Mode.AUTO and self.expand_graph:
+            raise ValueError("expand_graph is for hybrid; auto adds a linked entity's edges as an arm itself")
         return self
 
     def __repr__(self) -> str:

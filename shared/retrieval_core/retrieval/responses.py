@@ -29,6 +29,29 @@ class AppliedFilter(BaseModel):
     )
 
 
+InferredAs = Literal["entity", "window", "valid_now", "kind_weight"]
+
+
+class Inference(BaseModel):
+    """One thing auto mode read from the question, and what it became."""
+
+    span: str = Field(description="The words of the question it was read from.")
+    start: int = Field(description="Where the span starts in the text (0-based character offset).")
+    end: int = Field(description="Where the span ends (exclusive).")
+    became: InferredAs = Field(
+        description="entity: an entity of the caller's context, whose items and edge propositions join "
+        "the ranking as arms; window: a time window, whose items join as an arm (a preference, not a "
+        "filter); valid_now: items valid at that moment join as an arm; kind_weight: a kind weight."
+    )
+    value: str = Field(description="The entity id, the window (from .. to), the moment, or kind=weight.")
+    confidence: float = Field(ge=0, le=1, description="How sure the reading is (0..1).")
+    used: bool = Field(
+        default=True,
+        description="False when a field of the request said otherwise (entity_id, window, weights), "
+        "which always wins.",
+    )
+
+
 class AppliedLimits(BaseModel):
     """The values actually used, after clamping."""
 
@@ -48,6 +71,11 @@ class AppliedLimits(BaseModel):
     )
     expansion_terms: list[str] | None = Field(
         default=None, description="feedback: the terms added to the lexical query, strongest first."
+    )
+    inferred: list[Inference] | None = Field(
+        default=None,
+        description="auto: what was read from the question (empty when nothing was, or infer is false); "
+        "send entity_id, window or weights to override it, or infer: false to turn it off.",
     )
 
     def placed(self, where: Filter | None, arms: Sequence[str]) -> AppliedLimits:
@@ -140,8 +168,8 @@ class RetrieveResponse(BaseModel):
                         "failed_effects": [],
                     },
                     "context_packet": None,
-                    "next_token": "p2.eyJvIjo1LCJlIjoxNzc5MjcxMjAwLCJxIjoiOTY2MTRhOWUxZjA5NGY4ODM1YThmZDVkZDIx"
-                    "Mjk3YzMifQ.-i_kDxICyXE.O9eU-oUHoYVY_k200mSffIksylLZXuSjp9KPcNW3Hac",
+                    "next_token": "p2.eyJvIjo1LCJlIjoxNzc5MjcxMjAwLCJxIjoiOTY2MTRhOWUxZjA5NGY4ODM1YThmZDVk"
+                    "ZDIxMjk3YzMifQ.-i_kDxICyXE.O9eU-oUHoYVY_k200mSffIksylLZXuSjp9KPcNW3Hac",
                     "paging": {"offset": 0, "max_depth": 1000, "gone": 0, "end": None, "message": None},
                 }
             ]

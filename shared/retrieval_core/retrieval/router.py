@@ -16,6 +16,7 @@ from ..context import CallerContext
 from ..graph.walk import walk
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
+from .auto import rank_auto
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
@@ -32,7 +33,7 @@ from .fusion import (
 from .prepared import PreparedQuery, Tuning
 from .requests import Mode, RetrieveRequest
 from .rerank import RerankStage
-from .responses import GRAPH_ARM, AppliedLimits
+from .responses import GRAPH_ARM, AppliedLimits, Inference
 
 FIRST_PASS_DEPTH = 20
 """Hits of a single-arm feedback first pass (at least four per hit feedback reads): an arm's top hits
@@ -82,7 +83,11 @@ class RetrievalRouter:
         except CapabilityMissingError as missing:
             return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
         applied = applied.model_copy(
-            update={"rerank": notes.rerank, "expansion_terms": notes.expansion_terms}
+            update={
+                "rerank": notes.rerank,
+                "expansion_terms": notes.expansion_terms,
+                "inferred": notes.inferred,
+            }
         )
         return Ranking(request.mode, True, hits, applied.placed(query.where, arms), complete, arms=arms)
 
@@ -136,6 +141,8 @@ class RetrievalRouter:
                 window = TimeWindow(request.window.start, request.window.end)
                 raw = temporal.in_window(ctx, window, filters)
                 return ranked(raw, filters.size, arms=("temporal",))
+            case Mode.AUTO:
+                return rank_auto(self, request, filters, applied, all_fused, tuning, notes)
 
     def _hybrid(
         self,
@@ -297,14 +304,18 @@ class Notes:
 
     rerank: str | None = None
     expansion_terms: list[str] | None = None
+    inferred: list[Inference] | None = None
 
 
 def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilters:
     return replace(filters, size=max(FIRST_PASS_DEPTH, 4 * feedback.docs))
 
 
-def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[Fused[Candidate]]:
-    weights = fusion.weights.by_arm()
+def fuse(
+    arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig, more: Mapping[str, float] | None = None
+) -> list[Fused[Candidate]]:
+    """``arms`` fused as ``fusion`` says; ``more`` weighs arms beyond the text arms (auto's)."""
+    weights = {**fusion.weights.by_arm(), **(more or {})}
     if fusion.method == "score":
         return weighted_score_fusion(arms, weights, fusion.normalization)
     return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)

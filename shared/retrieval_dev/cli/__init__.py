@@ -22,6 +22,10 @@ SUBCOMMANDS = {
     "mcp": ("mcp", "Serve retrieve, graph_path, why_explain and session as MCP tools (stdio or HTTP)."),
     "workflow": ("workflow", "Run the evidence workflow (Step Functions) locally: `workflow run --input`."),
     "eval": ("eval", "Measure retrieval quality (nDCG@10, R@100, MRR@10, latency) on judged queries."),
+    "eval-questions": (
+        "eval_questions",
+        "Compare auto with hybrid (nDCG@5/@10) on the judged agent questions over the sample corpus.",
+    ),
     "demo": ("demo", "Load the sample corpus and show every mode, a path, a lineage and a packet."),
 }
 

@@ -10,8 +10,8 @@ that prefix is deleted afterwards.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from retrieval_core.config import Settings
@@ -26,9 +26,15 @@ class EvalLoadError(RetrievalError):
     """The loader could not load every document: scores over a partial index would mislead."""
 
 
-@contextmanager
-def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Iterator[Settings]:
+def evaluation_index(settings: Settings, documents: Sequence[Document]) -> AbstractContextManager[Settings]:
     """Load ``documents`` into a fresh alias and point the handlers at it until the block ends."""
+    return scratch_index(settings, item_lines(documents))
+
+
+@contextmanager
+def scratch_index(settings: Settings, lines: Iterable[str]) -> Iterator[Settings]:
+    """Load item ``lines`` (any contexts) into a fresh alias and point the handlers at it until the block
+    ends."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters.opensearch.client import shared_client
     from retrieval_core.bootstrap import Container
@@ -36,7 +42,7 @@ def evaluation_index(settings: Settings, documents: Sequence[Document]) -> Itera
     scoped = settings.model_copy(update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}"})
     client = shared_client(scoped)
     try:
-        report = Container(scoped).loader.load_lines(item_lines(documents))
+        report = Container(scoped).loader.load_lines(lines)
         if not report.ok:
             raise EvalLoadError(f"loading the collection failed: {report.summary()}")
         with bootstrap.use(bootstrap.Container(scoped)):

@@ -146,9 +146,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         title="Retrieve evidence",
         description=(
             "Find evidence (propositions, documents, records, artifacts, traces) in the caller's knowledge "
-            "base. Choose a mode: 'hybrid' (default choice for a question in words: keywords and meaning "
-            "together), 'lexical' (exact words, names, codes), 'vector' (paraphrases), 'entity' (everything "
-            "mentioning entity_id), 'graph_walk' (facts up to depth hops from entity_id), 'temporal' (what "
+            "base. Choose a mode: 'auto' (use it when unsure: send the question as you would ask it, e.g. "
+            "'Who led the Payments team in March 2026?'; it finds the names of this knowledge base's "
+            "entities, time cues like 'in March 2026', 'last month' or 'currently', and words like "
+            "'runbook' or 'HR record' in it, prefers what they point at without filtering anything out, "
+            "and lists each reading in applied.inferred; send entity_id, window or weights to override a "
+            "reading, or infer: false to turn reading off), 'hybrid' (a question in words: keywords and "
+            "meaning together, nothing inferred), 'lexical' (exact words, names, codes), 'vector' "
+            "(paraphrases), 'entity' (everything mentioning entity_id), 'graph_walk' (facts up to depth "
+            "hops from entity_id), 'temporal' (what "
             "was valid in a window {from, to}). Each hit has an id, text, score, status and provenance. "
             "Pass session_id to avoid seeing the same query twice (a repeat is refused with "
             "duplicate_query; each answered query spends one unit of the session's budget) and to get "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +37,35 @@ def document_of(item: Item, embedding: list[float]) -> dict[str, Any]:
         "supersedes": item.supersedes,
         "contradicts": item.contradicts,
         "mentions": [m.model_dump(exclude_none=True) for m in item.mentions],
+        **name_fields(m.model_dump() for m in item.mentions),
         "grounding": [g.model_dump(exclude_none=True) for g in item.grounding],
         "metadata": item.metadata,
         "embedding": embedding,
     }
+
+
+NAME_KEY_SEPARATOR = "\u001f"
+"""Between an entry's entity id, name and type in ``entity_name_keys`` (no name or id holds it)."""
+
+
+def name_fields(mentions: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The entity dictionary's fields of a document, from its mentions: ``entity_names`` (searched with the
+    question's words) and ``entity_name_keys`` (id, name and type of each, aggregated into the entries
+    ``auto`` links against). Being fields of the item's own document, they are written, replaced and
+    deleted with it: the dictionary needs no store of its own to keep in sync."""
+    seen = {(m["entity_id"], m["name"], m["type"]): None for m in mentions}
+    return {
+        "entity_names": list(dict.fromkeys(name for _, name, _ in seen)),
+        "entity_name_keys": [NAME_KEY_SEPARATOR.join(entry) for entry in seen],
+    }
+
+
+def with_names(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with its dictionary fields, derived from its mentions (a copy made by a rebuild or
+    a reindex from an index that predates them gains them on the way)."""
+    if "entity_name_keys" in document:
+        return document
+    return {**document, **name_fields(document.get("mentions", []))}
 
 
 def hit_of(

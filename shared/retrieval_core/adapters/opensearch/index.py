@@ -61,6 +61,14 @@ METADATA_TEMPLATES = [
 ]
 
 
+NAME_PROPERTIES: dict[str, Any] = {
+    # The entity dictionary (documents.name_fields): names as words for the lookup, and the entries.
+    # The built-in standard analyzer, so an index created before them can take them by a mapping update.
+    "entity_names": {"type": "text", "analyzer": "standard"},
+    "entity_name_keys": {"type": "keyword"},
+}
+
+
 def metadata_properties(schema: MetadataSchema) -> dict[str, Any]:
     return {name: dict(METADATA_MAPPING[field_type]) for name, field_type in schema.items()}
 
@@ -114,6 +122,7 @@ def index_body(
                 "status": {"type": "keyword"},
                 "entity_ids": {"type": "keyword"},
                 "mention_types": {"type": "keyword"},
+                **NAME_PROPERTIES,
                 "text": {"type": "text", "analyzer": TEXT_ANALYZER},
                 "confidence": {"type": "float"},
                 "created_at": {"type": "date"},
@@ -229,8 +238,12 @@ class ContextIndices:
                 raise
 
     def _check_mapping(self, alias: str) -> None:
-        """The vector dimension must match; declared metadata keys the index lacks are added."""
+        """The vector dimension must match; declared metadata keys and the entity dictionary's fields
+        the index lacks are added (its older items gain names when next written, or by a rebuild)."""
         for index, body in self.client.indices.get_mapping(index=alias).items():
+            absent = {k: v for k, v in NAME_PROPERTIES.items() if k not in body["mappings"]["properties"]}
+            if absent:
+                self.client.indices.put_mapping(index=index, body={"properties": absent})
             _check_metadata(self.client, index, body["mappings"]["properties"], dict(self._spec.metadata))
             existing = body["mappings"]["properties"][VECTOR_FIELD]["dimension"]
             if existing != self._spec.dimension:

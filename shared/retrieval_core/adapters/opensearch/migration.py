@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RetrievalError
 from .client import backend_failures
+from .documents import with_names
 from .index import ContextIndices
 from .writer import Refusal, bulk_index
 
@@ -58,7 +59,7 @@ def write_batches(
     """Hand ``documents`` to ``write`` in batches; returns documents per context. ``write`` returns the
     documents it could not write, which stop the copy (``CopyRejectedError``)."""
     copied: Counter[str] = Counter()
-    iterator = iter(documents)
+    iterator = map(with_names, documents)
     while batch := list(islice(iterator, COPY_BATCH)):
         rejected = write(batch)
         if rejected:

@@ -1,4 +1,5 @@
-"""``OpenSearchStore``: lexical, k-NN, hybrid (one ``_msearch``), entity, temporal and id reads.
+"""``OpenSearchStore``: lexical, k-NN, hybrid (one ``_msearch``), auto's question arms, entity, temporal
+and id reads.
 
 Every request addresses the caller's context's alias (``layout.IndexLayout``), routes by the context and
 filters on it inside the query. A context that has never been written has no index in the silo model:
@@ -19,10 +20,10 @@ from ... import deadline
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
-from ...ports import ArmResults, Expansion, SearchFilters, Stored, TimeWindow
-from . import queries
+from ...ports import ArmResults, Expansion, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
+from . import queries, question_queries
 from .client import backend_failures, failure_of
-from .documents import candidate_of, hit_of
+from .documents import NAME_KEY_SEPARATOR, candidate_of, hit_of
 from .index import VECTOR_FIELD
 from .layout import IndexLayout
 
@@ -71,28 +72,67 @@ class OpenSearchStore:
         ids_only: bool = False,
     ) -> ArmResults:
         """Both arms in one ``_msearch`` round trip, the alias in the path (where IAM policies see it)."""
+        lexical, vector_result = self._msearch(
+            context_id,
+            [
+                queries.lexical_body(context_id, text, filters, depth, expansion, ids_only=ids_only),
+                queries.knn_body(context_id, vector, filters, depth, ids_only=ids_only),
+            ],
+        )
+        return self._hybrid_arms(lexical, vector_result)
+
+    def hybrid_with_names(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> tuple[ArmResults, list[NamedEntity]]:
+        """Hybrid's two arms and the entity dictionary lookup, in the same ``_msearch``."""
+        lexical, vector_result, names = self._msearch(
+            context_id,
+            [
+                queries.lexical_body(context_id, text, filters, depth),
+                queries.knn_body(context_id, vector, filters, depth),
+                question_queries.names_body(context_id, text, filters),
+            ],
+        )
+        buckets = names.get("aggregations", {}).get("names", {}).get("buckets", [])
+        entries = [NamedEntity(*b["key"].split(NAME_KEY_SEPARATOR)) for b in buckets]
+        # The caller's own entities only (the loader refuses others; this is a second line of defence).
+        own = [e for e in entries if e.entity_id.startswith(f"{context_id}:")]
+        return self._hybrid_arms(lexical, vector_result), own
+
+    def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
+        if focus.empty:
+            return ArmResults()
+        bodies = question_queries.focus_bodies(context_id, focus, filters, depth)
+        results = self._msearch(context_id, list(bodies.values()))
+        rank_only = not self._layout.siloed
+        return ArmResults(
+            arms={
+                arm: _candidates(result, rank_only=rank_only)
+                for arm, result in zip(bodies, results, strict=True)
+            }
+        )
+
+    def _hybrid_arms(self, lexical: dict[str, Any], vector: dict[str, Any]) -> ArmResults:
+        return ArmResults(
+            arms={
+                LEXICAL_ARM: _candidates(lexical, rank_only=not self._layout.siloed),
+                VECTOR_ARM: _candidates(vector),
+            }
+        )
+
+    def _msearch(self, context_id: str, bodies: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``bodies`` in one ``_msearch`` on the context's alias, routed by the context; one result each."""
         alias = self._layout.alias(context_id)
         header = {"routing": context_id, "ignore_unavailable": True}
-        bodies = [
-            header,
-            queries.lexical_body(context_id, text, filters, depth, expansion, ids_only=ids_only),
-            header,
-            queries.knn_body(context_id, vector, filters, depth, ids_only=ids_only),
-        ]
-        payload = "".join(json.dumps(line) + "\n" for line in bodies)
+        payload = "".join(json.dumps(line) + "\n" for body in bodies for line in (header, body))
         response = self._call(
             lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
         )
-        lexical_result, vector_result = response["responses"]
-        for result in (lexical_result, vector_result):
+        results: list[dict[str, Any]] = response["responses"]
+        for result in results:
             if "error" in result:
                 raise failure_of(result.get("status"), "msearch")
-        return ArmResults(
-            arms={
-                LEXICAL_ARM: _candidates(lexical_result, rank_only=not self._layout.siloed),
-                VECTOR_ARM: _candidates(vector_result),
-            }
-        )
+        return results
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         response = self._search(context_id, queries.entity_body(context_id, entity_id, filters))

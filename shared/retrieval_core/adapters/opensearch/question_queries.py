@@ -1,0 +1,98 @@
+"""Query bodies of ``auto`` mode: the entity dictionary lookup, and the arms of what a question was read as.
+
+Every body carries the same filter clauses as the hybrid arms (context first, then statuses, kinds and the
+caller's filter), so a name is only ever read from, and an arm only ever finds, items the caller could
+find with hybrid: inference re-weights within what was asked, never beyond it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ...models.vocabulary import Kind
+from ...ports import EDGES_ARM, ENTITY_ARM, VALID_NOW_ARM, WINDOW_ARM, Focus, SearchFilters
+from .queries import ID_FIELDS, SOURCE_FIELDS, filter_clauses, window_body
+
+NAME_ENTRIES = 500
+"""Dictionary entries one lookup returns: the names of the items whose names best share the question's
+words (a question names a handful of entities; 500 leaves room for the names co-mentioned with them)."""
+
+
+def names_body(context_id: str, text: str, filters: SearchFilters) -> dict[str, Any]:
+    """The entries of the caller's items whose entity names share a word, or nearly (one or two edits),
+    with the question; the linker then decides which of them the question names."""
+    return {
+        "size": 0,
+        "query": {
+            "bool": {
+                "must": [
+                    {"match": {"entity_names": {"query": text, "fuzziness": "AUTO", "prefix_length": 1}}}
+                ],
+                "filter": filter_clauses(context_id, filters),
+            }
+        },
+        "aggs": {"names": {"terms": {"field": "entity_name_keys", "size": NAME_ENTRIES}}},
+    }
+
+
+def _text_ranked(
+    text: str, clauses: list[dict[str, Any]], size: int, *, must_match: bool, ids_only: bool = False
+) -> dict[str, Any]:
+    """The items ``clauses`` select, best matching ``text`` first (then the most confident): the arm's
+    members are decided by what the question was read as, their order by its other words (with none
+    left, by confidence alone)."""
+    query: dict[str, Any] = {"filter": clauses}
+    if text.strip():
+        query["must" if must_match else "should"] = [{"match": {"text": {"query": text}}}]
+    return {
+        "size": size,
+        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
+        "query": {"bool": query},
+        "sort": ["_score", {"confidence": {"order": "desc", "missing": "_first"}}, {"id": {"order": "asc"}}],
+    }
+
+
+def focus_bodies(
+    context_id: str, focus: Focus, filters: SearchFilters, size: int
+) -> dict[str, dict[str, Any]]:
+    """One body per arm ``focus`` asks for, keyed by arm name, in a fixed order."""
+    base = filter_clauses(context_id, filters)
+    bodies: dict[str, dict[str, Any]] = {}
+    if focus.entity_ids:
+        mentions = {"terms": {"entity_ids": list(focus.entity_ids)}}
+        bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=True)
+        if not filters.kinds or Kind.PROPOSITION in filters.kinds:
+            # The propositions that carry the entity's edges: those naming it beside another entity.
+            edges: list[dict[str, Any]] = [
+                mentions,
+                {"term": {"kind": str(Kind.PROPOSITION)}},
+                {"script": {"script": "doc['entity_ids'].size() > 1"}},
+            ]
+            bodies[EDGES_ARM] = _text_ranked(focus.entity_text, [*edges, *base], size, must_match=False)
+    if focus.window is not None:
+        inside = window_body(context_id, focus.window, filters)["query"]["bool"]
+        within = {"bool": {"should": inside["should"], "minimum_should_match": 1}}
+        bodies[WINDOW_ARM] = _text_ranked(focus.time_text, [within, *base], size, must_match=True)
+    if focus.valid_at is not None:
+        bodies[VALID_NOW_ARM] = _text_ranked(
+            focus.time_text, [*valid_at(focus.valid_at), *base], size, must_match=True
+        )
+    return bodies
+
+
+def valid_at(moment: datetime) -> list[dict[str, Any]]:
+    """Items that state a validity that holds at ``moment`` (an item without one says nothing of now)."""
+    at = moment.isoformat()
+    return [
+        {"range": {"valid_from": {"lte": at}}},
+        {
+            "bool": {
+                "should": [
+                    {"range": {"valid_to": {"gte": at}}},
+                    {"bool": {"must_not": {"exists": {"field": "valid_to"}}}},
+                ],
+                "minimum_should_match": 1,
+            }
+        },
+    ]

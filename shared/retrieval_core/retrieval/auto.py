@@ -1,0 +1,184 @@
+"""``auto`` mode: hybrid search that reads the question first.
+
+One ``_msearch`` runs hybrid's two arms and looks the question's words up in the caller's entity
+dictionary (``QuestionSearch.hybrid_with_names``); the question is then read against those names
+(``understanding.reading``). What it names becomes arms, fetched in one more ``_msearch`` only when
+there is something to fetch (``QuestionSearch.focused``): the items mentioning a linked entity and the
+propositions carrying its edges, the items of a named time window, the items valid now for "currently".
+Arms are fused with weights below the text arms' (``ARM_WEIGHTS``), so the words of the question still
+order what the focus arms bring; kind hints become kind weights (and, unless ``diversify`` is sent, the
+page is not interleaved by kind: the question asked for one). Nothing is a filter: the caller's
+context, filter, kinds and statuses bound every arm exactly as they bound hybrid.
+
+Explicit fields win: ``entity_id`` and ``window`` replace what would be inferred from the text (the
+inference is still reported, marked unused), and ``weights`` replaces a hinted kind's weight.
+``infer: false`` skips reading altogether.
+
+Cost: one round trip when nothing is inferred, two otherwise. Auto runs no pseudo-relevance feedback
+(on the agent questions it lowered hybrid's nDCG@5; hybrid's default runs three calls for it: a first
+``_msearch``, a vector read, the moved ``_msearch``), so auto costs no more round trips than hybrid
+with feedback, and at most one more than hybrid without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from ..models.hits import Hit
+from ..ports import (
+    EDGES_ARM,
+    ENTITY_ARM,
+    VALID_NOW_ARM,
+    WINDOW_ARM,
+    ArmResults,
+    Focus,
+    QuestionSearch,
+    SearchFilters,
+    TimeWindow,
+)
+from ..understanding.kinds import kind_hints
+from ..understanding.reading import Reading, read
+from ..understanding.spans import Span
+from ..understanding.wording import content_words
+from .errors import CapabilityMissingError
+from .fusion import built
+from .requests import Mode, RetrieveRequest
+from .responses import AppliedLimits, Inference
+
+if TYPE_CHECKING:
+    from .prepared import Tuning
+    from .router import Notes, RetrievalRouter
+
+ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, EDGES_ARM: 0.15, WINDOW_ARM: 0.8, VALID_NOW_ARM: 0.4}
+"""Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
+confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
+
+
+def rank_auto(
+    router: RetrievalRouter,
+    request: RetrieveRequest,
+    filters: SearchFilters,
+    applied: AppliedLimits,
+    all_fused: bool,
+    tuning: Tuning,
+    notes: Notes,
+) -> tuple[list[Hit], tuple[str, ...], bool]:
+    """The auto ranking to ``filters.size`` (or every fused candidate with ``all_fused``)."""
+    from .router import fuse  # the router imports this module; its fusion is the one hybrid uses
+
+    store = router._can.question
+    if store is None:
+        raise CapabilityMissingError("auto")
+    ctx = router._context.context_id
+    text = request.text or ""
+    vector = router._query_vector(request)
+    depth = max(tuning.fusion.candidate_depth, filters.size)
+    base, dictionary = store.hybrid_with_names(ctx, text, vector, filters, depth)
+    now = request.now or datetime.now(UTC)
+    reading = read(text, dictionary, now) if request.infer else Reading()
+    focus, weights, inferred = understood(request, reading)
+    notes.inferred = inferred
+    arms = {**base.arms, **_focused(store, ctx, focus, filters, depth).arms}
+    fused = fuse(arms, tuning.fusion, weights)
+    kinds = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
+    ordered, dropped = router._ordered(fused, request.model_copy(update={"weights": kinds}), applied)
+    kept = ordered if all_fused else ordered[: filters.size]
+    complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
+    return router._reranked(built(kept), request, tuning, notes), tuple(arms), complete
+
+
+def interleaves(request: RetrieveRequest) -> bool:
+    """Whether a page is interleaved by kind: as ``diversify`` says, except that an auto question that
+    names a kind ("which runbook ...") and leaves ``diversify`` unsent is not (interleaving would push
+    the kind it asked for down the page). A function of the request alone, so every page agrees."""
+    if not request.diversify:
+        return False
+    inferring = request.mode == Mode.AUTO and request.infer and "diversify" not in request.model_fields_set
+    return not (inferring and kind_hints(request.text or ""))
+
+
+def residual(text: str, spans: Sequence[Span]) -> str:
+    """``text`` without ``spans``: what the focus arms rank their members by."""
+    kept, at = [], 0
+    for span in sorted(spans, key=lambda s: s.start):
+        kept.append(text[at : span.start])
+        at = max(at, span.end)
+    kept.append(text[at:])
+    return " ".join(" ".join(kept).split())
+
+
+def _focused(store: QuestionSearch, ctx: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
+    return ArmResults() if focus.empty else store.focused(ctx, focus, filters, depth)
+
+
+def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:
+    """The focus and arm weights a reading makes, with the request's explicit fields over it, and the
+    inferences to report (each marked used or overridden)."""
+    inferred: list[Inference] = []
+    weights: dict[str, float] = {}
+    entity_ids: tuple[str, ...] = ()
+    if request.entity_id is not None:
+        entity_ids = (request.entity_id,)
+        weights |= {ENTITY_ARM: ARM_WEIGHTS[ENTITY_ARM], EDGES_ARM: ARM_WEIGHTS[EDGES_ARM]}
+    elif reading.links:
+        entity_ids = tuple(found.entity_id for found in reading.links)
+        confidence = max(found.confidence for found in reading.links)
+        weights |= {arm: ARM_WEIGHTS[arm] * confidence for arm in (ENTITY_ARM, EDGES_ARM)}
+    for found in reading.links:
+        used = request.entity_id is None
+        inferred.append(_inference(found.span, "entity", found.entity_id, found.confidence, used))
+    window: TimeWindow | None = None
+    valid_at: datetime | None = None
+    if request.window is not None:
+        window = TimeWindow(request.window.start, request.window.end)
+        weights[WINDOW_ARM] = ARM_WEIGHTS[WINDOW_ARM]
+    cue = reading.time
+    if cue is not None:
+        used = request.window is None
+        if cue.kind == "current":
+            inferred.append(_inference(cue.span, "valid_now", _iso(cue.start), cue.confidence, used))
+            if used:
+                valid_at = cue.start
+                weights[VALID_NOW_ARM] = ARM_WEIGHTS[VALID_NOW_ARM] * cue.confidence
+        else:
+            value = f"{_iso(cue.start)} .. {_iso(cue.end)}"
+            inferred.append(_inference(cue.span, "window", value, cue.confidence, used))
+            if used:
+                window = TimeWindow(cue.start, cue.end)
+                weights[WINDOW_ARM] = ARM_WEIGHTS[WINDOW_ARM] * cue.confidence
+    for hint in reading.kinds:
+        used = hint.kind not in request.weights
+        inferred.append(
+            _inference(hint.span, "kind_weight", f"{hint.kind}={hint.weight:g}", hint.confidence, used)
+        )
+    text = request.text or ""
+    names = [found.span for found in reading.links if request.entity_id is None]
+    times = [cue.span] if cue is not None and request.window is None else []
+    focus = Focus(
+        entity_ids,
+        window,
+        valid_at,
+        content_words(residual(text, names)),
+        content_words(residual(text, times)),
+    )
+    return focus, weights, sorted(inferred, key=lambda i: (i.start, i.became))
+
+
+def _inference(span: Span, became: str, value: str, confidence: float, used: bool) -> Inference:
+    return Inference.model_validate(
+        {
+            "span": span.text,
+            "start": span.start,
+            "end": span.end,
+            "became": became,
+            "value": value,
+            "confidence": round(confidence, 3),
+            "used": used,
+        }
+    )
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

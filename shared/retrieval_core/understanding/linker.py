@@ -1,0 +1,171 @@
+"""Entity linking: which of the caller's entities a question names.
+
+The dictionary is the names the context's own items mention (``NamedEntity``: id, name, type), read in the
+caller's context like every other read. Each name also answers to a few aliases: a person's first or
+last name alone, a project's name without "Project", a hyphenated name with spaces. Matching is on
+normalised tokens (case, accents, punctuation and possessives ignored), longest match first, and a
+long name also matches within a small edit distance ("Dmitry Volkov"). A name that is also an ordinary
+word ("Platform", "Data", "Payments") is linked only when the question writes it as a name: capitalised
+where a sentence does not start, or followed by its type ("the payments team").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..ports import NamedEntity
+from .spans import Span
+
+MIN_CONFIDENCE = 0.5
+"""Links below this are not used (and not reported): a guess would narrow the ranking wrongly."""
+
+EXACT, ALIAS, FUZZY, WORDLIKE = 1.0, 0.8, 0.7, 0.3
+"""Confidence of a full-name match, an alias, a near miss, and a name read as an ordinary word."""
+
+_TOKEN = re.compile("[^\\W_]+(?:['\u2019]s\\b|['\u2019](?=\\s|$))?", re.UNICODE)
+_NAME_PREFIXES = ("project ",)
+# Words a type is called by in a question ("the Payments team", "service api-edge").
+_TYPE_WORDS = {
+    "team": ("team", "squad", "group"),
+    "service": ("service", "svc", "api"),
+    "project": ("project",),
+    "customer": ("customer", "client", "account"),
+    "vendor": ("vendor", "supplier", "provider"),
+    "datastore": ("database", "db", "datastore", "store"),
+    "incident": ("incident",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    span: Span
+    entity_id: str
+    name: str
+    type: str
+    confidence: float
+    how: str
+    """``name``, ``alias``, ``fuzzy`` (how the span matched the entity's name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    norm: str
+    start: int
+    end: int
+
+
+def normalised(text: str) -> str:
+    """Lower case, accents dropped, possessive "'s" dropped: "Tomás's" -> "tomas"."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return re.sub("['\u2019]s?$", "", plain)
+
+
+def tokens(text: str) -> list[_Token]:
+    return [_Token(normalised(m.group(0)), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+
+
+def aliases(entity: NamedEntity) -> list[tuple[tuple[str, ...], str]]:
+    """The token sequences an entity answers to, each with how it matched (``name`` or ``alias``)."""
+    full = tuple(t.norm for t in tokens(entity.name))
+    found: list[tuple[tuple[str, ...], str]] = [(full, "name")] if full else []
+    lowered = entity.name.casefold()
+    for prefix in _NAME_PREFIXES:
+        if lowered.startswith(prefix) and len(full) > 1:
+            found.append((full[1:], "alias"))
+    if entity.type.casefold() == "person" and len(full) >= 2:
+        found += [((full[0],), "alias"), ((full[-1],), "alias")]
+    return found
+
+
+def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
+    """The entities the question names, longest and most confident matches first claiming their span;
+    an alias shared by several entities ("Alice" for two Alices) links none of them."""
+    words = tokens(question)
+    candidates: list[Link] = []
+    by_alias: dict[tuple[str, ...], set[str]] = {}
+    entries = list(dict.fromkeys(dictionary))
+    for entity in entries:
+        for alias, _ in aliases(entity):
+            by_alias.setdefault(alias, set()).add(entity.entity_id)
+    for entity in entries:
+        for alias, how in aliases(entity):
+            if how == "alias" and len(by_alias[alias]) > 1:
+                continue
+            candidates += _matches(question, words, entity, alias, how)
+    chosen: list[Link] = []
+    for candidate in sorted(candidates, key=lambda c: (-(c.span.end - c.span.start), -c.confidence)):
+        if candidate.confidence < MIN_CONFIDENCE:
+            continue
+        clash = [c for c in chosen if c.span.overlaps(candidate.span)]
+        if not clash:
+            chosen.append(candidate)
+        elif all(c.span == candidate.span and c.entity_id != candidate.entity_id for c in clash) and all(
+            c.confidence == candidate.confidence for c in clash
+        ):
+            chosen.append(candidate)  # two entities named exactly alike: both are meant, equally
+    kept = list(dict.fromkeys(c.entity_id for c in chosen))
+    first = {entity_id: next(c for c in chosen if c.entity_id == entity_id) for entity_id in kept}
+    return sorted(first.values(), key=lambda c: c.span.start)
+
+
+def _matches(
+    question: str, words: Sequence[_Token], entity: NamedEntity, alias: tuple[str, ...], how: str
+) -> list[Link]:
+    size = len(alias)
+    found = []
+    for i in range(len(words) - size + 1):
+        window = words[i : i + size]
+        seen = tuple(w.norm for w in window)
+        if seen == alias:
+            confidence, kind = (EXACT if how == "name" else ALIAS), how
+        elif _near(" ".join(seen), " ".join(alias)):
+            confidence, kind = FUZZY, "fuzzy"
+        else:
+            continue
+        span = Span(window[0].start, window[-1].end, question[window[0].start : window[-1].end])
+        if _wordlike(entity, alias) and not _written_as_name(question, words, i, size, entity):
+            confidence = min(confidence, WORDLIKE)
+        found.append(Link(span, entity.entity_id, entity.name, entity.type, confidence, kind))
+    return found
+
+
+def _near(seen: str, name: str) -> bool:
+    """A small edit distance for longer names only: one edit from 8 characters, two from 14."""
+    if len(name) < 8 or seen[:1] != name[:1]:
+        return False
+    allowed = 2 if len(name) >= 14 else 1
+    return abs(len(seen) - len(name)) <= allowed and _distance(seen, name, allowed) <= allowed
+
+
+def _distance(a: str, b: str, cap: int) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > cap:
+            return cap + 1
+        previous = current
+    return previous[-1]
+
+
+def _wordlike(entity: NamedEntity, alias: tuple[str, ...]) -> bool:
+    """A one-word name of letters only, as an ordinary word could be spelled ("Platform", "Risk");
+    a person's name is not (a first name alone is already an alias of lower confidence)."""
+    return len(alias) == 1 and alias[0].isalpha() and entity.type.casefold() != "person"
+
+
+def _written_as_name(question: str, words: Sequence[_Token], i: int, size: int, entity: NamedEntity) -> bool:
+    after = words[i + size].norm if i + size < len(words) else ""
+    if after in _TYPE_WORDS.get(entity.type.casefold(), ()):
+        return True
+    first = words[i]
+    written = question[first.start : first.end]
+    if not written[:1].isupper() or (written.isupper() and len(written) > 1):
+        return False
+    before = question[: first.start].rstrip()
+    return bool(before) and before[-1] not in ".!?:\"'“"

@@ -1,0 +1,80 @@
+"""``retrieval eval-questions``: ``auto`` beside ``hybrid`` on judged agent questions over the sample corpus.
+
+Loads the corpus (both contexts) into a fresh alias, asks every question of data/agent-questions in its
+own context through the retrieve handler in each mode, prints nDCG@5/@10 per split (dev, test, all)
+with OpenSearch calls per question, and saves a JSON record under ``.eval/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from ..evaluation.questions import DEFAULT_CORPUS, DEFAULT_QUESTIONS, MODES, TOP_K
+
+    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument("--top-k", type=int, default=TOP_K)
+    parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")
+    parser.add_argument("--show", action="store_true", help="Print each question's scores and inferences.")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from .environment import use_local_stack_env
+
+    use_local_stack_env()
+    from retrieval_core.config import Settings
+    from retrieval_core.errors import RetrievalError
+
+    from ..evaluation.provision import scratch_index
+    from ..evaluation.questions import read_questions, run_questions, table
+
+    questions = read_questions(args.questions)
+    lines = args.corpus.read_text(encoding="utf-8").splitlines()
+    print(f"loading {len(lines)} items from {args.corpus}; {len(questions)} questions", flush=True)
+    try:
+        with scratch_index(Settings.from_env(), lines):
+            runs = {mode: run_questions(mode, questions, args.top_k) for mode in args.modes}
+    except RetrievalError as error:
+        print(f"retrieval eval-questions: {error.message}", file=sys.stderr)
+        return 1
+    now = datetime.now(UTC)
+    print(f"\n{args.questions.name}: {len(questions)} questions, top_k={args.top_k}, {now:%Y-%m-%d}\n")
+    print(table(runs, questions))
+    if args.show:
+        for question in questions:
+            scores = "  ".join(
+                f"{m} {r.ndcg5[question.id]:.2f}/{r.ndcg10[question.id]:.2f}" for m, r in runs.items()
+            )
+            print(f"\n{question.id} [{question.split}] {question.text}\n  {scores}")
+            if "auto" in runs:
+                for inference in runs["auto"].inferred[question.id]:
+                    print(f"  inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"questions-{now:%Y%m%dT%H%M%SZ}.json"
+    record = {
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "questions": str(args.questions),
+        "corpus": str(args.corpus),
+        "top_k": args.top_k,
+        "runs": {
+            mode: {
+                "ndcg@5": r.ndcg5,
+                "ndcg@10": r.ndcg10,
+                "round_trips": r.round_trips,
+                "latencies_ms": r.latencies_ms,
+                "inferred": r.inferred,
+            }
+            for mode, r in runs.items()
+        },
+    }
+    path.write_text(json.dumps(record, indent=2))
+    print(f"saved {path}")
+    return 0

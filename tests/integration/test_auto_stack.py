@@ -1,0 +1,121 @@
+"""auto mode on the real stack: the entity dictionary lives on the item documents in the caller's own
+index, so another context's names never link, deletes take names away, inference never widens the
+request, and the cost stays within one round trip of hybrid's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from corpus_stack import retrieve
+from retrieval_core import bootstrap
+from retrieval_core.config import Settings
+from stack_state import load_lines
+
+from dev.sample import known
+
+NOW = "2026-06-01T09:00:00Z"
+COLLISION = known.COLLIDING_NAMES[0]
+
+
+@pytest.fixture
+def corpus(corpus_settings: Settings) -> Iterator[Settings]:
+    with bootstrap.use(bootstrap.Container(corpus_settings)):
+        yield corpus_settings
+
+
+def ask(ctx: str, **fields: Any) -> dict[str, Any]:
+    status, body = retrieve(ctx, {"mode": "auto", "now": NOW} | fields)
+    assert status == 200, body
+    return body
+
+
+def entities(body: dict[str, Any]) -> list[str]:
+    return [i["value"] for i in body["applied"]["inferred"] if i["became"] == "entity"]
+
+
+def test_another_contexts_entity_links_nothing_and_only_own_items_return(corpus: Settings) -> None:
+    # Sven Larsen and Kestrel Trucking exist only in globex.
+    body = ask("acme", text="What did Sven Larsen deploy for Kestrel Trucking?", top_k=50)
+    assert entities(body) == []
+    assert body["hits"] and all(hit["id"].startswith("acme:") for hit in body["hits"])
+    assert "globex" not in json.dumps(body)
+    # Asked in globex, the same question links both.
+    assert set(entities(ask("globex", text="What did Sven Larsen deploy for Kestrel Trucking?"))) == {
+        "globex:person/sven-larsen",
+        "globex:vendor/kestrel-trucking",
+    }
+
+
+def test_a_name_both_contexts_use_links_the_callers_own_entity(corpus: Settings) -> None:
+    for ctx in known.CONTEXTS:
+        body = ask(ctx, text=f"What does {COLLISION.name} do?", top_k=50)
+        assert entities(body) == [COLLISION.entity_ids[ctx]]
+        assert all(hit["id"].startswith(f"{ctx}:") for hit in body["hits"])
+
+
+def test_inference_never_widens_statuses_or_the_filter(corpus: Settings) -> None:
+    # Carmen Ruiz's interim lead (SUPERSEDED) is what the question names, yet ACTIVE is what was asked.
+    body = ask("acme", text="Who led the Payments team as interim manager in 2025?", top_k=100)
+    assert {hit["status"] for hit in body["hits"]} == {"ACTIVE"}
+    assert body["applied"]["statuses"] == ["ACTIVE"]
+    where = {"equals": {"key": "kind", "value": "record"}}
+    filtered = ask("acme", text="What did Dmitri Volkov deploy before April?", filter=where, top_k=100)
+    assert filtered["hits"] and {hit["kind"] for hit in filtered["hits"]} == {"record"}
+    assert filtered["applied"]["filter"]["arms"] == {
+        arm: "in_query" for arm in ("lexical", "vector", "entity", "edges", "window")
+    }
+
+
+def test_the_question_is_read_and_the_answer_ranks_first(corpus: Settings) -> None:
+    body = ask("acme", text="What did Dmitri Volkov deploy before April?", top_k=3, include=["text"])
+    assert [(i["span"], i["became"]) for i in body["applied"]["inferred"]] == [
+        ("Dmitri Volkov", "entity"),
+        ("deploy", "kind_weight"),
+        ("before April", "window"),
+    ]
+    assert body["hits"][0]["text"].startswith("Deploy ledger-core v7.35.5 | by Dmitri Volkov")
+
+
+def test_at_most_one_round_trip_more_than_hybrid(corpus: Settings) -> None:
+    store = bootstrap.container().store
+    costs = {}
+    for name, body in {
+        "hybrid": {"mode": "hybrid"},
+        "hybrid_plain": {"mode": "hybrid", "feedback": {"enabled": False}},
+        "auto": {"mode": "auto", "now": NOW},
+        "auto_uninferred": {"mode": "auto", "now": NOW, "infer": False},
+    }.items():
+        before = store.backend_calls
+        status, _ = retrieve("acme", body | {"text": "What did Dmitri Volkov deploy before April?"})
+        assert status == 200
+        costs[name] = store.backend_calls - before
+    assert costs == {"hybrid": 3, "hybrid_plain": 1, "auto": 2, "auto_uninferred": 1}
+
+
+def test_the_dictionary_follows_loads_and_deletes(fresh_settings: Settings) -> None:
+    def item(item_id: str, text: str) -> str:
+        mention = {"entity_id": "acme:person/zora-quint", "name": "Zora Quint", "type": "Person"}
+        return json.dumps(
+            {
+                "context_id": "acme",
+                "id": item_id,
+                "kind": "proposition",
+                "text": text,
+                "mentions": [mention],
+                "created_at": "2026-02-01T00:00:00Z",
+            }
+        )
+
+    assert load_lines(
+        fresh_settings,
+        [item("acme:p-z1", "Zora Quint runs payroll."), item("acme:p-z2", "Zora Quint is on leave.")],
+    ).ok
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
+        assert entities(ask("acme", text="What does Zora Quint run?")) == ["acme:person/zora-quint"]
+        assert load_lines(fresh_settings, [json.dumps({"op": "delete", "id": "acme:p-z1"})]).ok
+        assert entities(ask("acme", text="What does Zora Quint run?")) == ["acme:person/zora-quint"]
+        assert load_lines(fresh_settings, [json.dumps({"op": "delete", "id": "acme:p-z2"})]).ok
+        assert entities(ask("acme", text="What does Zora Quint run?")) == []

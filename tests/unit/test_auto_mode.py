@@ -1,0 +1,159 @@
+"""auto mode through the router against the in-memory store: what it infers, what it reports, what it costs,
+and that it never reaches past the caller's context, statuses or filter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fakes_store import FixedEmbedder, InMemoryStore, capabilities_of
+from pydantic import ValidationError
+from retrieval_core.context import CallerContext
+from retrieval_core.models.item import Item
+from retrieval_core.retrieval.config import RetrievalConfig
+from retrieval_core.retrieval.pager import Page
+from retrieval_core.retrieval.requests import RetrieveRequest
+from unpaged import Unpaged
+
+ACME = CallerContext("acme")
+NOW = "2026-06-01T09:00:00Z"
+
+
+def item(item_id: str, text: str, kind: str = "proposition", **extra: Any) -> Item:
+    return Item.model_validate(
+        {
+            "id": item_id,
+            "context_id": item_id.split(":")[0],
+            "kind": kind,
+            "text": text,
+            "created_at": "2026-03-01T00:00:00Z",
+            "embedding": [1.0, 0.0],
+        }
+        | extra
+    )
+
+
+def mention(entity_id: str, name: str, kind: str) -> dict[str, str]:
+    return {"entity_id": entity_id, "name": name, "type": kind}
+
+
+DMITRI = mention("acme:person/dmitri-volkov", "Dmitri Volkov", "Person")
+LEDGER = mention("acme:service/ledger-core", "ledger-core", "Service")
+SVEN = mention("globex:person/sven-larsen", "Sven Larsen", "Person")
+ITEMS = [
+    item(
+        "acme:rec-1",
+        "Deploy ledger-core v7 by Dmitri Volkov",
+        "record",
+        mentions=[DMITRI, LEDGER],
+        created_at="2025-07-08T10:00:00Z",
+    ),
+    item(
+        "acme:rec-2",
+        "Deploy ledger-core v9 by Dmitri Volkov",
+        "record",
+        mentions=[DMITRI, LEDGER],
+        created_at="2026-04-20T10:00:00Z",
+    ),
+    item(
+        "acme:p-1",
+        "Dmitri Volkov is the technical lead of the ledger migration",
+        mentions=[DMITRI, LEDGER],
+        metadata={"team": "ledger"},
+    ),
+    item("acme:p-old", "Dmitri Volkov deployed ledger-core by hand", status="SUPERSEDED", mentions=[DMITRI]),
+    item("acme:p-2", "Deploys of every service are canaried", metadata={"team": "platform"}),
+    item("globex:rec-1", "Deploy route-optimizer by Sven Larsen", "record", mentions=[SVEN]),
+    item("globex:p-1", "Sven Larsen manages the Routing team", mentions=[SVEN]),
+]
+
+
+def route(**fields: Any) -> tuple[Page, InMemoryStore]:
+    store = InMemoryStore(ITEMS)
+    embedder = FixedEmbedder({}, dimension=2)
+    router = Unpaged(capabilities_of(store, None, embedder), ACME, config=RetrievalConfig())
+    return router.route(RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)), store
+
+
+def inferred(result: Page) -> list[tuple[str, str, str, bool]]:
+    return [(i.span, i.became, i.value, i.used) for i in result.applied.inferred or []]
+
+
+def test_it_reads_entities_time_and_kinds_and_says_so() -> None:
+    result, store = route(text="What did Dmitri Volkov deploy before April?")
+    assert inferred(result) == [
+        ("Dmitri Volkov", "entity", "acme:person/dmitri-volkov", True),
+        ("deploy", "kind_weight", "record=1.5", True),
+        ("before April", "window", "1970-01-01T00:00:00Z .. 2026-03-31T23:59:59.999999Z", True),
+    ]
+    assert set(result.arms) >= {"lexical", "vector", "entity", "window"}
+    # The deploy before April first: in the entity arm, the window arm, and a record.
+    assert result.hits[0].id == "acme:rec-1"
+    assert store.calls == ["hybrid_with_names", "focused"]
+
+
+def test_nothing_inferred_costs_one_round_trip_and_ranks_as_hybrid_arms_do() -> None:
+    result, store = route(text="canaried services")
+    assert inferred(result) == []
+    assert result.arms == ("lexical", "vector")
+    assert store.calls == ["hybrid_with_names"]
+
+
+def test_another_contexts_entity_links_nothing_and_only_own_items_return() -> None:
+    result, _ = route(text="What did Sven Larsen deploy?")
+    assert [i for i in inferred(result) if i[1] == "entity"] == []
+    assert result.hits and all(hit.id.startswith("acme:") for hit in result.hits)
+
+
+def test_inference_never_widens_statuses() -> None:
+    result, _ = route(text="What did Dmitri Volkov deploy by hand?", top_k=20)
+    assert "acme:p-old" not in {hit.id for hit in result.hits}
+    assert result.applied.statuses == ["ACTIVE"]
+
+
+def test_inference_never_widens_the_filter() -> None:
+    where = {"equals": {"key": "metadata.team", "value": "platform"}}
+    result, _ = route(text="Which service did Dmitri Volkov deploy?", filter=where, top_k=20)
+    assert [hit.id for hit in result.hits] == ["acme:p-2"]
+    assert result.applied.filter is not None
+
+
+def test_explicit_fields_win_and_the_overridden_inference_is_reported_unused() -> None:
+    result, _ = route(
+        text="What did Dmitri Volkov deploy before April?",
+        entity_id="acme:service/ledger-core",
+        window={"from": "2026-04-01T00:00:00Z", "to": "2026-04-30T23:59:59Z"},
+        weights={"record": 1.0},
+    )
+    assert [(span, used) for span, _, _, used in inferred(result)] == [
+        ("Dmitri Volkov", False),
+        ("deploy", False),
+        ("before April", False),
+    ]
+    # The explicit April window prefers the April deploy.
+    assert result.hits[0].id == "acme:rec-2"
+
+
+def test_infer_false_is_hybrid_with_the_names_unread() -> None:
+    result, store = route(text="What did Dmitri Volkov deploy before April?", infer=False)
+    assert inferred(result) == []
+    assert result.arms == ("lexical", "vector")
+    assert store.calls == ["hybrid_with_names"]
+
+
+def test_a_kind_hint_weighs_and_keeps_the_page_in_rank_order() -> None:
+    result, _ = route(text="Which deploy records mention Dmitri Volkov?", top_k=5)
+    kinds = [hit.kind for hit in result.hits]
+    assert kinds[:2] == ["record", "record"]  # not interleaved with the proposition
+    interleaved, _ = route(text="Which deploy records mention Dmitri Volkov?", top_k=5, diversify=True)
+    assert [hit.kind for hit in interleaved.hits][:2] == ["record", "proposition"]
+
+
+def test_expand_graph_is_refused_for_auto() -> None:
+    with pytest.raises(ValidationError, match="expand_graph"):
+        RetrieveRequest.model_validate({"mode": "auto", "text": "x", "expand_graph": True})
+
+
+def test_auto_needs_text() -> None:
+    with pytest.raises(ValidationError, match="text is required for mode 'auto'"):
+        RetrieveRequest.model_validate({"mode": "auto", "entity_id": "acme:person/dmitri-volkov"})

@@ -1,0 +1,90 @@
+"""The entity linker: names, aliases, overlapping names, possessives, near misses, names that are words."""
+
+from __future__ import annotations
+
+from retrieval_core.ports import NamedEntity
+from retrieval_core.understanding.linker import MIN_CONFIDENCE, link
+
+ALICE = NamedEntity("acme:person/alice-chen", "Alice Chen", "Person")
+ALICE_WONG = NamedEntity("acme:person/alice-wong", "Alice Wong", "Person")
+DMITRI = NamedEntity("acme:person/dmitri-volkov", "Dmitri Volkov", "Person")
+TOMAS = NamedEntity("acme:person/tomas-herrera", "Tomás Herrera", "Person")
+PAYMENTS = NamedEntity("acme:team/payments", "Payments", "Team")
+PLATFORM = NamedEntity("acme:team/platform", "Platform", "Team")
+GATEWAY = NamedEntity("acme:service/payments-gateway", "payments-gateway", "Service")
+FALCON = NamedEntity("acme:project/falcon", "Project Falcon", "Project")
+NORTHWIND = NamedEntity("acme:customer/northwind-bank", "Northwind Bank", "Customer")
+NORTHWIND_TRADERS = NamedEntity("acme:customer/northwind-traders", "Northwind Traders", "Customer")
+DICTIONARY = [ALICE, DMITRI, TOMAS, PAYMENTS, PLATFORM, GATEWAY, FALCON, NORTHWIND, NORTHWIND_TRADERS]
+
+
+def linked(question: str, dictionary: list[NamedEntity] = DICTIONARY) -> list[tuple[str, str]]:
+    return [(found.span.text, found.entity_id) for found in link(question, dictionary)]
+
+
+def test_a_full_name_links_with_full_confidence_and_its_span() -> None:
+    (found,) = link("What did Dmitri Volkov deploy before April?", DICTIONARY)
+    assert (found.entity_id, found.confidence, found.how) == (DMITRI.entity_id, 1.0, "name")
+    assert (found.span.start, found.span.end, found.span.text) == (9, 22, "Dmitri Volkov")
+
+
+def test_case_and_punctuation_do_not_matter() -> None:
+    assert linked("status of DMITRI volkov?") == [("DMITRI volkov", DMITRI.entity_id)]
+    assert linked("latency of payments gateway") == [("payments gateway", GATEWAY.entity_id)]
+
+
+def test_possessives_link_the_owner() -> None:
+    assert linked("What is Alice Chen's role?") == [("Alice Chen's", ALICE.entity_id)]
+    assert linked("Dmitri Volkov\u2019s deploys") == [("Dmitri Volkov\u2019s", DMITRI.entity_id)]
+
+
+def test_accents_are_folded() -> None:
+    assert linked("tickets of Tomas Herrera") == [("Tomas Herrera", TOMAS.entity_id)]
+
+
+def test_aliases_a_persons_first_or_last_name_and_a_project_without_its_prefix() -> None:
+    (found,) = link("what did Volkov ship", DICTIONARY)
+    assert (found.entity_id, found.how) == (DMITRI.entity_id, "alias")
+    assert found.confidence < 1.0
+    assert linked("who sponsors the Falcon project") == [("Falcon", FALCON.entity_id)]
+
+
+def test_an_alias_two_entities_share_links_neither() -> None:
+    assert linked("what does Alice own", [ALICE, ALICE_WONG]) == []
+    assert linked("what does Alice Wong own", [ALICE, ALICE_WONG]) == [("Alice Wong", ALICE_WONG.entity_id)]
+
+
+def test_overlapping_names_the_longest_match_wins() -> None:
+    # "Payments" (a team) lies inside "payments gateway" (a service): the service is meant.
+    assert linked("Who owns the Payments gateway?") == [("Payments gateway", GATEWAY.entity_id)]
+    # Two entities that share a first word: each full name claims its own span.
+    assert linked("Northwind Bank and Northwind Traders") == [
+        ("Northwind Bank", NORTHWIND.entity_id),
+        ("Northwind Traders", NORTHWIND_TRADERS.entity_id),
+    ]
+
+
+def test_a_small_edit_distance_for_longer_names_only() -> None:
+    (found,) = link("what did Dmitry Volkov deploy", DICTIONARY)
+    assert (found.entity_id, found.how) == (DMITRI.entity_id, "fuzzy")
+    assert MIN_CONFIDENCE <= found.confidence < 1.0
+    # One edit from eight characters ("Platfrm"), none below ("Falcom" is not Falcon).
+    assert [(f.entity_id, f.how) for f in link("the Platfrm team", DICTIONARY)] == [
+        (PLATFORM.entity_id, "fuzzy")
+    ]
+    assert linked("what about Falcom") == []
+
+
+def test_names_that_are_also_common_words_need_to_be_written_as_names() -> None:
+    assert linked("which platform incidents happened") == []
+    assert linked("how do payments settle") == []
+    # Capitalised inside a sentence, or followed by the word for its type: a name.
+    assert linked("incidents on Platform last week") == [("Platform", PLATFORM.entity_id)]
+    assert linked("who leads the payments team") == [("payments", PAYMENTS.entity_id)]
+    # At the start of a sentence a capital says nothing.
+    assert linked("Platform incidents last week") == []
+
+
+def test_nothing_outside_the_dictionary_links() -> None:
+    assert linked("Who is Sven Larsen?") == []
+    assert linked("anything at all", []) == []
