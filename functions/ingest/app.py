@@ -16,8 +16,8 @@ from retrieval_core.entrypoints.status import status_of
 from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.ingest.errors import IngestEventError
 from retrieval_core.ingest.events import work_of
-from retrieval_core.ingest.objects import ObjectRef
 from retrieval_core.ingest.service import IngestOutcome
+from retrieval_core.models.ingest import ObjectRef
 
 logger = Logger()
 tracer = lambda_tracer()

@@ -141,9 +141,10 @@ class Container:
         from .adapters.dynamodb_sessions import DynamoSessionStore
         from .policy import PolicyConfig, RetrievalPolicy
 
-        return RetrievalPolicy(
-            DynamoSessionStore.from_settings(self.settings), PolicyConfig.from_settings(self.settings)
+        config = PolicyConfig(
+            limit=self.settings.session_limit, ttl_seconds=self.settings.session_ttl_seconds
         )
+        return RetrievalPolicy(DynamoSessionStore.from_settings(self.settings), config)
 
     @cached_property
     def retrieve(self) -> RetrieveService:
@@ -249,16 +250,26 @@ class Container:
 
     @cached_property
     def loader(self) -> Loader:
+        """The loader on this deployment's write adapters; in the pool model (contexts sharing one
+        index) it also keeps each context within its metadata-key budget."""
         from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
+        from .adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
+        from .adapters.dynamodb_rows import TableNames
+        from .adapters.opensearch.writer import OpenSearchItemWriter
         from .loading.loader import Loader
-        from .loading.rows import TableNames
+        from .loading.metadata_keys import PoolKeyBudget
 
+        dynamodb = dynamodb_client(self.settings)
+        tables = TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table)
+        metadata = self.settings.metadata_fields
+        ledger = DynamoDBMetadataKeyLedger(dynamodb, tables.lineage)
         return Loader(
-            indices=self.indices,
-            dynamodb=dynamodb_client(self.settings),
-            tables=TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table),
+            items=OpenSearchItemWriter(self.indices),
+            lineage=DynamoDBLineageWriter(dynamodb, tables),
             embedder=self.embedder,
-            metadata=self.settings.metadata_fields,
+            key_budget=None if self.indices.layout.siloed else PoolKeyBudget(ledger, metadata),
+            metadata=metadata,
         )
 
     @cached_property

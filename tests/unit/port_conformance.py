@@ -9,16 +9,24 @@ if TYPE_CHECKING:
     from fakes_cursors import InMemoryCursorStore
     from fakes_generations import FakeGenerations
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
+    from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
+    from retrieval_core.adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
+    from retrieval_core.adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
     from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore
     from retrieval_core.adapters.opensearch.generations import OpenSearchGenerations
     from retrieval_core.adapters.opensearch.store import OpenSearchStore
+    from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
+    from retrieval_core.adapters.s3_objects import S3ObjectStore
+    from retrieval_core.adapters.sqs_parts import SqsPartQueue
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
+    from retrieval_core.ingest.ports import LineLoader, ObjectStore, PartQueue
     from retrieval_core.lifecycle.ports import IndexGenerations
+    from retrieval_core.loading.loader import Loader
     from retrieval_core.policy import InMemorySessionStore, SessionStore
     from retrieval_core.ports import (
         CursorStore,
@@ -27,8 +35,11 @@ if TYPE_CHECKING:
         GraphTraversal,
         HybridSearch,
         ItemReader,
+        ItemWriter,
         LexicalSearch,
         LineageReader,
+        LineageWriter,
+        MetadataKeyLedger,
         TemporalSearch,
         VectorSearch,
     )
@@ -72,3 +83,25 @@ if TYPE_CHECKING:
     def session_stores(fake: InMemorySessionStore, dynamodb: DynamoSessionStore) -> None:
         _fake: SessionStore = fake
         _dynamodb: SessionStore = dynamodb
+
+    def write_adapters(
+        items: OpenSearchItemWriter, lineage: DynamoDBLineageWriter, ledger: DynamoDBMetadataKeyLedger
+    ) -> None:
+        _items: ItemWriter = items
+        _lineage: LineageWriter = lineage
+        _ledger: MetadataKeyLedger = ledger
+
+    def ingest_ports(
+        objects: MemoryObjects,
+        queue: RecordingQueue,
+        scripted: ScriptedLoader,
+        s3: S3ObjectStore,
+        sqs: SqsPartQueue,
+        loader: Loader,
+    ) -> None:
+        _objects: ObjectStore = objects
+        _queue: PartQueue = queue
+        _scripted: LineLoader = scripted
+        _s3: ObjectStore = s3
+        _sqs: PartQueue = sqs
+        _loader: LineLoader = loader

@@ -9,9 +9,9 @@ import json
 import pytest
 from retrieval_core.ingest.errors import IngestEventError
 from retrieval_core.ingest.events import work_of
-from retrieval_core.ingest.objects import ObjectRef, context_of_key, part_report_key, report_key
+from retrieval_core.ingest.objects import context_of_key, part_report_key, report_key
 from retrieval_core.ingest.reading import plan_parts, read_part
-from retrieval_core.ingest.tasks import PartTask
+from retrieval_core.models.ingest import ObjectRef, PartTask
 from retrieval_core.models.limits import StorageLimits
 
 LINE_PARTS = StorageLimits(part_min_bytes=0)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from cfnlint.decode import decode
-from retrieval_core import keys
+from retrieval_core.adapters import dynamodb_keys as keys
 from retrieval_core.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

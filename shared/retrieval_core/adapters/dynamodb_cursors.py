@@ -14,9 +14,9 @@ import json
 import zlib
 from typing import Any
 
-from ..keys import TTL_ATTRIBUTE, partition
 from ..models.cursors import FrozenEntry, FrozenRanking, packed, unpacked
 from ..models.hits import Signal
+from .dynamodb_keys import TTL_ATTRIBUTE, partition
 from .dynamodb_reads import backend_failures
 
 

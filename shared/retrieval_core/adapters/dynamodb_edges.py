@@ -13,11 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import deadline, keys
+from .. import deadline
 from ..config import Settings
 from ..metering import CallCounter
 from ..models.hits import Edge
 from ..models.vocabulary import Status
+from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
 from .dynamodb_reads import as_float, backend_failures, plain
 

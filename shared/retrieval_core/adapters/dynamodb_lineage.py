@@ -13,11 +13,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import deadline, keys
+from .. import deadline
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..metering import CallCounter
 from ..models.hits import LineageCard, LineageLinks
+from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
 from .dynamodb_reads import as_float, as_int, backend_failures, plain
 

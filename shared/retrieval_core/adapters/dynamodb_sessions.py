@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import deadline, keys
+from .. import deadline
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..policy.state import (
@@ -56,6 +56,7 @@ from ..policy.state import (
     SessionState,
     source_name,
 )
+from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
 from .dynamodb_reads import backend_failures
 

@@ -9,7 +9,7 @@ import json
 from functools import cache
 from typing import Any, BinaryIO, cast
 
-from ..ingest.objects import ObjectRef
+from ..models.ingest import ObjectRef
 from .dynamodb_reads import backend_failures
 
 

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import BackendUnavailableError
-from ..ingest.tasks import PartTask
+from ..models.ingest import PartTask
 from .dynamodb_reads import backend_failures
 
 SEND_BATCH = 10

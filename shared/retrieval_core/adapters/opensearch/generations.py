@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...lifecycle.ports import Checkpoint, Generation
 from ...lifecycle.rebuild import NothingToRollBackError, RebuildError
+from ...ports import WriteRefusal
 from .client import backend_failures
 from .index import VECTOR_FIELD, IndexSpec
 from .layout import IndexLayout
 from .migration import scan_documents, write_batches
-from .writer import Refusal, bulk_delete, bulk_index
+from .writer import bulk_delete, bulk_index
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -136,7 +137,7 @@ class OpenSearchGenerations:
     ) -> int:
         copied = 0
 
-        def write(batch: Sequence[dict[str, Any]]) -> list[Refusal]:
+        def write(batch: Sequence[dict[str, Any]]) -> list[WriteRefusal]:
             nonlocal copied
             documents = self._embedded(batch) if reembed else batch
             rejected = bulk_index(self._client, self._layout, documents, index=target)
