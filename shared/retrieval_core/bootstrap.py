@@ -105,7 +105,7 @@ class Container:
         from .retrieval.config import preset
 
         return preset(
-            self.settings.retrieval_preset,
+            self.settings.preset,
             rank_constant=self.settings.rrf_rank_constant,
             metadata=self.settings.metadata_fields,
             rerank_by_model=self.settings.rerank_model != "none",

@@ -103,7 +103,7 @@ class RetrievalConfig(BaseModel):
 
 
 PresetName = Literal["default", "fast", "thorough"]
-"""Chosen per deployment with ``RETRIEVAL_RETRIEVAL_PRESET`` (template parameter ``RetrievalPreset``)."""
+"""Chosen per deployment with ``RETRIEVAL_PRESET`` (template parameter ``RetrievalPreset``)."""
 
 PRESETS: dict[PresetName, RetrievalConfig] = {
     # Pseudo-relevance feedback on: +0.03 nDCG@10 for hybrid on the Cranfield dev queries, for one more

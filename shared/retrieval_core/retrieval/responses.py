@@ -144,7 +144,8 @@ class RetrieveResponse(BaseModel):
     next_token: str | None = Field(
         default=None,
         description="Send it back with the same body (top_k may change) for the next page; null when "
-        "there is none (paging.end says why). Valid for an hour, for this context and request only.",
+        "there is none (paging.end says why). Valid for the deployment's paging TTL (an hour unless "
+        "RETRIEVAL_PAGING_TTL_SECONDS says otherwise), for this context and request only.",
     )
     paging: PagingInfo
     _omitted: frozenset[str] = PrivateAttr(default=frozenset())

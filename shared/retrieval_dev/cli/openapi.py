@@ -105,7 +105,10 @@ ERROR_DESCRIPTIONS = {
         "`next_token_mismatch`: the body differs from the first page's in more than top_k, session_id, "
         "session_limit, pack or include. Nothing was read or counted."
     ),
-    "410": "`next_token_expired`: the token's ranking is gone (a token lives an hour); start again.",
+    "410": (
+        "`next_token_expired`: the token's ranking is gone (a token lives "
+        "`RETRIEVAL_PAGING_TTL_SECONDS`, an hour by default); start again."
+    ),
     "401": "No context claim reached the function (no or invalid token).",
     "403": (
         "The chosen context is not among the caller's (an id of another context is not refused: "
