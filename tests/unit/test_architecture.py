@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "retrieval_core"
-BASE = {"errors", "context", "models", "metering", "deadline"}
+BASE = {"errors", "context", "models", "metering", "deadline", "aws"}
 ALLOWED: dict[str, set[str]] = {
     **{part: BASE for part in BASE},
     "config": BASE | {"policy", "retrieval"},
@@ -88,6 +88,11 @@ def _modules() -> list[Path]:
 def test_each_part_imports_only_what_the_map_allows(module: Path) -> None:
     part = _part(module)
     assert _imported_parts(module) - {part} <= ALLOWED[part]
+
+
+def test_every_part_is_on_the_map() -> None:
+    """A new top-level module or package must say what it may import (only the root composes all)."""
+    assert set(_import_graph()) - set(ALLOWED) <= {"bootstrap", "__init__"}
 
 
 def test_no_part_imports_one_that_imports_it_back() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..aws import aws_failures
 from .dynamodb_keys import partition
-from .dynamodb_reads import backend_failures
 
 KEYS_PARTITION = "@metadata-keys"
 KEYS_SORT_KEY = "KEYS"
@@ -20,14 +20,14 @@ class DynamoDBMetadataKeyLedger:
         self._table = table
 
     def keys_of(self, context_id: str) -> set[str]:
-        with backend_failures("get_item"):
+        with aws_failures("dynamodb", "get_item"):
             row = self._client.get_item(
                 TableName=self._table, Key=self._key(context_id), ConsistentRead=True
             ).get("Item", {})
         return set(row.get(KEYS_ATTRIBUTE, {}).get("SS", []))
 
     def record(self, context_id: str, keys: set[str]) -> None:
-        with backend_failures("update_item"):
+        with aws_failures("dynamodb", "update_item"):
             self._client.update_item(
                 TableName=self._table,
                 Key=self._key(context_id),

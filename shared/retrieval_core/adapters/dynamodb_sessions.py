@@ -38,6 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import deadline
+from ..aws import aws_failures
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..policy.state import (
@@ -58,7 +59,6 @@ from ..policy.state import (
 )
 from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
-from .dynamodb_reads import backend_failures
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient as DynamoDBClient
@@ -413,7 +413,7 @@ class DynamoSessionStore:
         """(True, response), or (False, error response) when a condition failed; anything else -> 503."""
         from botocore.exceptions import ClientError
 
-        with backend_failures(f"sessions {operation}"):
+        with aws_failures("dynamodb", f"sessions {operation}"):
             try:
                 return True, getattr(self._client, operation)(**request)
             except ClientError as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from .dynamodb_reads import backend_failures
+from ..aws import aws_failures
 
 
 @cache
@@ -12,7 +12,7 @@ def secure_string(name: str, region: str) -> str:
     """The decrypted value of the SecureString ``name`` (the Lambda runtime provides boto3)."""
     import boto3
 
-    with backend_failures("GetParameter", service="ssm"):
+    with aws_failures("ssm", "GetParameter"):
         parameter = boto3.client("ssm", region_name=region).get_parameter(Name=name, WithDecryption=True)
     value: str = parameter["Parameter"]["Value"]
     return value

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RetrievalError
 from ...ports import WriteRefusal
-from .client import backend_failures
+from .client import opensearch_failures
 from .index import ContextIndices
 from .writer import bulk_index
 
@@ -40,7 +40,7 @@ def scan_documents(
     vectors included."""
     from opensearchpy.helpers import scan
 
-    with backend_failures():
+    with opensearch_failures():
         for hit in scan(
             client,
             index=index,

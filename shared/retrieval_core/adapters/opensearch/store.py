@@ -21,7 +21,7 @@ from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
 from ...ports import ArmResults, Expansion, SearchFilters, Stored, TimeWindow
 from . import queries
-from .client import backend_failures, failure_of
+from .client import failure_of, opensearch_failures
 from .documents import candidate_of, hit_of
 from .index import VECTOR_FIELD
 from .layout import IndexLayout
@@ -143,7 +143,7 @@ class OpenSearchStore:
         """``request(timeout)``, with the configured timeout cut to the request's deadline."""
         timeout = deadline.timeout(self._timeout)
         self._calls.add()
-        with backend_failures():
+        with opensearch_failures():
             return request(timeout)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...ports import WriteRefusal
-from .client import backend_failures
+from .client import opensearch_failures
 from .documents import document_of
 from .layout import IndexLayout
 
@@ -99,7 +99,7 @@ def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) ->
     pause = _FIRST_PAUSE_SECONDS
     failed: list[WriteRefusal] = []
     while actions:
-        with backend_failures():
+        with opensearch_failures():
             response = client.bulk(
                 body="\n".join(lines for _, lines in actions) + "\n", request_timeout=BULK_TIMEOUT_SECONDS
             )
