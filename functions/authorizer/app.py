@@ -26,7 +26,6 @@ unreachable the authorizer denies in time instead of timing out, and it remember
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import hmac
@@ -39,6 +38,7 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from retrieval_core import base64url
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.errors import UnauthenticatedError
 
@@ -89,21 +89,13 @@ class TokenClaims(BaseModel):
         return list(dict.fromkeys(value))
 
 
-def _b64encode(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def _b64decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 def _signature(secret: bytes, payload: str) -> str:
-    return _b64encode(hmac.new(secret, payload.encode("ascii"), hashlib.sha256).digest())
+    return base64url.encode(hmac.new(secret, payload.encode("ascii"), hashlib.sha256).digest())
 
 
 def issue_token(claims: dict[str, Any], secret: bytes) -> str:
     """Mint a token for ``claims``: how operators hand out sample credentials (and how tests make them)."""
-    payload = _b64encode(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+    payload = base64url.encode(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode("utf-8"))
     return f"{payload}.{_signature(secret, payload)}"
 
 
@@ -125,7 +117,7 @@ class TokenVerifier:
         if not hmac.compare_digest(_signature(self._secret, payload), signature):
             raise UnauthorizedError()
         try:
-            claims = TokenClaims.model_validate(json.loads(_b64decode(payload)))
+            claims = TokenClaims.model_validate(json.loads(base64url.decode(payload)))
         except (binascii.Error, UnicodeDecodeError, ValueError, ValidationError):
             raise UnauthorizedError() from None
         if claims.exp <= self._now():
