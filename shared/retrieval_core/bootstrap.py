@@ -189,7 +189,8 @@ class Container:
         if self.settings.paging_key_parameter is not None:
             from .adapters.ssm_parameters import secure_string
 
-            return secure_string(self.settings.paging_key_parameter, self.settings.aws_region).encode()
+            # Read once: the retrieve service built from it lives as long as the container.
+            return secure_string(self.settings.paging_key_parameter, max_age_seconds=0).encode()
         return None
 
     @cached_property
