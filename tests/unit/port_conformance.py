@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
     from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
+    from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
@@ -87,6 +88,11 @@ if TYPE_CHECKING:
     def write_adapters(
         items: OpenSearchItemWriter, lineage: DynamoDBLineageWriter, ledger: DynamoDBMetadataKeyLedger
     ) -> None:
+        _items: ItemWriter = items
+        _lineage: LineageWriter = lineage
+        _ledger: MetadataKeyLedger = ledger
+
+    def write_fakes(items: MemoryItemWriter, lineage: MemoryLineageWriter, ledger: MemoryKeyLedger) -> None:
         _items: ItemWriter = items
         _lineage: LineageWriter = lineage
         _ledger: MetadataKeyLedger = ledger
