@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from retrieval_core.embedding.local import LocalEmbedder
     from retrieval_core.ingest.ports import LineLoader, ObjectStore, PartQueue
     from retrieval_core.lifecycle.ports import IndexGenerations
-    from retrieval_core.loading.loader import Loader
+    from retrieval_core.loading.loader import Loader, LoadProgress
     from retrieval_core.policy import InMemorySessionStore, SessionStore
     from retrieval_core.ports import (
         CursorStore,
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         TemporalSearch,
         VectorSearch,
     )
+    from retrieval_dev.cli.progress import Progress
 
     def search_fakes(lexical_only: InMemoryLexicalStore, full: InMemoryStore) -> None:
         _lexical: LexicalSearch = lexical_only
@@ -111,3 +112,6 @@ if TYPE_CHECKING:
         _s3: ObjectStore = s3
         _sqs: PartQueue = sqs
         _loader: LineLoader = loader
+
+    def load_progress(bar: Progress) -> None:
+        _bar: LoadProgress = bar
