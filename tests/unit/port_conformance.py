@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
     from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
+    from retrieval_core.adapters.bedrock_rerank import BedrockReranker
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
@@ -32,27 +33,22 @@ if TYPE_CHECKING:
     from retrieval_core.ports import (
         CursorStore,
         Embedder,
-        EntityIndex,
         GraphTraversal,
-        HybridSearch,
         ItemReader,
         ItemWriter,
         LexicalSearch,
         LineageReader,
         LineageWriter,
         MetadataKeyLedger,
-        TemporalSearch,
-        VectorSearch,
+        Reranker,
+        SearchStore,
     )
     from retrieval_dev.cli.progress import Progress
 
     def search_fakes(lexical_only: InMemoryLexicalStore, full: InMemoryStore) -> None:
         _lexical: LexicalSearch = lexical_only
         _items: ItemReader = lexical_only
-        _vector: VectorSearch = full
-        _hybrid: HybridSearch = full
-        _entity: EntityIndex = full
-        _temporal: TemporalSearch = full
+        _full: SearchStore = full  # every search mode, item and vector reads
 
     def graph_fakes(graph: FakeGraph, items: FakeItems, lineage: FakeLineage) -> None:
         _graph: GraphTraversal = graph
@@ -64,15 +60,13 @@ if TYPE_CHECKING:
         _local: Embedder = local
         _bedrock: Embedder = bedrock
 
-    def adapters(store: OpenSearchStore, edges: DynamoDBEdges, lineage: DynamoDBLineage) -> None:
-        _lexical: LexicalSearch = store
-        _vector: VectorSearch = store
-        _hybrid: HybridSearch = store
-        _entity: EntityIndex = store
-        _temporal: TemporalSearch = store
-        _items: ItemReader = store
+    def adapters(
+        store: OpenSearchStore, edges: DynamoDBEdges, lineage: DynamoDBLineage, rerank: BedrockReranker
+    ) -> None:
+        _store: SearchStore = store
         _graph: GraphTraversal = edges
         _lineage: LineageReader = lineage
+        _reranker: Reranker = rerank
 
     def cursor_stores(fake: InMemoryCursorStore, dynamodb: DynamoCursorStore) -> None:
         _fake: CursorStore = fake
