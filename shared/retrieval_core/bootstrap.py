@@ -189,8 +189,9 @@ class Container:
         if self.settings.paging_key_parameter is not None:
             from .adapters.ssm_parameters import secure_string
 
-            # Read once: the retrieve service built from it lives as long as the container.
-            return secure_string(self.settings.paging_key_parameter, max_age_seconds=0).encode()
+            # Read once: the pager that holds it lives as long as the container.
+            name, region = self.settings.paging_key_parameter, self.settings.aws_region
+            return secure_string(name, max_age_seconds=0, region=region).encode()
         return None
 
     @cached_property

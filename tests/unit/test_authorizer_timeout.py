@@ -90,6 +90,6 @@ def test_the_secret_is_cached_with_a_max_age(monkeypatch: pytest.MonkeyPatch) ->
             return "secret"
 
     monkeypatch.setenv(authorizer.SECRET_PARAMETER_ENV, "/p")
-    monkeypatch.setattr(ssm_parameters, "ssm_provider", lambda: Provider())
+    monkeypatch.setattr(ssm_parameters, "ssm_provider", lambda region=None: Provider())
     assert authorizer._read_secret() == "secret"
     assert asked == [{"name": "/p", "decrypt": True, "max_age": authorizer.SECRET_MAX_AGE_SECONDS}]

@@ -26,13 +26,15 @@ for the one retry); below the authorizer's Timeout of 5 s."""
 
 
 @cache
-def ssm_provider() -> Any:
-    """The container's SSM provider: bounded timeouts and attempts, so a read fits SSM_BUDGET_SECONDS."""
+def ssm_provider(region: str | None = None) -> Any:
+    """The container's SSM provider (in ``region``; None: the environment's): bounded timeouts and
+    attempts, so a read fits SSM_BUDGET_SECONDS."""
     from aws_lambda_powertools.utilities.parameters import SSMProvider
     from botocore.config import Config
 
     return SSMProvider(
         boto_config=Config(
+            region_name=region,
             connect_timeout=SSM_CONNECT_TIMEOUT_SECONDS,
             read_timeout=SSM_READ_TIMEOUT_SECONDS,
             retries={"mode": "standard", "total_max_attempts": SSM_ATTEMPTS},
@@ -40,13 +42,13 @@ def ssm_provider() -> Any:
     )
 
 
-def secure_string(name: str, *, max_age_seconds: int) -> str:
+def secure_string(name: str, *, max_age_seconds: int, region: str | None = None) -> str:
     """The decrypted value of the SecureString ``name``, read again once ``max_age_seconds`` have passed
     since the last read; a failed read is ``BackendUnavailableError`` (its cause to the log only)."""
     from aws_lambda_powertools.utilities.parameters import GetParameterError
 
     try:
-        return str(ssm_provider().get(name, decrypt=True, max_age=max_age_seconds))
+        return str(ssm_provider(region).get(name, decrypt=True, max_age=max_age_seconds))
     except GetParameterError as error:
         log.warning("ssm GetParameter failed: %s", type(error.__cause__ or error).__name__)
         raise BackendUnavailableError("ssm GetParameter failed") from error
