@@ -37,9 +37,11 @@ lint: install
 	@$(VENV)/bin/cfn-lint template.yaml
 	@$(MAKE) --no-print-directory typecheck
 
-# mypy strict on the runtime package; the test fakes are checked against the ports they stand for.
+# mypy strict on the runtime package and on every function's handler (one run each: they are all
+# `app.py`, which one mypy run would take for one module); the test fakes are checked against their ports.
 typecheck: install
 	@$(VENV)/bin/mypy
+	@for handler in functions/*/app.py; do $(VENV)/bin/mypy --no-error-summary $$handler || exit 1; done
 	@MYPYPATH=shared:tests/unit $(VENV)/bin/mypy --follow-imports=silent tests/unit/port_conformance.py
 
 # Fast feedback: the unit tests only (in-memory fakes, no stack), in seconds.

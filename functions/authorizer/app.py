@@ -17,16 +17,16 @@ there are several) and the cap as ``requestContext.authorizer.session_limit``. T
 SecureString named by ``AUTHORIZER_SECRET_PARAMETER``, cached for ``SECRET_MAX_AGE_SECONDS`` (Powertools
 Parameters' ``max_age``), so a rotated secret is picked up within that time.
 
-The function's ``Timeout`` is 5 s. Reading the secret has a budget well inside it (``SSM_BUDGET_SECONDS``:
-two attempts of at most a 0.5 s connect and a 0.8 s read each, plus a backoff under a second; the client
-is created while the container initialises, outside the Timeout): with SSM
+The function's ``Timeout`` is 5 s. Reading the secret has a budget well inside it
+(``adapters.ssm_parameters.SSM_BUDGET_SECONDS``, the runtime's SSM reads share the client: two attempts of
+at most a 0.5 s connect and a 0.8 s read each, plus a backoff under a second; the client is created while
+the container initialises, outside the Timeout): with SSM
 unreachable the authorizer denies in time instead of timing out, and it remembers the failure for
 ``FAILED_READ_SECONDS`` so the requests that follow deny at once instead of each paying the budget.
 """
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import hmac
@@ -35,22 +35,17 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from retrieval_core import base64url
+from retrieval_core.adapters import ssm_parameters
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.errors import UnauthenticatedError
 
 SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"
 BEARER_PREFIX = "Bearer "
 SECRET_MAX_AGE_SECONDS = 300
-SSM_CONNECT_TIMEOUT_SECONDS = 0.5
-SSM_READ_TIMEOUT_SECONDS = 0.8
-SSM_ATTEMPTS = 2
-SSM_BUDGET_SECONDS = 4.0
-"""The worst case of a secret read: attempts x (connect + read) plus the standard mode's backoff
-(under 1 s for the one retry); below the template's Timeout of 5 s."""
 FAILED_READ_SECONDS = 5.0
 logger = logging.getLogger(__name__)
 
@@ -89,21 +84,13 @@ class TokenClaims(BaseModel):
         return list(dict.fromkeys(value))
 
 
-def _b64encode(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def _b64decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
 def _signature(secret: bytes, payload: str) -> str:
-    return _b64encode(hmac.new(secret, payload.encode("ascii"), hashlib.sha256).digest())
+    return base64url.encode(hmac.new(secret, payload.encode("ascii"), hashlib.sha256).digest())
 
 
 def issue_token(claims: dict[str, Any], secret: bytes) -> str:
     """Mint a token for ``claims``: how operators hand out sample credentials (and how tests make them)."""
-    payload = _b64encode(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+    payload = base64url.encode(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode("utf-8"))
     return f"{payload}.{_signature(secret, payload)}"
 
 
@@ -125,7 +112,7 @@ class TokenVerifier:
         if not hmac.compare_digest(_signature(self._secret, payload), signature):
             raise UnauthorizedError()
         try:
-            claims = TokenClaims.model_validate(json.loads(_b64decode(payload)))
+            claims = TokenClaims.model_validate(json.loads(base64url.decode(payload)))
         except (binascii.Error, UnicodeDecodeError, ValueError, ValidationError):
             raise UnauthorizedError() from None
         if claims.exp <= self._now():
@@ -177,21 +164,6 @@ def authorize(event: dict[str, Any], verifier: TokenVerifier) -> dict[str, Any]:
         raise UnauthorizedError() from None
 
 
-@cache
-def _ssm_provider() -> Any:
-    """The container's SSM provider: bounded timeouts and attempts, so a read fits SSM_BUDGET_SECONDS."""
-    from aws_lambda_powertools.utilities.parameters import SSMProvider
-    from botocore.config import Config
-
-    return SSMProvider(
-        boto_config=Config(
-            connect_timeout=SSM_CONNECT_TIMEOUT_SECONDS,
-            read_timeout=SSM_READ_TIMEOUT_SECONDS,
-            retries={"mode": "standard", "total_max_attempts": SSM_ATTEMPTS},
-        )
-    )
-
-
 class SecretSource:
     """The verifier for the current secret: Powertools caches the value for ``max_age`` seconds, and a
     failed read is remembered for ``FAILED_READ_SECONDS`` (each request would otherwise wait out the
@@ -214,15 +186,14 @@ class SecretSource:
 
 
 def _read_secret() -> str:
-    value = _ssm_provider().get(
-        os.environ[SECRET_PARAMETER_ENV], decrypt=True, max_age=SECRET_MAX_AGE_SECONDS
+    return ssm_parameters.secure_string(
+        os.environ[SECRET_PARAMETER_ENV], max_age_seconds=SECRET_MAX_AGE_SECONDS
     )
-    return str(value)
 
 
 SECRETS = SecretSource(_read_secret)
 if SECRET_PARAMETER_ENV in os.environ:  # in Lambda: build the client during init, not in a request
-    _ssm_provider()
+    ssm_parameters.ssm_provider()
 
 
 def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:

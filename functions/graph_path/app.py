@@ -4,27 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
-from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import (
-    build_resolver,
+    api_function,
     current_caller,
     lambda_entry,
     model_response,
     serialised,
 )
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.graph.models import GraphPathRequest, GraphPathResponse
 
-logger = Logger()
-tracer = lambda_tracer()
-metrics = Metrics()
-app = build_resolver(logger)
+tools, app = api_function()
 
 
 @app.get("/v1/graph/path", responses=model_response(GraphPathResponse))
@@ -46,8 +40,8 @@ def path(
 
 def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathResponse:
     response = container().graph_path.find(context, request)
-    metrics.add_metric(name="GraphPathsFound", unit=MetricUnit.Count, value=len(response.paths))
-    metrics.add_metric(name="GraphNodesVisited", unit=MetricUnit.Count, value=response.explored.nodes_visited)
+    tools.count("GraphPathsFound", len(response.paths))
+    tools.count("GraphNodesVisited", response.explored.nodes_visited)
     return response
 
 
@@ -55,4 +49,4 @@ def _direct(context: CallerContext, invocation: DirectInvocation) -> GraphPathRe
     return _find(context, GraphPathRequest.model_validate(invocation.request))
 
 
-lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)
+lambda_handler = lambda_entry(app, _direct, tools)

@@ -8,20 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
-from retrieval_core.entrypoints.error_counts import count_errors
-from retrieval_core.entrypoints.status import status_of
-from retrieval_core.entrypoints.tracing import lambda_tracer
+from retrieval_core.entrypoints.instruments import Instruments
 from retrieval_core.ingest.errors import IngestEventError
 from retrieval_core.ingest.events import work_of
-from retrieval_core.ingest.objects import ObjectRef
 from retrieval_core.ingest.service import IngestOutcome
+from retrieval_core.models.ingest import ObjectRef
 
-logger = Logger()
-tracer = lambda_tracer()
-metrics = Metrics()
+tools = Instruments.create()
 
 METRICS = {
     "ItemsLoaded": "loaded",
@@ -32,26 +26,20 @@ METRICS = {
 }
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    metrics.add_metric(name="IngestInvocations", unit=MetricUnit.Count, value=1)
+def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    tools.count("IngestInvocations")
     try:
         work = work_of(event)
     except IngestEventError as error:
-        logger.warning("not an ingest event", extra={"reason": error.message})
-        status = status_of(error)
-        count_errors(metrics, status)
-        return {"statusCode": status, "body": error.to_body()}
+        return tools.refused(error, "an ingest event")
     service = container().ingest
     summaries = []
     for unit in work:
-        logger.append_keys(object_key=unit.key)
+        tools.logger.append_keys(object_key=unit.key)
         try:
             outcome = service.object_created(unit) if isinstance(unit, ObjectRef) else service.part(unit)
         finally:
-            logger.remove_keys(["object_key"])
+            tools.logger.remove_keys(["object_key"])
         _count(outcome)
         summaries.append(_summary(outcome))
     return {"statusCode": 200, "body": {"objects": summaries}}
@@ -60,8 +48,8 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 def _count(outcome: IngestOutcome) -> None:
     for metric, field in METRICS.items():
         value = sum(getattr(part, field) for part in outcome.loaded_parts)
-        metrics.add_metric(name=metric, unit=MetricUnit.Count, value=value)
-    metrics.add_metric(name="PartsQueued", unit=MetricUnit.Count, value=outcome.queued_parts)
+        tools.count(metric, value)
+    tools.count("PartsQueued", outcome.queued_parts)
 
 
 def _summary(outcome: IngestOutcome) -> dict[str, Any]:
@@ -72,3 +60,6 @@ def _summary(outcome: IngestOutcome) -> dict[str, Any]:
         "parts_queued": outcome.queued_parts,
         "report": outcome.report.model_dump(mode="json") if outcome.report else None,
     }
+
+
+lambda_handler = tools.wrap(handle)

@@ -3,17 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, cast
 from urllib.parse import unquote
 
-from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path
-from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import (
-    build_resolver,
+    api_function,
     current_caller,
     header,
     lambda_entry,
@@ -23,7 +21,6 @@ from retrieval_core.entrypoints.api import (
 from retrieval_core.entrypoints.bedrock import route as knowledge_base
 from retrieval_core.entrypoints.direct import DirectInvocation
 from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER
-from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import (
     RetrieveRequest,
@@ -32,10 +29,7 @@ from retrieval_core.retrieval.requests import (
 )
 from retrieval_core.retrieval.responses import RetrieveResponse
 
-logger = Logger()
-tracer = lambda_tracer()
-metrics = Metrics()
-app = build_resolver(logger)
+tools, app = api_function()
 
 
 @app.post("/v1/retrieve", responses=model_response(RetrieveResponse))
@@ -61,7 +55,7 @@ def knowledge_base_retrieve(knowledgeBaseId: str) -> Response[str]:
         default_mode=settings.knowledge_base_search_type,
         rerank_model=settings.rerank_model,
     )
-    return knowledge_base.answer_retrieve(app.current_event.raw_event, knowledgeBaseId, base, logger)
+    return knowledge_base.answer_retrieve(app.current_event.raw_event, knowledgeBaseId, base, tools.logger)
 
 
 @app.get("/v1/sessions/<session_id>")
@@ -75,11 +69,12 @@ def session(
     raw = unquote((app.current_event.path_parameters or {}).get("session_id", session_id))
     view = container().policy.describe(
         context_id=caller.context.context_id,
-        session_id=checked_session_id(raw, "session_id"),
+        # Given a str, it returns the str (or raises the 422); its signature also admits an absent header.
+        session_id=cast(str, checked_session_id(raw, "session_id")),
         claim_limit=caller.claim_session_limit,
         principal=caller.principal,
     )
-    metrics.add_metric(name="SessionsDescribed", unit=MetricUnit.Count, value=1)
+    tools.count("SessionsDescribed")
     return view
 
 
@@ -95,8 +90,8 @@ def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveRes
 
 
 def _counted(response: RetrieveResponse) -> RetrieveResponse:
-    metrics.add_metric(name=f"Retrieve_{response.mode}", unit=MetricUnit.Count, value=1)
+    tools.count(f"Retrieve_{response.mode}")
     return response
 
 
-lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)
+lambda_handler = lambda_entry(app, _direct, tools)

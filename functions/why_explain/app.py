@@ -5,28 +5,22 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import unquote
 
-from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
-from aws_lambda_powertools.metrics import MetricUnit
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import (
-    build_resolver,
+    api_function,
     current_caller,
     lambda_entry,
     model_response,
     serialised,
 )
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.entrypoints.tracing import lambda_tracer
 from retrieval_core.lineage import WhyExplainRequest, WhyExplainResponse
 from retrieval_core.models.limits import MAX_ITEM_ID_CHARS
 
-logger = Logger()
-tracer = lambda_tracer()
-metrics = Metrics()
-app = build_resolver(logger)
+tools, app = api_function()
 
 
 @app.get("/v1/why/<proposition_id>", responses=model_response(WhyExplainResponse))
@@ -44,8 +38,8 @@ def why(
 
 def _explain(context: CallerContext, request: WhyExplainRequest) -> WhyExplainResponse:
     response = container().why_explain.explain(context, request)
-    metrics.add_metric(name="LineageLevels", unit=MetricUnit.Count, value=response.explored.levels)
-    metrics.add_metric(name="LineageAncestors", unit=MetricUnit.Count, value=len(response.derived_from.nodes))
+    tools.count("LineageLevels", response.explored.levels)
+    tools.count("LineageAncestors", len(response.derived_from.nodes))
     return response
 
 
@@ -53,4 +47,4 @@ def _direct(context: CallerContext, invocation: DirectInvocation) -> WhyExplainR
     return _explain(context, WhyExplainRequest.model_validate(invocation.request))
 
 
-lambda_handler = lambda_entry(app, _direct, logger=logger, tracer=tracer, metrics=metrics)
+lambda_handler = lambda_entry(app, _direct, tools)

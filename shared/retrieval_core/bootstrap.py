@@ -141,9 +141,10 @@ class Container:
         from .adapters.dynamodb_sessions import DynamoSessionStore
         from .policy import PolicyConfig, RetrievalPolicy
 
-        return RetrievalPolicy(
-            DynamoSessionStore.from_settings(self.settings), PolicyConfig.from_settings(self.settings)
+        config = PolicyConfig(
+            limit=self.settings.session_limit, ttl_seconds=self.settings.session_ttl_seconds
         )
+        return RetrievalPolicy(DynamoSessionStore.from_settings(self.settings), config)
 
     @cached_property
     def retrieve(self) -> RetrieveService:
@@ -191,7 +192,9 @@ class Container:
         if self.settings.paging_key_parameter is not None:
             from .adapters.ssm_parameters import secure_string
 
-            return secure_string(self.settings.paging_key_parameter, self.settings.aws_region).encode()
+            # Read once: the pager that holds it lives as long as the container.
+            name, region = self.settings.paging_key_parameter, self.settings.aws_region
+            return secure_string(name, max_age_seconds=0, region=region).encode()
         return None
 
     @cached_property
@@ -252,16 +255,26 @@ class Container:
 
     @cached_property
     def loader(self) -> Loader:
+        """The loader on this deployment's write adapters; in the pool model (contexts sharing one
+        index) it also keeps each context within its metadata-key budget."""
         from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
+        from .adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
+        from .adapters.dynamodb_rows import TableNames
+        from .adapters.opensearch.writer import OpenSearchItemWriter
         from .loading.loader import Loader
-        from .loading.rows import TableNames
+        from .loading.metadata_keys import PoolKeyBudget
 
+        dynamodb = dynamodb_client(self.settings)
+        tables = TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table)
+        metadata = self.settings.metadata_fields
+        ledger = DynamoDBMetadataKeyLedger(dynamodb, tables.lineage)
         return Loader(
-            indices=self.indices,
-            dynamodb=dynamodb_client(self.settings),
-            tables=TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table),
+            items=OpenSearchItemWriter(self.indices),
+            lineage=DynamoDBLineageWriter(dynamodb, tables),
             embedder=self.embedder,
-            metadata=self.settings.metadata_fields,
+            key_budget=None if self.indices.layout.siloed else PoolKeyBudget(ledger, metadata),
+            metadata=metadata,
         )
 
     @cached_property

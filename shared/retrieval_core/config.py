@@ -68,6 +68,7 @@ class Settings(BaseModel):
     session_limit: int = Field(default=DEFAULT_SESSION_LIMIT, ge=1)
     session_ttl_seconds: int = Field(default=DEFAULT_SESSION_TTL_SECONDS, ge=60)
     preset: PresetName = "default"
+    """The retrieval preset (``RETRIEVAL_PRESET``; template parameter ``RetrievalPreset``)."""
     rrf_rank_constant: int = Field(default=DEFAULT_RANK_CONSTANT, ge=1)
     knowledge_base_search_type: Literal["hybrid", "vector"] = Field(
         default="hybrid",

@@ -69,3 +69,8 @@ class DeadlineExceededError(BackendUnavailableError):
 
     def __init__(self) -> None:
         super().__init__("The request's deadline passed before the backends answered.")
+
+
+class IncompleteBatchError(RetrievalError):
+    """A batched write or read left work unprocessed after every retry round: the items it carried are
+    reported as not written (a re-run repairs them), and the load goes on, unlike an outage."""

@@ -3,7 +3,9 @@
 Adapters that know their real request count (Query pages, concurrent queries, batch chunks, retries
 of unprocessed keys) expose it as a cumulative ``backend_calls`` counter; the meter reports how far it
 moved during the request. A port without a counter is counted as one call per port call, which is what
-every port promises. Deltas are exact because a Lambda container serves one request at a time.
+every port promises. In Lambda the deltas are exact, because a container serves one request at a time;
+under ``retrieval serve``, whose requests run concurrently on shared adapters, a metered adapter's delta
+also counts calls another request made meanwhile (an overcount, never an undercount).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """Ports: the small interfaces domain code depends on. Adapters implement them; the composition root
 (``bootstrap``) says which of them a deployment has by filling a typed ``Capabilities`` set, and mypy
-checks every adapter and test fake against the protocol it is assigned to.
+checks every adapter and test fake against the protocol it is assigned to (tests/unit/port_conformance.py).
 
-Every method takes the caller's ``context_id`` first. An adapter must apply it inside the backend query
-(filter and routing), never afterwards.
+The read side takes the caller's ``context_id`` first: an adapter must apply it inside the backend query
+(filter and routing), never afterwards. The write side (``ItemWriter``, ``LineageWriter``,
+``MetadataKeyLedger``, used by the loader) names each item's context in the item or its ``ItemKey``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .models.vocabulary import Kind, Status
 
 if TYPE_CHECKING:
     from .models.filters import Filter
+    from .models.item import Item  # the loadable model: the read path never imports it
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,3 +283,74 @@ class Capabilities:
             vectors=store,
             reranker=reranker,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ItemKey:
+    """Which item of which context a delete removes."""
+
+    context_id: str
+    item_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRefusal:
+    """An item the search store did not index. ``final``: it refused the item itself (a mapping
+    conflict, a field limit), so sending it again gives the same answer; otherwise a re-run may."""
+
+    item_id: str
+    final: bool
+    reason: str
+
+
+class ItemWriter(Protocol):
+    """The search store's side of loading: the documents every search mode and ``ItemReader`` read."""
+
+    def prepare(self, context_ids: Iterable[str]) -> None:
+        """Make each context writable (its index is created on its first write)."""
+        ...
+
+    def index(self, items: Sequence[tuple[Item, Sequence[float]]]) -> list[WriteRefusal]:
+        """Create or replace each item's document with its embedding; returns what was not indexed."""
+        ...
+
+    def delete(self, keys: Sequence[ItemKey]) -> list[str]:
+        """Remove the items' documents; returns the ids not removed (an absent one counts as removed)."""
+        ...
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        """Make what was written to these contexts visible to searches."""
+        ...
+
+
+class LineageWriter(Protocol):
+    """The rows beside each document that ``GraphTraversal`` and ``LineageReader`` read: an item's
+    lineage card, its graph edges and the reverse links on the items it points at. The card lists the
+    item's other rows, so a reload or a delete removes exactly those."""
+
+    def write(self, items: Sequence[Item]) -> set[str]:
+        """Write every row the items own, removing rows a changed item no longer owns, cards last;
+        returns the ids that already had a card (updates)."""
+        ...
+
+    def discard(self, items: Sequence[Item]) -> None:
+        """Remove every row ``write`` wrote for these items, cards last (the index refused them)."""
+        ...
+
+    def delete_links(self, keys: Sequence[ItemKey]) -> set[str]:
+        """Remove every row of these items but their cards; returns the ids that had a card."""
+        ...
+
+    def delete_cards(self, keys: Sequence[ItemKey]) -> None:
+        """Remove the items' cards (last: until then a re-run still knows what to remove)."""
+        ...
+
+
+class MetadataKeyLedger(Protocol):
+    """The undeclared metadata keys each context uses in a shared (pool) index, kept durably."""
+
+    def keys_of(self, context_id: str) -> set[str]: ...
+
+    def record(self, context_id: str, keys: set[str]) -> None:
+        """Add ``keys`` to the context's recorded keys."""
+        ...

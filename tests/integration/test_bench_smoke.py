@@ -17,6 +17,7 @@ from retrieval_core.config import Settings
 from bench.__main__ import SECTIONS, run
 from bench.corpus import generate, mention_mix, pairs_at_distance
 from bench.scales import SCALES
+from tests.processes import finished
 
 TINY = SCALES["tiny"]
 
@@ -158,20 +159,14 @@ def test_the_command_runs_as_make_bench_runs_it(stack_settings: Settings, tmp_pa
     """A fresh process with only what `make bench` has: no AWS credentials or endpoints in the
     environment, so the bench must take them from the stack's `.stack/env` like every CLI does."""
     import os
-    import subprocess
     import sys
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "RETRIEVAL_"))}
-    done = subprocess.run(
-        [sys.executable, "-m", "bench", "--scale", "tiny", "--only", "policy", "--out", str(tmp_path)],
-        cwd=Path(__file__).resolve().parents[2],
+    finished(
+        [sys.executable, "-m", "bench", "--scale", "tiny", "--only", "policy", "--out", tmp_path],
         env=env,
-        capture_output=True,
-        text=True,
         timeout=600,
-        check=False,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads((tmp_path / "latest-tiny.json").read_text())["scale"] == "tiny"
 
 

@@ -1,5 +1,5 @@
 """The DynamoDB read adapters against moto in server mode, reading rows written the way the loader writes
-them (``loading.rows.rows_of`` through the batch writer) plus hand-planted corrupted rows."""
+them (``adapters.dynamodb_rows.rows_of`` through the batch writer) plus hand-planted corrupted rows."""
 
 from __future__ import annotations
 
@@ -7,16 +7,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from retrieval_core import keys
+from retrieval_core.adapters import dynamodb_keys as keys
 from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
 from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
+from retrieval_core.adapters.dynamodb_rows import MANIFEST_ATTRIBUTE, TableNames, rows_of
 from retrieval_core.adapters.dynamodb_writer import DynamoDBBatchWriter
 from retrieval_core.config import Settings
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.graph.walk import walk
-from retrieval_core.loading.rows import MANIFEST_ATTRIBUTE, TableNames, rows_of
 from retrieval_core.models.item import Item
 from retrieval_core.models.vocabulary import Kind, Status
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from cli_process import RETRIEVAL
 from stack_state import REPO
 
 from dev.sample.known import CONTEXTS
+from tests.processes import finished
 
 EVENTS = REPO / "events"
 
@@ -86,16 +86,7 @@ class FolderRuns:
 
 
 def invoke_cli(path: Path, env: dict[str, str]) -> Outcome:
-    done = subprocess.run(
-        [str(RETRIEVAL), "invoke", path.parent.name, str(path.relative_to(REPO))],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert done.returncode == 0, f"retrieval invoke failed for {path.name}:\n{done.stderr}"
+    done = finished([RETRIEVAL, "invoke", path.parent.name, path.relative_to(REPO)], env=env, timeout=180)
     try:
         response = json.loads(done.stdout)
     except json.JSONDecodeError:

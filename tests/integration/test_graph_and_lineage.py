@@ -151,7 +151,7 @@ def test_foreign_and_missing_ids_give_byte_identical_404s(corpus_settings: Setti
 def test_an_injected_cross_context_lineage_row_is_not_revealed(
     corpus_settings: Settings, dynamodb: Any
 ) -> None:
-    from retrieval_core import keys
+    from retrieval_core.adapters import dynamodb_keys as keys
 
     chain = known.LINEAGE_CHAIN
     foreign = known.FACTS["globex"].lineage_chain.leaf

@@ -23,6 +23,7 @@ from test_loader import proposition
 
 from dev.ingest_resources import IngestResources, aws_client, scratch_ingest
 from dev.tables import scratch_space
+from tests.processes import finished
 
 A, B, C = "acme:e/a", "acme:e/b", "acme:e/c"
 
@@ -241,7 +242,6 @@ def test_the_ingest_events_run_through_retrieval_invoke_after_the_upload(
     fresh_settings: Settings, stack_settings: Settings, bucket: IngestResources, opensearch: Any
 ) -> None:
     """As events/README.md says: upload the sample to the local bucket, then `retrieval invoke ingest`."""
-    import subprocess
     import sys
 
     from stack_state import REPO
@@ -260,15 +260,7 @@ def test_the_ingest_events_run_through_retrieval_invoke_after_the_upload(
     # A fresh process finds the scratch space through its environment, as a deployed function would.
     env = os.environ | fresh_settings.to_env() | {"RETRIEVAL_INGEST_QUEUE_URL": ""}
     for name in ("200-object-created.json", "422-not-an-ingest-event.json"):
-        done = subprocess.run(
-            [retrieval, "invoke", "ingest", f"events/ingest/{name}"],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=True,
-        )
+        done = finished([retrieval, "invoke", "ingest", f"events/ingest/{name}"], env=env)
         outcomes[name] = json.loads(done.stdout)
     assert outcomes["422-not-an-ingest-event.json"]["statusCode"] == 422
     created_outcome = outcomes["200-object-created.json"]

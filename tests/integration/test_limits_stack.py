@@ -22,9 +22,9 @@ from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.s3_objects import S3ObjectStore
 from retrieval_core.bootstrap import Container
 from retrieval_core.config import Settings
-from retrieval_core.ingest.objects import ObjectRef
 from retrieval_core.ingest.reading import plan_parts
 from retrieval_core.loading.lines import read_lines
+from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.limits import LIMITS
 from stack_state import index_documents, load_lines, table_rows
 from test_ingest import bucket, report_of, run  # noqa: F401 - the bucket fixture
@@ -238,10 +238,11 @@ def test_a_load_stopped_between_rows_and_documents_shows_nothing_half_written_an
     from retrieval_core.lineage.errors import ItemNotFoundError
     from retrieval_core.lineage.explain import why_explain
     from retrieval_core.lineage.models import WhyExplainRequest
+    from retrieval_core.ports import WriteRefusal
 
     lines = [proposition("acme:p-1", ["acme:e/a", "acme:e/b"], source_ids=["acme:p-0"])]
 
-    def stopped(*_: Any, **__: Any) -> list[writer.Refusal]:
+    def stopped(*_: Any, **__: Any) -> list[WriteRefusal]:
         raise BackendUnavailableError("OpenSearch failed: ConnectionTimeout")
 
     with monkeypatch.context() as patch:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from retrieval_core.adapters.dynamodb_rows import TableNames
 from retrieval_core.config import Settings
 from retrieval_core.loading.loader import Loader
-from retrieval_core.loading.rows import TableNames
 from stack_state import SAMPLE_CORPUS, index_documents, load_file, load_lines, snapshot, table_rows
 
 
@@ -106,6 +106,8 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
     fresh_settings: Settings, opensearch: Any, dynamodb: Any
 ) -> None:
     from retrieval_core.adapters.dynamodb_client import dynamodb_client
+    from retrieval_core.adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
+    from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
     from retrieval_core.embedding.factory import embedder_from_settings
 
     lines = [
@@ -115,10 +117,10 @@ def test_a_failed_write_names_the_items_and_a_rerun_repairs(
     from retrieval_core.bootstrap import Container
 
     embedder = embedder_from_settings(fresh_settings)
+    tables = TableNames(edges=fresh_settings.edges_table, lineage="no-such-table")
     broken = Loader(
-        indices=Container(fresh_settings).indices,
-        dynamodb=dynamodb_client(fresh_settings),
-        tables=TableNames(edges=fresh_settings.edges_table, lineage="no-such-table"),
+        items=OpenSearchItemWriter(Container(fresh_settings).indices),
+        lineage=DynamoDBLineageWriter(dynamodb_client(fresh_settings), tables),
         embedder=embedder,
     )
     report = broken.load_lines(lines)

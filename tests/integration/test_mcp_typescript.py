@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from cli_process import RETRIEVAL, serving
 from stack_state import REPO
 
 from dev.sample import known
+from tests.processes import finished
 
 SDK = "@modelcontextprotocol/sdk"
 SDK_VERSION = "1.32.2"
@@ -47,12 +47,11 @@ def node_client() -> Path:
         CLIENT_DIR.mkdir(parents=True, exist_ok=True)
         manifest = {"private": True, "type": "module", "dependencies": {SDK: SDK_VERSION}}
         (CLIENT_DIR / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
-        done = subprocess.run(
+        done = finished(
             [npm, "install", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=CLIENT_DIR,
-            capture_output=True,
-            text=True,
             timeout=NPM_TIMEOUT_SECONDS,
+            check=False,
         )
         if done.returncode != 0:
             pytest.fail(
@@ -72,16 +71,7 @@ def corpus_env(corpus_settings: Any) -> dict[str, str]:
 def run_client(
     script: Path, target: list[str], calls: list[dict[str, Any]], env: dict[str, str]
 ) -> dict[str, Any]:
-    done = subprocess.run(
-        ["node", str(script), *target],
-        input=json.dumps(calls),
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=RUN_TIMEOUT_SECONDS,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = finished(["node", script, *target], stdin=json.dumps(calls), env=env, timeout=RUN_TIMEOUT_SECONDS)
     answer: dict[str, Any] = json.loads(done.stdout)
     return answer
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from retrieval_core import keys
+from retrieval_core.adapters import dynamodb_keys as keys
 from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore, session_partition
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.status import status_of

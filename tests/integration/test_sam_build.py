@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import finished
+
 ROOT = Path(__file__).resolve().parents[2]
 SAM_VENV = ROOT / ".venv-sam"
 SAM = SAM_VENV / "bin" / "sam"
@@ -77,16 +79,7 @@ RUNTIME_PYTHON = SAM_VENV / "bin" / "python3.12"
 
 
 def _runtime_python(script: str, *args: Path, env: dict[str, str] | None = None) -> str:
-    result = subprocess.run(
-        [str(RUNTIME_PYTHON), "-S", "-c", script, *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        env=env,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return finished([RUNTIME_PYTHON, "-S", "-c", script, *args], env=env, timeout=120).stdout.strip()
 
 
 def _sam(*args: str) -> subprocess.CompletedProcess[str]:
@@ -94,9 +87,7 @@ def _sam(*args: str) -> subprocess.CompletedProcess[str]:
         "PATH": f"{SAM_VENV / 'bin'}{os.pathsep}{os.environ['PATH']}",
         "SAM_CLI_TELEMETRY": "0",
     }
-    return subprocess.run(
-        [str(SAM), *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=900
-    )
+    return finished([SAM, *args], cwd=ROOT, env=env, timeout=900, check=False)
 
 
 def _size(path: Path) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,9 +17,9 @@ from urllib.request import Request, urlopen
 import pytest
 from cli_process import RETRIEVAL, free_port, serving
 from retrieval_dev.cli import serve
-from stack_state import REPO
 
 from dev.sample import known
+from tests.processes import finished
 
 DEV_TOKEN = "Bearer dev:acme"
 LEXICAL = next(q for q in known.LEXICAL_QUERIES if q.context == "acme")
@@ -75,14 +74,7 @@ def test_every_route_refuses_a_missing_or_unknown_token(base_url: str, route: st
 
 
 def test_serve_refuses_a_non_loopback_address() -> None:
-    done = subprocess.run(
-        [str(RETRIEVAL), "serve", "--host", "0.0.0.0", "--port", str(free_port())],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = finished([RETRIEVAL, "serve", "--host", "0.0.0.0", "--port", str(free_port())], check=False)
     assert done.returncode != 0
     assert "--allow-non-loopback" in done.stderr
 

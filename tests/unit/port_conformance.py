@@ -9,39 +9,46 @@ if TYPE_CHECKING:
     from fakes_cursors import InMemoryCursorStore
     from fakes_generations import FakeGenerations
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
+    from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
+    from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
+    from retrieval_core.adapters.bedrock_rerank import BedrockReranker
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
+    from retrieval_core.adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
+    from retrieval_core.adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
     from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore
     from retrieval_core.adapters.opensearch.generations import OpenSearchGenerations
     from retrieval_core.adapters.opensearch.store import OpenSearchStore
+    from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
+    from retrieval_core.adapters.s3_objects import S3ObjectStore
+    from retrieval_core.adapters.sqs_parts import SqsPartQueue
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
+    from retrieval_core.ingest.ports import LineLoader, ObjectStore, PartQueue
     from retrieval_core.lifecycle.ports import IndexGenerations
+    from retrieval_core.loading.loader import Loader, LoadProgress
     from retrieval_core.policy import InMemorySessionStore, SessionStore
     from retrieval_core.ports import (
         CursorStore,
         Embedder,
-        EntityIndex,
         GraphTraversal,
-        HybridSearch,
         ItemReader,
+        ItemWriter,
         LexicalSearch,
         LineageReader,
-        QuestionSearch,
-        TemporalSearch,
-        VectorSearch,
+        LineageWriter,
+        MetadataKeyLedger,
+        Reranker,
+        SearchStore,
     )
+    from retrieval_dev.cli.progress import Progress
 
     def search_fakes(lexical_only: InMemoryLexicalStore, full: InMemoryStore) -> None:
         _lexical: LexicalSearch = lexical_only
         _items: ItemReader = lexical_only
-        _vector: VectorSearch = full
-        _hybrid: HybridSearch = full
-        _question: QuestionSearch = full
-        _entity: EntityIndex = full
-        _temporal: TemporalSearch = full
+        _full: SearchStore = full  # every search mode, item and vector reads
 
     def graph_fakes(graph: FakeGraph, items: FakeItems, lineage: FakeLineage) -> None:
         _graph: GraphTraversal = graph
@@ -53,16 +60,13 @@ if TYPE_CHECKING:
         _local: Embedder = local
         _bedrock: Embedder = bedrock
 
-    def adapters(store: OpenSearchStore, edges: DynamoDBEdges, lineage: DynamoDBLineage) -> None:
-        _lexical: LexicalSearch = store
-        _vector: VectorSearch = store
-        _hybrid: HybridSearch = store
-        _question: QuestionSearch = store
-        _entity: EntityIndex = store
-        _temporal: TemporalSearch = store
-        _items: ItemReader = store
+    def adapters(
+        store: OpenSearchStore, edges: DynamoDBEdges, lineage: DynamoDBLineage, rerank: BedrockReranker
+    ) -> None:
+        _store: SearchStore = store
         _graph: GraphTraversal = edges
         _lineage: LineageReader = lineage
+        _reranker: Reranker = rerank
 
     def cursor_stores(fake: InMemoryCursorStore, dynamodb: DynamoCursorStore) -> None:
         _fake: CursorStore = fake
@@ -75,3 +79,33 @@ if TYPE_CHECKING:
     def session_stores(fake: InMemorySessionStore, dynamodb: DynamoSessionStore) -> None:
         _fake: SessionStore = fake
         _dynamodb: SessionStore = dynamodb
+
+    def write_adapters(
+        items: OpenSearchItemWriter, lineage: DynamoDBLineageWriter, ledger: DynamoDBMetadataKeyLedger
+    ) -> None:
+        _items: ItemWriter = items
+        _lineage: LineageWriter = lineage
+        _ledger: MetadataKeyLedger = ledger
+
+    def write_fakes(items: MemoryItemWriter, lineage: MemoryLineageWriter, ledger: MemoryKeyLedger) -> None:
+        _items: ItemWriter = items
+        _lineage: LineageWriter = lineage
+        _ledger: MetadataKeyLedger = ledger
+
+    def ingest_ports(
+        objects: MemoryObjects,
+        queue: RecordingQueue,
+        scripted: ScriptedLoader,
+        s3: S3ObjectStore,
+        sqs: SqsPartQueue,
+        loader: Loader,
+    ) -> None:
+        _objects: ObjectStore = objects
+        _queue: PartQueue = queue
+        _scripted: LineLoader = scripted
+        _s3: ObjectStore = s3
+        _sqs: PartQueue = sqs
+        _loader: LineLoader = loader
+
+    def load_progress(bar: Progress) -> None:
+        _bar: LoadProgress = bar

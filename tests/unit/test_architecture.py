@@ -1,5 +1,6 @@
 """The package map in docs/ARCHITECTURE.md, checked against the code: which part of retrieval_core may
-import which, and that the runtime package never imports development code."""
+import which, that no part imports one that imports it back (directly or through others), and that the
+runtime package never imports development code."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "retrieval_core"
-BASE = {"errors", "context", "models", "metering", "deadline"}
+BASE = {"errors", "context", "models", "metering", "deadline", "aws", "base64url"}
 ALLOWED: dict[str, set[str]] = {
     **{part: BASE for part in BASE},
     "config": BASE | {"policy", "retrieval"},
     "ports": BASE,
-    "keys": BASE,
     "packing": BASE,
     "policy": BASE | {"config"},
     "embedding": BASE | {"ports", "config"},
@@ -22,9 +22,9 @@ ALLOWED: dict[str, set[str]] = {
     "lineage": BASE | {"ports"},
     "understanding": BASE | {"ports"},
     "retrieval": BASE | {"ports", "graph", "policy", "packing", "understanding"},
-    "adapters": BASE | {"ports", "config", "policy", "ingest", "keys", "lifecycle"},
+    "adapters": BASE | {"ports", "config", "policy", "lifecycle"},
     "lifecycle": BASE,
-    "loading": BASE | {"ports", "adapters", "keys"},
+    "loading": BASE | {"ports"},
     "ingest": BASE | {"loading"},
     "entrypoints": BASE | {"policy", "retrieval", "bootstrap"},
 }
@@ -53,6 +53,34 @@ def _imported_parts(module: Path) -> set[str]:
     return parts
 
 
+def _import_graph() -> dict[str, set[str]]:
+    """Every part of retrieval_core (the map's and any other, ``bootstrap`` included) -> the parts it
+    imports, lazy and type-checking imports counted: a loop through them is still a loop to read."""
+    graph: dict[str, set[str]] = {}
+    for module in PACKAGE.rglob("*.py"):
+        part = _part(module)
+        graph.setdefault(part, set()).update(_imported_parts(module) - {part})
+    return graph
+
+
+def _cycle_through(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """The shortest import path from ``start`` back to itself, or None (breadth-first, so the path
+    named in a failure is the tightest loop)."""
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for part in sorted(frontier):
+            for imported in sorted(graph.get(part, ())):
+                if imported == start:
+                    return [*paths[part], start]
+                if imported not in paths:
+                    paths[imported] = [*paths[part], imported]
+                    following.append(imported)
+        frontier = following
+    return None
+
+
 def _modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if _part(p) in ALLOWED and p.name != "__init__.py")
 
@@ -61,6 +89,23 @@ def _modules() -> list[Path]:
 def test_each_part_imports_only_what_the_map_allows(module: Path) -> None:
     part = _part(module)
     assert _imported_parts(module) - {part} <= ALLOWED[part]
+
+
+def test_every_part_is_on_the_map() -> None:
+    """A new top-level module or package must say what it may import (only the root composes all)."""
+    assert set(_import_graph()) - set(ALLOWED) <= {"bootstrap", "__init__"}
+
+
+def test_no_part_imports_one_that_imports_it_back() -> None:
+    graph = _import_graph()
+    cycles = {" -> ".join(cycle) for part in graph if (cycle := _cycle_through(graph, part))}
+    assert not cycles, sorted(cycles)
+
+
+def test_the_cycle_check_sees_a_loop_through_a_third_part() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycle_through(graph, "a") == ["a", "b", "c", "a"]
+    assert _cycle_through(graph, "d") is None
 
 
 def test_the_runtime_package_never_imports_development_code() -> None:

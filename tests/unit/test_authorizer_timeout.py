@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from authorizer import app as authorizer
+from retrieval_core.adapters import ssm_parameters
 
 TEMPLATE_TIMEOUT_SECONDS = 5.0
 METHOD_ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/POST/v1/retrieve"
@@ -29,11 +30,11 @@ def silent_ssm(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
         monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
         monkeypatch.setenv(authorizer.SECRET_PARAMETER_ENV, "/retrieval/authorizer-secret")
-        authorizer._ssm_provider.cache_clear()
-        authorizer._ssm_provider()  # as the container's init does, outside the function's Timeout
+        ssm_parameters.ssm_provider.cache_clear()
+        ssm_parameters.ssm_provider()  # as the container's init does, outside the function's Timeout
         monkeypatch.setattr(authorizer, "SECRETS", authorizer.SecretSource(authorizer._read_secret))
         yield
-        authorizer._ssm_provider.cache_clear()
+        ssm_parameters.ssm_provider.cache_clear()
 
 
 def _event() -> dict[str, str]:
@@ -47,8 +48,8 @@ def test_unreachable_ssm_denies_within_the_timeout_and_then_at_once(silent_ssm: 
         authorizer.lambda_handler(_event(), None)
     first = time.monotonic() - started
     # It really waited on SSM (two read timeouts), and still answered inside the budget and the Timeout.
-    assert authorizer.SSM_READ_TIMEOUT_SECONDS <= first < authorizer.SSM_BUDGET_SECONDS
-    assert authorizer.SSM_BUDGET_SECONDS < TEMPLATE_TIMEOUT_SECONDS
+    assert ssm_parameters.SSM_READ_TIMEOUT_SECONDS <= first < ssm_parameters.SSM_BUDGET_SECONDS
+    assert ssm_parameters.SSM_BUDGET_SECONDS < TEMPLATE_TIMEOUT_SECONDS
 
     started = time.monotonic()
     with pytest.raises(authorizer.UnauthorizedError):
@@ -89,6 +90,6 @@ def test_the_secret_is_cached_with_a_max_age(monkeypatch: pytest.MonkeyPatch) ->
             return "secret"
 
     monkeypatch.setenv(authorizer.SECRET_PARAMETER_ENV, "/p")
-    monkeypatch.setattr(authorizer, "_ssm_provider", lambda: Provider())
+    monkeypatch.setattr(ssm_parameters, "ssm_provider", lambda region=None: Provider())
     assert authorizer._read_secret() == "secret"
     assert asked == [{"name": "/p", "decrypt": True, "max_age": authorizer.SECRET_MAX_AGE_SECONDS}]

@@ -4,14 +4,14 @@ batch independence, 256-token truncation, and that importing it stays free of th
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import pytest
 from retrieval_core.config import Settings
 from retrieval_core.embedding import EmbeddingDimensionMismatchError, LocalEmbedder, embedder_from_settings
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.ports import Embedder
+
+from tests.processes import python
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -112,5 +112,5 @@ def test_importing_the_package_loads_no_heavy_library() -> None:
         "print(','.join(m for m in ('onnxruntime', 'tokenizers', 'numpy', 'boto3', 'botocore')"
         " if m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    result = python(probe)
     assert result.stdout.strip() == ""

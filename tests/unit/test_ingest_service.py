@@ -3,71 +3,17 @@ reuse on replay, and what an incomplete or missing part does to the report."""
 
 from __future__ import annotations
 
-import io
-from typing import Any, BinaryIO
+from typing import Any
 
 import pytest
+from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
 from retrieval_core.ingest.errors import IngestIncompleteError
-from retrieval_core.ingest.objects import ObjectRef, report_key
+from retrieval_core.ingest.objects import report_key
 from retrieval_core.ingest.service import IngestService
-from retrieval_core.ingest.tasks import PartTask
-from retrieval_core.loading.loader import LoadReport
-from retrieval_core.loading.parse import LineError
+from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.limits import StorageLimits
 
 KEY = "contexts/acme/batch.jsonl"
-
-
-class MemoryObjects:
-    def __init__(self) -> None:
-        self.blobs: dict[tuple[str, str], bytes] = {}
-        self.documents: dict[tuple[str, str], dict[str, Any]] = {}
-
-    def identify(self, ref: ObjectRef) -> ObjectRef:
-        return ObjectRef(ref.bucket, ref.key, "v1", '"etag"')
-
-    def open(self, ref: ObjectRef, start: int = 0, end: int | None = None) -> BinaryIO:
-        return io.BytesIO(self.blobs[(ref.bucket, ref.key)][start:end])
-
-    def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
-        return self.documents.get((bucket, key))
-
-    def write_json(self, bucket: str, key: str, document: dict[str, Any]) -> None:
-        self.documents[(bucket, key)] = document
-
-    def write_bytes(self, bucket: str, key: str, data: bytes) -> None:
-        self.blobs[(bucket, key)] = data
-
-
-class RecordingQueue:
-    def __init__(self) -> None:
-        self.tasks: list[PartTask] = []
-
-    def send(self, tasks: list[PartTask]) -> None:
-        self.tasks += tasks
-
-
-class ScriptedLoader:
-    """Loads nothing; reports each non-blank line as loaded, except lines it is told to fail."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[int, list[bytes], str | None]] = []
-        self.unwritten_lines: set[int] = set()
-
-    def load_lines(
-        self, lines: list[bytes], *, context_id: str | None = None, first_line: int = 1
-    ) -> LoadReport:
-        lines = list(lines)  # parts arrive as a stream of lines
-        self.calls.append((first_line, lines, context_id))
-        report = LoadReport()
-        for number, line in enumerate(lines, start=first_line):
-            if line == b"bad":
-                report.errors.append(LineError(number, "(line)", "not valid JSON"))
-            elif number in self.unwritten_lines:
-                report.unwritten.append(f"acme:p-{number}")
-            else:
-                report.loaded += 1
-        return report
 
 
 @pytest.fixture
@@ -75,7 +21,7 @@ def parts() -> tuple[IngestService, MemoryObjects, RecordingQueue, ScriptedLoade
     objects, queue, loader = MemoryObjects(), RecordingQueue(), ScriptedLoader()
     objects.blobs[("b", KEY)] = b"l1\nl2\nbad\nl4\nl5\n"
     service = IngestService(
-        loader=loader,  # type: ignore[arg-type]
+        loader=loader,
         objects=objects,
         queue=queue,
         part_lines=2,

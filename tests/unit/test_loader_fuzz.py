@@ -12,9 +12,9 @@ import os
 
 from boto3.dynamodb.types import TypeSerializer
 from hypothesis import HealthCheck, given, settings
+from retrieval_core.adapters.dynamodb_rows import TableNames, rows_of
 from retrieval_core.adapters.opensearch.documents import document_of
 from retrieval_core.loading.parse import DeleteLine, LineError, ParsedLine, parse_lines
-from retrieval_core.loading.rows import TableNames, rows_of
 from retrieval_core.models.limits import FLOAT32_MAX, LIMITS
 
 from tests.loader_fuzz_lines import lines

@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 from retrieval_core.packing.counting import CHAR_COUNTER, counter_for, token_counter
 from retrieval_core.packing.options import PackOptions
 
+from tests.processes import python
+
 
 def _run(script: str, tmp_path: Path) -> dict:
     """Run ``script`` in a fresh interpreter (so nothing is loaded yet) and parse its JSON output."""
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"TIKTOKEN_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
+    done = python(textwrap.dedent(script), env={"TIKTOKEN_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"})
     return json.loads(done.stdout)
 
 

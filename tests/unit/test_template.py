@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tomllib
 import typing
@@ -16,8 +15,10 @@ from typing import Any
 
 import pytest
 from cfnlint.decode import decode
-from retrieval_core import keys
+from retrieval_core.adapters import dynamodb_keys as keys
 from retrieval_core.config import Settings
+
+from tests.processes import finished
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -445,10 +446,7 @@ def test_samconfig_builds_cached_in_parallel_and_lints() -> None:
 
 
 def test_cfn_lint_finds_nothing() -> None:
-    result = subprocess.run(
-        [Path(sys.executable).parent / "cfn-lint", str(TEMPLATE)], capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    finished([Path(sys.executable).parent / "cfn-lint", TEMPLATE])
 
 
 # ------------------------------------------------------------------------------------------- ingestion

@@ -11,8 +11,6 @@ import ast
 import json
 import os
 import re
-import subprocess
-import sys
 from functools import cache
 from typing import Any
 
@@ -20,6 +18,8 @@ import pytest
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints import cors, headers
 from test_template import ROOT, TEMPLATE, resource, template
+
+from tests.processes import python
 
 ALARM_ACTIONS = [{"Fn::If": ["UseOwnAlarmTopic", {"Ref": "AlarmTopicArn"}, {"Ref": "AlarmTopic"}]}]
 API_FUNCTIONS = ("RetrieveFunction", "GraphPathFunction", "WhyExplainFunction")
@@ -456,7 +456,4 @@ assert random.getstate() == state, "something drew from or seeded random at impo
         "AWS_LAMBDA_FUNCTION_NAME": "retrieve",
         "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
     }
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    python(script, env=env)  # the script asserts; a failure shows its output

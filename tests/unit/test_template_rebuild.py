@@ -26,7 +26,7 @@ def test_the_function_and_the_cli_call_the_same_use_case() -> None:
     assert properties["CodeUri"] == "functions/rebuild/"
     handler = (ROOT / "functions" / "rebuild" / "app.py").read_text()
     cli = (ROOT / "shared" / "retrieval_dev" / "cli" / "rebuild.py").read_text()
-    assert "container().rebuilder(" in handler and "Container(Settings.from_env()).rebuilder(" in cli
+    assert "container().rebuilder(" in handler and "Container(settings).rebuilder(" in cli
 
 
 def test_it_runs_in_the_vpc_for_up_to_fifteen_minutes_and_is_never_retried() -> None:

@@ -4,12 +4,12 @@ handler's import leaves out, likewise, what only other paths need."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from retrieval_core.entrypoints.tracing import NoTracer, lambda_tracer
+
+from tests.processes import python
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,6 +53,5 @@ def test_importing_a_handler_with_tracing_off_leaves_out_what_it_does_not_run(
         f"print(sorted(m for m in {left_out!r} if m in sys.modules))"
     )
     env = {**os.environ, "POWERTOOLS_TRACE_DISABLED": "true", "PYTHONPATH": str(REPO)}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
-    assert result.returncode == 0, result.stderr[-2000:]
+    result = python(code, env=env)
     assert result.stdout.strip() == "[]"

@@ -10,11 +10,11 @@ Lambda runtime and is imported only when a request first asks for a rerank.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 from .. import deadline
+from ..aws import LazyClient, aws_failures
 from ..errors import BackendUnavailableError
 
 log = logging.getLogger(__name__)
@@ -30,23 +30,19 @@ MAX_TEXT_CHARS = 32_000
 class BedrockReranker:
     def __init__(self, *, model_id: str, region: str, client: Any = None) -> None:
         self._model_id = model_id
-        self._region = region
         self._model_arn = f"arn:aws:bedrock:{region}::foundation-model/{model_id}"
-        self._client = client
-        self._lock = threading.Lock()
+        self._client = LazyClient(lambda: new_client(region), client)
 
     @property
     def name(self) -> str:
         return f"bedrock:{self._model_id}"
 
     def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
-        from botocore.exceptions import BotoCoreError, ClientError
-
         if not texts:
             return []
         deadline.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
-        try:
-            response = self._bedrock().rerank(
+        with aws_failures("bedrock", "rerank"):
+            response = self._client.get().rerank(
                 queries=[{"type": "TEXT", "textQuery": {"text": query[:MAX_TEXT_CHARS]}}],
                 sources=[
                     {
@@ -66,20 +62,7 @@ class BedrockReranker:
                     },
                 },
             )
-        except ClientError as error:
-            log.warning("bedrock rerank failed: %s", error.response.get("Error", {}).get("Code"))
-            raise BackendUnavailableError() from error
-        except BotoCoreError as error:
-            log.warning("bedrock rerank failed: %s", type(error).__name__)
-            raise BackendUnavailableError() from error
         return _scores(response, len(texts))
-
-    def _bedrock(self) -> Any:
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    self._client = new_client(self._region)
-        return self._client
 
 
 def _scores(response: Any, count: int) -> list[float]:

@@ -14,10 +14,10 @@ import json
 import zlib
 from typing import Any
 
-from ..keys import TTL_ATTRIBUTE, partition
+from ..aws import aws_failures
 from ..models.cursors import FrozenEntry, FrozenRanking, packed, unpacked
 from ..models.hits import Signal
-from .dynamodb_reads import backend_failures
+from .dynamodb_keys import TTL_ATTRIBUTE, partition
 
 
 class DynamoCursorStore:
@@ -29,7 +29,7 @@ class DynamoCursorStore:
 
     def load(self, context_id: str, cursor_id: str, now: int) -> FrozenRanking | None:
         key = {"pk": {"S": partition(context_id, cursor_id)}}
-        with backend_failures("GetItem cursor"):
+        with aws_failures("dynamodb", "GetItem cursor"):
             item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True).get("Item")
         if item is None or int(item[TTL_ATTRIBUTE]["N"]) <= now:
             return None  # DynamoDB deletes expired items lazily; an expired one is gone already
@@ -44,7 +44,7 @@ class DynamoCursorStore:
             TTL_ATTRIBUTE: {"N": str(expires_at)},
             "ranking": {"B": zlib.compress(_encode(ranking), 6)},
         }
-        with backend_failures("PutItem cursor"):
+        with aws_failures("dynamodb", "PutItem cursor"):
             try:
                 self._client.put_item(
                     TableName=self._table,

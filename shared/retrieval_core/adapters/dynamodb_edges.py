@@ -13,13 +13,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import deadline, keys
+from .. import deadline
+from ..aws import aws_failures
 from ..config import Settings
 from ..metering import CallCounter
 from ..models.hits import Edge
 from ..models.vocabulary import Status
+from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
-from .dynamodb_reads import as_float, backend_failures, plain
+from .dynamodb_reads import as_float, plain
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ class DynamoDBEdges:
             return {entity: [] for entity in entities}
         deadline.check()
         outgoing = deadline.carry(lambda entity: self._outgoing(context_id, entity, statuses))
-        with backend_failures("query"):
+        with aws_failures("dynamodb", "query"):
             edges = self._pool.map(outgoing, entities)
             return dict(zip(entities, edges, strict=True))
 

@@ -13,13 +13,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import deadline, keys
+from .. import deadline
+from ..aws import aws_failures
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..metering import CallCounter
 from ..models.hits import LineageCard, LineageLinks
+from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
-from .dynamodb_reads import as_float, as_int, backend_failures, plain
+from .dynamodb_reads import as_float, as_int, plain
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +63,7 @@ class DynamoDBLineage:
         }
         card: LineageCard | None = None
         links: dict[str, list[str]] = {field: [] for field in _LINK_FIELDS.values()}
-        with backend_failures("query"):
+        with aws_failures("dynamodb", "query"):
             while True:
                 self._calls.add()
                 page = self._client.query(**request)
@@ -81,7 +83,7 @@ class DynamoDBLineage:
         by_partition = {keys.partition(context_id, item_id): item_id for item_id in ids}
         wanted = list(by_partition.values())
         cards: dict[str, LineageCard] = {}
-        with backend_failures("batch_get_item"):
+        with aws_failures("dynamodb", "batch_get_item"):
             for start in range(0, len(wanted), BATCH_GET_LIMIT):
                 for row in self._batch_get(context_id, wanted[start : start + BATCH_GET_LIMIT]):
                     item_id = by_partition.get(row["pk"])

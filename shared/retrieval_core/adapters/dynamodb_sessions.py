@@ -37,7 +37,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import deadline, keys
+from .. import deadline
+from ..aws import aws_failures
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..policy.state import (
@@ -56,8 +57,8 @@ from ..policy.state import (
     SessionState,
     source_name,
 )
+from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
-from .dynamodb_reads import backend_failures
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient as DynamoDBClient
@@ -412,7 +413,7 @@ class DynamoSessionStore:
         """(True, response), or (False, error response) when a condition failed; anything else -> 503."""
         from botocore.exceptions import ClientError
 
-        with backend_failures(f"sessions {operation}"):
+        with aws_failures("dynamodb", f"sessions {operation}"):
             try:
                 return True, getattr(self._client, operation)(**request)
             except ClientError as exc:

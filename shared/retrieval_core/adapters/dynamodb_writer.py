@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .dynamodb_reads import backend_failures
+from ..aws import aws_failures
 from .errors import UnprocessedReadsError, UnprocessedWritesError
 
 BATCH_LIMIT = 25
@@ -115,7 +115,7 @@ def read_attribute(client: Any, refs: list[RowRef], attribute: str) -> dict[RowR
 
 def _batch_call(operation: Any, **request: Any) -> Any:
     """One batch call; botocore failures (after its own retries) become a 503-class error."""
-    with backend_failures(operation.__name__):
+    with aws_failures("dynamodb", operation.__name__):
         return operation(**request)
 
 

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidRequestError, RetrievalError
+from ..errors import IncompleteBatchError, InvalidRequestError, RetrievalError
 
 if TYPE_CHECKING:
     from .dynamodb_writer import RowRef
-
-
-class IncompleteBatchError(RetrievalError):
-    """A batched DynamoDB call left work unprocessed after every retry round."""
 
 
 class UnprocessedWritesError(IncompleteBatchError):

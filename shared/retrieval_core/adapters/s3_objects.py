@@ -9,8 +9,8 @@ import json
 from functools import cache
 from typing import Any, BinaryIO, cast
 
-from ..ingest.objects import ObjectRef
-from .dynamodb_reads import backend_failures
+from ..aws import aws_failures
+from ..models.ingest import ObjectRef
 
 
 @cache
@@ -27,7 +27,7 @@ class S3ObjectStore:
         self._client = client
 
     def identify(self, ref: ObjectRef) -> ObjectRef:
-        with backend_failures("head_object", service="s3"):
+        with aws_failures("s3", "head_object"):
             head = self._client.head_object(Bucket=ref.bucket, Key=ref.key)
         return ObjectRef(ref.bucket, ref.key, head.get("VersionId"), head.get("ETag"))
 
@@ -37,13 +37,13 @@ class S3ObjectStore:
             request["VersionId"] = ref.version_id
         if start or end is not None:
             request["Range"] = f"bytes={start}-{'' if end is None else end - 1}"
-        with backend_failures("get_object", service="s3"):
+        with aws_failures("s3", "get_object"):
             return cast(BinaryIO, self._client.get_object(**request)["Body"])
 
     def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
         from botocore.exceptions import ClientError
 
-        with backend_failures("get_object", service="s3"):
+        with aws_failures("s3", "get_object"):
             try:
                 body = self._client.get_object(Bucket=bucket, Key=key)["Body"].read()
             except ClientError as error:
@@ -60,5 +60,5 @@ class S3ObjectStore:
         self._put(bucket, key, data, "application/x-ndjson")
 
     def _put(self, bucket: str, key: str, body: bytes, content_type: str) -> None:
-        with backend_failures("put_object", service="s3"):
+        with aws_failures("s3", "put_object"):
             self._client.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type)

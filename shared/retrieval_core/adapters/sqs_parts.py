@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from ..aws import aws_failures
 from ..errors import BackendUnavailableError
-from ..ingest.tasks import PartTask
-from .dynamodb_reads import backend_failures
+from ..models.ingest import PartTask
 
 SEND_BATCH = 10
 
@@ -33,7 +33,7 @@ class SqsPartQueue:
     def send(self, tasks: Sequence[PartTask]) -> None:
         for start in range(0, len(tasks), SEND_BATCH):
             entries = [self._entry(task) for task in tasks[start : start + SEND_BATCH]]
-            with backend_failures("send_message_batch", service="sqs"):
+            with aws_failures("sqs", "send_message_batch"):
                 response = self._client.send_message_batch(QueueUrl=self._url, Entries=entries)
             if response.get("Failed"):
                 raise BackendUnavailableError(f"{len(response['Failed'])} part messages were not queued")

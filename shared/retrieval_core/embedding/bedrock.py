@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..aws import LazyClient, aws_failures
 from ..errors import BackendUnavailableError
 from .errors import EmbeddingDimensionMismatchError
 
@@ -45,9 +45,7 @@ class BedrockEmbedder:
         self._model_id = model_id
         self._dimension = dimension
         self._normalize = normalize
-        self._region = region
-        self._client = client
-        self._client_lock = threading.Lock()
+        self._client = LazyClient(lambda: _new_client(region), client)
 
     @property
     def dimension(self) -> int:
@@ -62,20 +60,12 @@ class BedrockEmbedder:
         return [self._embed_one(text) for text in texts]
 
     def _embed_one(self, text: str) -> list[float]:
-        from botocore.exceptions import BotoCoreError, ClientError
-
         body = json.dumps({"inputText": text, "dimensions": self._dimension, "normalize": self._normalize})
-        try:
-            response = self._bedrock().invoke_model(
+        with aws_failures("bedrock", "invoke_model"):
+            response = self._client.get().invoke_model(
                 modelId=self._model_id, body=body, contentType="application/json", accept="application/json"
             )
             raw = response["body"].read()
-        except ClientError as exc:
-            log.warning("bedrock invoke_model failed: %s", exc.response.get("Error", {}).get("Code"))
-            raise BackendUnavailableError() from exc
-        except BotoCoreError as exc:
-            log.warning("bedrock invoke_model failed: %s", type(exc).__name__)
-            raise BackendUnavailableError() from exc
         return self._parse(raw)
 
     def _parse(self, raw: bytes) -> list[float]:
@@ -89,13 +79,6 @@ class BedrockEmbedder:
             log.warning("bedrock returned %d dimensions, expected %d", len(embedding), self._dimension)
             raise BackendUnavailableError()
         return embedding
-
-    def _bedrock(self) -> Any:
-        if self._client is None:
-            with self._client_lock:
-                if self._client is None:
-                    self._client = _new_client(self._region)
-        return self._client
 
 
 def _new_client(region: str | None) -> Any:

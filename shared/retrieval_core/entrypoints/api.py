@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
@@ -24,8 +24,8 @@ from .claims import Caller, caller_from_event
 from .cors import with_cors
 from .direct import DirectInvocation, handle_direct, is_direct
 from .error_counts import count_errors
+from .instruments import Handler, Instruments
 from .responses import describe_validation, error_status_body
-from .tracing import LambdaTracer
 
 CALLER_KEY = "caller"
 OWN_PROTOCOL_RESOURCES = frozenset({KNOWLEDGE_BASE_RESOURCE})
@@ -109,31 +109,31 @@ def serialised(answer: BaseModel) -> Response[str]:
     return Response(status_code=200, content_type="application/json", body=answer_json(answer))
 
 
+def api_function() -> tuple[Instruments, APIGatewayRestResolver]:
+    """An API function module's instruments and the resolver its routes are declared on."""
+    tools = Instruments.create()
+    return tools, build_resolver(tools.logger)
+
+
 def lambda_entry(
     app: APIGatewayRestResolver,
     serve_direct: Callable[[CallerContext, DirectInvocation], BaseModel],
-    *,
-    logger: Logger,
-    tracer: LambdaTracer,
-    metrics: Metrics,
-) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    tools: Instruments,
+) -> Handler:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
     ``requestContext``, IAM-trusted) go to ``serve_direct``. Every API answer, errors included, carries
     the CORS headers (``cors``). Logs carry the request's correlation id.
     Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
 
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-    @tracer.capture_lambda_handler
-    @metrics.log_metrics
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         with deadline.for_invocation(context, container().settings.request_deadline_share):
             if is_direct(event):
-                response = handle_direct(event, serve_direct, logger)
+                response = handle_direct(event, serve_direct, tools.logger)
             else:
                 response = with_cors(
-                    resolve(app, event, context, logger), container().settings.cors_allow_origin
+                    resolve(app, event, context, tools.logger), container().settings.cors_allow_origin
                 )
-        count_errors(metrics, response["statusCode"])
+        count_errors(tools.metrics, response["statusCode"])
         return response
 
-    return lambda_handler
+    return tools.wrap(lambda_handler, correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -9,9 +9,8 @@ from urllib.parse import unquote_plus
 
 from pydantic import ValidationError
 
+from ..models.ingest import ObjectRef, PartTask
 from .errors import IngestEventError
-from .objects import ObjectRef
-from .tasks import PartTask
 
 
 def work_of(event: Mapping[str, Any]) -> list[ObjectRef | PartTask]:

@@ -1,4 +1,4 @@
-"""Which object, which context, and where its reports go.
+"""Which context an object belongs to, and where its reports and parts go.
 
 The context comes from the key alone: ``contexts/<context_id>/...``. Bucket policies can grant a writer
 ``s3:PutObject`` on ``contexts/acme/*`` only, so the prefix is an IAM-enforced claim, the way an
@@ -7,28 +7,12 @@ authorizer's claim is for the API (docs/INGEST.md, "Trust model").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..context import CONTEXT_ID_PATTERN
+from ..models.ingest import ObjectRef
 
 CONTEXTS_PREFIX = "contexts/"
 REPORTS_PREFIX = "reports/"
 PARTS_PREFIX = "parts/"
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
-    """One version of one object. Without a version id (an unversioned bucket) the ETag pins it."""
-
-    bucket: str
-    key: str
-    version_id: str | None = None
-    etag: str | None = None
-
-    @property
-    def revision(self) -> str:
-        """What identifies this upload among others of the same key: the version, else the content."""
-        return self.version_id or (self.etag or "unversioned").strip('"')
 
 
 def context_of_key(key: str) -> str | None:

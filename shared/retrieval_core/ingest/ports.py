@@ -1,12 +1,14 @@
-"""What ingestion needs from the outside: an object store and a queue for parts of large objects."""
+"""What ingestion needs from the outside: an object store, a queue for parts of large objects, and a
+loader for the lines of each part (``loading.Loader``, whatever backends it writes to)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, BinaryIO, Protocol
 
-from .objects import ObjectRef
-from .tasks import PartTask
+from ..loading.lines import OversizedLine
+from ..loading.loader import LoadReport
+from ..models.ingest import ObjectRef, PartTask
 
 
 class ObjectStore(Protocol):
@@ -30,4 +32,12 @@ class ObjectStore(Protocol):
 class PartQueue(Protocol):
     def send(self, tasks: Sequence[PartTask]) -> None:
         """Queue the parts of one object so they run one after another, in order."""
+        ...
+
+
+class LineLoader(Protocol):
+    def load_lines(
+        self, lines: Iterable[bytes | OversizedLine], *, context_id: str | None = None, first_line: int = 1
+    ) -> LoadReport:
+        """Load JSON Lines into ``context_id``, numbering them from ``first_line`` in the report."""
         ...

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
 from ..loading.lines import CHUNK_BYTES, OversizedLine, read_lines
+from ..models.ingest import Part
 from ..models.limits import LIMITS, StorageLimits
-from .tasks import Part
 
 GZIP_MAGIC = b"\x1f\x8b"
 RATIO_FLOOR_BYTES = 1 << 20

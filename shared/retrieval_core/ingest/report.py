@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ..loading.loader import LoadReport
-from .tasks import PartTask
+from ..models.ingest import PartTask
 
 LISTED = 1000
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import BinaryIO, Literal
 
-from ..loading.loader import Loader
+from ..models.ingest import ObjectRef, PartTask
 from ..models.limits import LIMITS, StorageLimits
 from .errors import IngestIncompleteError
-from .objects import ObjectRef, context_of_key, part_object_key, part_report_key, report_key
-from .ports import ObjectStore, PartQueue
+from .objects import context_of_key, part_object_key, part_report_key, report_key
+from .ports import LineLoader, ObjectStore, PartQueue
 from .reading import plan_parts, read_part
 from .report import IngestReport, PartReport
-from .tasks import PartTask
 
 
 @dataclass
@@ -39,7 +38,7 @@ class IngestService:
     def __init__(
         self,
         *,
-        loader: Loader,
+        loader: LineLoader,
         objects: ObjectStore,
         queue: PartQueue | None,
         part_lines: int,

@@ -51,12 +51,3 @@ def read_lines(stream: BinaryIO, max_line_bytes: int = LIMITS.line_bytes) -> Ite
         yield OversizedLine(dropped)
     elif pending:
         yield bytes(pending)
-
-
-def count_lines(stream: BinaryIO) -> int:
-    """How many lines ``read_lines`` will yield for the same content (for progress bars)."""
-    count, last = 0, b"\n"
-    while chunk := stream.read(CHUNK_BYTES):
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-    return count + (last != b"\n")

@@ -1,8 +1,9 @@
-"""``Loader``: validated items into OpenSearch and DynamoDB, idempotently and in batches.
+"""``Loader``: validated items into the search store and the lineage rows, idempotently and in batches,
+through the write ports (``ports.ItemWriter``, ``ports.LineageWriter``; OpenSearch and DynamoDB here).
 
-Per chunk: embed what has no embedding, create the index of a context written for the first time,
-delete the DynamoDB rows a changed item no longer owns, write the rows it owns, write its card (with
-the new manifest) last, then bulk-index the documents. A chunk that fails is reported item by item;
+Per chunk: embed what has no embedding, prepare the index of a context written for the first time,
+delete the rows a changed item no longer owns, write the rows it owns, write its card (with the new
+manifest) last, then index the documents. A chunk that fails is reported item by item;
 re-running the same file repairs the state, because every write is a put of a whole row keyed by what
 the item is.
 
@@ -20,26 +21,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Any
+from typing import Protocol
 
-from .. import keys
-from ..adapters.dynamodb_writer import DynamoDBBatchWriter, RowRef, partition_rows, read_attribute
-from ..adapters.errors import IncompleteBatchError
-from ..adapters.opensearch import writer as index_writer
-from ..adapters.opensearch.documents import document_of
-from ..adapters.opensearch.index import ContextIndices
-from ..errors import BackendUnavailableError
-from ..models.item import Item
+from ..errors import BackendUnavailableError, IncompleteBatchError
 from ..models.metadata import MetadataSchema
-from ..ports import Embedder
+from ..ports import Embedder, ItemKey, ItemWriter, LineageWriter, WriteRefusal
 from .lines import OversizedLine
 from .metadata_keys import PoolKeyBudget
 from .parse import DeleteLine, LineError, ParsedLine, parse_lines
-from .progress import Progress
-from .rows import MANIFEST_ATTRIBUTE, TableNames, decode_ref, rows_of
 
 CHUNK_SIZE = 256
-PARTITION_READERS = 8
+
+
+class LoadProgress(Protocol):
+    """Told how many lines each step finished (the CLI draws a bar from it; the ingest function has none)."""
+
+    def advance(self, count: int) -> None: ...
 
 
 @dataclass
@@ -75,33 +72,32 @@ class LoadReport:
 
 
 class Loader:
+    """Writes through ports: ``items`` (the search store's documents), ``lineage`` (the rows graph and
+    lineage reads use) and, when contexts share one index, ``key_budget`` (its metadata-key cap)."""
+
     def __init__(
         self,
         *,
-        indices: ContextIndices,
-        dynamodb: Any,
-        tables: TableNames,
+        items: ItemWriter,
+        lineage: LineageWriter,
         embedder: Embedder,
+        key_budget: PoolKeyBudget | None = None,
         chunk_size: int = CHUNK_SIZE,
         metadata: MetadataSchema | None = None,
     ) -> None:
-        self._indices = indices
-        self._dynamodb = dynamodb
-        self._writer = DynamoDBBatchWriter(dynamodb)
-        self._tables = tables
+        self._items = items
+        self._lineage = lineage
         self._embedder = embedder
+        self._keys = key_budget
         self._chunk_size = chunk_size
         self._metadata = dict(metadata or {})
-        self._keys = (
-            None if indices.layout.siloed else PoolKeyBudget(dynamodb, tables.lineage, self._metadata)
-        )
 
     def load_lines(
         self,
         lines: Iterable[str | bytes | OversizedLine],
         *,
         context_id: str | None = None,
-        progress: Progress | None = None,
+        progress: LoadProgress | None = None,
         first_line: int = 1,
     ) -> LoadReport:
         report = LoadReport()
@@ -126,13 +122,13 @@ class Loader:
             touched |= self._load_chunk(chunk, report, progress)
         if not report.stopped:
             try:
-                self._indices.refresh(touched)
+                self._items.refresh(touched)
             except BackendUnavailableError as error:
                 report.stopped = error.message
         return report
 
     def _load_chunk(
-        self, chunk: list[ParsedLine | DeleteLine], report: LoadReport, progress: Progress | None
+        self, chunk: list[ParsedLine | DeleteLine], report: LoadReport, progress: LoadProgress | None
     ) -> set[str]:
         """Apply one chunk; returns the contexts whose index it wrote to."""
         # A later line with the same id replaces an earlier one, as a reload would; what remains runs
@@ -141,8 +137,7 @@ class Loader:
         # A context's index is created on its first write, from the one mapping.
         contexts = {p.context_id if isinstance(p, DeleteLine) else p.item.context_id for p in latest}
         try:
-            for context_id in sorted(contexts):
-                self._indices.ensure(context_id)
+            self._items.prepare(contexts)
         except BackendUnavailableError as error:
             report.stopped = error.message
         for is_delete, grouped in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
@@ -168,10 +163,8 @@ class Loader:
                 parsed_lines = [p for p in parsed_lines if p.line not in {e.line for e in refused}]
             embeddings = self._embeddings(parsed_lines, report)
             items = [p.item for p in parsed_lines if p.item.id in embeddings]
-            existed = self._write_rows(items)
-            refusals = index_writer.bulk_index(
-                self._indices.client, self._indices.layout, [document_of(i, embeddings[i.id]) for i in items]
-            )
+            existed = self._lineage.write(items)
+            refusals = self._items.index([(item, embeddings[item.id]) for item in items])
             rejected = self._settle(refusals, parsed_lines, existed, report)
         except (IncompleteBatchError, BackendUnavailableError) as error:
             if isinstance(error, BackendUnavailableError):
@@ -184,7 +177,7 @@ class Loader:
 
     def _settle(
         self,
-        refusals: list[index_writer.Refusal],
+        refusals: list[WriteRefusal],
         parsed_lines: list[ParsedLine],
         existed: set[str],
         report: LoadReport,
@@ -197,46 +190,24 @@ class Loader:
         report.errors += [LineError(lines[r.item_id].line, "(item)", r.reason) for r in final]
         report.unwritten += [r.item_id for r in refusals if not r.final]
         orphans = [lines[r.item_id].item for r in final if r.item_id not in existed]
-        self._writer.delete(ref for item in orphans for ref in rows_of(item, self._tables).refs())
+        self._lineage.discard(orphans)
         return [r.item_id for r in refusals]
 
     def _delete(self, deletes: list[DeleteLine], report: LoadReport) -> None:
+        doomed = [ItemKey(d.context_id, d.item_id) for d in deletes]
         try:
-            cards: dict[str, RowRef] = {}
-            doomed: list[RowRef] = []
-            for delete, rows in zip(deletes, self._partitions(deletes), strict=True):
-                for ref, manifest in rows:
-                    if ref.sk == keys.ITEM_CARD:
-                        cards[delete.item_id] = ref
-                        doomed += [decode_ref(encoded, self._tables) for encoded in manifest or []]
-                    else:
-                        doomed.append(ref)
             # Rows first, the document next, the card (which lists the rows) last.
-            self._writer.delete(list(dict.fromkeys(doomed)))
-            failed = index_writer.bulk_delete(
-                self._indices.client, self._indices.layout, [(d.item_id, d.context_id) for d in deletes]
-            )
-            self._writer.delete([ref for item_id, ref in cards.items() if item_id not in failed])
+            carded = self._lineage.delete_links(doomed)
+            failed = self._items.delete(doomed)
+            self._lineage.delete_cards([k for k in doomed if k.item_id in carded and k.item_id not in failed])
         except IncompleteBatchError:
-            cards, failed = {}, [d.item_id for d in deletes]
+            carded, failed = set(), [d.item_id for d in deletes]
         except BackendUnavailableError as error:
             report.stopped = error.message
-            cards, failed = {}, [d.item_id for d in deletes]
+            carded, failed = set(), [d.item_id for d in deletes]
         report.unwritten += failed
-        report.deleted += len(set(cards) - set(failed))
-        report.absent += len({d.item_id for d in deletes} - set(cards) - set(failed))
-
-    def _partitions(self, deletes: list[DeleteLine]) -> list[list[tuple[RowRef, Any]]]:
-        """Every lineage row under each deleted item's key, with its manifest: one Query per item,
-        run concurrently so a chunk of deletes waits for a few rounds, not one per item."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        def read(delete: DeleteLine) -> list[tuple[RowRef, Any]]:
-            pk = keys.partition(delete.context_id, delete.item_id)
-            return partition_rows(self._dynamodb, self._tables.lineage, pk, MANIFEST_ATTRIBUTE)
-
-        with ThreadPoolExecutor(max_workers=min(PARTITION_READERS, len(deletes))) as pool:
-            return list(pool.map(read, deletes))
+        report.deleted += len(carded - set(failed))
+        report.absent += len({d.item_id for d in deletes} - carded - set(failed))
 
     def _embeddings(self, parsed_lines: list[ParsedLine], report: LoadReport) -> dict[str, list[float]]:
         vectors: dict[str, list[float]] = {}
@@ -259,25 +230,6 @@ class Loader:
             computed = self._embedder.embed([p.item.text for p in missing])
             vectors.update({p.item.id: v for p, v in zip(missing, computed, strict=True)})
         return vectors
-
-    def _write_rows(self, items: Iterable[Item]) -> set[str]:
-        """Write the items' rows; returns the ids of those that already had a card (updates)."""
-        item_rows = [rows_of(item, self._tables) for item in items]
-        cards = [rows.card[0] for rows in item_rows]
-        old_manifests = read_attribute(self._dynamodb, cards, MANIFEST_ATTRIBUTE)
-        stale: list[RowRef] = []
-        for rows in item_rows:
-            previous = set(old_manifests.get(rows.card[0]) or [])
-            stale += [
-                decode_ref(ref, self._tables) for ref in sorted(previous - set(rows.manifest(self._tables)))
-            ]
-        self._writer.delete(stale)
-        self._writer.put(row for rows in item_rows for row in rows.owned)
-        self._writer.put(
-            (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: rows.manifest(self._tables)})
-            for rows in item_rows
-        )
-        return {rows.card[1]["id"] for rows in item_rows if rows.card[0] in old_manifests}
 
 
 def _id_of(parsed: ParsedLine | DeleteLine) -> str:

@@ -3,7 +3,8 @@ session, never spends more than its budget, and gets a citable receipt for every
 
 Use::
 
-    policy = RetrievalPolicy(DynamoSessionStore.from_settings(settings), PolicyConfig.from_settings(settings))
+    config = PolicyConfig(limit=settings.session_limit, ttl_seconds=settings.session_ttl_seconds)
+    policy = RetrievalPolicy(DynamoSessionStore.from_settings(settings), config)
     outcome = policy.run(
         request_query,                        # the JSON query (session fields are ignored for the key)
         context_id=caller.context_id,

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InvalidQueryError
-
-if TYPE_CHECKING:
-    from ..config import Settings
 
 DEFAULT_SESSION_LIMIT = 50
 DEFAULT_SESSION_TTL_SECONDS = 24 * 3600
 
 
 class PolicyConfig(BaseModel):
-    """How much a session may ask and how long its state lives."""
+    """How much a session may ask and how long its state lives. A deployment's come from ``Settings``
+    (``RETRIEVAL_SESSION_LIMIT``, ``RETRIEVAL_SESSION_TTL_SECONDS``), read by the composition root:
+    ``config`` imports these defaults, so this package does not import ``config`` back."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -24,11 +21,6 @@ class PolicyConfig(BaseModel):
     ttl_seconds: int = Field(
         default=DEFAULT_SESSION_TTL_SECONDS, ge=60, description="Session lifetime after its last write."
     )
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> PolicyConfig:
-        """The deployment's limit and TTL (``RETRIEVAL_SESSION_LIMIT``, ``RETRIEVAL_SESSION_TTL_SECONDS``)."""
-        return cls(limit=settings.session_limit, ttl_seconds=settings.session_ttl_seconds)
 
     def effective_limit(self, claim_limit: int | None, request_limit: int | None) -> int:
         """The configured limit, lowered by the caller's claim and then by the request; never raised."""

@@ -11,7 +11,6 @@ exactly as an altered byte does: one error, one message, nothing learnt.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import json
@@ -19,6 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import base64url
 from ..models.cursors import packed, unpacked
 from .config import DEFAULT_PAGING_MAX_DEPTH, DEFAULT_PAGING_TTL_SECONDS
 from .errors import NextTokenExpiredError, NextTokenInvalidError, NextTokenMismatchError
@@ -67,11 +67,11 @@ class PageTokens:
             fields["c"] = position.cursor_id
         signed = ".".join(
             (
-                _b64(json.dumps(fields, separators=(",", ":")).encode()),
-                _b64(packed(position.shown)),
+                base64url.encode(json.dumps(fields, separators=(",", ":")).encode()),
+                base64url.encode(packed(position.shown)),
             )
         )
-        return f"{TOKEN_VERSION}.{signed}.{_b64(self._mac(context_id, signed))}"
+        return f"{TOKEN_VERSION}.{signed}.{base64url.encode(self._mac(context_id, signed))}"
 
     def open(self, token: str, context_id: str, fingerprint: str, now: int) -> PagePosition:
         """The position a token names, after checking (in this order) its MAC under the caller's
@@ -79,11 +79,11 @@ class PageTokens:
         version, _, rest = token.partition(".")
         signed, _, mac = rest.rpartition(".")
         # Compared as text: two base64 spellings of one MAC (unused trailing bits) are two tokens.
-        expected = _b64(self._mac(context_id, signed))
+        expected = base64url.encode(self._mac(context_id, signed))
         if version != TOKEN_VERSION or not hmac.compare_digest(mac.encode(), expected.encode()):
             raise NextTokenInvalidError()
         encoded_fields, _, encoded_shown = signed.partition(".")
-        fields = json.loads(_unb64(encoded_fields))
+        fields = json.loads(base64url.decode(encoded_fields))
         if int(fields["e"]) <= now:
             raise NextTokenExpiredError()
         if not hmac.compare_digest(str(fields["q"]), fingerprint):
@@ -91,19 +91,9 @@ class PageTokens:
         return PagePosition(
             offset=int(fields["o"]),
             cursor_id=None if "c" not in fields else str(fields["c"]),
-            shown=unpacked(_unb64(encoded_shown) if encoded_shown else b""),
+            shown=unpacked(base64url.decode(encoded_shown) if encoded_shown else b""),
         )
 
     def _mac(self, context_id: str, signed: str) -> bytes:
         message = f"{TOKEN_VERSION}|{context_id}|{signed}".encode()
         return hmac.new(self._key, message, hashlib.sha256).digest()
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    if not text or not text.isascii():
-        raise ValueError("not base64url")
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

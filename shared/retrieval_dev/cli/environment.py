@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from retrieval_core.config import Settings
     from retrieval_core.loading.loader import Loader
 
 STACK_ENV = Path(".stack/env")
@@ -23,10 +24,16 @@ def use_local_stack_env(path: Path = STACK_ENV) -> None:
             os.environ[key.strip()] = value.strip()
 
 
-def local_loader() -> Loader:
-    """The loader of the deployment the environment (completed by the dev stack's) names."""
-    from retrieval_core.bootstrap import Container
+def local_settings() -> Settings:
+    """The settings of the deployment the environment (completed by the dev stack's) names."""
     from retrieval_core.config import Settings
 
     use_local_stack_env()
-    return Container(Settings.from_env()).loader
+    return Settings.from_env()
+
+
+def local_loader() -> Loader:
+    """The loader of that deployment."""
+    from retrieval_core.bootstrap import Container
+
+    return Container(local_settings()).loader

@@ -32,10 +32,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval load: no such file: {args.file}", file=sys.stderr)
         return 2
     from retrieval_core.errors import RetrievalError
-    from retrieval_core.loading.lines import count_lines, read_lines
-    from retrieval_core.loading.progress import Progress
+    from retrieval_core.loading.lines import read_lines
 
     from .environment import local_loader
+    from .progress import Progress, count_lines
 
     # Read as the ingest function reads: bytes split on newlines only, a line past the limit never held.
     with args.file.open("rb") as counted:

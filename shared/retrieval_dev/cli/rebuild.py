@@ -28,18 +28,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .environment import use_local_stack_env
+    from .environment import local_settings
 
-    use_local_stack_env()
+    settings = local_settings()  # before the package is imported, as every command reads the stack's env
     from retrieval_core.bootstrap import Container
-    from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     try:
-        service = Container(Settings.from_env()).rebuilder(progress)
+        service = Container(settings).rebuilder(progress)
         if args.rollback:
             switches = service.rollback(args.context)
         else:

@@ -24,16 +24,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .environment import use_local_stack_env
+    from .environment import local_settings
 
-    use_local_stack_env()
+    settings = local_settings().model_copy(update={"isolation_model": args.to})
     from retrieval_core.adapters.opensearch.layout import IndexLayout
     from retrieval_core.adapters.opensearch.migration import copy_documents, scan_documents
     from retrieval_core.bootstrap import Container
-    from retrieval_core.config import IsolationModel, Settings
+    from retrieval_core.config import IsolationModel
     from retrieval_core.errors import RetrievalError
 
-    settings = Settings.from_env().model_copy(update={"isolation_model": args.to})
     source_model: IsolationModel = "pool" if args.to == "silo" else "silo"
     try:
         target = Container(settings).indices

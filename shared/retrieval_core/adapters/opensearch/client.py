@@ -51,7 +51,7 @@ THROTTLED_STATUS = 429
 
 
 @contextmanager
-def backend_failures() -> Iterator[None]:
+def opensearch_failures() -> Iterator[None]:
     """Turn a failed OpenSearch request inside the block into the error its status means: a refused
     request (400, 413) is ``BackendRefusedError`` (422), throttling (429), a 5xx or no answer at all is
     ``BackendUnavailableError`` (503, retry later), another 4xx ``BackendMisconfiguredError`` (500).

@@ -15,7 +15,8 @@ from ...models.vocabulary import Kind, iso
 if TYPE_CHECKING:  # the read path (hits) must not build the loadable item's schema
     from ...models.item import Item
 
-# Kinds by value, without the enum constructor's cost (a hybrid search reads every arm's candidates).
+# Kinds by value, without the enum constructor's cost (a hybrid search reads two arms of candidates,
+# the preset's ``candidate_depth`` each).
 KINDS = {kind.value: kind for kind in Kind}
 
 

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...lifecycle.ports import Checkpoint, Generation
 from ...lifecycle.rebuild import NothingToRollBackError, RebuildError
-from .client import backend_failures
+from ...ports import WriteRefusal
+from .client import opensearch_failures
 from .index import VECTOR_FIELD, IndexSpec
 from .layout import IndexLayout
 from .migration import scan_documents, write_batches
-from .writer import Refusal, bulk_delete, bulk_index
+from .writer import bulk_delete, bulk_index
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -75,7 +76,7 @@ class OpenSearchGenerations:
         if context_id is not None and not self._layout.siloed:
             raise SharedIndexError("in the pool model every context shares one index: rebuild it with --all")
         name = self._layout.alias_pattern if context_id is None else self._layout.alias(context_id)
-        with backend_failures():
+        with opensearch_failures():
             try:
                 found = self._client.indices.get_alias(name=name)
             except NotFoundError:
@@ -86,7 +87,7 @@ class OpenSearchGenerations:
         return aliases
 
     def current(self, alias: str) -> Generation:
-        with backend_failures():
+        with opensearch_failures():
             (index,) = self._client.indices.get_alias(name=alias)
         return self._generation(index)
 
@@ -96,14 +97,14 @@ class OpenSearchGenerations:
         name += f"{int(stamp * 1000) % 1000:03d}"
         body = self._spec.body()
         body["mappings"]["_meta"] = {**body["mappings"]["_meta"], "previous": previous}
-        with backend_failures():
+        with opensearch_failures():
             self._client.indices.create(index=name, body=body, **_ADMIN)
         return Generation(name, self._spec.dimension, self._spec.embedder, previous)
 
     def reopen(self, index: str) -> Generation:
         from opensearchpy.exceptions import NotFoundError
 
-        with backend_failures():
+        with opensearch_failures():
             try:
                 self._client.indices.open(
                     index=index, wait_for_active_shards="all", timeout=f"{_ADMIN_SECONDS}s", **_ADMIN
@@ -118,7 +119,7 @@ class OpenSearchGenerations:
     def checkpoint(self, index: str) -> Checkpoint:
         # The global checkpoint: every change up to it is applied on every in-sync copy, so after a
         # refresh a scan sees them whichever copy (primary or replica) serves it.
-        with backend_failures():
+        with opensearch_failures():
             stats = self._client.indices.stats(index=index, level="shards")
         return {
             int(shard): next(c["seq_no"]["global_checkpoint"] for c in copies if c["routing"]["primary"])
@@ -136,7 +137,7 @@ class OpenSearchGenerations:
     ) -> int:
         copied = 0
 
-        def write(batch: Sequence[dict[str, Any]]) -> list[Refusal]:
+        def write(batch: Sequence[dict[str, Any]]) -> list[WriteRefusal]:
             nonlocal copied
             documents = self._embedded(batch) if reembed else batch
             rejected = bulk_index(self._client, self._layout, documents, index=target)
@@ -144,13 +145,13 @@ class OpenSearchGenerations:
             progress(copied)
             return rejected
 
-        with backend_failures():
+        with opensearch_failures():
             self._client.indices.refresh(index=source)
         write_batches(self._changed(source, since), write)
         return copied
 
     def count(self, index: str) -> int:
-        with backend_failures():
+        with opensearch_failures():
             self._client.indices.refresh(index=index)
             return int(self._client.count(index=index)["count"])
 
@@ -171,7 +172,7 @@ class OpenSearchGenerations:
         return len(stale)
 
     def block_writes(self, index: str, blocked: bool) -> None:
-        with backend_failures():
+        with opensearch_failures():
             if blocked:
                 # The block API (unlike the setting) returns once writes in flight have finished.
                 self._client.indices.add_block(index=index, block="write", **_ADMIN)
@@ -179,7 +180,7 @@ class OpenSearchGenerations:
                 self._client.indices.put_settings(index=index, body={"index.blocks.write": False}, **_ADMIN)
 
     def switch(self, alias: str, source: str, target: str, checkpoint: Checkpoint) -> None:
-        with backend_failures():
+        with opensearch_failures():
             meta = self._client.indices.get_mapping(index=target)[target]["mappings"].get("_meta", {})
             meta = {**meta, "switched_at": {str(shard): seq_no for shard, seq_no in checkpoint.items()}}
             self._client.indices.put_mapping(index=target, body={"_meta": meta}, **_ADMIN)
@@ -195,17 +196,17 @@ class OpenSearchGenerations:
             )
 
     def retire(self, index: str) -> None:
-        with backend_failures():
+        with opensearch_failures():
             # Closing re-initialises the index's shards as closed ones; wait for them, so the rebuild does
             # not return while the index (and so the cluster's status) still reads red.
             self._client.indices.close(index=index, wait_for_active_shards="all", **_ADMIN)
 
     def discard(self, index: str) -> None:
-        with backend_failures():
+        with opensearch_failures():
             self._client.indices.delete(index=index, ignore_unavailable=True, **_ADMIN)
 
     def _generation(self, index: str) -> Generation:
-        with backend_failures():
+        with opensearch_failures():
             mappings = self._client.indices.get_mapping(index=index)[index]["mappings"]
         meta = mappings.get("_meta", {})
         switched_at = meta.get("switched_at")

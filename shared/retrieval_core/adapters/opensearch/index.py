@@ -15,7 +15,7 @@ from ...config import Settings
 from ...models.limits import LIMITS
 from ...models.metadata import FieldType, MetadataSchema
 from ..errors import IndexDimensionMismatchError, IndexMetadataMismatchError
-from .client import backend_failures
+from .client import opensearch_failures
 from .layout import INDEX_VERSION, IndexLayout
 
 if TYPE_CHECKING:
@@ -201,7 +201,7 @@ class ContextIndices:
         alias = self.layout.alias(context_id)
         if alias in self._ready:
             return alias
-        with backend_failures():
+        with opensearch_failures():
             if not self.client.indices.exists_alias(name=alias):
                 self._create(context_id, alias)
             self._check_mapping(alias)
@@ -212,7 +212,7 @@ class ContextIndices:
         """Make what was written to these contexts searchable (once per load, not per chunk)."""
         aliases = sorted({self.layout.alias(c) for c in context_ids})
         for start in range(0, len(aliases), _REFRESH_BATCH):
-            with backend_failures():
+            with opensearch_failures():
                 self.client.indices.refresh(
                     index=",".join(aliases[start : start + _REFRESH_BATCH]),
                     ignore_unavailable=True,

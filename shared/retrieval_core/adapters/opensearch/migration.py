@@ -14,10 +14,11 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RetrievalError
-from .client import backend_failures
+from ...ports import WriteRefusal
+from .client import opensearch_failures
 from .documents import with_names
 from .index import ContextIndices
-from .writer import Refusal, bulk_index
+from .writer import bulk_index
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
@@ -40,7 +41,7 @@ def scan_documents(
     vectors included."""
     from opensearchpy.helpers import scan
 
-    with backend_failures():
+    with opensearch_failures():
         for hit in scan(
             client,
             index=index,
@@ -54,7 +55,7 @@ def scan_documents(
 
 
 def write_batches(
-    documents: Iterable[dict[str, Any]], write: Callable[[Sequence[dict[str, Any]]], list[Refusal]]
+    documents: Iterable[dict[str, Any]], write: Callable[[Sequence[dict[str, Any]]], list[WriteRefusal]]
 ) -> Counter[str]:
     """Hand ``documents`` to ``write`` in batches; returns documents per context. ``write`` returns the
     documents it could not write, which stop the copy (``CopyRejectedError``)."""
@@ -71,7 +72,7 @@ def write_batches(
 def copy_documents(documents: Iterable[dict[str, Any]], target: ContextIndices) -> Counter[str]:
     """Write ``documents`` into ``target``'s layout and refresh it; returns documents per context."""
 
-    def write(batch: Sequence[dict[str, Any]]) -> list[Refusal]:
+    def write(batch: Sequence[dict[str, Any]]) -> list[WriteRefusal]:
         for context_id in sorted({doc["context_id"] for doc in batch}):
             target.ensure(context_id)
         return bulk_index(target.client, target.layout, batch)

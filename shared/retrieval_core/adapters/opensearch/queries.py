@@ -15,7 +15,8 @@ KNN_EF_SEARCH = 100
 
 # Only what a response hit holds (``documents.hit_of``): never the vector (large, says nothing to a
 # caller), nor the fields only queries read (entity ids, mention types, contradicts); the document's
-# context stays for the mention check. A hybrid search reads up to 200 of these to return ten.
+# context stays for the mention check. A hybrid search reads two arms of these (the preset's
+# ``candidate_depth`` each) to return a page.
 SOURCE_FIELDS = {
     "includes": [
         "id",

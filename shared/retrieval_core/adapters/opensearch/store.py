@@ -22,7 +22,7 @@ from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
 from ...ports import ArmResults, Expansion, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import queries, question_queries
-from .client import backend_failures, failure_of
+from .client import failure_of, opensearch_failures
 from .documents import NAME_KEY_SEPARATOR, candidate_of, hit_of
 from .index import VECTOR_FIELD
 from .layout import IndexLayout
@@ -183,7 +183,7 @@ class OpenSearchStore:
         """``request(timeout)``, with the configured timeout cut to the request's deadline."""
         timeout = deadline.timeout(self._timeout)
         self._calls.add()
-        with backend_failures():
+        with opensearch_failures():
             return request(timeout)
 
 

@@ -1,5 +1,6 @@
-"""Bulk indexing for the loader: one ``_bulk`` request per chunk, every document sent to its context's
-alias (``layout.IndexLayout``) and routed by its context.
+"""Bulk indexing for the loader (``OpenSearchItemWriter``, its ``ItemWriter``) and for rebuilds: one
+``_bulk`` request per chunk, every document sent to its context's alias (``layout.IndexLayout``) and
+routed by its context.
 
 A rebuild blocks writes to the old index for the moment it takes to copy the last changes and move the
 alias (``generations.OpenSearchGenerations``); a document refused by that block is sent again, after a
@@ -10,15 +11,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .client import backend_failures
+from ...ports import WriteRefusal
+from .client import opensearch_failures
+from .documents import document_of
 from .layout import IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
+
+    from ...models.item import Item
+    from ...ports import ItemKey
+    from .index import ContextIndices
 
 # How long a write refused by a rebuild's write block is retried (the block lasts about as long as
 # copying the writes of the last catch-up round); past it the ids are reported as not written.
@@ -33,14 +39,26 @@ take tens of seconds on small hardware, and a bulk cut off by a short timeout ma
 leaving the load unable to say what it wrote. The ingest function's 15 minutes hold several of these."""
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """A document OpenSearch did not index. ``final``: it refused the document itself (a 4xx other than
-    429: a mapping conflict, a field limit), so sending it again gives the same answer."""
+class OpenSearchItemWriter:
+    """The loader's ``ItemWriter``: each context's index (created on its first write) through its alias."""
 
-    item_id: str
-    final: bool
-    reason: str
+    def __init__(self, indices: ContextIndices) -> None:
+        self._indices = indices
+
+    def prepare(self, context_ids: Iterable[str]) -> None:
+        for context_id in sorted(context_ids):
+            self._indices.ensure(context_id)
+
+    def index(self, items: Sequence[tuple[Item, Sequence[float]]]) -> list[WriteRefusal]:
+        documents = [document_of(item, list(vector)) for item, vector in items]
+        return bulk_index(self._indices.client, self._indices.layout, documents)
+
+    def delete(self, keys: Sequence[ItemKey]) -> list[str]:
+        pairs = [(key.item_id, key.context_id) for key in keys]
+        return bulk_delete(self._indices.client, self._indices.layout, pairs)
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        self._indices.refresh(context_ids)
 
 
 def bulk_index(
@@ -49,7 +67,7 @@ def bulk_index(
     documents: Sequence[dict[str, Any]],
     *,
     index: str | None = None,
-) -> list[Refusal]:
+) -> list[WriteRefusal]:
     """Index (create or replace) ``documents``; returns those OpenSearch did not accept. ``index``
     names a concrete index to write instead of each context's alias (a rebuild fills its new index
     before the alias moves there)."""
@@ -75,13 +93,13 @@ def bulk_delete(
     return [refusal.item_id for refusal in _send(client, "delete", actions)]
 
 
-def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[Refusal]:
+def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[WriteRefusal]:
     """Send ``(id, action lines)`` in one ``_bulk``; resend those refused by a write block (bounded)."""
     deadline = time.monotonic() + BLOCKED_RETRY_SECONDS
     pause = _FIRST_PAUSE_SECONDS
-    failed: list[Refusal] = []
+    failed: list[WriteRefusal] = []
     while actions:
-        with backend_failures():
+        with opensearch_failures():
             response = client.bulk(
                 body="\n".join(lines for _, lines in actions) + "\n", request_timeout=BULK_TIMEOUT_SECONDS
             )
@@ -102,9 +120,10 @@ def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) ->
     return failed
 
 
-def _refusal(item_id: str, result: dict[str, Any]) -> Refusal:
+def _refusal(item_id: str, result: dict[str, Any]) -> WriteRefusal:
+    """Final for a 4xx other than 429: OpenSearch refused the document itself."""
     status = int(result.get("status", 500))
     final = 400 <= status < 500 and status != 429
     # Only the error's type: its reason text can name the index (and, in the pool, what others hold).
     kind = str(result["error"].get("type", "error")) if isinstance(result["error"], dict) else "error"
-    return Refusal(item_id, final, f"the index refused the item ({kind})")
+    return WriteRefusal(item_id, final, f"the index refused the item ({kind})")

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
-from .. import keys
-from ..adapters.dynamodb_writer import RowRef
 from ..models.item import Item
 from ..models.vocabulary import Kind, iso
+from . import dynamodb_keys as keys
+from .dynamodb_writer import RowRef
 
 MANIFEST_ATTRIBUTE = "manifest"
 _EDGES, _LINEAGE = "E", "L"

@@ -1,10 +1,27 @@
-"""One part of one object to load: the unit of work the queue carries (a message body)."""
+"""What ingestion passes between its use case and its adapters: one version of one object, and one part
+of it to load (the unit of work the queue carries, a message body). Here, not in ``ingest``, so that the
+object store and queue adapters need nothing of the use case."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from .objects import ObjectRef
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """One version of one object. Without a version id (an unversioned bucket) the ETag pins it."""
+
+    bucket: str
+    key: str
+    version_id: str | None = None
+    etag: str | None = None
+
+    @property
+    def revision(self) -> str:
+        """What identifies this upload among others of the same key: the version, else the content."""
+        return self.version_id or (self.etag or "unversioned").strip('"')
 
 
 class Part(BaseModel):

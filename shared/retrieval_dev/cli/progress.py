@@ -1,9 +1,12 @@
-"""Load progress: a bar on a terminal, plain counts elsewhere (CI logs, pipes)."""
+"""Load progress for `retrieval load` (a ``loading.loader.LoadProgress``): a bar on a terminal, plain
+counts elsewhere (CI logs, pipes). Development code: the Lambda layer draws no bars."""
 
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import BinaryIO, TextIO
+
+from retrieval_core.loading.lines import CHUNK_BYTES
 
 
 class Progress:
@@ -25,3 +28,12 @@ class Progress:
         else:
             self._stream.write(f"{self._label}: {self._done}/{self._total} lines\n")
         self._stream.flush()
+
+
+def count_lines(stream: BinaryIO) -> int:
+    """How many lines ``read_lines`` will yield for the same content (the bar's total)."""
+    count, last = 0, b"\n"
+    while chunk := stream.read(CHUNK_BYTES):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")

@@ -1,0 +1,52 @@
+"""What every boto3 client of the package shares: botocore failures as ``BackendUnavailableError`` (the
+error code to the log only: a 503 body names nothing internal), and a client built on first use.
+
+Base-level, so the adapters (DynamoDB, S3, SQS, SSM, Bedrock Rerank) and the Bedrock embedder use one
+of each without ``embedding`` importing ``adapters``. boto3 and botocore are imported only when a block
+or a client first needs them (the Lambda runtime provides them; the layer does not ship them).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .errors import BackendUnavailableError
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def aws_failures(service: str, operation: str) -> Iterator[None]:
+    """Turn any botocore error raised inside the block into ``BackendUnavailableError``."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code")
+        log.warning("%s %s failed: %s", service, operation, code)
+        raise BackendUnavailableError(f"{service} {operation} failed: {code}") from exc
+    except BotoCoreError as exc:
+        log.warning("%s %s failed: %s", service, operation, type(exc).__name__)
+        raise BackendUnavailableError(f"{service} {operation} failed: {type(exc).__name__}") from exc
+
+
+class LazyClient:
+    """A client built by ``build`` on first use, once, even when several threads ask at once (or the
+    ``client`` given, a test's stub)."""
+
+    def __init__(self, build: Callable[[], Any], client: Any = None) -> None:
+        self._build = build
+        self._client = client
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._build()
+        return self._client

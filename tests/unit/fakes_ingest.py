@@ -1,0 +1,65 @@
+"""In-memory stand-ins for the ingest use case's ports (``ingest.ports``): an object store, a queue
+that records what it is sent, and a loader that loads nothing but reports as told."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any, BinaryIO
+
+from retrieval_core.loading.lines import OversizedLine
+from retrieval_core.loading.loader import LoadReport
+from retrieval_core.loading.parse import LineError
+from retrieval_core.models.ingest import ObjectRef, PartTask
+
+
+class MemoryObjects:
+    def __init__(self) -> None:
+        self.blobs: dict[tuple[str, str], bytes] = {}
+        self.documents: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def identify(self, ref: ObjectRef) -> ObjectRef:
+        return ObjectRef(ref.bucket, ref.key, "v1", '"etag"')
+
+    def open(self, ref: ObjectRef, start: int = 0, end: int | None = None) -> BinaryIO:
+        return io.BytesIO(self.blobs[(ref.bucket, ref.key)][start:end])
+
+    def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
+        return self.documents.get((bucket, key))
+
+    def write_json(self, bucket: str, key: str, document: dict[str, Any]) -> None:
+        self.documents[(bucket, key)] = document
+
+    def write_bytes(self, bucket: str, key: str, data: bytes) -> None:
+        self.blobs[(bucket, key)] = data
+
+
+class RecordingQueue:
+    def __init__(self) -> None:
+        self.tasks: list[PartTask] = []
+
+    def send(self, tasks: Sequence[PartTask]) -> None:
+        self.tasks += tasks
+
+
+class ScriptedLoader:
+    """Loads nothing; reports each non-blank line as loaded, except lines it is told to fail."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, list[bytes | OversizedLine], str | None]] = []
+        self.unwritten_lines: set[int] = set()
+
+    def load_lines(
+        self, lines: Iterable[bytes | OversizedLine], *, context_id: str | None = None, first_line: int = 1
+    ) -> LoadReport:
+        kept = list(lines)  # parts arrive as a stream of lines
+        self.calls.append((first_line, kept, context_id))
+        report = LoadReport()
+        for number, line in enumerate(kept, start=first_line):
+            if line == b"bad":
+                report.errors.append(LineError(number, "(line)", "not valid JSON"))
+            elif number in self.unwritten_lines:
+                report.unwritten.append(f"acme:p-{number}")
+            else:
+                report.loaded += 1
+        return report

@@ -1,0 +1,105 @@
+"""The loader against in-memory write ports: what it asks of any backend (the order of writes, what a
+refusal or an outage leaves, the counts it reports), with no OpenSearch or DynamoDB in the way."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fakes_store import FixedEmbedder
+from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
+from retrieval_core.loading.loader import Loader
+from retrieval_core.loading.metadata_keys import PoolKeyBudget
+from retrieval_core.ports import WriteRefusal
+
+DIMENSION = 3
+
+
+def line(item_id: str, **fields: Any) -> str:
+    item = {
+        "id": item_id,
+        "context_id": "acme",
+        "kind": "proposition",
+        "text": f"text of {item_id}",
+        "created_at": "2026-03-02T09:00:00Z",
+        "embedding": [1.0, 0.0, 0.0],
+        **fields,
+    }
+    return json.dumps(item)
+
+
+def delete(item_id: str) -> str:
+    return json.dumps({"op": "delete", "id": item_id})
+
+
+@pytest.fixture
+def ports() -> tuple[MemoryItemWriter, MemoryLineageWriter]:
+    return MemoryItemWriter(), MemoryLineageWriter()
+
+
+def loader_of(ports: tuple[MemoryItemWriter, MemoryLineageWriter], **options: Any) -> Loader:
+    items, lineage = ports
+    return Loader(items=items, lineage=lineage, embedder=FixedEmbedder({}, DIMENSION), **options)
+
+
+def test_a_load_writes_documents_and_rows_and_a_reload_counts_updates_and_drops_stale_rows(
+    ports: Any,
+) -> None:
+    items, lineage = ports
+    first = loader_of(ports).load_lines([line("acme:p-1", source_ids=["acme:p-0"]), line("acme:p-2")])
+    assert (first.loaded, first.updated, first.ok) == (2, 0, True)
+    assert set(items.documents) == {("acme", "acme:p-1"), ("acme", "acme:p-2")}
+    assert (items.prepared, items.refreshed) == ({"acme"}, {"acme"})
+    assert lineage.rows == {("acme", "link:acme:p-0:acme:p-1")}
+
+    again = loader_of(ports).load_lines([line("acme:p-1", source_ids=["acme:p-9"])])
+    assert (again.loaded, again.updated) == (1, 1)
+    assert lineage.rows == {("acme", "link:acme:p-9:acme:p-1")}
+
+
+def test_deletes_remove_rows_document_and_card_and_count_what_was_absent(ports: Any) -> None:
+    items, lineage = ports
+    loader_of(ports).load_lines([line("acme:p-1", source_ids=["acme:p-0"])])
+    report = loader_of(ports).load_lines([delete("acme:p-1"), delete("acme:p-404")], context_id="acme")
+    assert (report.deleted, report.absent, report.ok) == (1, 1, True)
+    assert (items.documents, lineage.cards, lineage.rows) == ({}, {}, set())
+
+
+def test_a_final_refusal_is_a_rejected_line_and_a_new_items_rows_are_removed_again(ports: Any) -> None:
+    items, lineage = ports
+    items.refusing["acme:p-2"] = WriteRefusal("acme:p-2", final=True, reason="the index refused the item")
+    report = loader_of(ports).load_lines([line("acme:p-1"), line("acme:p-2", source_ids=["acme:p-1"])])
+    assert (report.loaded, [str(error) for error in report.errors]) == (
+        1,
+        ["line 2: (item): the index refused the item"],
+    )
+    assert set(lineage.cards) == {("acme", "acme:p-1")} and lineage.rows == set()
+
+
+def test_a_refusal_worth_retrying_names_the_item_as_unwritten(ports: Any) -> None:
+    items, _ = ports
+    items.refusing["acme:p-1"] = WriteRefusal("acme:p-1", final=False, reason="throttled")
+    report = loader_of(ports).load_lines([line("acme:p-1")])
+    assert (report.loaded, report.unwritten, report.errors) == (0, ["acme:p-1"], [])
+
+
+def test_an_unavailable_store_stops_the_load_and_names_every_item_not_written(ports: Any) -> None:
+    items, lineage = ports
+    items.unavailable = True
+    report = loader_of(ports, chunk_size=1).load_lines(
+        [line("acme:p-1"), line("acme:p-2"), delete("acme:p-3")]
+    )
+    assert report.stopped == "the search store is down"
+    assert (report.loaded, report.unwritten) == (0, ["acme:p-1", "acme:p-2", "acme:p-3"])
+    assert lineage.cards == {}
+
+
+def test_the_pool_budget_refuses_lines_past_a_contexts_metadata_key_cap(ports: Any) -> None:
+    ledger = MemoryKeyLedger()
+    budget = PoolKeyBudget(ledger, declared={}, cap=2)
+    report = loader_of(ports, key_budget=budget).load_lines(
+        [line("acme:p-1", metadata={"a": "1", "b": "2"}), line("acme:p-2", metadata={"c": "3"})]
+    )
+    assert report.loaded == 1 and [(e.line, e.field) for e in report.errors] == [(2, "metadata")]
+    assert ledger.keys == {"acme": {"a", "b"}}
