@@ -19,7 +19,7 @@ from ... import deadline
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
-from ...ports import ArmResults, Expansion, SearchFilters, Stored, TimeWindow
+from ...ports import ArmResults, Expansion, FeedbackHit, SearchFilters, Stored, TimeWindow
 from . import queries
 from .client import backend_failures, failure_of
 from .documents import candidate_of, hit_of
@@ -36,7 +36,8 @@ VECTOR_ARM = "vector"
 
 
 class OpenSearchStore:
-    """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch and ItemReader."""
+    """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader,
+    VectorReader and FeedbackSearch."""
 
     def __init__(self, client: OpenSearch, layout: IndexLayout, *, timeout: float) -> None:
         self._client = client
@@ -71,22 +72,12 @@ class OpenSearchStore:
         ids_only: bool = False,
     ) -> ArmResults:
         """Both arms in one ``_msearch`` round trip, the alias in the path (where IAM policies see it)."""
-        alias = self._layout.alias(context_id)
-        header = {"routing": context_id, "ignore_unavailable": True}
-        bodies = [
-            header,
-            queries.lexical_body(context_id, text, filters, depth, expansion, ids_only=ids_only),
-            header,
-            queries.knn_body(context_id, vector, filters, depth, ids_only=ids_only),
-        ]
-        payload = "".join(json.dumps(line) + "\n" for line in bodies)
-        response = self._call(
-            lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
+        fields = queries.ID_FIELDS if ids_only else queries.SOURCE_FIELDS
+        lexical_result, vector_result = self._msearch(
+            context_id,
+            queries.lexical_body(context_id, text, filters, depth, expansion, fields=fields),
+            queries.knn_body(context_id, vector, filters, depth, fields=fields),
         )
-        lexical_result, vector_result = response["responses"]
-        for result in (lexical_result, vector_result):
-            if "error" in result:
-                raise failure_of(result.get("status"), "msearch")
         return ArmResults(
             arms={
                 LEXICAL_ARM: _candidates(lexical_result, rank_only=not self._layout.siloed),
@@ -127,6 +118,31 @@ class OpenSearchStore:
             if h["_source"].get(VECTOR_FIELD)
         }
 
+    def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
+        body = queries.lexical_body(context_id, text, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
+        return _feedback(self._search(context_id, body), rank_only=not self._layout.siloed)
+
+    def vector_feedback(
+        self, context_id: str, vector: Sequence[float], filters: SearchFilters
+    ) -> list[FeedbackHit]:
+        body = queries.knn_body(context_id, vector, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
+        return _feedback(self._search(context_id, body))
+
+    def _msearch(self, context_id: str, *bodies: dict[str, Any]) -> list[dict[str, Any]]:
+        """Several searches in one ``_msearch`` round trip, the alias in the path (where IAM policies see
+        it); one failed search fails them all."""
+        alias = self._layout.alias(context_id)
+        header = {"routing": context_id, "ignore_unavailable": True}
+        payload = "".join(json.dumps(line) + "\n" for body in bodies for line in (header, body))
+        response = self._call(
+            lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
+        )
+        results: list[dict[str, Any]] = response["responses"]
+        for result in results:
+            if "error" in result:
+                raise failure_of(result.get("status"), "msearch")
+        return results
+
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:
         alias = self._layout.alias(context_id)
         return self._call(
@@ -160,6 +176,19 @@ def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> l
 def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:
     return [
         candidate_of(h["_source"], score=_arm_score(h, rank, rank_only))
+        for rank, h in enumerate(_hits(response), start=1)
+    ]
+
+
+def _feedback(response: dict[str, Any], *, rank_only: bool = False) -> list[FeedbackHit]:
+    """First-pass hits with their texts and vectors (an item stored without a vector moves nothing)."""
+    return [
+        FeedbackHit(
+            h["_source"]["id"],
+            _arm_score(h, rank, rank_only),
+            h["_source"].get("text") or "",
+            [float(v) for v in h["_source"].get(VECTOR_FIELD) or ()],
+        )
         for rank, h in enumerate(_hits(response), start=1)
     ]
 
