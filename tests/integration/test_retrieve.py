@@ -172,10 +172,8 @@ def test_hybrid_with_fused_feedback_is_two_msearches_and_one_vector_read(
 ) -> None:
     from retrieval_core.adapters.opensearch.layout import IndexLayout
 
-    body = ok(
-        "acme",
-        {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": {"first_pass": "fused"}},
-    )
+    fused = {"first_pass": "fused"}
+    body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": fused})
     alias = IndexLayout.of(corpus_settings).alias("acme")
     # A fused first pass (ids only), the top hits' texts and vectors, the moved query.
     assert counted_requests == [

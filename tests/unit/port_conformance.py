@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         CursorStore,
         Embedder,
         EntityIndex,
+        FeedbackSearch,
         GraphTraversal,
         HybridSearch,
         ItemReader,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         _hybrid: HybridSearch = full
         _entity: EntityIndex = full
         _temporal: TemporalSearch = full
+        _feedback: FeedbackSearch = full
 
     def graph_fakes(graph: FakeGraph, items: FakeItems, lineage: FakeLineage) -> None:
         _graph: GraphTraversal = graph
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
         _entity: EntityIndex = store
         _temporal: TemporalSearch = store
         _items: ItemReader = store
+        _feedback: FeedbackSearch = store
         _graph: GraphTraversal = edges
         _lineage: LineageReader = lineage
 

@@ -30,9 +30,9 @@ def test_the_worker_keeps_the_requests_deadline() -> None:
     with deadline.within(30):
         left, _ = concurrently(deadline.remaining, lambda: None)
     assert left is not None and 0 < left <= 30
-    with deadline.within(-1):  # already passed: the worker's backend call must refuse to start
-        with pytest.raises(DeadlineExceededError):
-            concurrently(deadline.check, lambda: None)
+    # Already passed: the worker's backend call must refuse to start.
+    with deadline.within(-1), pytest.raises(DeadlineExceededError):
+        concurrently(deadline.check, lambda: None)
 
 
 def test_a_failed_first_pass_fails_the_request() -> None:
