@@ -222,3 +222,15 @@ def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> Non
     router.route(request(feedback={"first_pass": "fused"}))
     assert store.calls == ["hybrid", "vectors", "hybrid"]
     assert PRESETS["thorough"].feedback == FeedbackOptions(first_pass="fused")
+
+
+def test_hybrid_feedback_without_an_embedder_searches_nothing() -> None:
+    store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
+    router = RetrievalRouter(
+        Capabilities.of_search_store(store, graph=None, embedder=None),
+        CallerContext("acme"),
+        config=PRESETS["default"],
+    )
+    result = router.route(request())
+    assert (result.supported, result.missing_capability) == (False, "embedder")
+    assert store.calls == []  # the first pass would run beside the embedding: it must not start

@@ -259,6 +259,8 @@ class RetrievalRouter:
             vector = self._query_vector(request)
             first = self._fused_first_pass(store, text, vector, filters, tuning)
         else:
+            if request.vector is None:
+                _require(self._can.embedder, "embedder")  # missing: typed-empty before any search
             # BM25's top hits need no embedding: they are searched while the query is embedded.
             search = partial(source.lexical_feedback, ctx, text, replace(filters, size=options.docs))
             first, vector = concurrently(search, partial(self._query_vector, request))
