@@ -33,8 +33,8 @@ STOP_WORDS = frozenset(
 class FeedbackOptions(BaseModel):
     """Pseudo-relevance feedback: a first pass, then the real search with a query moved towards the first
     pass's top hits. lexical and hybrid add expansion terms to the lexical query; vector and hybrid move
-    the query vector towards the top hits' mean vector (Rocchio). Costs a second search and, when the
-    vector moves, one read of the top hits' vectors."""
+    the query vector towards the top hits' mean vector (Rocchio). Costs one more search (the first
+    pass brings its top hits' texts and vectors along); hybrid's ``fused`` first pass costs two."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
