@@ -38,9 +38,6 @@ from .rerank import RerankOptions, RerankStage
 from .responses import AppliedFilter, AppliedLimits, FilterPlacement
 
 GRAPH_ARM = "graph"
-FIRST_PASS_DEPTH = 20
-"""Hits of a single-arm feedback first pass (at least four per hit feedback reads): an arm's top hits
-are the same whatever its depth, so the first pass only ranks what feedback reads."""
 T = TypeVar("T")
 
 
@@ -166,9 +163,10 @@ class RetrievalRouter:
                 if tuning.feedback is None:
                     raw = normalise_by_max(lexical.lexical(ctx, text, filters))
                 else:
-                    first = normalise_by_max(
-                        lexical.lexical(ctx, text, _first_pass(filters, tuning.feedback))
-                    )
+                    # BM25 ranks exactly: its top hits are the same whatever the depth, so the first
+                    # pass asks for just the hits feedback reads.
+                    shallow = replace(filters, size=tuning.feedback.docs)
+                    first = normalise_by_max(lexical.lexical(ctx, text, shallow))
                     feedback = [FeedbackText(hit.text, hit.score) for hit in first]
                     expansion = self._expansion(text, feedback, tuning.feedback, notes)
                     raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
@@ -391,10 +389,6 @@ class Notes:
 
     rerank: str | None = None
     expansion_terms: list[str] | None = None
-
-
-def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilters:
-    return replace(filters, size=max(FIRST_PASS_DEPTH, 4 * feedback.docs))
 
 
 def fuse(arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig) -> list[Fused[Candidate]]:
