@@ -107,7 +107,7 @@ PresetName = Literal["default", "fast", "thorough"]
 
 PRESETS: dict[PresetName, RetrievalConfig] = {
     # Pseudo-relevance feedback on: +0.03 nDCG@10 for hybrid on the Cranfield dev queries, for one BM25
-    # first pass searched while the query is embedded (about 1.2x the one-pass latency, docs/QUALITY.md);
+    # first pass searched while the query is embedded (1.1-1.2x the one-pass p50, docs/QUALITY.md);
     # a request sends feedback.enabled false to skip it.
     "default": RetrievalConfig(feedback=FeedbackOptions()),
     # One round trip per request and fewer candidates per arm: for callers that want a handful of hits
