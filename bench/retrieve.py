@@ -59,7 +59,7 @@ def build_queries(corpus: Corpus, count: int) -> list[Query]:
 
 def request_body(mode: str, query: Query) -> dict[str, Any]:
     # One pass, like the raw baselines it is compared with: feedback (on in the default preset) would
-    # add its second search and vector read; docs/QUALITY.md measures what that costs.
+    # add its first-pass search; docs/QUALITY.md measures what that costs.
     body: dict[str, Any] = {"mode": mode, "top_k": TOP_K, "feedback": {"enabled": False}}
     if mode in ("lexical", "hybrid", "auto"):
         body["text"] = query.text

@@ -212,6 +212,31 @@ class VectorReader(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class FeedbackHit:
+    """A first-pass hit as pseudo-relevance feedback reads it: its score, text and stored embedding."""
+
+    id: str
+    score: float
+    text: str
+    vector: list[float]
+
+
+class FeedbackSearch(Protocol):
+    """Feedback first passes: an arm's top hits with their texts and stored vectors in the same round
+    trip (no separate read), under the same context and filters as the real search."""
+
+    def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
+        """BM25's top ``filters.size`` hits (scored as ``lexical`` scores them)."""
+        ...
+
+    def vector_feedback(
+        self, context_id: str, vector: Sequence[float], filters: SearchFilters
+    ) -> list[FeedbackHit]:
+        """k-NN's top ``filters.size`` hits."""
+        ...
+
+
 class CursorStore(Protocol):
     """Frozen rankings of paged requests, each under its context and a random cursor id, until expiry."""
 
@@ -234,6 +259,7 @@ class SearchStore(
     TemporalSearch,
     ItemReader,
     VectorReader,
+    FeedbackSearch,
     Protocol,
 ):
     """A store that serves every search mode and item reads (OpenSearch does)."""
@@ -260,6 +286,9 @@ class Capabilities:
     vectors: VectorReader | None = None
     reranker: Reranker | None = None
     """A hosted or local relevance model for the ``model`` rerank method; None: such requests say so."""
+    feedback: FeedbackSearch | None = None
+    """First passes that bring their hits' texts and vectors along. None: vector feedback is skipped
+    and hybrid feedback fuses a first pass, then reads its top hits."""
 
     @classmethod
     def of_search_store(
@@ -282,6 +311,7 @@ class Capabilities:
             embedder=embedder,
             vectors=store,
             reranker=reranker,
+            feedback=store,
         )
 
 

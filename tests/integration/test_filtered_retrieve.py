@@ -177,3 +177,30 @@ def test_expand_graph_filters_the_propositions_it_adds(corpus_settings: Settings
         "vector": "in_query",
         "graph": "on_results",
     }
+
+
+def test_feedback_first_passes_apply_the_filter_in_their_queries(corpus_settings: Settings) -> None:
+    from retrieval_core.bootstrap import container
+    from retrieval_core.models.filters import resolve
+    from retrieval_core.ports import SearchFilters
+    from retrieval_core.retrieval.requests import RetrieveRequest
+
+    where = {"not_equals": {"key": "kind", "value": "proposition"}}
+    parsed = RetrieveRequest.model_validate({"mode": "hybrid", "text": "x", "filter": where}).filter
+    assert parsed is not None
+    resolved = resolve(parsed, container().retrieval_config.metadata)
+    store, text = container().store, known.COLLIDING_NAMES[0].name
+    vector = container().embedder.embed([text])[0]
+    for filtered, unfiltered in (
+        (
+            store.lexical_feedback("acme", text, SearchFilters(size=20, where=resolved)),
+            store.lexical_feedback("acme", text, SearchFilters(size=20)),
+        ),
+        (
+            store.vector_feedback("acme", vector, SearchFilters(size=20, where=resolved)),
+            store.vector_feedback("acme", vector, SearchFilters(size=20)),
+        ),
+    ):
+        assert any(not matches(ITEMS[h.id], where) for h in unfiltered), "the filter must narrow"
+        assert filtered and all(matches(ITEMS[h.id], where) for h in filtered)
+        assert all(h.vector and h.text == ITEMS[h.id].text for h in filtered)

@@ -69,6 +69,18 @@ def test_no_mode_returns_or_mentions_another_context(model_corpus: Settings, ctx
         assert all(h["id"].startswith(f"{ctx}:") for h in body["hits"])
 
 
+@pytest.mark.parametrize("ctx", known.CONTEXTS)
+def test_feedback_first_passes_read_only_the_callers_items(model_corpus: Settings, ctx: str) -> None:
+    from retrieval_core.ports import SearchFilters
+
+    store, embedder = bootstrap.container().store, bootstrap.container().embedder
+    filters = SearchFilters(size=20)
+    lexical = store.lexical_feedback(ctx, COLLISION.name, filters)
+    vector = store.vector_feedback(ctx, embedder.embed([COLLISION.name])[0], filters)
+    assert lexical and vector
+    assert all(hit.id.startswith(f"{ctx}:") for hit in [*lexical, *vector])
+
+
 def test_the_colliding_fact_differs_and_each_context_sees_only_its_own(model_corpus: Settings) -> None:
     texts = {}
     for ctx in known.CONTEXTS:

@@ -153,20 +153,45 @@ def test_hybrid_is_exactly_one_http_request(corpus_settings: Settings, counted_r
     assert any(set(h["signals"]) == {"lexical", "vector"} for h in body["hits"])
 
 
-def test_hybrid_with_feedback_is_two_msearches_and_one_vector_read(
+def test_hybrid_with_feedback_is_one_search_then_one_msearch(
     corpus_settings: Settings, counted_requests: list[str]
 ) -> None:
     from retrieval_core.adapters.opensearch.layout import IndexLayout
 
     body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10})
     alias = IndexLayout.of(corpus_settings).alias("acme")
-    # The deployment default: a first pass, the top hits' vectors, the moved query; all on the alias.
+    # The deployment default: BM25's top hits with their texts and vectors (searched while the query is
+    # embedded), then the moved query's one _msearch; both on the caller's alias.
+    assert counted_requests == [f"POST /{alias}/_search", f"POST /{alias}/_msearch"]
+    assert body["applied"]["expansion_terms"]
+    assert body["hits"]
+
+
+def test_hybrid_with_fused_feedback_is_two_msearches_and_one_vector_read(
+    corpus_settings: Settings, counted_requests: list[str]
+) -> None:
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    fused = {"first_pass": "fused"}
+    body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": fused})
+    alias = IndexLayout.of(corpus_settings).alias("acme")
+    # A fused first pass (ids only), the top hits' texts and vectors, the moved query.
     assert counted_requests == [
         f"POST /{alias}/_msearch",
         f"POST /{alias}/_search",
         f"POST /{alias}/_msearch",
     ]
     assert body["applied"]["expansion_terms"]
+    assert body["hits"]
+
+
+def test_vector_with_feedback_is_two_searches(corpus_settings: Settings, counted_requests: list[str]) -> None:
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    body = ok("acme", {"mode": "vector", "text": "payments ledger outage", "top_k": 10})
+    alias = IndexLayout.of(corpus_settings).alias("acme")
+    # The first pass brings its top hits' vectors along: no separate read.
+    assert counted_requests == [f"POST /{alias}/_search", f"POST /{alias}/_search"]
     assert body["hits"]
 
 

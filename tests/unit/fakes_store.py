@@ -17,6 +17,7 @@ from retrieval_core.ports import (
     Capabilities,
     Embedder,
     Expansion,
+    FeedbackHit,
     Focus,
     GraphTraversal,
     NamedEntity,
@@ -72,9 +73,14 @@ class InMemoryLexicalStore:
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
     ) -> list[Hit]:
         self.calls.append("lexical")
+        return self._rank(self._overlap(context_id, text, filters, expansion), "lexical", filters.size)
+
+    def _overlap(
+        self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
+    ) -> list[tuple[float, Item]]:
+        """The fake's "BM25": how many of the query's words (and expansion terms) each item has."""
         query = _words(" ".join([text, *(term for term, _ in expansion)]))
-        scored = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
-        return self._rank(scored, "lexical", filters.size)
+        return [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
 
     def get_items(
         self, context_id: str, ids: Iterable[str], *, where: Filter | None = None
@@ -118,8 +124,7 @@ class InMemoryStore(InMemoryLexicalStore):
         ids_only: bool = False,
     ) -> ArmResults:
         self.calls.append("hybrid")
-        query = _words(" ".join([text, *(term for term, _ in expansion)]))
-        lexical = [(float(len(query & _words(i.text))), i) for i in self._visible(context_id, filters)]
+        lexical = self._overlap(context_id, text, filters, expansion)
         return ArmResults(
             arms={
                 "lexical": _candidates(self._rank(lexical, "lexical", depth)),
@@ -135,6 +140,21 @@ class InMemoryStore(InMemoryLexicalStore):
             for i in self._visible(context_id, None)
             if i.id in wanted and i.embedding
         }
+
+    def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
+        self.calls.append("lexical_feedback")
+        return self._feedback(self._rank(self._overlap(context_id, text, filters), "lexical", filters.size))
+
+    def vector_feedback(
+        self, context_id: str, vector: Sequence[float], filters: SearchFilters
+    ) -> list[FeedbackHit]:
+        self.calls.append("vector_feedback")
+        return self._feedback(self._vector(context_id, vector, filters, filters.size))
+
+    def _feedback(self, hits: list[Hit]) -> list[FeedbackHit]:
+        return [
+            FeedbackHit(h.id, h.score, h.text or "", list(self.items[h.id].embedding or ())) for h in hits
+        ]
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         self.calls.append("entity")

@@ -4,6 +4,7 @@ score normalisations by hand; pseudo-relevance feedback's terms and Rocchio's ve
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from fakes_store import FixedEmbedder, InMemoryStore
 from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Hit
 from retrieval_core.models.item import Item
-from retrieval_core.ports import Capabilities
+from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import PRESETS, FusionConfig, RetrievalConfig
 from retrieval_core.retrieval.feedback import (
     FeedbackOptions,
@@ -21,6 +22,7 @@ from retrieval_core.retrieval.feedback import (
     rocchio,
 )
 from retrieval_core.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from retrieval_core.retrieval.pager import Page
 from retrieval_core.retrieval.requests import RetrieveRequest
 from unpaged import Unpaged
 
@@ -135,9 +137,36 @@ def item(n: int, context: str, text: str, team: str) -> Item:
     )
 
 
-@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
-def test_feedback_reads_only_the_callers_filtered_hits(mode: str) -> None:
-    store = InMemoryStore(
+class VectorRecordingStore(InMemoryStore):
+    """Records the query vector of every k-NN search (the moved one is the last)."""
+
+    def __init__(self, items: list[Item]) -> None:
+        super().__init__(items)
+        self.searched: list[list[float]] = []
+
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
+        self.searched.append(list(vector))
+        return super().vector(context_id, vector, filters)
+
+    def hybrid(
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
+    ) -> ArmResults:
+        self.searched.append(list(vector))
+        return super().hybrid(context_id, text, vector, filters, depth, expansion, ids_only=ids_only)
+
+
+def filtered_feedback(mode: str, feedback: dict[str, Any]) -> tuple[Page, VectorRecordingStore]:
+    """A request filtered to team aero in acme, over a corpus where a foreign item and a filtered-out
+    one would both change the feedback if a first pass read them."""
+    store = VectorRecordingStore(
         [
             item(1, "acme", "wing flutter onset", "aero"),
             item(2, "acme", "wing structures fatigue", "structures"),
@@ -147,10 +176,27 @@ def test_feedback_reads_only_the_callers_filtered_hits(mode: str) -> None:
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
     capabilities = Capabilities.of_search_store(store, graph=None, embedder=embedder)
     router = Unpaged(capabilities, CallerContext("acme"), config=PRESETS["default"])
-    result = router.route(request(mode=mode, filter={"equals": {"key": "metadata.team", "value": "aero"}}))
+    aero = {"equals": {"key": "metadata.team", "value": "aero"}}
+    return router.route(request(mode=mode, filter=aero, feedback=feedback)), store
+
+
+@pytest.mark.parametrize(
+    ("mode", "first_pass"), [("lexical", "lexical"), ("hybrid", "lexical"), ("hybrid", "fused")]
+)
+def test_feedback_reads_only_the_callers_filtered_hits(mode: str, first_pass: str) -> None:
+    result, _ = filtered_feedback(mode, {"first_pass": first_pass})
     assert result.applied.expansion_terms is not None
     assert set(result.applied.expansion_terms) <= {"wing", "flutter", "onset"}  # p-1's words only
     assert [h.id for h in result.hits] == ["acme:p-1"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "first_pass"), [("vector", "lexical"), ("hybrid", "lexical"), ("hybrid", "fused")]
+)
+def test_rocchio_moves_towards_the_callers_filtered_hits_only(mode: str, first_pass: str) -> None:
+    _, store = filtered_feedback(mode, {"first_pass": first_pass})
+    # p-1's vector is [1, 1]; p-2's [1, 2] (filtered out) or globex's p-3 [1, 3] would pull further.
+    assert store.searched[-1] == pytest.approx(rocchio([1.0, 0.0], [[1.0, 1.0]], 1.0))
 
 
 def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> None:
@@ -167,4 +213,25 @@ def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> Non
     assert store.calls == ["hybrid"]
     store.calls.clear()
     router.route(request())
+    # BM25's top hits with their texts and vectors (searched while the query is embedded), then the
+    # moved hybrid search.
+    assert store.calls == ["lexical_feedback", "hybrid"]
+    store.calls.clear()
+    router.route(request(mode="vector"))
+    assert store.calls == ["vector_feedback", "vector"]
+    store.calls.clear()
+    router.route(request(feedback={"first_pass": "fused"}))
     assert store.calls == ["hybrid", "vectors", "hybrid"]
+    assert PRESETS["thorough"].feedback == FeedbackOptions(first_pass="fused")
+
+
+def test_hybrid_feedback_without_an_embedder_searches_nothing() -> None:
+    store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
+    router = Unpaged(
+        Capabilities.of_search_store(store, graph=None, embedder=None),
+        CallerContext("acme"),
+        config=PRESETS["default"],
+    )
+    result = router.route(request())
+    assert (result.supported, result.missing_capability) == (False, "embedder")
+    assert store.calls == []  # the first pass would run beside the embedding: it must not start

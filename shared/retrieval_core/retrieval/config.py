@@ -106,16 +106,18 @@ PresetName = Literal["default", "fast", "thorough"]
 """Chosen per deployment with ``RETRIEVAL_PRESET`` (template parameter ``RetrievalPreset``)."""
 
 PRESETS: dict[PresetName, RetrievalConfig] = {
-    # Pseudo-relevance feedback on: +0.03 nDCG@10 for hybrid on the Cranfield dev queries, for one more
-    # _msearch and one vector read (docs/QUALITY.md); a request sends feedback.enabled false to skip it.
+    # Pseudo-relevance feedback on: +0.03 nDCG@10 for hybrid on the Cranfield dev queries, for one BM25
+    # first pass searched while the query is embedded (1.1-1.2x the one-pass p50, docs/QUALITY.md);
+    # a request sends feedback.enabled false to skip it.
     "default": RetrievalConfig(feedback=FeedbackOptions()),
     # One round trip per request and fewer candidates per arm: for callers that want a handful of hits
     # fast.
     "fast": RetrievalConfig(fusion=FusionConfig(candidate_depth=30)),
-    # Deeper arms and a wider graph arm for recall-oriented research agents.
+    # Deeper arms and a wider graph arm for recall-oriented research agents; feedback from the fused
+    # first pass, which gave the best Recall@100 for one more round trip.
     "thorough": RetrievalConfig(
         fusion=FusionConfig(candidate_depth=300),
-        feedback=FeedbackOptions(),
+        feedback=FeedbackOptions(first_pass="fused"),
         expansion=GraphExpansionConfig(seed_hits=10, max_added=25),
     ),
 }

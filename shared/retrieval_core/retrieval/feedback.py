@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 _WORD = re.compile(r"[^\W\d_][^\W_]+")
+FirstPass = Literal["lexical", "fused"]
+
 STOP_WORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further had has
@@ -31,8 +33,8 @@ STOP_WORDS = frozenset(
 class FeedbackOptions(BaseModel):
     """Pseudo-relevance feedback: a first pass, then the real search with a query moved towards the first
     pass's top hits. lexical and hybrid add expansion terms to the lexical query; vector and hybrid move
-    the query vector towards the top hits' mean vector (Rocchio). Costs a second search and, when the
-    vector moves, one read of the top hits' vectors."""
+    the query vector towards the top hits' mean vector (Rocchio). Costs one more search (the first
+    pass brings its top hits' texts and vectors along); hybrid's ``fused`` first pass costs two."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
@@ -40,7 +42,7 @@ class FeedbackOptions(BaseModel):
     docs: int = Field(default=5, ge=1, le=20, description="How many top hits of the first pass are read.")
     terms: int = Field(default=20, ge=1, le=50, description="How many expansion terms are added.")
     weight: float = Field(
-        default=0.5,
+        default=0.8,
         ge=0,
         lt=1,
         allow_inf_nan=False,
@@ -53,6 +55,12 @@ class FeedbackOptions(BaseModel):
         allow_inf_nan=False,
         description="Rocchio: the top hits' mean vector is added with this weight to the unit query "
         "vector (0: the vector is left alone).",
+    )
+    first_pass: FirstPass = Field(
+        default="lexical",
+        description="hybrid: how the feedback hits are found. `lexical`: BM25's top hits with their texts "
+        "and vectors, searched while the query is embedded (two round trips in all); `fused`: both arms "
+        "ranked and fused, then one read of the top hits' texts and vectors (three).",
     )
 
 

@@ -15,11 +15,12 @@ from typing import TypeVar
 from ..context import CallerContext
 from ..graph.walk import walk
 from ..models.hits import Candidate, Hit, Signal
-from ..ports import Capabilities, HybridSearch, SearchFilters, TimeWindow
+from ..ports import Capabilities, FeedbackHit, HybridSearch, SearchFilters, TimeWindow
 from .auto import rank_auto
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
+from .first_pass import concurrently
 from .fusion import (
     Fused,
     RescorableT,
@@ -35,9 +36,6 @@ from .requests import Mode, RetrieveRequest
 from .rerank import RerankStage
 from .responses import GRAPH_ARM, AppliedLimits, Inference
 
-FIRST_PASS_DEPTH = 20
-"""Hits of a single-arm feedback first pass (at least four per hit feedback reads): an arm's top hits
-are the same whatever its depth, so the first pass only ranks what feedback reads."""
 T = TypeVar("T")
 
 
@@ -109,9 +107,10 @@ class RetrievalRouter:
                 if tuning.feedback is None:
                     raw = normalise_by_max(lexical.lexical(ctx, text, filters))
                 else:
-                    first = normalise_by_max(
-                        lexical.lexical(ctx, text, _first_pass(filters, tuning.feedback))
-                    )
+                    # BM25 ranks exactly: its top hits are the same whatever the depth, so the first
+                    # pass asks for just the hits feedback reads.
+                    shallow = replace(filters, size=tuning.feedback.docs)
+                    first = normalise_by_max(lexical.lexical(ctx, text, shallow))
                     feedback = [FeedbackText(hit.text, hit.score) for hit in first]
                     expansion = self._expansion(text, feedback, tuning.feedback, notes)
                     raw = normalise_by_max(lexical.lexical(ctx, text, filters, expansion))
@@ -119,11 +118,14 @@ class RetrievalRouter:
             case Mode.VECTOR:
                 search = _require(self._can.vector, "vector")
                 vector = self._query_vector(request)
-                if tuning.feedback is None or tuning.feedback.vector_weight <= 0:
+                options, source = tuning.feedback, self._can.feedback
+                if options is None or options.vector_weight <= 0 or source is None:
                     raw = search.vector(ctx, vector, filters)
                 else:
-                    first = search.vector(ctx, vector, _first_pass(filters, tuning.feedback))
-                    raw = search.vector(ctx, self._moved(vector, first, tuning.feedback), filters)
+                    # The first pass brings its top hits' vectors along: one round trip, no read.
+                    top = source.vector_feedback(ctx, vector, replace(filters, size=options.docs))
+                    moved = rocchio(vector, [hit.vector for hit in top], options.vector_weight)
+                    raw = search.vector(ctx, moved, filters)
                 return ranked(raw, filters.size, arms=("vector",))
             case Mode.HYBRID:
                 return self._hybrid(request, filters, applied, all_fused, tuning, notes)
@@ -154,13 +156,13 @@ class RetrievalRouter:
         notes: Notes,
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         store = _require(self._can.hybrid, "hybrid")
-        vector = self._query_vector(request)
         text = request.text or ""
         depth = max(tuning.fusion.candidate_depth, filters.size)
         if tuning.feedback is None:
+            vector = self._query_vector(request)
             arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
         else:
-            arms = self._fed_back(store, text, vector, filters, depth, tuning, notes)
+            arms = self._fed_back(store, request, filters, depth, tuning, notes)
         ordered, dropped = self._ordered(fuse(arms, tuning.fusion), request, applied)
         kept = ordered if all_fused else ordered[: filters.size]
         complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
@@ -185,30 +187,47 @@ class RetrievalRouter:
     def _fed_back(
         self,
         store: HybridSearch,
-        text: str,
-        vector: list[float],
+        request: RetrieveRequest,
         filters: SearchFilters,
         depth: int,
         tuning: Tuning,
         notes: Notes,
     ) -> Mapping[str, Sequence[Candidate]]:
-        """Hybrid feedback: the fused first pass judges relevance better than either arm alone, so both
-        arms are moved towards its top hits and searched again. The first pass ranks the full pool (a
-        fused top needs each arm's full ranks) but carries only ids; the top hits' texts and vectors
-        come in one read of just those items."""
+        """Hybrid feedback: both arms moved towards the first pass's top hits (``first_pass`` says how
+        they are found) and searched again in one ``_msearch``."""
+        options = tuning.feedback
+        assert options is not None
+        ctx, text = self._context.context_id, request.text or ""
+        source = self._can.feedback
+        if options.first_pass == "fused" or source is None:
+            vector = self._query_vector(request)
+            first = self._fused_first_pass(store, text, vector, filters, tuning)
+        else:
+            if request.vector is None:
+                _require(self._can.embedder, "embedder")  # missing: typed-empty before any search
+            # BM25's top hits need no embedding: they are searched while the query is embedded.
+            search = partial(source.lexical_feedback, ctx, text, replace(filters, size=options.docs))
+            first, vector = concurrently(search, partial(self._query_vector, request))
+        first = first[: options.docs]
+        texts = [FeedbackText(hit.text, hit.score) for hit in first]
+        expansion = self._expansion(text, texts, options, notes)
+        moved = rocchio(vector, [hit.vector for hit in first], options.vector_weight)
+        return store.hybrid(ctx, text, moved, filters, depth, expansion).arms
+
+    def _fused_first_pass(
+        self, store: HybridSearch, text: str, vector: list[float], filters: SearchFilters, tuning: Tuning
+    ) -> list[FeedbackHit]:
+        """The fused top hits, the best judge of relevance: both arms rank the configured pool (a fused
+        top needs each arm's full ranks, and every page of a request gets the same feedback) with ids
+        only, then one read brings just the top hits' texts and vectors."""
         assert tuning.feedback is not None
         ctx = self._context.context_id
-        # The first pass ranks the configured pool whatever the page's depth, so every page of a request
-        # gets the same feedback.
-        first_depth = tuning.fusion.candidate_depth
-        arms = store.hybrid(ctx, text, vector, filters, first_depth, ids_only=True).arms
+        arms = store.hybrid(ctx, text, vector, filters, tuning.fusion.candidate_depth, ids_only=True).arms
         top = fuse(arms, tuning.fusion)[: tuning.feedback.docs]
         stored = self._can.vectors.vectors(ctx, [f.id for f in top]) if self._can.vectors and top else {}
-        found = [(stored[f.id], f.score) for f in top if f.id in stored]
-        first = [FeedbackText(item.text, score) for item, score in found]
-        expansion = self._expansion(text, first, tuning.feedback, notes)
-        moved = rocchio(vector, [item.vector for item, _ in found], tuning.feedback.vector_weight)
-        return store.hybrid(ctx, text, moved, filters, depth, expansion).arms
+        return [
+            FeedbackHit(f.id, f.score, stored[f.id].text, stored[f.id].vector) for f in top if f.id in stored
+        ]
 
     def _expansion(
         self, text: str, first: Sequence[FeedbackText], options: FeedbackOptions, notes: Notes
@@ -219,15 +238,6 @@ class RetrievalRouter:
         terms = expansion_terms(first[: options.docs], options.terms)
         notes.expansion_terms = [term.term for term in terms]
         return boosts(text, terms, options.weight)
-
-    def _moved(self, vector: list[float], first: Sequence[Hit], options: FeedbackOptions) -> list[float]:
-        """Rocchio: the query vector moved towards the first pass's top hits' stored vectors (read in
-        one round trip, in the caller's context); unchanged when nothing can be read."""
-        if options.vector_weight <= 0 or self._can.vectors is None or not first:
-            return vector
-        ids = [hit.id for hit in first[: options.docs]]
-        stored = self._can.vectors.vectors(self._context.context_id, ids)
-        return rocchio(vector, [stored[i].vector for i in ids if i in stored], options.vector_weight)
 
     def _reranked(self, hits: list[Hit], request: RetrieveRequest, tuning: Tuning, notes: Notes) -> list[Hit]:
         if not tuning.reranks(request.mode):
@@ -305,10 +315,6 @@ class Notes:
     rerank: str | None = None
     expansion_terms: list[str] | None = None
     inferred: list[Inference] | None = None
-
-
-def _first_pass(filters: SearchFilters, feedback: FeedbackOptions) -> SearchFilters:
-    return replace(filters, size=max(FIRST_PASS_DEPTH, 4 * feedback.docs))
 
 
 def fuse(

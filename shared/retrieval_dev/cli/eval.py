@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation.collection import read_collection
     from ..evaluation.provision import describe_index, evaluation_index
     from ..evaluation.report import comparison, hybrid_gain, record, table
-    from ..evaluation.runner import run_mode
+    from ..evaluation.runner import Run, run_interleaved, run_mode
 
     started = time.perf_counter()
     try:
@@ -68,12 +68,10 @@ def run(args: argparse.Namespace) -> int:
             loaded = time.perf_counter()
             results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]
             compared = _configurations(args.compare)
-            comparisons = {
-                c.name: run_mode(
-                    c.mode, queries, collection.qrels, args.top_k, options=c.options, label=c.name
-                )
-                for c in compared
-            }
+            # Interleaved query by query: on a shared machine, load changes weigh on every row alike.
+            comparisons = run_interleaved(
+                [Run(c.name, c.mode, c.options) for c in compared], queries, collection.qrels, args.top_k
+            )
             container = bootstrap.container()
             configuration = {
                 "index": describe_index(settings),

@@ -2,7 +2,8 @@
 against the mode's configuration before this round of changes, with a paired randomisation test.
 
 Every configuration is a set of request options (fusion, feedback, rerank) sent to the real handler: the
-deployment stays as it is and each row is what a caller asking for it would get.
+deployment stays as it is and each row is what a caller asking for it would get. The configurations run
+interleaved, query by query, so their latencies are measured under the same load.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
         "hybrid + Rocchio only", "hybrid", {"feedback": {"weight": 0}}, "hybrid, before (RRF k=10)"
     ),
     Configuration("hybrid, default (+ PRF + Rocchio)", "hybrid", {}, "hybrid, before (RRF k=10)"),
+    Configuration(
+        "hybrid, fused first pass",
+        "hybrid",
+        {"feedback": {"first_pass": "fused"}},
+        "hybrid, before (RRF k=10)",
+    ),
     Configuration(
         "hybrid, default + MMR 0.9",
         "hybrid",

@@ -105,22 +105,44 @@ def run_mode(
 ) -> ModeResult:
     """Every query once, timed, with its OpenSearch round trips counted; one unmeasured warm-up call
     first so model loading and connection set-up are not charged to the first query."""
+    return run_interleaved([Run(label or mode, mode, options or {})], queries, qrels, top_k)[label or mode]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One way of asking: a mode and the request options sent with it."""
+
+    label: str
+    mode: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+def run_interleaved(
+    runs: Sequence[Run], queries: Sequence[Query], qrels: Mapping[str, Mapping[str, int]], top_k: int = TOP_K
+) -> dict[str, ModeResult]:
+    """Every run on every query, query by query (the runs' order rotating from one query to the next),
+    so a change of load on a shared machine weighs on every run alike and their latencies compare; one
+    unmeasured warm-up call per run first."""
     from retrieval_core import bootstrap
 
     if queries:
-        retrieve_ranking(mode, queries[0].text, top_k, options)
+        for run in runs:
+            retrieve_ranking(run.mode, queries[0].text, top_k, run.options)
     store = bootstrap.container().store
-    result = ModeResult(label or mode)
-    for query in queries:
-        calls = store.backend_calls
-        started = time.perf_counter()
-        ranking = retrieve_ranking(mode, query.text, top_k, options)
-        result.latencies_ms.append((time.perf_counter() - started) * 1000)
-        result.round_trips.append(store.backend_calls - calls)
+    results = {run.label: ModeResult(run.label) for run in runs}
+    for number, query in enumerate(queries):
         judged = qrels.get(query.id, {})
-        result.scores[query.id] = QueryScore(
-            ndcg=ndcg(ranking, judged, NDCG_AT),
-            recall=recall(ranking, judged, RECALL_AT),
-            reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
-        )
-    return result
+        shift = number % len(runs) if runs else 0
+        for run in [*runs[shift:], *runs[:shift]]:
+            calls = store.backend_calls
+            started = time.perf_counter()
+            ranking = retrieve_ranking(run.mode, query.text, top_k, run.options)
+            result = results[run.label]
+            result.latencies_ms.append((time.perf_counter() - started) * 1000)
+            result.round_trips.append(store.backend_calls - calls)
+            result.scores[query.id] = QueryScore(
+                ndcg=ndcg(ranking, judged, NDCG_AT),
+                recall=recall(ranking, judged, RECALL_AT),
+                reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
+            )
+    return results

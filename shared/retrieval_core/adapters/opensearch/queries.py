@@ -43,6 +43,10 @@ SOURCE_FIELDS = {
 ID_FIELDS = {"includes": ["id", "kind"]}
 """A feedback first pass: fusion needs ids, kinds and scores, and its candidates are never returned."""
 
+FEEDBACK_FIELDS = {"includes": ["id", "text", VECTOR_FIELD]}
+"""A feedback first pass that reads its few top hits directly: what the expansion terms and Rocchio's
+moved vector are made of."""
+
 BY_CONFIDENCE = [{"confidence": {"order": "desc", "missing": "_first"}}, {"id": {"order": "asc"}}]
 """Entity and temporal hits score their confidence (none counts as 1.0) and rank by score, then id: the
 backend must cut its top n in that same order, or a deeper request would rank a different prefix."""
@@ -71,27 +75,32 @@ def lexical_body(
     size: int,
     expansion: Expansion = (),
     *,
-    ids_only: bool = False,
+    fields: dict[str, Any] = SOURCE_FIELDS,
 ) -> dict[str, Any]:
     """BM25 on ``text``; with ``expansion``, also on each (term, boost): a document matching any of
-    them qualifies, and the filters stay the same."""
+    them qualifies, and the filters stay the same. ``fields``: what each hit's source carries."""
     match: dict[str, Any] = {"match": {"text": {"query": text}}}
     if expansion:
         terms = [{"match": {"text": {"query": term, "boost": boost}}} for term, boost in expansion]
         match = {"bool": {"should": [match, *terms], "minimum_should_match": 1}}
     return {
         "size": size,
-        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
+        "_source": fields,
         "query": {"bool": {"must": [match], "filter": filter_clauses(context_id, filters)}},
     }
 
 
 def knn_body(
-    context_id: str, vector: Sequence[float], filters: SearchFilters, size: int, *, ids_only: bool = False
+    context_id: str,
+    vector: Sequence[float],
+    filters: SearchFilters,
+    size: int,
+    *,
+    fields: dict[str, Any] = SOURCE_FIELDS,
 ) -> dict[str, Any]:
     return {
         "size": size,
-        "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
+        "_source": fields,
         "query": {
             "knn": {
                 VECTOR_FIELD: {

@@ -20,7 +20,7 @@ from ... import deadline
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
-from ...ports import ArmResults, Expansion, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
+from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import queries, question_queries
 from .client import failure_of, opensearch_failures
 from .documents import NAME_KEY_SEPARATOR, candidate_of, hit_of
@@ -37,7 +37,8 @@ VECTOR_ARM = "vector"
 
 
 class OpenSearchStore:
-    """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch and ItemReader."""
+    """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader,
+    VectorReader and FeedbackSearch."""
 
     def __init__(self, client: OpenSearch, layout: IndexLayout, *, timeout: float) -> None:
         self._client = client
@@ -72,12 +73,11 @@ class OpenSearchStore:
         ids_only: bool = False,
     ) -> ArmResults:
         """Both arms in one ``_msearch`` round trip, the alias in the path (where IAM policies see it)."""
+        fields = queries.ID_FIELDS if ids_only else queries.SOURCE_FIELDS
         lexical, vector_result = self._msearch(
             context_id,
-            [
-                queries.lexical_body(context_id, text, filters, depth, expansion, ids_only=ids_only),
-                queries.knn_body(context_id, vector, filters, depth, ids_only=ids_only),
-            ],
+            queries.lexical_body(context_id, text, filters, depth, expansion, fields=fields),
+            queries.knn_body(context_id, vector, filters, depth, fields=fields),
         )
         return self._hybrid_arms(lexical, vector_result)
 
@@ -87,11 +87,9 @@ class OpenSearchStore:
         """Hybrid's two arms and the entity dictionary lookup, in the same ``_msearch``."""
         lexical, vector_result, names = self._msearch(
             context_id,
-            [
-                queries.lexical_body(context_id, text, filters, depth),
-                queries.knn_body(context_id, vector, filters, depth),
-                question_queries.names_body(context_id, text, filters),
-            ],
+            queries.lexical_body(context_id, text, filters, depth),
+            queries.knn_body(context_id, vector, filters, depth),
+            question_queries.names_body(context_id, text, filters),
         )
         buckets = names.get("aggregations", {}).get("names", {}).get("buckets", [])
         entries = [NamedEntity(*b["key"].split(NAME_KEY_SEPARATOR)) for b in buckets]
@@ -103,7 +101,7 @@ class OpenSearchStore:
         if focus.empty:
             return ArmResults()
         bodies = question_queries.focus_bodies(context_id, focus, filters, depth)
-        results = self._msearch(context_id, list(bodies.values()))
+        results = self._msearch(context_id, *bodies.values())
         rank_only = not self._layout.siloed
         return ArmResults(
             arms={
@@ -119,20 +117,6 @@ class OpenSearchStore:
                 VECTOR_ARM: _candidates(vector),
             }
         )
-
-    def _msearch(self, context_id: str, bodies: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``bodies`` in one ``_msearch`` on the context's alias, routed by the context; one result each."""
-        alias = self._layout.alias(context_id)
-        header = {"routing": context_id, "ignore_unavailable": True}
-        payload = "".join(json.dumps(line) + "\n" for body in bodies for line in (header, body))
-        response = self._call(
-            lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
-        )
-        results: list[dict[str, Any]] = response["responses"]
-        for result in results:
-            if "error" in result:
-                raise failure_of(result.get("status"), "msearch")
-        return results
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         response = self._search(context_id, queries.entity_body(context_id, entity_id, filters))
@@ -167,6 +151,31 @@ class OpenSearchStore:
             if h["_source"].get(VECTOR_FIELD)
         }
 
+    def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
+        body = queries.lexical_body(context_id, text, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
+        return _feedback(self._search(context_id, body), rank_only=not self._layout.siloed)
+
+    def vector_feedback(
+        self, context_id: str, vector: Sequence[float], filters: SearchFilters
+    ) -> list[FeedbackHit]:
+        body = queries.knn_body(context_id, vector, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
+        return _feedback(self._search(context_id, body))
+
+    def _msearch(self, context_id: str, *bodies: dict[str, Any]) -> list[dict[str, Any]]:
+        """Several searches in one ``_msearch`` round trip, the alias in the path (where IAM policies see
+        it); one failed search fails them all."""
+        alias = self._layout.alias(context_id)
+        header = {"routing": context_id, "ignore_unavailable": True}
+        payload = "".join(json.dumps(line) + "\n" for body in bodies for line in (header, body))
+        response = self._call(
+            lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
+        )
+        results: list[dict[str, Any]] = response["responses"]
+        for result in results:
+            if "error" in result:
+                raise failure_of(result.get("status"), "msearch")
+        return results
+
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:
         alias = self._layout.alias(context_id)
         return self._call(
@@ -200,6 +209,19 @@ def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> l
 def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:
     return [
         candidate_of(h["_source"], score=_arm_score(h, rank, rank_only))
+        for rank, h in enumerate(_hits(response), start=1)
+    ]
+
+
+def _feedback(response: dict[str, Any], *, rank_only: bool = False) -> list[FeedbackHit]:
+    """First-pass hits with their texts and vectors (an item stored without a vector moves nothing)."""
+    return [
+        FeedbackHit(
+            h["_source"]["id"],
+            _arm_score(h, rank, rank_only),
+            h["_source"].get("text") or "",
+            [float(v) for v in h["_source"].get(VECTOR_FIELD) or ()],
+        )
         for rank, h in enumerate(_hits(response), start=1)
     ]
 

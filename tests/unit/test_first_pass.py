@@ -1,0 +1,43 @@
+"""``concurrently``: the feedback first pass runs beside the query's embedding, with the request's
+deadline, and its failures reach the caller."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from retrieval_core import deadline
+from retrieval_core.errors import DeadlineExceededError
+from retrieval_core.retrieval.first_pass import concurrently
+
+
+def test_both_run_at_once_and_their_results_come_back_in_order() -> None:
+    second_started = threading.Event()
+
+    def first() -> str:
+        # Finishes only once the other has started: run one after the other, this would time out.
+        assert second_started.wait(timeout=10)
+        return "searched"
+
+    def second() -> list[float]:
+        second_started.set()
+        return [1.0, 0.0]
+
+    assert concurrently(first, second) == ("searched", [1.0, 0.0])
+
+
+def test_the_worker_keeps_the_requests_deadline() -> None:
+    with deadline.within(30):
+        left, _ = concurrently(deadline.remaining, lambda: None)
+    assert left is not None and 0 < left <= 30
+    # Already passed: the worker's backend call must refuse to start.
+    with deadline.within(-1), pytest.raises(DeadlineExceededError):
+        concurrently(deadline.check, lambda: None)
+
+
+def test_a_failed_first_pass_fails_the_request() -> None:
+    def failing() -> None:
+        raise RuntimeError("search failed")
+
+    with pytest.raises(RuntimeError, match="search failed"):
+        concurrently(failing, lambda: 1)
