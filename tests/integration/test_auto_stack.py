@@ -92,7 +92,7 @@ def test_at_most_one_round_trip_more_than_hybrid(corpus: Settings) -> None:
         status, _ = retrieve("acme", body | {"text": "What did Dmitri Volkov deploy before April?"})
         assert status == 200
         costs[name] = store.backend_calls - before
-    assert costs == {"hybrid": 3, "hybrid_plain": 1, "auto": 2, "auto_uninferred": 1}
+    assert costs == {"hybrid": 2, "hybrid_plain": 1, "auto": 2, "auto_uninferred": 1}
 
 
 def test_the_dictionary_follows_loads_and_deletes(fresh_settings: Settings) -> None:
