@@ -23,10 +23,11 @@ at most one more than hybrid without it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from ..models.hits import Hit
+from ..models.hits import Candidate
+from ..models.vocabulary import Kind
 from ..ports import (
     EDGES_ARM,
     ENTITY_ARM,
@@ -42,51 +43,43 @@ from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from ..understanding.wording import content_words
-from .errors import CapabilityMissingError
-from .fusion import built
 from .requests import Mode, RetrieveRequest
-from .responses import AppliedLimits, Inference
-
-if TYPE_CHECKING:
-    from .prepared import Tuning
-    from .router import Notes, RetrievalRouter
+from .responses import Inference
 
 ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, EDGES_ARM: 0.15, WINDOW_ARM: 0.8, VALID_NOW_ARM: 0.4}
 """Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
 confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
 
 
-def rank_auto(
-    router: RetrievalRouter,
-    request: RetrieveRequest,
-    filters: SearchFilters,
-    applied: AppliedLimits,
-    all_fused: bool,
-    tuning: Tuning,
-    notes: Notes,
-) -> tuple[list[Hit], tuple[str, ...], bool]:
-    """The auto ranking to ``filters.size`` (or every fused candidate with ``all_fused``)."""
-    from .router import fuse  # the router imports this module; its fusion is the one hybrid uses
+@dataclass(frozen=True, slots=True)
+class AutoArms:
+    """What reading the question added to hybrid: every arm to fuse (hybrid's two and the focus arms),
+    the focus arms' weights, the kind weights, and the inferences to report."""
 
-    store = router._can.question
-    if store is None:
-        raise CapabilityMissingError("auto")
-    ctx = router._context.context_id
+    arms: dict[str, Sequence[Candidate]]
+    arm_weights: dict[str, float]
+    kind_weights: dict[Kind, float]
+    inferred: list[Inference]
+
+
+def auto_arms(
+    store: QuestionSearch,
+    context_id: str,
+    request: RetrieveRequest,
+    vector: Sequence[float],
+    filters: SearchFilters,
+    depth: int,
+) -> AutoArms:
+    """Hybrid's arms and the dictionary in one ``_msearch``, the question read against the names, and
+    the arms of what it names in one more (none when nothing is named)."""
     text = request.text or ""
-    vector = router._query_vector(request)
-    depth = max(tuning.fusion.candidate_depth, filters.size)
-    base, dictionary = store.hybrid_with_names(ctx, text, vector, filters, depth)
+    base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth)
     now = request.now or datetime.now(UTC)
     reading = read(text, dictionary, now) if request.infer else Reading()
     focus, weights, inferred = understood(request, reading)
-    notes.inferred = inferred
-    arms = {**base.arms, **_focused(store, ctx, focus, filters, depth).arms}
-    fused = fuse(arms, tuning.fusion, weights)
-    kinds = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
-    ordered, dropped = router._ordered(fused, request.model_copy(update={"weights": kinds}), applied)
-    kept = ordered if all_fused else ordered[: filters.size]
-    complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
-    return router._reranked(built(kept), request, tuning, notes), tuple(arms), complete
+    focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
+    kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
+    return AutoArms({**base.arms, **focused.arms}, weights, kinds, inferred)
 
 
 def interleaves(request: RetrieveRequest) -> bool:
@@ -107,10 +100,6 @@ def residual(text: str, spans: Sequence[Span]) -> str:
         at = max(at, span.end)
     kept.append(text[at:])
     return " ".join(" ".join(kept).split())
-
-
-def _focused(store: QuestionSearch, ctx: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
-    return ArmResults() if focus.empty else store.focused(ctx, focus, filters, depth)
 
 
 def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:

@@ -15,8 +15,9 @@ from typing import TypeVar
 from ..context import CallerContext
 from ..graph.walk import walk
 from ..models.hits import Candidate, Hit, Signal
+from ..models.vocabulary import Kind
 from ..ports import Capabilities, FeedbackHit, HybridSearch, SearchFilters, TimeWindow
-from .auto import rank_auto
+from .auto import auto_arms
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText, boosts, expansion_terms, rocchio
@@ -69,17 +70,17 @@ class RetrievalRouter:
         below it. Hybrid fuses each arm's ``max(candidate_depth, depth)`` and builds hits for the first
         ``depth`` fused, or with ``all_fused`` for every fused candidate (a frozen ranking keeps them all:
         ranking deeper instead would fuse other candidates)."""
-        request, tuning, applied = query.request, query.tuning, query.applied
-        if tuning.reranks(request.mode):
+        mode, tuning, applied = query.mode, query.tuning, query.applied
+        if tuning.reranks(mode):
             depth = max(depth, tuning.rerank.depth)  # the pool is the same however deep a page ranks
         filters = SearchFilters(
             kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=query.where
         )
         notes = Notes()
         try:
-            hits, arms, complete = self._dispatch(request, filters, applied, all_fused, tuning, notes)
+            hits, arms, complete = self._dispatch(query, filters, all_fused, notes)
         except CapabilityMissingError as missing:
-            return Ranking(request.mode, False, [], applied, True, missing_capability=str(missing))
+            return Ranking(mode, False, [], applied, True, missing_capability=str(missing))
         applied = applied.model_copy(
             update={
                 "rerank": notes.rerank,
@@ -87,19 +88,13 @@ class RetrievalRouter:
                 "inferred": notes.inferred,
             }
         )
-        return Ranking(request.mode, True, hits, applied.placed(query.where, arms), complete, arms=arms)
+        return Ranking(mode, True, hits, applied.placed(query.where, arms), complete, arms=arms)
 
     def _dispatch(
-        self,
-        request: RetrieveRequest,
-        filters: SearchFilters,
-        applied: AppliedLimits,
-        all_fused: bool,
-        tuning: Tuning,
-        notes: Notes,
+        self, query: PreparedQuery, filters: SearchFilters, all_fused: bool, notes: Notes
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
-        ctx = self._context.context_id
-        ranked = partial(self._ranked, request=request, applied=applied, tuning=tuning, notes=notes)
+        ctx, request, tuning = self._context.context_id, query.request, query.tuning
+        ranked = partial(self._ranked, query=query, notes=notes)
         match request.mode:
             case Mode.LEXICAL:
                 lexical = _require(self._can.lexical, "lexical")
@@ -128,14 +123,14 @@ class RetrievalRouter:
                     raw = search.vector(ctx, moved, filters)
                 return ranked(raw, filters.size, arms=("vector",))
             case Mode.HYBRID:
-                return self._hybrid(request, filters, applied, all_fused, tuning, notes)
+                return self._hybrid(query, filters, all_fused, notes)
             case Mode.ENTITY:
                 entities = _require(self._can.entity, "entity")
                 raw = entities.by_entity(ctx, request.entity_id or "", filters)
                 return ranked(raw, filters.size, arms=("entity",))
             case Mode.GRAPH_WALK:
                 # The walk is whole (bounded by the node cap), so its ranking is complete at once.
-                raw = self._graph_hits([request.entity_id or ""], applied.depth, filters, exclude=set())
+                raw = self._graph_hits([request.entity_id or ""], query.applied.depth, filters, exclude=set())
                 return ranked(raw, len(raw) + 1, arms=(GRAPH_ARM,))
             case Mode.TEMPORAL:
                 temporal = _require(self._can.temporal, "temporal")
@@ -144,34 +139,38 @@ class RetrievalRouter:
                 raw = temporal.in_window(ctx, window, filters)
                 return ranked(raw, filters.size, arms=("temporal",))
             case Mode.AUTO:
-                return rank_auto(self, request, filters, applied, all_fused, tuning, notes)
+                store = _require(self._can.question, "auto")
+                depth = max(tuning.fusion.candidate_depth, filters.size)
+                read = auto_arms(store, ctx, request, self._query_vector(request), filters, depth)
+                notes.inferred = read.inferred
+                return self._fused(
+                    read.arms,
+                    query,
+                    filters,
+                    depth,
+                    all_fused,
+                    notes,
+                    more=read.arm_weights,
+                    kinds=read.kind_weights,
+                )
 
     def _hybrid(
-        self,
-        request: RetrieveRequest,
-        filters: SearchFilters,
-        applied: AppliedLimits,
-        all_fused: bool,
-        tuning: Tuning,
-        notes: Notes,
+        self, query: PreparedQuery, filters: SearchFilters, all_fused: bool, notes: Notes
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
         store = _require(self._can.hybrid, "hybrid")
-        text = request.text or ""
+        request, tuning = query.request, query.tuning
         depth = max(tuning.fusion.candidate_depth, filters.size)
         if tuning.feedback is None:
             vector = self._query_vector(request)
-            arms = store.hybrid(self._context.context_id, text, vector, filters, depth).arms
+            arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
         else:
             arms = self._fed_back(store, request, filters, depth, tuning, notes)
-        ordered, dropped = self._ordered(fuse(arms, tuning.fusion), request, applied)
-        kept = ordered if all_fused else ordered[: filters.size]
-        complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
-        fused = self._reranked(built(kept), request, tuning, notes)
+        fused, arm_names, complete = self._fused(arms, query, filters, depth, all_fused, notes)
         if not request.expand_graph or not fused:
-            return fused, tuple(arms), complete
+            return fused, arm_names, complete
         # Graph expansion decorates one page: the top_k fused hits, then the graph arm below them. It
         # is one page by definition (complete), since its arm hangs off that page's entities.
-        fused = fused[: applied.top_k]
+        fused = fused[: query.top_k]
         seeds = list(
             dict.fromkeys(m.entity_id for h in fused[: self._config.expansion.seed_hits] for m in h.mentions)
         )
@@ -182,7 +181,29 @@ class RetrievalRouter:
             h.model_copy(update={"score": ceiling * h.score * 0.5})
             for h in added[: self._config.expansion.max_added]
         ]
-        return fused + below, (*arms, GRAPH_ARM), True
+        return fused + below, (*arm_names, GRAPH_ARM), True
+
+    def _fused(
+        self,
+        arms: Mapping[str, Sequence[Candidate]],
+        query: PreparedQuery,
+        filters: SearchFilters,
+        depth: int,
+        all_fused: bool,
+        notes: Notes,
+        *,
+        more: Mapping[str, float] | None = None,
+        kinds: Mapping[Kind, float] | None = None,
+    ) -> tuple[list[Hit], tuple[str, ...], bool]:
+        """``arms`` (each ``depth`` deep) fused (``more`` weighs arms beyond the text arms), weighed by
+        kind (``kinds``, else the request's weights), cut at ``min_score``, kept to ``filters.size`` (or
+        every fused candidate with ``all_fused``) and reranked; and whether nothing ranks below them."""
+        weights = query.request.weights if kinds is None else kinds
+        fused = fuse(arms, query.tuning.fusion, more)
+        ordered, dropped = self._ordered(fused, weights, query.applied.min_score)
+        kept = ordered if all_fused else ordered[: filters.size]
+        complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
+        return self._reranked(built(kept), query, notes), tuple(arms), complete
 
     def _fed_back(
         self,
@@ -239,11 +260,11 @@ class RetrievalRouter:
         notes.expansion_terms = [term.term for term in terms]
         return boosts(text, terms, options.weight)
 
-    def _reranked(self, hits: list[Hit], request: RetrieveRequest, tuning: Tuning, notes: Notes) -> list[Hit]:
-        if not tuning.reranks(request.mode):
+    def _reranked(self, hits: list[Hit], query: PreparedQuery, notes: Notes) -> list[Hit]:
+        if not query.tuning.reranks(query.mode):
             return hits
         stage = RerankStage(self._context.context_id, reranker=self._can.reranker, vectors=self._can.vectors)
-        reranked, notes.rerank = stage.apply(hits, request.text, tuning.rerank)
+        reranked, notes.rerank = stage.apply(hits, query.request.text, query.tuning.rerank)
         return reranked
 
     def _graph_hits(
@@ -278,28 +299,21 @@ class RetrievalRouter:
         return hits
 
     def _ranked(
-        self,
-        raw: Sequence[Hit],
-        asked: int,
-        *,
-        request: RetrieveRequest,
-        applied: AppliedLimits,
-        tuning: Tuning,
-        notes: Notes,
-        arms: tuple[str, ...],
+        self, raw: Sequence[Hit], asked: int, *, query: PreparedQuery, notes: Notes, arms: tuple[str, ...]
     ) -> tuple[list[Hit], tuple[str, ...], bool]:
-        ranked, dropped = self._ordered(raw, request, applied)
-        return self._reranked(ranked, request, tuning, notes), arms, dropped or len(raw) < asked
+        ranked, dropped = self._ordered(raw, query.request.weights, query.applied.min_score)
+        return self._reranked(ranked, query, notes), arms, dropped or len(raw) < asked
 
+    @staticmethod
     def _ordered(
-        self, hits: Sequence[RescorableT], request: RetrieveRequest, applied: AppliedLimits
+        hits: Sequence[RescorableT], weights: Mapping[Kind, float], min_score: float | None
     ) -> tuple[list[RescorableT], bool]:
-        """Weighted, ordered, above ``min_score``; and whether ``min_score`` cut the tail (everything
-        below a cut hit scores lower still, so the ranking ends there)."""
-        ranked = order(weigh(hits, request.weights))
-        if applied.min_score is None:
+        """Weighted by kind, ordered, above ``min_score``; and whether ``min_score`` cut the tail
+        (everything below a cut hit scores lower still, so the ranking ends there)."""
+        ranked = order(weigh(hits, weights))
+        if min_score is None:
             return ranked, False
-        kept = [h for h in ranked if h.score >= applied.min_score]
+        kept = [h for h in ranked if h.score >= min_score]
         return kept, len(kept) < len(ranked)
 
     def _query_vector(self, request: RetrieveRequest) -> list[float]:
