@@ -15,9 +15,9 @@ inference is still reported, marked unused), and ``weights`` replaces a hinted k
 ``infer: false`` skips reading altogether.
 
 Cost: one round trip when nothing is inferred, two otherwise. Auto runs no pseudo-relevance feedback
-(on the agent questions it lowered hybrid's nDCG@5; hybrid's default runs two calls for it: a BM25
-first pass, the moved ``_msearch``), so auto costs no more round trips than hybrid with feedback, and
-at most one more than hybrid without it.
+(on the agent questions it added a round trip for no gain; hybrid's default runs two calls for it: a
+BM25 first pass, the moved ``_msearch``), so auto costs no more round trips than hybrid with feedback,
+and at most one more than hybrid without it.
 """
 
 from __future__ import annotations
