@@ -87,6 +87,13 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
 
+    question = AUTO_QUESTIONS.get(ctx)
+    if question is not None:
+        auto = retrieve({"mode": "auto", "text": question, "top_k": 5})
+        _hits(f'auto (the question read for names, time and kinds): "{question}"', auto)
+        for inference in (auto.get("applied") or {}).get("inferred") or []:
+            print(f"    inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
+
     _title("3. A context packet with citations and a session receipt")
     packed = retrieve(
         {
@@ -223,6 +230,13 @@ def _workflow_run(ctx: str, query: str) -> None:
     for hit, why in zip(execution.output["hits"], execution.output["explanations"], strict=True):
         sources = [node["id"] for node in why["derived_from"]["nodes"]] or "nothing"
         print(f"    {hit['id']:<22} derived from {sources}; grounded in {len(why['grounding'])} span(s)")
+
+
+AUTO_QUESTIONS = {
+    "acme": "What did Dmitri Volkov deploy before April 2026?",
+    "globex": "What changed at warehouse-wms in February 2026?",
+}
+"""A question in sentences per sample context, for ``mode: auto``."""
 
 
 def _hits(label: str, body: dict[str, Any]) -> None:
