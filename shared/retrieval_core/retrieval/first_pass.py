@@ -12,15 +12,23 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from .. import deadline
+from ..aws import LazyClient
 
 A = TypeVar("A")
 B = TypeVar("B")
+
+WORKERS = 4
+"""First passes that may run at once in one container (``retrieval serve`` answers several requests at
+a time; a Lambda container one)."""
+_WORKERS = LazyClient(lambda: ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="first-pass"))
+"""Built on the first feedback request and kept for the container's life: no thread is started per
+request."""
 
 
 def concurrently(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
     """``first`` on a worker thread (with the request's deadline) while ``second`` runs on this one.
     A search waits on the network and an embedding on native code: neither holds the GIL for long."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="first-pass") as pool:
-        started = pool.submit(deadline.carry(first))
-        other = second()
-        return started.result(), other
+    pool: ThreadPoolExecutor = _WORKERS.get()
+    started = pool.submit(deadline.carry(first))
+    other = second()
+    return started.result(), other
