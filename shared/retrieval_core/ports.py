@@ -56,7 +56,13 @@ class NamedEntity:
     type: str
 
 
-FOCUS_ARMS = ENTITY_ARM, EDGES_ARM, WINDOW_ARM, VALID_NOW_ARM = "entity", "edges", "window", "valid_now"
+FOCUS_ARMS = ENTITY_ARM, EDGES_ARM, ANSWER_ARM, WINDOW_ARM, VALID_NOW_ARM = (
+    "entity",
+    "edges",
+    "answer",
+    "window",
+    "valid_now",
+)
 """The arms of a ``Focus``: items mentioning its entities, the propositions carrying their edges (a
 graph's one hop, read from the index), items of its window, items valid at its moment."""
 
@@ -76,6 +82,9 @@ class Focus:
     entity's items its name tells none apart)."""
     time_text: str = ""
     """What the time arms rank their members by: the question less its time cue, for the same reason."""
+    answer_types: tuple[str, ...] = ()
+    """Entity types the question asks for ("Who ...": a person): the entities' items that also mention
+    one join as an arm of their own."""
 
     @property
     def empty(self) -> bool:
@@ -122,15 +131,21 @@ class QuestionSearch(Protocol):
     round trip, then the arms of what the question was read as (``Focus``) in one more."""
 
     def hybrid_with_names(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
     ) -> tuple[ArmResults, list[NamedEntity]]:
         """``hybrid`` plus the entity names of the caller's items (under ``filters``) that share a word,
         or nearly, with ``text``: the dictionary the linker matches the question against."""
         ...
 
     def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
-        """One arm per part of ``focus`` (``entity``, ``edges``, ``window``, ``valid_now``), all in one
-        round trip, each ranked by its text within it; a ``focus`` that is ``empty`` costs nothing."""
+        """One arm per part of ``focus`` (``entity``, ``edges``, ``answer``, ``window``, ``valid_now``),
+        all in one round trip, each ranked by its text within it; an ``empty`` ``focus`` costs nothing."""
         ...
 
 

@@ -167,17 +167,24 @@ class InMemoryStore(InMemoryLexicalStore):
         return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
 
     def hybrid_with_names(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
     ) -> tuple[ArmResults, list[NamedEntity]]:
-        arms = self.hybrid(context_id, text, vector, filters, depth)
+        arms = self.hybrid(context_id, text, vector, filters, depth, expansion)
         self.calls[-1] = "hybrid_with_names"
-        # As the index does: the names of the visible items sharing a word with the question.
+        # As the index does: every name on the visible items that name something sharing a word with the
+        # question (the names co-mentioned with it come along, and with them their types).
         words = _words(text)
         entries = {
             NamedEntity(m.entity_id, m.name, m.type): None
             for i in self._visible(context_id, filters)
+            if any(words & _words(m.name) for m in i.mentions)
             for m in i.mentions
-            if words & _words(m.name)
         }
         return arms, list(entries)
 
@@ -188,6 +195,13 @@ class InMemoryStore(InMemoryLexicalStore):
         if focus.entity_ids:
             named = [i for i in visible if set(focus.entity_ids) & set(i.entity_ids)]
             arms["entity"] = self._focus_arm(named, focus.entity_text, "entity", depth)
+            if focus.answer_types:
+                typed = [
+                    i
+                    for i in named
+                    if len(i.entity_ids) > 1 and {m.type for m in i.mentions} & set(focus.answer_types)
+                ]
+                arms["answer"] = self._focus_arm(typed, focus.entity_text, "answer", depth)
         if focus.window is not None:
             window = focus.window
             inside = [i for i in visible if _inside(i.created_at, window)]

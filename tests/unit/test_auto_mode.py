@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from retrieval_core.context import CallerContext
 from retrieval_core.models.item import Item
 from retrieval_core.retrieval.config import RetrievalConfig
+from retrieval_core.retrieval.feedback import FeedbackOptions
 from retrieval_core.retrieval.pager import Page
 from retrieval_core.retrieval.requests import RetrieveRequest
 from unpaged import Unpaged
@@ -83,7 +84,7 @@ def test_it_reads_entities_time_and_kinds_and_says_so() -> None:
     result, store = route(text="What did Dmitri Volkov deploy before April?")
     assert inferred(result) == [
         ("Dmitri Volkov", "entity", "acme:person/dmitri-volkov", True),
-        ("deploy", "kind_weight", "record=1.5", True),
+        ("deploy", "kind_weight", "record=1.25", True),
         ("before April", "window", "1970-01-01T00:00:00Z .. 2026-03-31T23:59:59.999999Z", True),
     ]
     assert set(result.arms) >= {"lexical", "vector", "entity", "window"}
@@ -157,3 +158,47 @@ def test_expand_graph_is_refused_for_auto() -> None:
 def test_auto_needs_text() -> None:
     with pytest.raises(ValidationError, match="text is required for mode 'auto'"):
         RetrieveRequest.model_validate({"mode": "auto", "entity_id": "acme:person/dmitri-volkov"})
+
+
+INES = mention("acme:person/ines-moreau", "Ines Moreau", "Person")
+NORTHWIND = mention("acme:customer/northwind", "Northwind", "Customer")
+MANAGING = [
+    item("acme:rec-hr", "HR record | Ines Moreau | manages customers", "record", mentions=[INES]),
+    item("acme:p-account", "Ines Moreau is the account manager for Northwind", mentions=[INES, NORTHWIND]),
+    item("acme:p-other", "Northwind customers manage their own cards", mentions=[NORTHWIND]),
+]
+
+
+def route_over(
+    items: list[Item], config: RetrievalConfig | None = None, **fields: Any
+) -> tuple[Page, InMemoryStore]:
+    store = InMemoryStore(items)
+    embedder = FixedEmbedder({}, dimension=2)
+    router = Unpaged(capabilities_of(store, None, embedder), ACME, config=config or RetrievalConfig())
+    return router.route(RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)), store
+
+
+def test_a_typed_question_about_an_entity_ranks_its_items_naming_that_type_first() -> None:
+    question = "Which customers does Ines Moreau manage?"
+    hybrid, _ = route_over(MANAGING, text=question, infer=False)
+    # The words alone prefer her HR record and another customer's item: both say "customers".
+    assert hybrid.hits[0].id != "acme:p-account"
+
+    result, _ = route_over(MANAGING, text=question)
+    assert ("Which customers", "answer_type", "Customer", True) in inferred(result)
+    assert "answer" in result.arms
+    assert result.hits[0].id == "acme:p-account"
+
+
+def test_an_asked_type_without_a_linked_entity_adds_no_arm() -> None:
+    result, _ = route_over(MANAGING, text="Which customers manage their own cards?")
+    assert [i for i in inferred(result) if i[1] == "answer_type"] == []
+    assert "answer" not in result.arms
+
+
+def test_auto_runs_the_deployment_feedback_on_its_text_arms() -> None:
+    config = RetrievalConfig(feedback=FeedbackOptions())
+    result, store = route_over(MANAGING, config, text="Which customers does Ines Moreau manage?")
+    # The BM25 first pass, then the moved arms with the names, then the focus arms: hybrid's two + one.
+    assert store.calls == ["lexical_feedback", "hybrid_with_names", "focused"]
+    assert result.applied.expansion_terms

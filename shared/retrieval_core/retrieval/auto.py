@@ -3,21 +3,22 @@
 One ``_msearch`` runs hybrid's two arms and looks the question's words up in the caller's entity
 dictionary (``QuestionSearch.hybrid_with_names``); the question is then read against those names
 (``understanding.reading``). What it names becomes arms, fetched in one more ``_msearch`` only when
-there is something to fetch (``QuestionSearch.focused``): the items mentioning a linked entity and the
-propositions carrying its edges, the items of a named time window, the items valid now for "currently".
-Arms are fused with weights below the text arms' (``ARM_WEIGHTS``), so the words of the question still
-order what the focus arms bring; kind hints become kind weights (and, unless ``diversify`` is sent, the
-page is not interleaved by kind: the question asked for one). Nothing is a filter: the caller's
-context, filter, kinds and statuses bound every arm exactly as they bound hybrid.
+there is something to fetch (``QuestionSearch.focused``): the items mentioning a linked entity, the
+propositions carrying its edges, its items that also name the type of entity the question asks for
+("Who ...": a person), the items of a named time window, the items valid now for "currently".
+Arms are fused with weights at or below the text arms' (``ARM_WEIGHTS``), so the words of the question
+still order what the focus arms bring; kind hints become kind weights (and, unless ``diversify`` is
+sent, the page is not interleaved by kind: the question asked for one). Nothing is a filter: the
+caller's context, filter, kinds and statuses bound every arm exactly as they bound hybrid.
 
 Explicit fields win: ``entity_id`` and ``window`` replace what would be inferred from the text (the
 inference is still reported, marked unused), and ``weights`` replaces a hinted kind's weight.
 ``infer: false`` skips reading altogether.
 
-Cost: one round trip when nothing is inferred, two otherwise. Auto runs no pseudo-relevance feedback
-(on the agent questions it added a round trip for no gain; hybrid's default runs two calls for it: a
-BM25 first pass, the moved ``_msearch``), so auto costs no more round trips than hybrid with feedback,
-and at most one more than hybrid without it.
+The text arms are hybrid's own, pseudo-relevance feedback included when the deployment or the request
+turns it on (the router moves the query before it calls ``auto_arms``). Cost: hybrid's round trips
+(two with feedback: the BM25 first pass, the moved ``_msearch`` that also looks the names up) and one
+more when the question names something.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from datetime import UTC, datetime
 from ..models.hits import Candidate
 from ..models.vocabulary import Kind
 from ..ports import (
+    ANSWER_ARM,
     EDGES_ARM,
     ENTITY_ARM,
     VALID_NOW_ARM,
     WINDOW_ARM,
     ArmResults,
+    Expansion,
     Focus,
     QuestionSearch,
     SearchFilters,
@@ -46,7 +49,13 @@ from ..understanding.wording import content_words
 from .requests import Mode, RetrieveRequest
 from .responses import Inference
 
-ARM_WEIGHTS: dict[str, float] = {ENTITY_ARM: 0.6, EDGES_ARM: 0.15, WINDOW_ARM: 0.8, VALID_NOW_ARM: 0.4}
+ARM_WEIGHTS: dict[str, float] = {
+    ENTITY_ARM: 0.6,
+    EDGES_ARM: 0.15,
+    ANSWER_ARM: 1.0,
+    WINDOW_ARM: 0.8,
+    VALID_NOW_ARM: 0.4,
+}
 """Each inferred arm's weight beside the text arms' (lexical and vector weigh 1 by default), times the
 confidence of what it came from. Tuned on the dev half of data/agent-questions (docs/QUALITY.md)."""
 
@@ -69,11 +78,12 @@ def auto_arms(
     vector: Sequence[float],
     filters: SearchFilters,
     depth: int,
+    expansion: Expansion = (),
 ) -> AutoArms:
     """Hybrid's arms and the dictionary in one ``_msearch``, the question read against the names, and
     the arms of what it names in one more (none when nothing is named)."""
     text = request.text or ""
-    base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth)
+    base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth, expansion)
     now = request.now or datetime.now(UTC)
     reading = read(text, dictionary, now) if request.infer else Reading()
     focus, weights, inferred = understood(request, reading)
@@ -118,6 +128,13 @@ def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[
     for found in reading.links:
         used = request.entity_id is None
         inferred.append(_inference(found.span, "entity", found.entity_id, found.confidence, used))
+    answer = reading.answer
+    answer_types: tuple[str, ...] = ()
+    if answer is not None and entity_ids:
+        # Only beside an entity: the type alone ("who") would rank every person's items up.
+        answer_types = (answer.type,)
+        weights[ANSWER_ARM] = ARM_WEIGHTS[ANSWER_ARM] * answer.confidence
+        inferred.append(_inference(answer.span, "answer_type", answer.type, answer.confidence, True))
     window: TimeWindow | None = None
     valid_at: datetime | None = None
     if request.window is not None:
@@ -151,6 +168,7 @@ def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[
         valid_at,
         content_words(residual(text, names)),
         content_words(residual(text, times)),
+        answer_types,
     )
     return focus, weights, sorted(inferred, key=lambda i: (i.start, i.became))
 

@@ -29,7 +29,7 @@ class AppliedFilter(BaseModel):
     )
 
 
-InferredAs = Literal["entity", "window", "valid_now", "kind_weight"]
+InferredAs = Literal["entity", "answer_type", "window", "valid_now", "kind_weight"]
 
 
 class Inference(BaseModel):
@@ -40,10 +40,14 @@ class Inference(BaseModel):
     end: int = Field(description="Where the span ends (exclusive).")
     became: InferredAs = Field(
         description="entity: an entity of the caller's context, whose items and edge propositions join "
-        "the ranking as arms; window: a time window, whose items join as an arm (a preference, not a "
-        "filter); valid_now: items valid at that moment join as an arm; kind_weight: a kind weight."
+        "the ranking as arms; answer_type: the type of entity the question asks for (value: the type), "
+        "whose mentions beside a linked entity join as an arm; window: a time window, whose items join "
+        "as an arm (a preference, not a filter); valid_now: items valid at that moment join as an arm; "
+        "kind_weight: a kind weight."
     )
-    value: str = Field(description="The entity id, the window (from .. to), the moment, or kind=weight.")
+    value: str = Field(
+        description="The entity id, the entity type, the window (from .. to), the moment, or kind=weight."
+    )
     confidence: float = Field(ge=0, le=1, description="How sure the reading is (0..1).")
     used: bool = Field(
         default=True,

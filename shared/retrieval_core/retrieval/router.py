@@ -16,7 +16,7 @@ from ..context import CallerContext
 from ..graph.walk import walk
 from ..models.hits import Candidate, Hit, Signal
 from ..models.vocabulary import Kind
-from ..ports import Capabilities, FeedbackHit, HybridSearch, SearchFilters, TimeWindow
+from ..ports import Capabilities, Expansion, FeedbackHit, HybridSearch, SearchFilters, TimeWindow
 from .auto import auto_arms
 from .config import FusionConfig, RetrievalConfig
 from .errors import CapabilityMissingError
@@ -141,7 +141,13 @@ class RetrievalRouter:
             case Mode.AUTO:
                 store = _require(self._can.question, "auto")
                 depth = max(tuning.fusion.candidate_depth, filters.size)
-                read = auto_arms(store, ctx, request, self._query_vector(request), filters, depth)
+                expansion: Expansion = ()
+                if tuning.feedback is None:
+                    vector = self._query_vector(request)
+                else:
+                    hybrid = _require(self._can.hybrid, "auto")
+                    expansion, vector = self._feedback_query(hybrid, request, filters, tuning, notes)
+                read = auto_arms(store, ctx, request, vector, filters, depth, expansion)
                 notes.inferred = read.inferred
                 return self._fused(
                     read.arms,
@@ -214,8 +220,23 @@ class RetrievalRouter:
         tuning: Tuning,
         notes: Notes,
     ) -> Mapping[str, Sequence[Candidate]]:
-        """Hybrid feedback: both arms moved towards the first pass's top hits (``first_pass`` says how
-        they are found) and searched again in one ``_msearch``."""
+        """Hybrid feedback: both arms moved towards the first pass's top hits, searched again in one
+        ``_msearch``."""
+        expansion, moved = self._feedback_query(store, request, filters, tuning, notes)
+        return store.hybrid(
+            self._context.context_id, request.text or "", moved, filters, depth, expansion
+        ).arms
+
+    def _feedback_query(
+        self,
+        store: HybridSearch,
+        request: RetrieveRequest,
+        filters: SearchFilters,
+        tuning: Tuning,
+        notes: Notes,
+    ) -> tuple[Expansion, list[float]]:
+        """The lexical arm's expansion terms and the query vector moved towards the first pass's top hits
+        (``first_pass`` says how they are found): what hybrid and auto search their text arms with."""
         options = tuning.feedback
         assert options is not None
         ctx, text = self._context.context_id, request.text or ""
@@ -232,8 +253,7 @@ class RetrievalRouter:
         first = first[: options.docs]
         texts = [FeedbackText(hit.text, hit.score) for hit in first]
         expansion = self._expansion(text, texts, options, notes)
-        moved = rocchio(vector, [hit.vector for hit in first], options.vector_weight)
-        return store.hybrid(ctx, text, moved, filters, depth, expansion).arms
+        return expansion, rocchio(vector, [hit.vector for hit in first], options.vector_weight)
 
     def _fused_first_pass(
         self, store: HybridSearch, text: str, vector: list[float], filters: SearchFilters, tuning: Tuning

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..models.vocabulary import Kind
 from .spans import Span
 
-HINT_WEIGHT = 1.5
+HINT_WEIGHT = 1.25
 """The multiplier a hinted kind's scores get (explicit ``weights`` in the request replace it)."""
 
 _HINTS: list[tuple[str, Kind]] = [

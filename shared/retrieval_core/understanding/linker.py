@@ -27,8 +27,8 @@ EXACT, ALIAS, FUZZY, WORDLIKE = 1.0, 0.8, 0.7, 0.3
 
 _TOKEN = re.compile("[^\\W_]+(?:['\u2019]s\\b|['\u2019](?=\\s|$))?", re.UNICODE)
 _NAME_PREFIXES = ("project ",)
-# Words a type is called by in a question ("the Payments team", "service api-edge").
-_TYPE_WORDS = {
+# Words a type is called by in a question ("the Payments team", "service api-edge", "which clients").
+TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "team": ("team", "squad", "group"),
     "service": ("service", "svc", "api"),
     "project": ("project",),
@@ -161,7 +161,7 @@ def _wordlike(entity: NamedEntity, alias: tuple[str, ...]) -> bool:
 
 def _written_as_name(question: str, words: Sequence[_Token], i: int, size: int, entity: NamedEntity) -> bool:
     after = words[i + size].norm if i + size < len(words) else ""
-    if after in _TYPE_WORDS.get(entity.type.casefold(), ()):
+    if after in TYPE_WORDS.get(entity.type.casefold(), ()):
         return True
     first = words[i]
     written = question[first.start : first.end]

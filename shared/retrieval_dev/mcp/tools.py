@@ -148,7 +148,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "Find evidence (propositions, documents, records, artifacts, traces) in the caller's knowledge "
             "base. Choose a mode: 'auto' (use it when unsure: send the question as you would ask it, e.g. "
             "'Who led the Payments team in March 2026?'; it finds the names of this knowledge base's "
-            "entities, time cues like 'in March 2026', 'last month' or 'currently', and words like "
+            "entities, the type of entity asked for ('who', 'which customers'), time cues like 'in March 2026', 'last month' or 'currently', and words like "
             "'runbook' or 'HR record' in it, prefers what they point at without filtering anything out, "
             "and lists each reading in applied.inferred; send entity_id, window or weights to override a "
             "reading, or infer: false to turn reading off), 'hybrid' (a question in words: keywords and "

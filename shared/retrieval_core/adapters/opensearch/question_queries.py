@@ -11,8 +11,11 @@ from datetime import datetime
 from typing import Any
 
 from ...models.vocabulary import Kind
-from ...ports import EDGES_ARM, ENTITY_ARM, VALID_NOW_ARM, WINDOW_ARM, Focus, SearchFilters
+from ...ports import ANSWER_ARM, EDGES_ARM, ENTITY_ARM, VALID_NOW_ARM, WINDOW_ARM, Focus, SearchFilters
 from .queries import ID_FIELDS, SOURCE_FIELDS, filter_clauses, window_body
+
+_PAIRED: dict[str, Any] = {"script": {"script": "doc['entity_ids'].size() > 1"}}
+"""Items naming more than one entity: an edge's proposition, an answer beside the entity asked about."""
 
 NAME_ENTRIES = 500
 """Dictionary entries one lookup returns: the names of the items whose names best share the question's
@@ -64,12 +67,12 @@ def focus_bodies(
         bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=True)
         if not filters.kinds or Kind.PROPOSITION in filters.kinds:
             # The propositions that carry the entity's edges: those naming it beside another entity.
-            edges: list[dict[str, Any]] = [
-                mentions,
-                {"term": {"kind": str(Kind.PROPOSITION)}},
-                {"script": {"script": "doc['entity_ids'].size() > 1"}},
-            ]
+            edges = [mentions, {"term": {"kind": str(Kind.PROPOSITION)}}, _PAIRED]
             bodies[EDGES_ARM] = _text_ranked(focus.entity_text, [*edges, *base], size, must_match=False)
+        if focus.answer_types:
+            # The entities' items that name one of the asked-for type beside them, of any kind.
+            typed = [mentions, {"terms": {"mention_types": list(focus.answer_types)}}, _PAIRED]
+            bodies[ANSWER_ARM] = _text_ranked(focus.entity_text, [*typed, *base], size, must_match=False)
     if focus.window is not None:
         inside = window_body(context_id, focus.window, filters)["query"]["bool"]
         within = {"bool": {"should": inside["should"], "minimum_should_match": 1}}

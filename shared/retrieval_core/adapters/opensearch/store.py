@@ -82,12 +82,18 @@ class OpenSearchStore:
         return self._hybrid_arms(lexical, vector_result)
 
     def hybrid_with_names(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
     ) -> tuple[ArmResults, list[NamedEntity]]:
         """Hybrid's two arms and the entity dictionary lookup, in the same ``_msearch``."""
         lexical, vector_result, names = self._msearch(
             context_id,
-            queries.lexical_body(context_id, text, filters, depth),
+            queries.lexical_body(context_id, text, filters, depth, expansion),
             queries.knn_body(context_id, vector, filters, depth),
             question_queries.names_body(context_id, text, filters),
         )
