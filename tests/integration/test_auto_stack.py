@@ -111,20 +111,22 @@ def test_at_most_one_round_trip_more_than_hybrid(corpus: Settings) -> None:
     assert costs == {"hybrid": 2, "hybrid_plain": 1, "auto": 3, "auto_plain": 2, "auto_uninferred": 2}
 
 
-def test_the_dictionary_follows_loads_and_deletes(fresh_settings: Settings) -> None:
-    def item(item_id: str, text: str) -> str:
-        mention = {"entity_id": "acme:person/zora-quint", "name": "Zora Quint", "type": "Person"}
-        return json.dumps(
-            {
-                "context_id": "acme",
-                "id": item_id,
-                "kind": "proposition",
-                "text": text,
-                "mentions": [mention],
-                "created_at": "2026-02-01T00:00:00Z",
-            }
-        )
+def zora_item(item_id: str, text: str) -> str:
+    mention = {"entity_id": "acme:person/zora-quint", "name": "Zora Quint", "type": "Person"}
+    return json.dumps(
+        {
+            "context_id": "acme",
+            "id": item_id,
+            "kind": "proposition",
+            "text": text,
+            "mentions": [mention],
+            "created_at": "2026-02-01T00:00:00Z",
+        }
+    )
 
+
+def test_the_dictionary_follows_loads_and_deletes(fresh_settings: Settings) -> None:
+    item = zora_item
     assert load_lines(
         fresh_settings,
         [item("acme:p-z1", "Zora Quint runs payroll."), item("acme:p-z2", "Zora Quint is on leave.")],
@@ -135,3 +137,15 @@ def test_the_dictionary_follows_loads_and_deletes(fresh_settings: Settings) -> N
         assert entities(ask("acme", text="What does Zora Quint run?")) == ["acme:person/zora-quint"]
         assert load_lines(fresh_settings, [json.dumps({"op": "delete", "id": "acme:p-z2"})]).ok
         assert entities(ask("acme", text="What does Zora Quint run?")) == []
+
+
+def test_an_entity_arm_member_must_share_most_of_the_questions_other_words(fresh_settings: Settings) -> None:
+    about = zora_item("acme:p-z3", "Zora Quint changed the payroll cut-off in February 2026.")
+    by_chance = zora_item("acme:p-z4", "Zora Quint badge reissued 2026.")
+    assert load_lines(fresh_settings, [about, by_chance]).ok
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
+        body = ask("acme", text="What changed for Zora Quint in February 2026?", top_k=10, infer=True)
+    found_by = {hit["id"]: set(hit["signals"]) for hit in body["hits"]}
+    # Two of "changed", "February", "2026" make a member; "2026" alone does not.
+    assert "entity" in found_by["acme:p-z3"]
+    assert "entity" not in found_by.get("acme:p-z4", set())

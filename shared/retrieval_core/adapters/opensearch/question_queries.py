@@ -17,6 +17,11 @@ from .queries import ID_FIELDS, SOURCE_FIELDS, filter_clauses, window_body
 _PAIRED: dict[str, Any] = {"script": {"script": "doc['entity_ids'].size() > 1"}}
 """Items naming more than one entity: an edge's proposition, an answer beside the entity asked about."""
 
+MUST_MATCH_SHARE = "67%"
+"""Of the question's other words, how many a member of a must-match arm has to contain (rounded down:
+one of one or two, two of three or four ...): one word shared by chance ("2026" in a CRM account of the
+named customer) does not make an item about the question. Chosen on the dev half (docs/QUALITY.md)."""
+
 NAME_ENTRIES = 500
 """Dictionary entries one lookup returns: the names of the items whose names best share the question's
 words (a question names a handful of entities; 500 leaves room for the names co-mentioned with them)."""
@@ -46,8 +51,10 @@ def _text_ranked(
     members are decided by what the question was read as, their order by its other words (with none
     left, by confidence alone)."""
     query: dict[str, Any] = {"filter": clauses}
-    if text.strip():
-        query["must" if must_match else "should"] = [{"match": {"text": {"query": text}}}]
+    if text.strip() and must_match:
+        query["must"] = [{"match": {"text": {"query": text, "minimum_should_match": MUST_MATCH_SHARE}}}]
+    elif text.strip():
+        query["should"] = [{"match": {"text": {"query": text}}}]
     return {
         "size": size,
         "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
