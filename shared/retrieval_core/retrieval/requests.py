@@ -224,9 +224,9 @@ class RetrieveRequest(BaseModel):
 
     mode: Mode = Field(
         description="How to search: auto (use it when unsure: hybrid search that reads the question for "
-        "the context's entity names, the type of entity it asks for, time cues and kind words, adds arms for them, and lists what it "
-        "inferred in applied.inferred), lexical (BM25 keywords), vector (k-NN on meaning), hybrid (both, "
-        "fused), "
+        "the context's entity names, the type of entity it asks for, time cues and kind words, adds arms "
+        "for them, and lists what it inferred in applied.inferred), lexical (BM25 keywords), vector (k-NN "
+        "on meaning), hybrid (both, fused), "
         "entity (items mentioning entity_id), graph_walk (propositions up to depth hops from entity_id), "
         "temporal (items valid or created in window). Each mode needs a field: "
         + _describe_mode_needs()

@@ -141,13 +141,8 @@ class RetrievalRouter:
             case Mode.AUTO:
                 store = _require(self._can.question, "auto")
                 depth = max(tuning.fusion.candidate_depth, filters.size)
-                expansion: Expansion = ()
-                if tuning.feedback is None:
-                    vector = self._query_vector(request)
-                else:
-                    hybrid = _require(self._can.hybrid, "auto")
-                    expansion, vector = self._feedback_query(hybrid, request, filters, tuning, notes)
-                read = auto_arms(store, ctx, request, vector, filters, depth, expansion)
+                terms, vector = self._auto_text_query(request, filters, tuning, notes)
+                read = auto_arms(store, ctx, request, vector, filters, depth, terms)
                 notes.inferred = read.inferred
                 return self._fused(
                     read.arms,
@@ -226,6 +221,15 @@ class RetrievalRouter:
         return store.hybrid(
             self._context.context_id, request.text or "", moved, filters, depth, expansion
         ).arms
+
+    def _auto_text_query(
+        self, request: RetrieveRequest, filters: SearchFilters, tuning: Tuning, notes: Notes
+    ) -> tuple[Expansion, list[float]]:
+        """What auto's text arms search with: hybrid's, feedback included when it is on."""
+        if tuning.feedback is None:
+            return (), self._query_vector(request)
+        hybrid = _require(self._can.hybrid, "auto")
+        return self._feedback_query(hybrid, request, filters, tuning, notes)
 
     def _feedback_query(
         self,

@@ -74,11 +74,15 @@ def focus_bodies(
         bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=True)
         if not filters.kinds or Kind.PROPOSITION in filters.kinds:
             # The propositions that carry the entity's edges: those naming it beside another entity.
-            edges = [mentions, {"term": {"kind": str(Kind.PROPOSITION)}}, _PAIRED]
+            edges: list[dict[str, Any]] = [mentions, {"term": {"kind": str(Kind.PROPOSITION)}}, _PAIRED]
             bodies[EDGES_ARM] = _text_ranked(focus.entity_text, [*edges, *base], size, must_match=False)
         if focus.answer_types:
             # The entities' items that name one of the asked-for type beside them, of any kind.
-            typed = [mentions, {"terms": {"mention_types": list(focus.answer_types)}}, _PAIRED]
+            typed: list[dict[str, Any]] = [
+                mentions,
+                {"terms": {"mention_types": list(focus.answer_types)}},
+                _PAIRED,
+            ]
             bodies[ANSWER_ARM] = _text_ranked(focus.entity_text, [*typed, *base], size, must_match=False)
     if focus.window is not None:
         inside = window_body(context_id, focus.window, filters)["query"]["bool"]
