@@ -3,12 +3,15 @@ what ranks after it once, later pages read (and extend) the frozen ranking; noth
 
 from __future__ import annotations
 
+import json
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from fakes_cursors import InMemoryCursorStore
 from fakes_store import BuildCountingStore, FixedEmbedder, InMemoryStore, capabilities_of
+from retrieval_core import base64url
 from retrieval_core.context import CallerContext
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.models.cursors import id_fingerprints
@@ -16,7 +19,7 @@ from retrieval_core.models.item import Item
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.pager import Page, Pager
 from retrieval_core.retrieval.paging import PageTokens, PagingConfig
-from retrieval_core.retrieval.prepared import prepare
+from retrieval_core.retrieval.prepared import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
 NOW = 1_000_000
@@ -199,3 +202,44 @@ def test_a_hybrid_first_page_builds_only_the_hits_it_ranks() -> None:
     assert len(set(store.candidates)) > 4
     assert first.next_token is not None
     assert store.built[:3] == ids(first) and len(store.built) == 4
+
+
+def spy_on_rankings(pager: Pager, seen: list[datetime | None]) -> None:
+    """Records the moment each ranking the pager makes reads the question at."""
+    ranked = pager._rank
+
+    def rank(query: PreparedQuery, *args: Any, **kwargs: Any) -> Any:
+        seen.append(query.request.now)
+        return ranked(query, *args, **kwargs)
+
+    pager._rank = rank  # type: ignore[method-assign]
+
+
+def test_an_auto_question_without_now_is_read_at_its_first_pages_moment_on_every_page() -> None:
+    # The first page is asked on 31 May 2026 at 23:59:50 UTC; the next one 20 seconds later, in June.
+    clock = [int(datetime(2026, 5, 31, 23, 59, 50, tzinfo=UTC).timestamp())]
+    paging = Paging(InMemoryStore([item(i) for i in range(30)]))
+    paging.pager._clock = lambda: clock[0]
+    seen: list[datetime | None] = []
+    spy_on_rankings(paging.pager, seen)
+    body = {"mode": "auto", "text": f"{QUERY} last month", "top_k": 5}
+    first = paging.page(body)
+    clock[0] += 20
+    second = paging.page(body, first.next_token)
+    assert second.hits and not {h.id for h in first.hits} & {h.id for h in second.hits}
+    asked = datetime(2026, 5, 31, 23, 59, 50, tzinfo=UTC)
+    assert seen == [asked, asked]  # "last month" is April on both pages, not April then May
+    # Later pages keep the moment: the second page's token carries it on (signed with the rest).
+    assert second.next_token is not None
+    fields = json.loads(base64url.decode(second.next_token.split(".")[1]))
+    assert fields["n"] == int(asked.timestamp())
+
+
+def test_an_auto_question_that_says_now_is_read_at_it() -> None:
+    paging = Paging(InMemoryStore([item(i) for i in range(30)]))
+    seen: list[datetime | None] = []
+    spy_on_rankings(paging.pager, seen)
+    body = {"mode": "auto", "text": QUERY, "top_k": 5, "now": "2026-03-01T12:00:00+01:00"}
+    first = paging.page(body)
+    paging.page(body, first.next_token)
+    assert seen == [datetime(2026, 3, 1, 11, tzinfo=UTC)] * 2

@@ -14,7 +14,8 @@ Design and costs: docs/STORAGE.md ("Paging").
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
 from ..models.hits import Hit
@@ -113,13 +114,15 @@ class Pager:
 
     def _first(self, query: PreparedQuery) -> Page:
         top_k = query.top_k
+        asked_at = self._clock() if _reads_the_clock(query) else None
+        query = _read_at(query, asked_at)
         ranking = self._rank(query, top_k + 1)
         ranked = ranking.hits[: self._config.max_depth]
         shown = ranked[:top_k]
         token = None
         if len(ranked) > top_k:
             # Nothing is written: the token names what this page showed, and the next page ranks again.
-            at = PagePosition(top_k, shown=id_fingerprints(h.id for h in shown))
+            at = PagePosition(top_k, shown=id_fingerprints(h.id for h in shown), asked_at=asked_at)
             token = self._token(query.context_id, at, query.fingerprint)
         return Page(
             ranking.mode,
@@ -133,13 +136,15 @@ class Pager:
         )
 
     def _next(self, query: PreparedQuery, at: PagePosition) -> Page:
+        query = _read_at(query, at.asked_at)
         cursor_id, frozen, fresh = self._frozen(query, at)
         window = frozen.window(at.offset, query.top_k)
         hits, gone = self._content(query, window, fresh)
         end = at.offset + query.top_k
         token = None
         if end < frozen.end:
-            token = self._token(query.context_id, PagePosition(end, cursor_id), frozen.fingerprint)
+            following = PagePosition(end, cursor_id, asked_at=at.asked_at)
+            token = self._token(query.context_id, following, frozen.fingerprint)
         return Page(
             query.mode,
             True,
@@ -278,3 +283,18 @@ def presented(page: list[Hit], query: PreparedQuery) -> list[Hit]:
 
 def _entry(hit: Hit) -> FrozenEntry:
     return FrozenEntry(id=hit.id, score=hit.score, signals=dict(hit.signals), found_by=tuple(hit.found_by))
+
+
+def _reads_the_clock(query: PreparedQuery) -> bool:
+    """Whether the ranking reads relative time at the request's own moment: an ``auto`` question that
+    did not say ``now``."""
+    return query.mode is Mode.AUTO and query.request.now is None and query.request.infer
+
+
+def _read_at(query: PreparedQuery, asked_at: int | None) -> PreparedQuery:
+    """``query`` read at ``asked_at`` (epoch seconds), the moment its first page was read at: a page
+    fetched after a month turned reads "last month" as the first page did."""
+    if asked_at is None or not _reads_the_clock(query):
+        return query
+    moment = datetime.fromtimestamp(asked_at, UTC)
+    return replace(query, request=query.request.model_copy(update={"now": moment}))

@@ -1,12 +1,13 @@
 """Paging tokens: opaque, signed, bound to the caller's context, the request and an expiry.
 
 A token is ``p2.<fields>.<shown>.<mac>`` (each part base64url). ``fields`` holds the offset of the next
-page, the expiry, the request's fingerprint and, from the second page on, the random cursor id of the
-frozen ranking. A first page freezes nothing: its token instead carries, in ``shown``, a short
-fingerprint of every id that page showed, so the second page can rank again and leave them out
-(``shown`` is empty in a cursor's token). The MAC is an HMAC-SHA256 over both parts *and the caller's
-context*, which the token does not carry. So a token used under another context fails verification
-exactly as an altered byte does: one error, one message, nothing learnt.
+page, the expiry, the request's fingerprint, from the second page on the random cursor id of the frozen
+ranking, and for an ``auto`` question sent without ``now`` the moment its first page read it at. A
+first page freezes nothing: its token instead carries, in ``shown``, a short fingerprint of every id
+that page showed, so the second page can rank again and leave them out (``shown`` is empty in a
+cursor's token). The MAC is an HMAC-SHA256 over both parts *and the caller's context*, which the token
+does not carry. So a token used under another context fails verification exactly as an altered byte
+does: one error, one message, nothing learnt.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ class PagePosition:
     offset: int
     cursor_id: str | None = None
     shown: frozenset[bytes] = field(default_factory=frozenset)
+    asked_at: int | None = None
+    """Epoch seconds an ``auto`` question without ``now`` was read at on its first page: every later page
+    reads its relative time cues ("last month") at that moment too, so the pages rank one question."""
 
 
 def new_cursor_id() -> str:
@@ -65,6 +69,8 @@ class PageTokens:
         fields: dict[str, Any] = {"o": position.offset, "e": expires_at, "q": fingerprint}
         if position.cursor_id is not None:
             fields["c"] = position.cursor_id
+        if position.asked_at is not None:
+            fields["n"] = position.asked_at
         signed = ".".join(
             (
                 base64url.encode(json.dumps(fields, separators=(",", ":")).encode()),
@@ -92,6 +98,7 @@ class PageTokens:
             offset=int(fields["o"]),
             cursor_id=None if "c" not in fields else str(fields["c"]),
             shown=unpacked(base64url.decode(encoded_shown) if encoded_shown else b""),
+            asked_at=None if "n" not in fields else int(fields["n"]),
         )
 
     def _mac(self, context_id: str, signed: str) -> bytes:

@@ -259,7 +259,8 @@ class RetrieveRequest(BaseModel):
     now: AwareDatetime | None = Field(
         default=None,
         description='auto: the moment relative time cues ("last month", "currently") are read against, '
-        "in its zone; default: the time of the request, in UTC.",
+        "in its zone; default: the time of the first page's request, in UTC (its next_token carries that "
+        "moment, so every page reads the question alike).",
     )
     top_k: RequestInt = Field(default=10, description="Hits per page; clamped to 1..100.")
     depth: RequestInt = Field(default=1, description="Clamped to 1..5 (graph_walk, expand_graph).")
