@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,3 +54,37 @@ def test_pool_to_silo_and_back_keeps_every_document_and_drops_the_source(
     assert main(["reindex", "--to", "pool", "--drop-source"]) == 0
     assert stored(opensearch, pool_settings) == in_pool
     assert stored(opensearch, silo_settings) == []
+
+
+def test_a_reindex_gives_documents_written_before_the_entity_dictionary_their_names(
+    pool_settings: Settings, opensearch: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from corpus_stack import retrieve
+    from retrieval_core import bootstrap
+
+    mention = {"entity_id": "acme:person/ivo-brandt", "name": "Ivo Brandt", "type": "Person"}
+    line = json.loads(proposition("acme:p-1", []))
+    line |= {"text": "Ivo Brandt rotates the signing keys.", "mentions": [mention]}
+    assert load_lines(pool_settings, [json.dumps(line)]).ok
+    # As an index from before the dictionary holds it: the item, without the two name fields.
+    (document,) = index_documents(opensearch, pool_settings)
+    index = document.pop("_index")
+    older = {
+        k: v
+        for k, v in document.items()
+        if not k.startswith("_") and k not in ("entity_names", "entity_name_keys")
+    }
+    opensearch.index(index=index, id=older["id"], body=older, routing="acme", refresh=True)
+    silo_settings = pool_settings.model_copy(update={"isolation_model": "silo"})
+
+    def linked(settings: Settings) -> list[str]:
+        with bootstrap.use(bootstrap.Container(settings)):
+            status, body = retrieve("acme", {"mode": "auto", "text": "Who rotates keys with Ivo Brandt?"})
+        assert status == 200, body
+        return [i["value"] for i in body["applied"]["inferred"] if i["became"] == "entity"]
+
+    assert linked(pool_settings) == []  # nothing to link against yet
+    for name, value in pool_settings.to_env().items():
+        monkeypatch.setenv(name, value)
+    assert main(["reindex", "--to", "silo"]) == 0
+    assert linked(silo_settings) == ["acme:person/ivo-brandt"]
