@@ -1,5 +1,6 @@
-"""What the read side returns: hits, edges and lineage cards. These are also the leak-free response DTOs:
-nothing here names a storage type, an index, an internal key or another context."""
+"""What the read side returns: hits and edges (lineage cards: ``lineage.py``). These are also the
+leak-free response DTOs: nothing here names a storage type, an index, an internal key or another
+context."""
 
 from __future__ import annotations
 
@@ -104,25 +105,3 @@ class Edge(BaseModel):
     status: Status
     confidence: float | None = None
     created_at: str
-
-
-class LineageCard(BaseModel):
-    """What the lineage store knows about one item (texts come from the search index)."""
-
-    id: str
-    kind: Kind
-    status: Status
-    confidence: float | None = None
-    created_at: str
-    source_ids: list[str] = Field(default_factory=list)
-    grounding: list[dict[str, Any]] = Field(default_factory=list)
-    supersedes: list[str] = Field(default_factory=list)
-    contradicts: list[str] = Field(default_factory=list)
-
-
-class LineageLinks(BaseModel):
-    """The reverse links stored on an item's partition (written by the items that point at it)."""
-
-    derived_to: list[str] = Field(default_factory=list)
-    superseded_by: list[str] = Field(default_factory=list)
-    contradicted_by: list[str] = Field(default_factory=list)
