@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from .defaults import empty_list
 from .vocabulary import Kind, Status
 
 
@@ -18,15 +19,15 @@ class LineageCard(BaseModel):
     status: Status
     confidence: float | None = None
     created_at: str
-    source_ids: list[str] = Field(default_factory=list)
-    grounding: list[dict[str, Any]] = Field(default_factory=list)
-    supersedes: list[str] = Field(default_factory=list)
-    contradicts: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=empty_list)
+    grounding: list[dict[str, Any]] = Field(default_factory=empty_list)
+    supersedes: list[str] = Field(default_factory=empty_list)
+    contradicts: list[str] = Field(default_factory=empty_list)
 
 
 class LineageLinks(BaseModel):
     """The reverse links stored on an item's partition (written by the items that point at it)."""
 
-    derived_to: list[str] = Field(default_factory=list)
-    superseded_by: list[str] = Field(default_factory=list)
-    contradicted_by: list[str] = Field(default_factory=list)
+    derived_to: list[str] = Field(default_factory=empty_list)
+    superseded_by: list[str] = Field(default_factory=empty_list)
+    contradicted_by: list[str] = Field(default_factory=empty_list)
