@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .models.defaults import empty_dict
 from .models.limits import LIMITS
 from .models.metadata import METADATA_NAME_PATTERN, FieldType
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
@@ -89,7 +90,7 @@ class Settings(BaseModel):
         description="A part's least size (StorageLimits.part_min_bytes); tests lower it for small objects.",
     )
     metadata_fields: dict[str, FieldType] = Field(
-        default_factory=dict,
+        default_factory=empty_dict,
         description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "
         '(`{"amount": "number", "due": "date"}`); undeclared keys are exact strings (docs/STORAGE.md).',
     )

@@ -15,12 +15,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from .models.cursors import FrozenRanking
-from .models.hits import Candidate, Edge, Hit, LineageCard, LineageLinks
+from .models.hits import Candidate, Edge, Hit
 from .models.vocabulary import Kind, Status
 
 if TYPE_CHECKING:
     from .models.filters import Filter
     from .models.item import Item  # the loadable model: the read path never imports it
+    from .models.lineage import LineageCard, LineageLinks  # only why_explain builds them
 
 
 @dataclass(frozen=True, slots=True)

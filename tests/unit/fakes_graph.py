@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from retrieval_core.models.hits import Edge, Hit, LineageCard, LineageLinks
+from retrieval_core.models.hits import Edge, Hit
+from retrieval_core.models.lineage import LineageCard, LineageLinks
 from retrieval_core.models.vocabulary import Kind, Status
 
 CREATED_AT = "2024-05-01T12:00:00Z"

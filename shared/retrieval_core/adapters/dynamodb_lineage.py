@@ -18,7 +18,7 @@ from ..aws import aws_failures
 from ..config import Settings
 from ..errors import BackendUnavailableError
 from ..metering import CallCounter
-from ..models.hits import LineageCard, LineageLinks
+from ..models.lineage import LineageCard, LineageLinks
 from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
 from .dynamodb_reads import as_float, as_int, plain

@@ -14,15 +14,17 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..context import CallerContext
+from ..models.defaults import empty_dict
 from .answers import answer_body
 from .responses import describe_validation, error_status_body
 
 
 class DirectInvocation(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built by the first direct invocation (defer_build): a function behind the API never needs it.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     context_id: str = Field(min_length=1)
-    request: dict[str, Any] = Field(default_factory=dict)
+    request: dict[str, Any] = Field(default_factory=empty_dict)
     correlation_id: str | None = None
     session_id: str | None = None
     idempotency_key: str | None = None

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..context import CallerContext
 from ..metering import CallMeter
-from ..models.hits import LineageCard
+from ..models.lineage import LineageCard
 from ..ports import LineageReader
 
 

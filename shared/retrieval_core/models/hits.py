@@ -1,5 +1,6 @@
-"""What the read side returns: hits, edges and lineage cards. These are also the leak-free response DTOs:
-nothing here names a storage type, an index, an internal key or another context."""
+"""What the read side returns: hits and edges (lineage cards: ``lineage.py``). These are also the
+leak-free response DTOs: nothing here names a storage type, an index, an internal key or another
+context."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .defaults import empty_dict, empty_list
 from .hit_parts import METADATA_CAP_CHARS
 from .vocabulary import Kind, Status
 
@@ -31,9 +33,9 @@ class MentionView(BaseModel):
 class Provenance(BaseModel):
     """A short summary of where a hit came from; ``why_explain`` gives the full lineage."""
 
-    source_ids: list[str] = Field(default_factory=list)
-    grounding_uris: list[str] = Field(default_factory=list)
-    supersedes: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=empty_list)
+    grounding_uris: list[str] = Field(default_factory=empty_list)
+    supersedes: list[str] = Field(default_factory=empty_list)
 
 
 class Location(BaseModel):
@@ -50,18 +52,18 @@ class Hit(BaseModel):
     kind: Kind
     text: str
     score: float = Field(allow_inf_nan=False)
-    signals: dict[str, Signal] = Field(default_factory=dict)
+    signals: dict[str, Signal] = Field(default_factory=empty_dict)
     status: Status
     confidence: float | None = None
     created_at: str
-    mentions: list[MentionView] = Field(default_factory=list)
+    mentions: list[MentionView] = Field(default_factory=empty_list)
     provenance: Provenance = Field(default_factory=Provenance)
-    found_by: list[str] = Field(default_factory=list, description="The arms that found this hit.")
+    found_by: list[str] = Field(default_factory=empty_list, description="The arms that found this hit.")
     truncated: bool = Field(
         default=False, description="The text was cut to fit the answer's size limit (README, Limits)."
     )
     metadata: dict[str, Any] = Field(
-        default_factory=dict,
+        default_factory=empty_dict,
         description=f"The item's metadata, at most {METADATA_CAP_CHARS:,} characters of JSON (whole keys).",
     )
     metadata_truncated: bool = Field(default=False, description="Some metadata keys did not fit the cap.")
@@ -104,25 +106,3 @@ class Edge(BaseModel):
     status: Status
     confidence: float | None = None
     created_at: str
-
-
-class LineageCard(BaseModel):
-    """What the lineage store knows about one item (texts come from the search index)."""
-
-    id: str
-    kind: Kind
-    status: Status
-    confidence: float | None = None
-    created_at: str
-    source_ids: list[str] = Field(default_factory=list)
-    grounding: list[dict[str, Any]] = Field(default_factory=list)
-    supersedes: list[str] = Field(default_factory=list)
-    contradicts: list[str] = Field(default_factory=list)
-
-
-class LineageLinks(BaseModel):
-    """The reverse links stored on an item's partition (written by the items that point at it)."""
-
-    derived_to: list[str] = Field(default_factory=list)
-    superseded_by: list[str] = Field(default_factory=list)
-    contradicted_by: list[str] = Field(default_factory=list)

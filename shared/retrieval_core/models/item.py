@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from ..context import CONTEXT_ID_PATTERN, context_of
+from .defaults import empty_dict, empty_list
 from .limits import FLOAT32_MAX, LIMITS, MAX_ITEM_ID_CHARS
 from .vocabulary import Kind, Status
 
@@ -56,17 +57,17 @@ class Item(_Strict):
     id: Id
     kind: Kind
     text: str = Field(min_length=1)
-    mentions: list[Mention] = Field(default_factory=list, max_length=LIMITS.mentions)
+    mentions: list[Mention] = Field(default_factory=empty_list, max_length=LIMITS.mentions)
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     status: Status = Status.ACTIVE
     created_at: AwareDatetime
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None
-    source_ids: list[Id] = Field(default_factory=list, max_length=LIMITS.links)
-    grounding: list[Grounding] = Field(default_factory=list, max_length=LIMITS.links)
-    supersedes: list[Id] = Field(default_factory=list, max_length=LIMITS.links)
-    contradicts: list[Id] = Field(default_factory=list, max_length=LIMITS.links)
-    metadata: dict[str, Any] = Field(default_factory=dict, max_length=LIMITS.metadata_keys)
+    source_ids: list[Id] = Field(default_factory=empty_list, max_length=LIMITS.links)
+    grounding: list[Grounding] = Field(default_factory=empty_list, max_length=LIMITS.links)
+    supersedes: list[Id] = Field(default_factory=empty_list, max_length=LIMITS.links)
+    contradicts: list[Id] = Field(default_factory=empty_list, max_length=LIMITS.links)
+    metadata: dict[str, Any] = Field(default_factory=empty_dict, max_length=LIMITS.metadata_keys)
     embedding: list[float] | None = Field(default=None, min_length=1, max_length=LIMITS.embedding_dimension)
 
     @field_validator("context_id")

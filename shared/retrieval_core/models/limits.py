@@ -28,7 +28,9 @@ FLOAT32_MAX = 3.4028234663852886e38
 class StorageLimits(BaseModel):
     """What one item, one line and one ingested object may hold, and what one answer may carry."""
 
-    model_config = ConfigDict(frozen=True)
+    # A model for its field descriptions (the docs quote them); its validator is built only when limits
+    # are given (tests), not for ``LIMITS``, whose defaults need no checking.
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     line_bytes: int = Field(
         default=1024 * 1024,
@@ -129,7 +131,7 @@ class StorageLimits(BaseModel):
         return -(-self.decompressed_bytes // self.part_min_bytes)
 
 
-LIMITS = StorageLimits()
+LIMITS = StorageLimits.model_construct()
 
 
 def clamp(value: int, bounds: tuple[int, int]) -> int:

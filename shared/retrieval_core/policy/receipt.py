@@ -9,6 +9,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..models.defaults import empty_dict, empty_list
+
 T = TypeVar("T")
 
 
@@ -24,8 +26,10 @@ class Receipt(BaseModel):
     requested_at: str
     completed_at: str
     source_ids: list[str] = Field(description="The sources' session names, in result order.")
-    extensions: dict[str, Any] = Field(default_factory=dict, description="Effect name -> fields it added.")
-    failed_effects: list[str] = Field(default_factory=list)
+    extensions: dict[str, Any] = Field(
+        default_factory=empty_dict, description="Effect name -> fields it added."
+    )
+    failed_effects: list[str] = Field(default_factory=empty_list)
 
 
 @dataclass(frozen=True, slots=True)

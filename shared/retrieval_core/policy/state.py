@@ -161,8 +161,10 @@ class SessionStore(Protocol):
         ...
 
 
+# Only GET /v1/sessions/{session_id} answers these: their validators are built by its first request
+# (defer_build), not by every cold start of the retrieve function.
 class SessionSource(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     id: str
@@ -171,7 +173,7 @@ class SessionSource(BaseModel):
 class SessionView(BaseModel):
     """What ``GET /v1/sessions/{session_id}`` shows the session's owner."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     session_id: str
     count: int

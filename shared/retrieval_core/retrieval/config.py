@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..graph.neighbourhood import DEFAULT_NODE_CAP
+from ..models.defaults import empty_dict
 from ..models.metadata import FieldType
 from .feedback import FeedbackOptions
 from .fusion import Normalization
@@ -98,7 +99,7 @@ class RetrievalConfig(BaseModel):
     )
     expansion: GraphExpansionConfig = GraphExpansionConfig()
     metadata: dict[str, FieldType] = Field(
-        default_factory=dict, description="Declared metadata types filters are checked against."
+        default_factory=empty_dict, description="Declared metadata types filters are checked against."
     )
 
 

@@ -12,6 +12,7 @@ import struct
 import unicodedata
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import cache
 from typing import Annotated, Any
 
 from pydantic import (
@@ -31,6 +32,7 @@ from pydantic import (
 )
 
 from ..errors import InvalidRequestError
+from ..models.defaults import empty_dict
 from ..models.filters import Filter
 from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
 from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
@@ -65,9 +67,7 @@ NonNegativeNumber = Annotated[FiniteNumber, Field(ge=0), WithJsonSchema({"type":
 SESSION_ID_JSON_PATTERN = f"^{SESSION_ID_PATTERN.pattern}$"
 """The policy's session id pattern as a JSON Schema ``pattern`` (which, unanchored, would search)."""
 SessionId = Annotated[str, Field(min_length=1, max_length=256, pattern=SESSION_ID_JSON_PATTERN)]
-_SESSION_ID: TypeAdapter[str] = TypeAdapter(SessionId)
 IdempotencyKey = Annotated[str, Field(min_length=1, max_length=256, pattern=IDEMPOTENCY_KEY_PATTERN.pattern)]
-_IDEMPOTENCY_KEY: TypeAdapter[str] = TypeAdapter(IdempotencyKey)
 
 # An upper bound on the terms OpenSearch's standard tokenizer makes of a text: each Han or Hiragana
 # character is a term of its own, so is each symbol (emoji); any other run of letters and digits is one.
@@ -91,21 +91,28 @@ def _is_punctuation(term: str) -> bool:
 
 def checked_session_id(value: str | None, field: str) -> str | None:
     """A session id from a header or a path, validated like the body's (a 422 naming ``field``)."""
-    return _checked(_SESSION_ID, value, field)
+    return _checked(SessionId, value, field)
 
 
 def checked_idempotency_key(value: str | None, field: str) -> str | None:
     """An idempotency key from a header, validated like the body's (a 422 naming ``field``)."""
-    return _checked(_IDEMPOTENCY_KEY, value, field)
+    return _checked(IdempotencyKey, value, field)
 
 
-def _checked(adapter: TypeAdapter[str], value: str | None, field: str) -> str | None:
+def _checked(annotation: Any, value: str | None, field: str) -> str | None:
     if value is None:
         return None
     try:
-        return adapter.validate_python(value)
+        return _adapter(annotation).validate_python(value)
     except ValidationError as error:
         raise InvalidRequestError(f"{field}: {error.errors()[0]['msg']}", field=field) from None
+
+
+@cache
+def _adapter(annotation: Any) -> TypeAdapter[str]:
+    # Built when a header (or a path) first carries one: most retrieve requests send none, their session
+    # id and key being in the body, which the request model validates.
+    return TypeAdapter(annotation)
 
 
 def check_vector(vector: list[float | int]) -> list[float | int]:
@@ -273,7 +280,7 @@ class RetrieveRequest(BaseModel):
         default=None, min_length=1, description="Only these item kinds (default: every kind)."
     )
     weights: dict[Kind, NonNegativeNumber] = Field(
-        default_factory=dict,
+        default_factory=empty_dict,
         description='A multiplier per kind applied to scores before ordering ({"document": 0.5}); '
         "a kind not named keeps 1.",
     )

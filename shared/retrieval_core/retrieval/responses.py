@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from ..models.defaults import empty_list
 from ..models.filters import Filter
 from ..models.hits import Hit
 from ..models.vocabulary import Kind, Status
@@ -183,7 +184,7 @@ class RetrieveResponse(BaseModel):
     mode: Mode
     supported: bool = Field(description="False when the store lacks the capability this mode needs.")
     missing_capability: str | None = None
-    arms: list[str] = Field(default_factory=list, description="The retrieval arms that produced hits.")
+    arms: list[str] = Field(default_factory=empty_list, description="The retrieval arms that produced hits.")
     hits: list[Hit]
     applied: AppliedLimits
     receipt: Receipt

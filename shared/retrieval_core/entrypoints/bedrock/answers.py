@@ -3,54 +3,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field, JsonValue
+from typing import Any
 
 from ...models.hits import Hit
 from ...retrieval.responses import RetrieveResponse
 from .names import RESERVED_PREFIX
+from .shapes import (
+    CustomDocumentLocation,
+    KnowledgeBaseRetrieveResponse,
+    ResultLocation,
+    RetrievalResult,
+    S3Location,
+    TextContent,
+)
 
 S3_SCHEME = "s3://"
-
-
-class TextContent(BaseModel):
-    type: Literal["TEXT"] = "TEXT"
-    text: str
-
-
-class S3Location(BaseModel):
-    uri: str
-
-
-class CustomDocumentLocation(BaseModel):
-    id: str
-
-
-class ResultLocation(BaseModel):
-    """``S3`` where the item is grounded in an ``s3://`` object, otherwise ``CUSTOM`` with the item id."""
-
-    type: Literal["S3", "CUSTOM"]
-    s3Location: S3Location | None = None
-    customDocumentLocation: CustomDocumentLocation | None = None
-
-
-class RetrievalResult(BaseModel):
-    content: TextContent
-    location: ResultLocation
-    score: float
-    metadata: dict[str, JsonValue] = Field(
-        description="The item's metadata, Bedrock's x-amz-bedrock-kb-chunk-id (and source-uri), and "
-        "x-retrieval-* fields: id, kind, status, created-at, confidence, signals, found-by, source-ids, "
-        "entity-ids, supersedes."
-    )
-
-
-class KnowledgeBaseRetrieveResponse(BaseModel):
-    """botocore's ``RetrieveResponse`` for ``bedrock-agent-runtime`` (``guardrailAction`` never set)."""
-
-    retrievalResults: list[RetrievalResult]
-    nextToken: str | None = Field(default=None, description="Send it back for the next page.")
 
 
 def retrieve_answer(response: RetrieveResponse) -> KnowledgeBaseRetrieveResponse:

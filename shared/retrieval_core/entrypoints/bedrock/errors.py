@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ...errors import (
     BackendUnavailableError,
@@ -31,12 +31,6 @@ ACCESS_DENIED_MESSAGE = "You are not authorized to retrieve from this knowledge 
 """One message for every refusal of access: no credentials, a context not granted, one that does not
 exist, an id that is not even well formed. Nothing tells them apart."""
 INTERNAL_MESSAGE = "An internal error occurred."
-
-
-class ErrorMessage(BaseModel):
-    """Every error body; the code is the ``x-amzn-ErrorType`` header (``ValidationException``...)."""
-
-    message: str
 
 
 ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
