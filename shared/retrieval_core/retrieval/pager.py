@@ -293,8 +293,9 @@ def _reads_the_clock(query: PreparedQuery) -> bool:
 
 def _read_at(query: PreparedQuery, asked_at: int | None) -> PreparedQuery:
     """``query`` read at ``asked_at`` (epoch seconds), the moment its first page was read at: a page
-    fetched after a month turned reads "last month" as the first page did."""
-    if asked_at is None or not _reads_the_clock(query):
+    fetched after a month turned reads "last month" as the first page did. Only a question that
+    ``_reads_the_clock`` has one (its token is bound to the same request)."""
+    if asked_at is None:
         return query
     moment = datetime.fromtimestamp(asked_at, UTC)
     return replace(query, request=query.request.model_copy(update={"now": moment}))

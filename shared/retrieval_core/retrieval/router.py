@@ -141,7 +141,7 @@ class RetrievalRouter:
             case Mode.AUTO:
                 store = _require(self._can.question, "auto")
                 depth = max(tuning.fusion.candidate_depth, filters.size)
-                terms, vector = self._auto_text_query(request, filters, tuning, notes)
+                terms, vector = self._text_query(request, filters, tuning, notes)
                 read = auto_arms(store, ctx, request, vector, filters, depth, terms)
                 notes.inferred = read.inferred
                 return self._fused(
@@ -161,11 +161,10 @@ class RetrievalRouter:
         store = _require(self._can.hybrid, "hybrid")
         request, tuning = query.request, query.tuning
         depth = max(tuning.fusion.candidate_depth, filters.size)
-        if tuning.feedback is None:
-            vector = self._query_vector(request)
-            arms = store.hybrid(self._context.context_id, request.text or "", vector, filters, depth).arms
-        else:
-            arms = self._fed_back(store, request, filters, depth, tuning, notes)
+        expansion, vector = self._text_query(request, filters, tuning, notes)
+        arms = store.hybrid(
+            self._context.context_id, request.text or "", vector, filters, depth, expansion
+        ).arms
         fused, arm_names, complete = self._fused(arms, query, filters, depth, all_fused, notes)
         if not request.expand_graph or not fused:
             return fused, arm_names, complete
@@ -206,47 +205,20 @@ class RetrievalRouter:
         complete = len(kept) == len(ordered) and (dropped or all(len(hits) < depth for hits in arms.values()))
         return self._reranked(built(kept), query, notes), tuple(arms), complete
 
-    def _fed_back(
-        self,
-        store: HybridSearch,
-        request: RetrieveRequest,
-        filters: SearchFilters,
-        depth: int,
-        tuning: Tuning,
-        notes: Notes,
-    ) -> Mapping[str, Sequence[Candidate]]:
-        """Hybrid feedback: both arms moved towards the first pass's top hits, searched again in one
-        ``_msearch``."""
-        expansion, moved = self._feedback_query(store, request, filters, tuning, notes)
-        return store.hybrid(
-            self._context.context_id, request.text or "", moved, filters, depth, expansion
-        ).arms
-
-    def _auto_text_query(
+    def _text_query(
         self, request: RetrieveRequest, filters: SearchFilters, tuning: Tuning, notes: Notes
     ) -> tuple[Expansion, list[float]]:
-        """What auto's text arms search with: hybrid's, feedback included when it is on."""
-        if tuning.feedback is None:
-            return (), self._query_vector(request)
-        hybrid = _require(self._can.hybrid, "auto")
-        return self._feedback_query(hybrid, request, filters, tuning, notes)
-
-    def _feedback_query(
-        self,
-        store: HybridSearch,
-        request: RetrieveRequest,
-        filters: SearchFilters,
-        tuning: Tuning,
-        notes: Notes,
-    ) -> tuple[Expansion, list[float]]:
-        """The lexical arm's expansion terms and the query vector moved towards the first pass's top hits
-        (``first_pass`` says how they are found): what hybrid and auto search their text arms with."""
+        """What the text arms (hybrid's, and auto's, which are hybrid's) search with: the question as
+        asked, or with feedback on, its expansion terms and its vector moved towards the first pass's top
+        hits (``first_pass`` says how they are found)."""
         options = tuning.feedback
-        assert options is not None
+        if options is None:
+            return (), self._query_vector(request)
         ctx, text = self._context.context_id, request.text or ""
         source = self._can.feedback
         if options.first_pass == "fused" or source is None:
             vector = self._query_vector(request)
+            store = _require(self._can.hybrid, str(request.mode))
             first = self._fused_first_pass(store, text, vector, filters, tuning)
         else:
             if request.vector is None:

@@ -51,10 +51,11 @@ def _text_ranked(
     members are decided by what the question was read as, their order by its other words (with none
     left, by confidence alone)."""
     query: dict[str, Any] = {"filter": clauses}
-    if text.strip() and must_match:
-        query["must"] = [{"match": {"text": {"query": text, "minimum_should_match": MUST_MATCH_SHARE}}}]
-    elif text.strip():
-        query["should"] = [{"match": {"text": {"query": text}}}]
+    if text.strip():
+        match: dict[str, Any] = {"query": text}
+        if must_match:
+            match["minimum_should_match"] = MUST_MATCH_SHARE
+        query["must" if must_match else "should"] = [{"match": {"text": match}}]
     return {
         "size": size,
         "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
