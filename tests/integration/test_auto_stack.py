@@ -149,3 +149,23 @@ def test_an_entity_arm_member_must_share_most_of_the_questions_other_words(fresh
     # Two of "changed", "February", "2026" make a member; "2026" alone does not.
     assert "entity" in found_by["acme:p-z3"]
     assert "entity" not in found_by.get("acme:p-z4", set())
+
+
+def test_an_entity_arm_none_of_whose_items_share_the_words_is_every_item_most_confident_first(
+    fresh_settings: Settings,
+) -> None:
+    sure = json.loads(zora_item("acme:p-z5", "Zora Quint is the payroll lead.")) | {"confidence": 0.9}
+    unsure = json.loads(zora_item("acme:p-z6", "Zora Quint joined in 2019.")) | {"confidence": 0.4}
+    assert load_lines(fresh_settings, [json.dumps(unsure), json.dumps(sure)]).ok
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
+        # No item of hers says "role": the question is still about her.
+        vague = ask("acme", text="What is Zora Quint's role?", top_k=10)
+        # One says "payroll": only that one is a member.
+        pointed = ask("acme", text="What does Zora Quint do for payroll?", top_k=10)
+    assert entity_ranks(vague) == {"acme:p-z5": 1, "acme:p-z6": 2}
+    assert entity_ranks(pointed) == {"acme:p-z5": 1}
+
+
+def entity_ranks(body: dict[str, Any]) -> dict[str, int]:
+    """Each hit's rank in the entity arm, for the hits that arm found."""
+    return {hit["id"]: hit["signals"]["entity"]["rank"] for hit in body["hits"] if "entity" in hit["signals"]}

@@ -22,6 +22,9 @@ MUST_MATCH_SHARE = "67%"
 one of one or two, two of three or four ...): one word shared by chance ("2026" in a CRM account of the
 named customer) does not make an item about the question. Chosen on the dev half (docs/QUALITY.md)."""
 
+SHARES_WORDS = "shares_words"
+"""The name of a must-match arm's word clause: OpenSearch lists it in a hit's ``matched_queries``."""
+
 NAME_ENTRIES = 500
 """Dictionary entries one lookup returns: the names of the items whose names best share the question's
 words (a question names a handful of entities; 500 leaves room for the names co-mentioned with them)."""
@@ -49,13 +52,19 @@ def _text_ranked(
 ) -> dict[str, Any]:
     """The items ``clauses`` select, best matching ``text`` first (then the most confident): the arm's
     members are decided by what the question was read as, their order by its other words (with none
-    left, by confidence alone)."""
+    left, by confidence alone).
+
+    ``must_match``: only the items sharing most of ``text``'s words are members (``members`` keeps
+    them), unless none does: then the arm is every selected item, the most confident first, as the
+    issue's plain entity arm is ("What is Alice Chen's role?": none of her items says "role", yet the
+    question is about her). Both are answered by this one body: the word clause is named and scores
+    alone, so its matches come first and a non-match scores 0."""
     query: dict[str, Any] = {"filter": clauses}
     if text.strip():
         match: dict[str, Any] = {"query": text}
         if must_match:
-            match["minimum_should_match"] = MUST_MATCH_SHARE
-        query["must" if must_match else "should"] = [{"match": {"text": match}}]
+            match |= {"minimum_should_match": MUST_MATCH_SHARE, "_name": SHARES_WORDS}
+        query["should"] = [{"match": {"text": match}}]
     return {
         "size": size,
         "_source": ID_FIELDS if ids_only else SOURCE_FIELDS,
@@ -94,6 +103,14 @@ def focus_bodies(
             focus.time_text, [*valid_at(focus.valid_at), *base], size, must_match=True
         )
     return bodies
+
+
+def members(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """An arm's members among its hits: of a must-match arm, those sharing the question's words when
+    any does (they come first), else every hit; of any other arm, every hit."""
+    hits: list[dict[str, Any]] = response.get("hits", {}).get("hits", [])
+    sharing = [h for h in hits if SHARES_WORDS in h.get("matched_queries", ())]
+    return sharing or hits
 
 
 def valid_at(moment: datetime) -> list[dict[str, Any]]:

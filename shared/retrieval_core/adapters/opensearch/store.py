@@ -111,7 +111,7 @@ class OpenSearchStore:
         rank_only = not self._layout.siloed
         return ArmResults(
             arms={
-                arm: _candidates(result, rank_only=rank_only)
+                arm: _candidates_of(question_queries.members(result), rank_only=rank_only)
                 for arm, result in zip(bodies, results, strict=True)
             }
         )
@@ -213,9 +213,13 @@ def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> l
 
 
 def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:
+    return _candidates_of(_hits(response), rank_only=rank_only)
+
+
+def _candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candidate]:
     return [
         candidate_of(h["_source"], score=_arm_score(h, rank, rank_only))
-        for rank, h in enumerate(_hits(response), start=1)
+        for rank, h in enumerate(hits, start=1)
     ]
 
 
