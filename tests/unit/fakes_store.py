@@ -194,7 +194,9 @@ class InMemoryStore(InMemoryLexicalStore):
         arms: dict[str, list[Candidate]] = {}
         if focus.entity_ids:
             named = [i for i in visible if set(focus.entity_ids) & set(i.entity_ids)]
-            arms["entity"] = self._focus_arm(named, focus.entity_text, "entity", depth)
+            arms["entity"] = self._focus_arm(
+                _sharing(named, focus.entity_text), focus.entity_text, "entity", depth
+            )
             if focus.answer_types:
                 typed = [
                     i
@@ -205,7 +207,9 @@ class InMemoryStore(InMemoryLexicalStore):
         if focus.window is not None:
             window = focus.window
             inside = [i for i in visible if _inside(i.created_at, window)]
-            arms["window"] = self._focus_arm(inside, focus.time_text, "window", depth)
+            arms["window"] = self._focus_arm(
+                _sharing(inside, focus.time_text), focus.time_text, "window", depth
+            )
         return ArmResults(arms=arms)
 
     def _focus_arm(self, members: list[Item], text: str, arm: str, depth: int) -> list[Candidate]:
@@ -251,6 +255,15 @@ def _candidates(hits: list[Hit]) -> list[Candidate]:
 
 def _rebuilt(hit: Hit, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
     return hit.model_copy(update={"score": score, "signals": signals, "found_by": found_by})
+
+
+def _sharing(members: list[Item], text: str) -> list[Item]:
+    """As the index keeps a must-match arm: the members sharing two thirds of the words (rounded down,
+    at least one), or every member when none does."""
+    words = _words(text)
+    needed = max(1, len(words) * 2 // 3)
+    sharing = [i for i in members if len(words & _words(i.text)) >= needed]
+    return sharing or members
 
 
 def _inside(moment: datetime, window: TimeWindow) -> bool:
