@@ -70,6 +70,33 @@ def test_a_month_without_a_year_is_its_latest_occurrence() -> None:
     assert window("who was on call in June")[1] == "2025-06-01T00:00:00+00:00"
 
 
+def test_a_quarter_without_a_year_is_its_latest_occurrence_and_takes_open_ends() -> None:
+    # Asked in May 2026: "in Q1" is Q1 2026, "in Q3" is Q3 2025.
+    assert window("Dmitri's deploys in Q1")[1:] == ("2026-01-01T00:00:00+00:00", day_end("2026-03-31"))
+    assert window("deploys in Q3")[1:] == ("2025-07-01T00:00:00+00:00", day_end("2025-09-30"))
+    assert window("what shipped before Q2 2026")[1:] == (EARLIEST.isoformat(), day_end("2026-03-31"))
+    assert window("since Q4 2025 what changed")[1:] == ("2025-10-01T00:00:00+00:00", NOW.isoformat())
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [
+        ("between January and March 2026 what changed", "2026-01-01", "2026-03-31"),
+        ("from November 2025 to February 2026", "2025-11-01", "2026-02-28"),
+        # One year serves both ends; a first month later in the calendar is the year before.
+        ("from November to February 2026", "2025-11-01", "2026-02-28"),
+        ("from January 2026 to March", "2026-01-01", "2026-03-31"),
+        ("Jan-Mar 2026 incidents", "2026-01-01", "2026-03-31"),
+        ("Jan\u2013Mar 2026 incidents", "2026-01-01", "2026-03-31"),
+        # No year: the range ends at the last month's latest occurrence (asked in May 2026).
+        ("between March and May", "2026-03-01", "2026-05-31"),
+        ("from November to February", "2025-11-01", "2026-02-28"),
+    ],
+)
+def test_month_ranges(question: str, start: str, end: str) -> None:
+    assert window(question)[1:] == (f"{start}T00:00:00+00:00", day_end(end))
+
+
 def test_relative_forms_are_read_against_the_request_time() -> None:
     assert window("what changed last month") == (
         "last month",
@@ -120,6 +147,9 @@ def test_currently_means_valid_now() -> None:
         "the 2026 roadmap",  # a year with no preposition: a name as often as a time
         "ledger march to the event log",
         "a runbook for api-edge",
+        "Q1 planning doc",  # a quarter with neither a year nor a preposition
+        "from may to june",  # month words not written as names, and no year
+        "from March 2026 to January 2026",  # ends before it starts
     ],
 )
 def test_ambiguous_or_absent_forms_are_left_alone(question: str) -> None:

@@ -1,6 +1,7 @@
-"""Time cues in a question: absolute ("in March 2026", "Q1 2026", "on 2026-03-14"), open-ended ("before
-April", "since 2025") and relative ("last month", "in the past 7 days") forms become a window; "currently"
-and its kin become a cue for what is valid now.
+"""Time cues in a question: absolute ("in March 2026", "Q1 2026", "on 2026-03-14"), ranges ("between
+January and March 2026"), open-ended ("before April", "since 2025", "after Q1") and relative ("last
+month", "in the past 7 days") forms become a window; "currently" and its kin become a cue for what is
+valid now.
 
 Calendar units are read in the zone of the request's time (``now``): "yesterday" asked at 01:00 in Tokyo
 is the Tokyo day before, and its window is that day's span in UTC. A form that could mean two things
@@ -44,7 +45,8 @@ MONTHS = {
     )
     for name in names
 }
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH_WORDS = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH = r"(?P<month>" + _MONTH_WORDS + r")\.?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _ZONE = r"(?:\s+(?P<zone>UTC|GMT|Z)(?P<offset>[+-]\d{1,2}(?::?\d\d)?)?)?"
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30, "year": 365, "years": 365}
@@ -145,7 +147,29 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.IGNORECASE,
         ),
     ),
-    ("quarter", re.compile(r"\b(?P<prep>in\s+|during\s+)?Q(?P<q>[1-4])\s*" + _YEAR + r"\b", re.IGNORECASE)),
+    (
+        "month_range",
+        re.compile(
+            rf"\b(?:between|from)\s+(?P<first>{_MONTH_WORDS})\.?(?:\s+(?P<first_year>(?:19|20)\d\d))?"
+            rf"\s+(?:and|to|until|till|through)\s+(?P<last>{_MONTH_WORDS})\.?(?:\s+{_YEAR})?{_ZONE}(?![\w-])",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "month_range",
+        re.compile(
+            rf"\b(?P<first>{_MONTH_WORDS})\.?\s*[-\u2013]\s*(?P<last>{_MONTH_WORDS})\.?\s+{_YEAR}{_ZONE}(?![\w-])",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "quarter",
+        re.compile(
+            r"\b(?P<prep>(?:in|during|since|before|after|until|by)\s+)?(?:the\s+)?Q(?P<q>[1-4])"
+            r"(?:\s*(?:of\s+)?" + _YEAR + r")?\b",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "iso_day",
         re.compile(r"\b(?P<prep>(?:on|before|after|since|until)\s+)?(?P<d>\d{4}-\d{2}-\d{2})\b" + _ZONE),
@@ -226,11 +250,10 @@ def _read(name: str, match: re.Match[str], span: Span, now: datetime, zone: tzin
         return _window(span, now - timedelta(days=days), now, 0.9)
     if name == "relative":
         return _relative(groups, span, now.astimezone(zone), zone)
+    if name == "month_range":
+        return _month_range(groups, span, now, zone)
     if name == "quarter":
-        year, quarter = int(groups["year"]), int(groups["q"])
-        start, _ = _month_span(year, 3 * quarter - 2, zone)
-        _, end = _month_span(year, 3 * quarter, zone)
-        return _window(span, start, end, 0.95)
+        return _quarter(groups, span, now, zone)
     if name == "iso_day":
         local = _zone_of(groups["zone"], groups["offset"], zone)
         try:
@@ -268,6 +291,45 @@ def _month_cue(groups: dict[str, str | None], span: Span, now: datetime, zone: t
             return None
         end = start + timedelta(days=1, microseconds=-1)
     return _bounded(span, groups["prep"], start, end, now, confidence)
+
+
+def _quarter(groups: dict[str, str | None], span: Span, now: datetime, zone: tzinfo) -> TimeCue | None:
+    """ "Q1 2026", "before Q3 2026"; without a year, its latest occurrence, and only after a preposition
+    ("in Q1": "Q1" alone is as often a name as a quarter)."""
+    if groups["year"] is None and groups["prep"] is None:
+        return None
+    quarter = int(groups["q"] or 0)
+    first_month = 3 * quarter - 2
+    year = int(groups["year"]) if groups["year"] else _latest_month(first_month, now.astimezone(zone))
+    start, _ = _month_span(year, first_month, zone)
+    _, end = _month_span(year, 3 * quarter, zone)
+    return _bounded(span, groups["prep"], start, end, now, 0.95 if groups["year"] else 0.75)
+
+
+def _month_range(groups: dict[str, str | None], span: Span, now: datetime, zone: tzinfo) -> TimeCue | None:
+    """ "between January and March 2026", "from November 2025 to February 2026", "Jan-Mar 2026": from the
+    first month's start to the last one's end. A year written once serves both ends (a first month later
+    in the calendar than the last is the year before); with none, the range ends at the last month's
+    latest occurrence, and both month words must be written as names ("from may to june" is left alone).
+    """
+    first_word, last_word = (groups["first"] or "").lower(), (groups["last"] or "").lower()
+    first, last = MONTHS[first_word], MONTHS[last_word]
+    local = _zone_of(groups["zone"], groups["offset"], zone)
+    first_year, last_year = groups.get("first_year"), groups["year"]
+    if first_year is None and last_year is None:
+        written = (groups["first"] or "", groups["last"] or "")
+        if not all(word[:1].isupper() for word in written):
+            return None
+        end_year = _latest_month(last, now.astimezone(local))
+    elif last_year is None:
+        end_year = int(first_year or 0) + (1 if last < first else 0)
+    else:
+        end_year = int(last_year)
+    start_year = int(first_year) if first_year else end_year - (1 if first > last else 0)
+    start, _ = _month_span(start_year, first, local)
+    _, end = _month_span(end_year, last, local)
+    confidence = 0.9 if first_year or last_year else 0.7
+    return _window(span, start, end, confidence) if start <= end else None
 
 
 def _relative(groups: dict[str, str | None], span: Span, local_now: datetime, zone: tzinfo) -> TimeCue:
