@@ -49,6 +49,23 @@ def test_aliases_a_persons_first_or_last_name_and_a_project_without_its_prefix()
     assert linked("who sponsors the Falcon project") == [("Falcon", FALCON.entity_id)]
 
 
+def test_an_organisations_first_word_is_an_alias_written_as_a_name() -> None:
+    kestrel = NamedEntity("globex:vendor/kestrel-trucking", "Kestrel Trucking", "Vendor")
+    scoring = NamedEntity("acme:service/fraud-scoring", "fraud-scoring", "Service")
+    (found,) = link("Where does Kestrel send GPS pings?", [kestrel, scoring])
+    assert (found.entity_id, found.how, found.span.text) == (kestrel.entity_id, "alias", "Kestrel")
+    # A system's hyphenated name does not answer to its first word, nor a person's to anything but
+    # their own first and last names.
+    assert linked("what did fraud teams flag", [kestrel, scoring]) == []
+    # An alias, so shared by two Northwinds it links neither; like any one-word name it must be written
+    # as a name.
+    assert linked("Is Northwind a customer?") == []
+    assert linked("Is Kestrel a vendor?", [kestrel]) == [("Kestrel", kestrel.entity_id)]
+    assert linked("is kestrel a bird?", [kestrel]) == []
+    success = NamedEntity("globex:team/customer-success", "Customer Success", "Team")
+    assert linked("Which Customer accounts churned?", [success]) == []
+
+
 def test_an_alias_two_entities_share_links_neither() -> None:
     assert linked("what does Alice own", [ALICE, ALICE_WONG]) == []
     assert linked("what does Alice Wong own", [ALICE, ALICE_WONG]) == [("Alice Wong", ALICE_WONG.entity_id)]

@@ -2,7 +2,8 @@
 
 The dictionary is the names the context's own items mention (``NamedEntity``: id, name, type), read in the
 caller's context like every other read. Each name also answers to a few aliases: a person's first or
-last name alone, a project's name without "Project", a hyphenated name with spaces. Matching is on
+last name alone, a project's name without "Project", an organisation's first word ("Northwind" for
+"Northwind Bank"), a hyphenated name with spaces. Matching is on
 normalised tokens (case, accents, punctuation and possessives ignored), longest match first, and a
 long name also matches within a small edit distance ("Dmitry Volkov"). A name that is also an ordinary
 word ("Platform", "Data", "Payments") is linked only when the question writes it as a name: capitalised
@@ -78,7 +79,28 @@ def aliases(entity: NamedEntity) -> list[tuple[tuple[str, ...], str]]:
             found.append((full[1:], "alias"))
     if entity.type.casefold() == "person" and len(full) >= 2:
         found += [((full[0],), "alias"), ((full[-1],), "alias")]
+    elif _proper_head(entity):
+        found.append(((full[0],), "alias"))
     return found
+
+
+def _proper_head(entity: NamedEntity) -> bool:
+    """Whether an organisation's name answers to its first word, as "Northwind" for "Northwind Bank":
+    a name of two or more capitalised words (not a person's, not a project's), whose first word is a
+    word of letters and no type's word ("Customer Success" does not answer to "Customer"). A hyphenated
+    or lower-case name ("fraud-scoring") is a system's, and its first word ("fraud") means something
+    else."""
+    words = entity.name.split()
+    type_words = {word for words_of_type in TYPE_WORDS.values() for word in words_of_type}
+    return (
+        len(words) >= 2
+        and normalised(words[0]) not in type_words
+        and entity.type.casefold() not in ("person", "project")
+        and not entity.name.casefold().startswith(_NAME_PREFIXES)
+        and all(word[:1].isupper() for word in words)
+        and words[0].isalpha()
+        and len(words[0]) >= 3
+    )
 
 
 def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
