@@ -30,11 +30,10 @@ def test_the_entity_arms_word_clause_is_named_and_optional() -> None:
 
 
 def test_members_are_the_hits_sharing_the_words_when_any_does() -> None:
-    response = {"hits": {"hits": [hit("a", "shares_words"), hit("b"), hit("c", "shares_words")]}}
-    assert [h["_id"] for h in question_queries.members(response)] == ["a", "c"]
+    hits = [hit("a", "shares_words"), hit("b"), hit("c", "shares_words")]
+    assert [h["_id"] for h in question_queries.members(hits)] == ["a", "c"]
 
 
 def test_members_are_every_hit_when_none_shares_the_words() -> None:
-    response = {"hits": {"hits": [hit("a"), hit("b")]}}
-    assert [h["_id"] for h in question_queries.members(response)] == ["a", "b"]
-    assert question_queries.members({}) == []
+    assert [h["_id"] for h in question_queries.members([hit("a"), hit("b")])] == ["a", "b"]
+    assert question_queries.members([]) == []

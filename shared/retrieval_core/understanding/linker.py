@@ -39,6 +39,8 @@ TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "incident": ("incident",),
 }
 
+_ANY_TYPE_WORD = frozenset(word for words in TYPE_WORDS.values() for word in words)
+
 
 @dataclass(frozen=True, slots=True)
 class Link:
@@ -91,10 +93,9 @@ def _proper_head(entity: NamedEntity) -> bool:
     or lower-case name ("fraud-scoring") is a system's, and its first word ("fraud") means something
     else."""
     words = entity.name.split()
-    type_words = {word for words_of_type in TYPE_WORDS.values() for word in words_of_type}
     return (
         len(words) >= 2
-        and normalised(words[0]) not in type_words
+        and normalised(words[0]) not in _ANY_TYPE_WORD
         and entity.type.casefold() not in ("person", "project")
         and not entity.name.casefold().startswith(_NAME_PREFIXES)
         and all(word[:1].isupper() for word in words)
@@ -109,12 +110,12 @@ def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
     words = tokens(question)
     candidates: list[Link] = []
     by_alias: dict[tuple[str, ...], set[str]] = {}
-    entries = list(dict.fromkeys(dictionary))
-    for entity in entries:
-        for alias, _ in aliases(entity):
+    answers_to = {entity: aliases(entity) for entity in dictionary}
+    for entity, names in answers_to.items():
+        for alias, _ in names:
             by_alias.setdefault(alias, set()).add(entity.entity_id)
-    for entity in entries:
-        for alias, how in aliases(entity):
+    for entity, names in answers_to.items():
+        for alias, how in names:
             if how == "alias" and len(by_alias[alias]) > 1:
                 continue
             candidates += _matches(question, words, entity, alias, how)

@@ -105,10 +105,9 @@ def focus_bodies(
     return bodies
 
 
-def members(response: dict[str, Any]) -> list[dict[str, Any]]:
+def members(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """An arm's members among its hits: of a must-match arm, those sharing the question's words when
     any does (they come first), else every hit; of any other arm, every hit."""
-    hits: list[dict[str, Any]] = response.get("hits", {}).get("hits", [])
     sharing = [h for h in hits if SHARES_WORDS in h.get("matched_queries", ())]
     return sharing or hits
 

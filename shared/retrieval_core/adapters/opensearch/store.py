@@ -111,7 +111,7 @@ class OpenSearchStore:
         rank_only = not self._layout.siloed
         return ArmResults(
             arms={
-                arm: _candidates_of(question_queries.members(result), rank_only=rank_only)
+                arm: _candidates_of(question_queries.members(_hits(result)), rank_only=rank_only)
                 for arm, result in zip(bodies, results, strict=True)
             }
         )
