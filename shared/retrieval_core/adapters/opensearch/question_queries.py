@@ -55,8 +55,8 @@ def _text_ranked(
     left, by confidence alone).
 
     ``must_match``: only the items sharing most of ``text``'s words are members (``members`` keeps
-    them), unless none does: then the arm is every selected item, the most confident first, as the
-    issue's plain entity arm is ("What is Alice Chen's role?": none of her items says "role", yet the
+    them), unless none does: then the arm is every selected item, the most confident first, as a plain
+    entity arm is ("What is Alice Chen's role?": none of her items says "role", yet the
     question is about her). Both are answered by this one body: the word clause is named and scores
     alone, so its matches come first and a non-match scores 0."""
     query: dict[str, Any] = {"filter": clauses}
