@@ -19,6 +19,7 @@ from tests.processes import finished
 
 ROOT = Path(__file__).resolve().parents[2]
 SAM_VENV = ROOT / ".venv-sam"
+TEMPLATE = ROOT / "template.yaml"
 SAM = SAM_VENV / "bin" / "sam"
 LAYER = "RetrievalCoreLayer"
 FUNCTIONS = {
@@ -27,6 +28,7 @@ FUNCTIONS = {
     "WhyExplainFunction": "why_explain",
     "AuthorizerFunction": "authorizer",
     "IngestFunction": "ingest",
+    "RebuildFunction": "rebuild",
 }
 IMPORTS_DEV_CODE = re.compile(r"^\s*(from|import)\s+retrieval_dev\b", re.M)
 LAYER_LIMIT_BYTES = 20 * 1024 * 1024
@@ -110,6 +112,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.returncode == 0, result.stdout + result.stderr
     print(f"\nsam build took {time.monotonic() - started:.1f}s")
     return build_dir
+
+
+def test_every_function_of_the_template_is_built_and_checked() -> None:
+    """A function added to template.yaml and not here would ship without its import check."""
+    declared = re.findall(r"^  (\w+):\n    Type: AWS::Serverless::Function$", TEMPLATE.read_text(), re.M)
+    assert sorted(declared) == sorted(FUNCTIONS)
 
 
 def test_sam_validate_lint_passes() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Generic, NoReturn, TypeVar
 
@@ -37,6 +38,7 @@ from .state import (
     Completed,
     Completion,
     InProgress,
+    Keep,
     KeyReused,
     OverBudget,
     Replayed,
@@ -52,6 +54,40 @@ logger = logging.getLogger(__name__)
 
 REQUEST_LOCAL_SESSION = "request-local"
 """The scope name of a sessionless request's throwaway state."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer(Generic[R]):
+    """A query's result on its way to completion. Its receipt is a function of the completion (its
+    sequence and names) alone: the answer kept for replays holds the very receipt the caller gets."""
+
+    result: R
+    item_ids: list[str]
+    key: str
+    session_id: str | None
+    requested_at: datetime
+    completed_at: datetime
+    keep: Callable[[Outcome[R]], bytes] | None
+
+    def receipt(self, completed: Completed) -> Receipt:
+        return Receipt(
+            sequence=completed.sequence,
+            query_key=self.key,
+            session_id=self.session_id,
+            requested_at=iso(self.requested_at),
+            completed_at=iso(self.completed_at),
+            source_ids=list(dict.fromkeys(completed.names[item_id] for item_id in self.item_ids)),
+        )
+
+    @property
+    def kept(self) -> Keep | None:
+        """What the session store keeps for replays (None: nothing, the request has no idempotency key's
+        ``keep``)."""
+        return None if self.keep is None else self._rendered
+
+    def _rendered(self, completed: Completed) -> bytes:
+        assert self.keep is not None
+        return self.keep(Outcome(self.result, self.receipt(completed), completed.names))
 
 
 def _itself(result: Any) -> Any:
@@ -103,11 +139,42 @@ class RetrievalPolicy(Generic[T]):
         ``QueryForbiddenError`` (403), ``UnusableResultError`` (500); whatever ``execute`` or the session
         write raises propagates unchanged after the idempotency key's lock is released.
         """
-        kind = self._kind
         requested_at = self._now()
-        prepared = kind.prepare(query)
-        key = kind.key(prepared)
+        prepared = self._kind.prepare(query)
+        key = self._kind.key(prepared)
         limit = self._config.effective_limit(claim_limit, request_limit)
+        admitted = self._admit(context_id, session_id, principal, key, idempotency_key, limit, requested_at)
+        if isinstance(admitted, Replay):
+            return admitted
+        store, attempt = admitted
+        try:
+            self._kind.authorize(context_id, prepared)
+            result = execute(prepared)
+            cited = evidence(result)
+            answer = _Answer(
+                result, self._source_ids(context_id, cited), key, session_id, requested_at, self._now(), keep
+            )
+            completion = store.complete(attempt, answer.item_ids, limit, answer.completed_at, answer.kept)
+        except BaseException:
+            self._release(store, attempt)
+            raise
+        if not isinstance(completion, Completed):
+            self._refuse(completion, key, limit)
+        effect_input = EffectInput(context_id, prepared, cited, answer.receipt(completion), completion.names)
+        return Outcome(result, self._run_effects(effect_input), completion.names)
+
+    def _admit(
+        self,
+        context_id: str,
+        session_id: str | None,
+        principal: str | None,
+        key: str,
+        idempotency_key: str | None,
+        limit: int,
+        requested_at: datetime,
+    ) -> tuple[SessionStore, Attempt] | Replay:
+        """The session's store and the admitted attempt, or the kept answer of a request sent again;
+        raises the refusal of any other admission."""
         if idempotency_key is not None and session_id is None:
             raise InvalidQueryError(
                 "idempotency_key needs a session_id: without a session nothing is kept to replay "
@@ -116,7 +183,6 @@ class RetrievalPolicy(Generic[T]):
             )
         store, scope = self._session(context_id, session_id, principal)
         attempt = Attempt(scope, key, idempotency_key)
-
         admission = store.admit(attempt, limit, requested_at)
         if isinstance(admission, Replayed):
             if admission.answer is None:
@@ -124,39 +190,12 @@ class RetrievalPolicy(Generic[T]):
             return Replay(admission.answer)
         if not isinstance(admission, Admitted):
             self._refuse(admission, key, limit)
+        return store, attempt
 
-        try:
-            kind.authorize(context_id, prepared)
-            result = execute(prepared)
-            cited = evidence(result)
-            kind.assert_result(context_id, cited)
-            item_ids = [kind.source_id(element) for element in cited]
-
-            receipts: dict[int, Receipt] = {}
-
-            def receipt_of(completed: Completed) -> Receipt:
-                """One receipt per sequence: the answer kept for replays holds the one returned."""
-                if completed.sequence not in receipts:
-                    receipts[completed.sequence] = Receipt(
-                        sequence=completed.sequence,
-                        query_key=key,
-                        session_id=session_id,
-                        requested_at=iso(requested_at),
-                        completed_at=iso(self._now()),
-                        source_ids=list(dict.fromkeys(completed.names[item_id] for item_id in item_ids)),
-                    )
-                return receipts[completed.sequence]
-
-            kept = None if keep is None else (lambda c: keep(Outcome(result, receipt_of(c), c.names)))
-            completion = store.complete(attempt, item_ids, limit, self._now(), kept)
-        except BaseException:
-            self._release(store, attempt)
-            raise
-        if not isinstance(completion, Completed):
-            self._refuse(completion, key, limit)
-        receipt = receipt_of(completion)
-        receipt = self._run_effects(EffectInput(context_id, prepared, cited, receipt, completion.names))
-        return Outcome(result, receipt, completion.names)
+    def _source_ids(self, context_id: str, cited: Sequence[T]) -> list[str]:
+        """The ids of a result's cited elements, once the result is checked."""
+        self._kind.assert_result(context_id, cited)
+        return [self._kind.source_id(element) for element in cited]
 
     def describe(
         self,

@@ -24,7 +24,7 @@ more when the question names something.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..models.hits import Candidate
@@ -115,53 +115,16 @@ def residual(text: str, spans: Sequence[Span]) -> str:
 def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:
     """The focus and arm weights a reading makes, with the request's explicit fields over it, and the
     inferences to report (each marked used or overridden)."""
-    inferred: list[Inference] = []
-    weights: dict[str, float] = {}
-    entity_ids: tuple[str, ...] = ()
-    if request.entity_id is not None:
-        entity_ids = (request.entity_id,)
-        weights |= {ENTITY_ARM: ARM_WEIGHTS[ENTITY_ARM], EDGES_ARM: ARM_WEIGHTS[EDGES_ARM]}
-    elif reading.links:
-        entity_ids = tuple(found.entity_id for found in reading.links)
-        confidence = max(found.confidence for found in reading.links)
-        weights |= {arm: ARM_WEIGHTS[arm] * confidence for arm in (ENTITY_ARM, EDGES_ARM)}
-    for found in reading.links:
-        used = request.entity_id is None
-        inferred.append(_inference(found.span, "entity", found.entity_id, found.confidence, used))
-    answer = reading.answer
-    answer_types: tuple[str, ...] = ()
-    if answer is not None and entity_ids:
-        # Only beside an entity: the type alone ("who") would rank every person's items up.
-        answer_types = (answer.type,)
-        weights[ANSWER_ARM] = ARM_WEIGHTS[ANSWER_ARM] * answer.confidence
-        inferred.append(_inference(answer.span, "answer_type", answer.type, answer.confidence, True))
-    window: TimeWindow | None = None
-    valid_at: datetime | None = None
-    if request.window is not None:
-        window = TimeWindow(request.window.start, request.window.end)
-        weights[WINDOW_ARM] = ARM_WEIGHTS[WINDOW_ARM]
-    cue = reading.time
-    if cue is not None:
-        used = request.window is None
-        if cue.kind == "current":
-            inferred.append(_inference(cue.span, "valid_now", _iso(cue.start), cue.confidence, used))
-            if used:
-                valid_at = cue.start
-                weights[VALID_NOW_ARM] = ARM_WEIGHTS[VALID_NOW_ARM] * cue.confidence
-        else:
-            value = f"{_iso(cue.start)} .. {_iso(cue.end)}"
-            inferred.append(_inference(cue.span, "window", value, cue.confidence, used))
-            if used:
-                window = TimeWindow(cue.start, cue.end)
-                weights[WINDOW_ARM] = ARM_WEIGHTS[WINDOW_ARM] * cue.confidence
+    found = _Understanding()
+    entity_ids = _entities(request, reading, found)
+    answer_types = _answer_types(reading, entity_ids, found)
+    window, valid_at = _time(request, reading, found)
     for hint in reading.kinds:
-        used = hint.kind not in request.weights
-        inferred.append(
-            _inference(hint.span, "kind_weight", f"{hint.kind}={hint.weight:g}", hint.confidence, used)
-        )
+        value = f"{hint.kind}={hint.weight:g}"
+        found.infer(hint.span, "kind_weight", value, hint.confidence, used=hint.kind not in request.weights)
     text = request.text or ""
-    names = [found.span for found in reading.links if request.entity_id is None]
-    times = [cue.span] if cue is not None and request.window is None else []
+    names = [link.span for link in reading.links if request.entity_id is None]
+    times = [reading.time.span] if reading.time is not None and request.window is None else []
     focus = Focus(
         entity_ids,
         window,
@@ -170,7 +133,71 @@ def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[
         content_words(residual(text, times)),
         answer_types,
     )
-    return focus, weights, sorted(inferred, key=lambda i: (i.start, i.became))
+    return focus, found.weights, sorted(found.inferred, key=lambda i: (i.start, i.became))
+
+
+@dataclass(slots=True)
+class _Understanding:
+    """What reading a question made so far: the focus arms' weights and the inferences to report."""
+
+    weights: dict[str, float] = field(default_factory=dict)
+    inferred: list[Inference] = field(default_factory=list)
+
+    def weigh(self, arms: Sequence[str], confidence: float) -> None:
+        """Each arm at its weight times ``confidence`` (the best of what made it)."""
+        for arm in arms:
+            self.weights[arm] = max(self.weights.get(arm, 0.0), ARM_WEIGHTS[arm] * confidence)
+
+    def infer(
+        self, span: Span, became: str, value: str, confidence: float, *, used: bool, arms: Sequence[str] = ()
+    ) -> None:
+        """Report one inference; a used one weighs the arms it makes."""
+        self.inferred.append(_inference(span, became, value, confidence, used))
+        if used:
+            self.weigh(arms, confidence)
+
+
+def _entities(request: RetrieveRequest, reading: Reading, found: _Understanding) -> tuple[str, ...]:
+    """The entities the focus arms look for: the request's ``entity_id``, else the linked ones."""
+    entity_arms = (ENTITY_ARM, EDGES_ARM)
+    if request.entity_id is not None:
+        found.weigh(entity_arms, 1.0)
+    for link in reading.links:
+        used = request.entity_id is None
+        found.infer(link.span, "entity", link.entity_id, link.confidence, used=used, arms=entity_arms)
+    if request.entity_id is not None:
+        return (request.entity_id,)
+    return tuple(link.entity_id for link in reading.links)
+
+
+def _answer_types(reading: Reading, entity_ids: tuple[str, ...], found: _Understanding) -> tuple[str, ...]:
+    """The type of entity the question asks for, only beside an entity: the type alone ("who") would
+    rank every person's items up."""
+    answer = reading.answer
+    if answer is None or not entity_ids:
+        return ()
+    found.infer(answer.span, "answer_type", answer.type, answer.confidence, used=True, arms=(ANSWER_ARM,))
+    return (answer.type,)
+
+
+def _time(
+    request: RetrieveRequest, reading: Reading, found: _Understanding
+) -> tuple[TimeWindow | None, datetime | None]:
+    """The window the focus arms look in (the request's, else a time cue's), or the moment "currently"
+    names."""
+    window = None if request.window is None else TimeWindow(request.window.start, request.window.end)
+    if window is not None:
+        found.weigh((WINDOW_ARM,), 1.0)
+    cue = reading.time
+    if cue is None:
+        return window, None
+    used = request.window is None
+    if cue.kind == "current":
+        found.infer(cue.span, "valid_now", _iso(cue.start), cue.confidence, used=used, arms=(VALID_NOW_ARM,))
+        return window, cue.start if used else None
+    value = f"{_iso(cue.start)} .. {_iso(cue.end)}"
+    found.infer(cue.span, "window", value, cue.confidence, used=used, arms=(WINDOW_ARM,))
+    return (TimeWindow(cue.start, cue.end) if used else window), None
 
 
 def _inference(span: Span, became: str, value: str, confidence: float, used: bool) -> Inference:

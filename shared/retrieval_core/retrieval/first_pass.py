@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from .. import deadline
-from ..aws import LazyClient
 
 A = TypeVar("A")
 B = TypeVar("B")
@@ -20,15 +19,14 @@ B = TypeVar("B")
 WORKERS = 4
 """First passes that may run at once in one container (``retrieval serve`` answers several requests at
 a time; a Lambda container one)."""
-_WORKERS = LazyClient(lambda: ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="first-pass"))
-"""Built on the first feedback request and kept for the container's life: no thread is started per
-request."""
+_WORKERS = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="first-pass")
+"""Kept for the container's life: an executor starts its threads on first use (the first feedback
+request), and none per request."""
 
 
 def concurrently(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
     """``first`` on a worker thread (with the request's deadline) while ``second`` runs on this one.
     A search waits on the network and an embedding on native code: neither holds the GIL for long."""
-    pool: ThreadPoolExecutor = _WORKERS.get()
-    started = pool.submit(deadline.carry(first))
+    started = _WORKERS.submit(deadline.carry(first))
     other = second()
     return started.result(), other

@@ -25,10 +25,10 @@ from .config import RetrievalConfig
 from .errors import NextTokenExpiredError
 from .fusion import diversify
 from .paging import PagePosition, PageTokens, PagingConfig, new_cursor_id
+from .pipeline import Ranking, RankingPipeline
 from .prepared import PreparedQuery
 from .requests import Mode
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
-from .router import Ranking, RetrievalRouter
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ class Page:
 
 
 class Pager:
-    """Cuts a prepared request's ranking into pages; it owns the ranker (``RetrievalRouter``)."""
+    """Cuts a prepared request's ranking into pages; it owns the ranking pipeline, built once with it."""
 
     def __init__(
         self,
@@ -57,8 +57,7 @@ class Pager:
         config: PagingConfig,
         clock: Callable[[], int],
     ) -> None:
-        self._capabilities = capabilities
-        self._retrieval = retrieval
+        self._pipeline = RankingPipeline(capabilities, retrieval)
         self._tokens = tokens
         self._cursors = cursors
         self._items = items
@@ -92,8 +91,7 @@ class Pager:
         return self._next(query, query.position)
 
     def _rank(self, query: PreparedQuery, depth: int, *, all_fused: bool = False) -> Ranking:
-        router = RetrievalRouter(self._capabilities, query.context, config=self._retrieval)
-        return router.rank(query, depth, all_fused=all_fused)
+        return self._pipeline.rank(query, depth, all_fused=all_fused)
 
     def _unpaged(self, query: PreparedQuery) -> Page:
         """One page of ``top_k``: the first ``top_k`` of the ranking and, with ``expand_graph``, the graph

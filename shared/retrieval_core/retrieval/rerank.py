@@ -66,20 +66,25 @@ class RerankOptions(BaseModel):
 
 
 class RerankStage:
-    def __init__(self, context_id: str, *, reranker: Reranker | None, vectors: VectorReader | None) -> None:
-        self._context_id = context_id
+    """Built once per container with the deployment's reranker and vector reads."""
+
+    def __init__(self, *, reranker: Reranker | None, vectors: VectorReader | None) -> None:
         self._reranker = reranker
         self._vectors = vectors
 
     def apply(
-        self, hits: list[Hit], query: str | None, options: RerankOptions
+        self, context_id: str, hits: list[Hit], query: str | None, options: RerankOptions
     ) -> tuple[list[Hit], str | None]:
-        """The hits with their top ``options.depth`` reordered, and what ``applied.rerank`` says."""
+        """The hits with their top ``options.depth`` reordered (MMR reads their vectors in
+        ``context_id``), and what ``applied.rerank`` says."""
         if options.method == "none" or not hits:
             return hits, None
         pool, rest = hits[: options.depth], hits[options.depth :]
         try:
-            scored = self._mmr(pool, options) if options.method == "mmr" else self._model(pool, query)
+            if options.method == "mmr":
+                scored = self._mmr(context_id, pool, options)
+            else:
+                scored = self._model(pool, query)
         except _Skipped as skipped:
             return hits, f"skipped: {skipped.reason}"
         except BackendUnavailableError as error:
@@ -102,10 +107,10 @@ class RerankStage:
             raise _Skipped("the rerank model answered for a different number of hits")
         return sorted(enumerate(scores), key=lambda pair: (-pair[1], pair[0]))
 
-    def _mmr(self, pool: Sequence[Hit], options: RerankOptions) -> list[tuple[int, float]]:
+    def _mmr(self, context_id: str, pool: Sequence[Hit], options: RerankOptions) -> list[tuple[int, float]]:
         if self._vectors is None:
             raise _Skipped("this store cannot read stored vectors")
-        stored = self._vectors.vectors(self._context_id, [hit.id for hit in pool])
+        stored = self._vectors.vectors(context_id, [hit.id for hit in pool])
         vectors = [found.vector if (found := stored.get(hit.id)) else None for hit in pool]
         return mmr_order([hit.score for hit in pool], vectors, options.mmr_lambda)
 

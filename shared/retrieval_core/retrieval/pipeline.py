@@ -1,0 +1,105 @@
+"""The ranking pipeline: one declared sequence of stages that every mode runs, with its own arms.
+
+    arms (the mode's, ``router``) -> feedback -> search -> fusion -> kind weights and cut -> build
+    -> rerank -> graph expansion        and then, per page (``pager``): page -> diversify
+
+Each stage is a small unit, ``(job, value) -> Step(value, applied)`` (``stages.base``), configured from
+the prepared query the ``Job`` carries; what it applied is merged into the response's ``applied`` here,
+and whether the ranking is complete is ``Pool.complete``, the one rule for every mode. Adding a stage
+is one module under ``stages/`` and one line in ``RankingPipeline.__init__`` (docs/ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from ..models.hits import Hit
+from ..ports import Capabilities, SearchFilters
+from .config import RetrievalConfig
+from .errors import CapabilityMissingError
+from .fusion import built
+from .prepared import PreparedQuery
+from .requests import Mode
+from .responses import AppliedLimits
+from .router import routes
+from .stages.base import Applied, Job, Pool, Ranked, SearchQuery, Stage, Step
+from .stages.cut import weighed_and_cut
+from .stages.feedback import pseudo_relevance_feedback
+from .stages.fusion import fused
+from .stages.graph_expansion import GraphExpansion
+from .stages.rerank import Reranking
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """A request's ranked candidates before they are cut into pages."""
+
+    mode: Mode
+    supported: bool
+    hits: list[Hit]
+    applied: AppliedLimits
+    complete: bool
+    missing_capability: str | None = None
+    arms: tuple[str, ...] = field(default=())
+
+
+class RankingPipeline:
+    """Built once per container (the pager holds it); every request's context and options travel in its
+    ``PreparedQuery``."""
+
+    def __init__(self, capabilities: Capabilities, config: RetrievalConfig) -> None:
+        self._arms = routes(capabilities, config)
+        # The declared sequence, by the value each group of stages works on.
+        self._query_stages: Sequence[Stage[SearchQuery]] = (pseudo_relevance_feedback,)
+        self._pool_stages: Sequence[Stage[Pool]] = (weighed_and_cut,)
+        self._hit_stages: Sequence[Stage[Ranked]] = (
+            Reranking(capabilities),
+            GraphExpansion(capabilities, config.expansion),
+        )
+
+    def rank(self, query: PreparedQuery, depth: int, *, all_fused: bool = False) -> Ranking:
+        """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
+        below it. Fused modes fuse each arm's ``max(candidate_depth, depth)`` and build hits for the
+        first ``depth`` fused, or with ``all_fused`` for every fused candidate (a frozen ranking keeps
+        them all: ranking deeper instead would fuse other candidates)."""
+        job = self._job(query, depth, all_fused)
+        try:
+            job.arms.check(job)
+            ranked, pool, applied = self._run(job)
+        except CapabilityMissingError as missing:
+            return Ranking(query.mode, False, [], query.applied, True, missing_capability=str(missing))
+        echoed = query.applied.model_copy(update=dict(applied)).placed(query.where, ranked.arms)
+        return Ranking(query.mode, True, ranked.hits, echoed, pool.complete, arms=ranked.arms)
+
+    def _job(self, query: PreparedQuery, depth: int, all_fused: bool) -> Job:
+        if query.tuning.reranks(query.mode):
+            depth = max(depth, query.tuning.rerank.depth)  # the pool is the same however deep a page ranks
+        applied = query.applied
+        filters = SearchFilters(
+            kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=query.where
+        )
+        return Job(query, self._arms[query.mode], filters, all_fused)
+
+    def _run(self, job: Job) -> tuple[Ranked, Pool, Applied]:
+        applied = Applied()
+        text = SearchQuery(job.query.request.text or "")
+        text = _through(self._query_stages, job, text, applied)
+        searched = _noted(job.arms.search(job, text), applied)
+        pool = _through(self._pool_stages, job, _noted(fused(job, searched), applied), applied)
+        ranked = _through(self._hit_stages, job, Ranked(built(pool.fused), pool.arms), applied)
+        return ranked, pool, applied
+
+
+def _through(stages: Sequence[Stage[T]], job: Job, value: T, applied: Applied) -> T:
+    for stage in stages:
+        value = _noted(stage(job, value), applied)
+    return value
+
+
+def _noted(step: Step[T], applied: Applied) -> T:
+    applied.update(step.applied)
+    return step.value

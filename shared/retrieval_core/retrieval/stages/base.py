@@ -1,0 +1,148 @@
+"""What flows through the ranking pipeline, and the one shape every stage has.
+
+A stage is ``(job, value) -> Step(value, applied)``: it reads its options from the ``Job`` (the prepared
+query and how deep this ranking goes), returns the value it made and, in ``applied``, what the response's
+``applied`` echo should say it did. No stage writes anywhere else. The values, in pipeline order:
+``SearchQuery`` (what the arms search with) -> ``Searched`` (each arm's candidates) -> ``Pool`` (fused
+candidates, not built yet) -> ``Ranked`` (response hits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypedDict, TypeVar
+
+from ...models.hits import Candidate, Hit
+from ...models.vocabulary import Kind
+from ...ports import Expansion, SearchFilters
+from ..feedback import FeedbackOptions, FeedbackText
+from ..fusion import Fused
+from ..prepared import PreparedQuery
+from ..requests import Mode
+from ..responses import Inference
+
+T = TypeVar("T")
+
+
+class Applied(TypedDict, total=False):
+    """What stages report for the response's ``applied`` (only the keys a stage set)."""
+
+    rerank: str | None
+    expansion_terms: list[str] | None
+    inferred: list[Inference] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[T]):
+    """A stage's result: the value it made and what it applied."""
+
+    value: T
+    applied: Applied = field(default_factory=lambda: Applied())
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """What the arms search with: the text, the query vector once embedded (None: not yet, or never for
+    a mode without a vector arm) and the lexical arm's expansion terms."""
+
+    text: str
+    vector: list[float] | None = None
+    expansion: Expansion = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FirstPass:
+    """A feedback first pass's top hits as feedback reads them. ``texts`` None: the arms have no lexical
+    query to expand; ``vectors`` None: no vector to move; ``vector``: the query's own, if the first pass
+    embedded it."""
+
+    texts: Sequence[FeedbackText] | None
+    vectors: Sequence[Sequence[float]] | None
+    vector: list[float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Searched:
+    """Every arm's candidates, best first. ``asked``: how deep each arm was asked (an arm that returned
+    fewer is exhausted); None: the arms are whole (a graph walk), nothing ranks below them. ``fuse``:
+    several arms to fuse; False: one arm, ranked by its own scores."""
+
+    arms: Mapping[str, Sequence[Candidate]]
+    asked: int | None
+    fuse: bool
+    arm_weights: Mapping[str, float] = field(default_factory=dict)
+    """Weights of arms beyond the text arms (auto's focus arms)."""
+    kind_weights: Mapping[Kind, float] | None = None
+    """None: the request's ``weights``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """Ranked candidates before their hits are built (only the ones kept ever are)."""
+
+    fused: list[Fused[Candidate]]
+    arms: tuple[str, ...]
+    kind_weights: Mapping[Kind, float]
+    exhausted: bool
+    """Every arm returned fewer candidates than it was asked for, or is whole."""
+    whole: bool = False
+    cut: bool = False
+    """``min_score`` cut the tail (everything below scores lower still)."""
+    truncated: bool = False
+    """Fewer were kept than ranked."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether nothing ranks below the pool: the one rule every mode's ranking follows."""
+        return not self.truncated and (self.cut or self.exhausted)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """Response hits, best first, and the arms that found them."""
+
+    hits: list[Hit]
+    arms: tuple[str, ...]
+
+
+class Arms(Protocol):
+    """A mode's searches (``retrieval.router`` routes each mode to its own)."""
+
+    def check(self, job: Job) -> None:
+        """Raise ``CapabilityMissingError`` when a capability the job needs is absent, before any read."""
+        ...
+
+    def first_pass(self, job: Job, query: SearchQuery, options: FeedbackOptions) -> FirstPass | None:
+        """The feedback first pass's top hits, or None when these arms take no feedback."""
+        ...
+
+    def search(self, job: Job, query: SearchQuery) -> Step[Searched]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One ranking: the prepared query, its arms, and the filters every arm applies (``filters.size``:
+    how deep the ranking goes)."""
+
+    query: PreparedQuery
+    arms: Arms
+    filters: SearchFilters
+    all_fused: bool
+    """Keep every fused candidate, not just ``filters.size`` (a frozen ranking keeps them all)."""
+
+    @property
+    def mode(self) -> Mode:
+        return self.query.mode
+
+    @property
+    def context_id(self) -> str:
+        return self.query.context_id
+
+    @property
+    def size(self) -> int:
+        return self.filters.size
+
+
+class Stage(Protocol[T]):
+    def __call__(self, job: Job, value: T, /) -> Step[T]: ...

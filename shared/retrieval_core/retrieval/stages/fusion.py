@@ -1,0 +1,41 @@
+"""Fusion as a stage: the arms' candidates as one ranked pool. Several arms are fused as the request's
+fusion options say (``retrieval.fusion``); one arm is its own ranking, scores untouched."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ...models.hits import Candidate
+from ..config import FusionConfig
+from ..fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
+from .base import Job, Pool, Searched, Step
+
+
+def fused(job: Job, searched: Searched) -> Step[Pool]:
+    """The pool of ``searched``'s candidates, with the kind weights the cut stage applies."""
+    request = job.query.request
+    arms = searched.arms
+    if searched.fuse:
+        pool = fuse(arms, job.query.tuning.fusion, searched.arm_weights)
+    else:
+        pool = [Fused(c.id, c.kind, c.score, c, {}) for candidates in arms.values() for c in candidates]
+    asked = searched.asked
+    return Step(
+        Pool(
+            fused=pool,
+            arms=tuple(arms),
+            kind_weights=request.weights if searched.kind_weights is None else searched.kind_weights,
+            exhausted=asked is None or all(len(candidates) < asked for candidates in arms.values()),
+            whole=asked is None,
+        )
+    )
+
+
+def fuse(
+    arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig, more: Mapping[str, float] | None = None
+) -> list[Fused[Candidate]]:
+    """``arms`` fused as ``fusion`` says; ``more`` weighs arms beyond the text arms (auto's)."""
+    weights = {**fusion.weights.by_arm(), **(more or {})}
+    if fusion.method == "score":
+        return weighted_score_fusion(arms, weights, fusion.normalization)
+    return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)

@@ -1,0 +1,24 @@
+"""The rerank stage in the pipeline: the top of the ranking reordered by the request's reranker
+(``retrieval.rerank``), unless the mode has no relevance to rerank by (``Tuning.reranks``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...ports import Capabilities
+from ..rerank import RerankStage
+from .base import Applied, Job, Ranked, Step
+
+
+class Reranking:
+    """Built once with the deployment's reranker and vector reads."""
+
+    def __init__(self, capabilities: Capabilities) -> None:
+        self._stage = RerankStage(reranker=capabilities.reranker, vectors=capabilities.vectors)
+
+    def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
+        tuning = job.query.tuning
+        if not tuning.reranks(job.mode):
+            return Step(ranked)
+        hits, note = self._stage.apply(job.context_id, ranked.hits, job.query.request.text, tuning.rerank)
+        return Step(replace(ranked, hits=hits), Applied(rerank=note))
