@@ -263,3 +263,41 @@ def test_the_rebuild_function_embeds_again_on_request_and_rolls_back(
     assert (
         opensearch.get(index=alias, id=f"{CONTEXT}:r-0003", routing=CONTEXT)["_source"]["embedding"] == given
     )
+
+
+def index_state(opensearch: Any, index: str) -> tuple[str, str | None]:
+    """``(open | close, index.blocks.write)`` of ``index`` as the node reports them."""
+    (row,) = opensearch.cat.indices(index=index, format="json", expand_wildcards="all")
+    settings = opensearch.indices.get_settings(index=index, expand_wildcards="all")[index]["settings"]
+    return row["status"], settings["index"].get("blocks", {}).get("write")
+
+
+def test_a_rebuild_closes_the_old_index_and_the_next_lifts_a_stale_write_block(
+    space: Settings, opensearch: Any
+) -> None:
+    loader = bootstrap.Container(space).loader
+    assert loader.load_lines([line(n) for n in range(5)]).ok
+    alias = IndexLayout.of(space).alias(CONTEXT)
+    (first_index,) = opensearch.indices.get_alias(name=alias)
+
+    (switch,) = bootstrap.Container(space).rebuilder(progress).rebuild(CONTEXT)
+    assert switch.source == first_index
+    assert index_state(opensearch, first_index)[0] == "close"  # kept for --rollback, serving nothing
+    assert index_state(opensearch, switch.target) == ("open", None)
+
+    # A rebuild killed between its write block and its switch leaves the block on the serving index.
+    opensearch.indices.add_block(index=switch.target, block="write")
+    assert index_state(opensearch, switch.target) == ("open", "true")
+    seen: dict[str, Any] = {}
+
+    def on(step: str) -> None:
+        if step == "copied":  # the next rebuild is copying: the serving index must take writes again
+            seen["state"] = index_state(opensearch, switch.target)
+            seen["written"] = loader.load_lines([line(5)]).ok
+
+    generations = bootstrap.Container(space).generations
+    (following,) = RebuildService(Hooked(generations, on), progress).rebuild(CONTEXT)
+    assert seen == {"state": ("open", "false"), "written": True}
+    assert following.source == switch.target and following.documents == 6  # the write was replayed
+    assert index_state(opensearch, switch.target)[0] == "close"
+    assert sorted(searchable(opensearch, space)) == [f"{CONTEXT}:r-{n:04d}" for n in range(6)]

@@ -31,6 +31,8 @@ class FakeGenerations:
         self.alias: dict[str, str] = {}
         self.on_copy: Callable[[str], None] = lambda _: None
         self.reembedded: list[str] = []
+        self.copied: list[str] = []
+        """Every document id a copy wrote, in order (a document copied twice is listed twice)."""
         self.created = 0
 
     # -- what tests use to set up and write -------------------------------------------------------
@@ -99,6 +101,7 @@ class FakeGenerations:
         changed = [(i, doc) for i, (seq, doc) in self.indices[source].documents.items() if seq > after]
         for doc_id, doc in changed:
             self._put(target, doc_id, doc)
+            self.copied.append(doc_id)
             progress(len(changed))
         if reembed:
             self.reembedded += [doc_id for doc_id, _ in changed]

@@ -109,12 +109,15 @@ def test_rollback_returns_to_the_kept_index_with_what_was_written_since() -> Non
     fake.write(ALIAS, "d5", "after the switch")
     fake.write(ALIAS, "d2", "updated after the switch")
     fake.delete(ALIAS, "d4")
+    fake.copied.clear()
     (back,) = RebuildService(fake).rollback("acme")
     assert (back.source, back.target) == (forward.target, FIRST)
     assert fake.alias[ALIAS] == FIRST and fake.indices[forward.target].closed
     assert fake.texts(FIRST) == fake.texts(forward.target)
     assert fake.texts(FIRST)["d2"] == "updated after the switch" and "d4" not in fake.texts(FIRST)
-    # Only the changes since the switch were copied back.
+    # Only the changes since the switch were copied back (the deletion is dropped, not copied); the
+    # switch reports what the index holds.
+    assert sorted(fake.copied) == ["d2", "d5"]
     assert back.documents == 5
 
 
