@@ -47,12 +47,22 @@ from retrieval_dev.cli.lambda_runtime import handler_module, invoke
 name, event, warm_event = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
 handler_module(name)
 imported = time.perf_counter()
+phases = {"import": imported - started}
+if sys.argv[4:] == ["snapstart"]:  # what Lambda runs: the hooks before the snapshot, then after a restore
+    import snapshot_restore_py
+    for registry, phase in ((snapshot_restore_py.get_before_snapshot, "snapshot"),
+                            (snapshot_restore_py.get_after_restore, "restore")):
+        begun = time.perf_counter()
+        for hook, args, kwargs in registry():
+            hook(*args, **kwargs)
+        phases[phase] = time.perf_counter() - begun
+    imported = time.perf_counter()
 first = invoke(name, event)
 called = time.perf_counter()
 invoke(name, warm_event)
 warm = time.perf_counter()
 assert first["statusCode"] == 200, first
-print(json.dumps({"import": imported - started, "first": called - imported, "warm": warm - called}))
+print(json.dumps({**phases, "first": called - imported, "warm": warm - called}))
 """
 
 _PLAIN_HANDLER = """
@@ -83,6 +93,9 @@ print(json.dumps({"import": imported - started, "first": called - imported, "war
 """
 PLAIN = "plain clients"
 """The minimal handler's name in the first-invocation results."""
+SNAPSTART = "retrieve (SnapStart hooks)"
+"""The retrieve function with its SnapStart hooks run between import and first call: ``snapshot`` (paid
+once when a version is published, not by a request), ``restore`` (each restored copy), then ``first``."""
 TRACED = "retrieve (tracing on)"
 
 
@@ -152,12 +165,16 @@ def import_seconds(target: str, base_env: dict[str, str]) -> dict[str, float]:
     raise ColdStartError(f"no importtime line for {module}")
 
 
-def first_call(function: str, event: dict[str, Any], base_env: dict[str, str]) -> dict[str, float]:
-    """Import, first call and a warm call in one fresh process. A request with a session gets a new
-    session id per process and another for the warm call (the same query twice would be a duplicate)."""
+def first_call(
+    function: str, event: dict[str, Any], base_env: dict[str, str], *, snapstart: bool = False
+) -> dict[str, float]:
+    """Import, first call and a warm call in one fresh process (with ``snapstart``, the function's
+    SnapStart hooks between import and first call). A request with a session gets a new session id per
+    process and another for the warm call (the same query twice would be a duplicate)."""
     event, warm_event = _with_session(event), _with_session(event)
+    hooks = ["snapstart"] if snapstart else []
     result = subprocess.run(
-        [sys.executable, "-c", _FIRST_CALL, function, json.dumps(event), json.dumps(warm_event)],
+        [sys.executable, "-c", _FIRST_CALL, function, json.dumps(event), json.dumps(warm_event), *hooks],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -208,18 +225,19 @@ def measure(
         for target in targets:
             processes[target].append(process_seconds(target, base_env))
             imports[target].append(import_seconds(target, base_env))
-    calls: dict[str, list[dict[str, float]]] = {f: [] for f in (*API_FUNCTIONS, PLAIN)}
+    calls: dict[str, list[dict[str, float]]] = {f: [] for f in (*API_FUNCTIONS, SNAPSTART, PLAIN)}
     for repeat in range(call_repeats):
         say(f"cold start: first invocations, process set {repeat + 1}/{call_repeats}")
         for function in API_FUNCTIONS:
             calls[function].append(first_call(function, events[function], base_env))
+        calls[SNAPSTART].append(first_call("retrieve", events["retrieve"], base_env, snapstart=True))
         calls[PLAIN].append(plain_first_call(plain_text, base_env))
     totals = {t: [run["total"] for run in runs] for t, runs in imports.items()}
     first_invocation = {
-        f: {phase: median([c[phase] for c in runs]) * 1000 for phase in ("import", "first", "warm")}
-        for f, runs in calls.items()
+        f: {phase: median([c[phase] for c in runs]) * 1000 for phase in runs[0]} for f, runs in calls.items()
     }
     cold = {f: phases["import"] + phases["first"] for f, phases in first_invocation.items()}
+    hooked = first_invocation[SNAPSTART]
     return {
         "process_ms": {t: median(v) * 1000 for t, v in processes.items()},
         "process_over_boto3": _ratios(processes, targets[1:]),
@@ -229,6 +247,10 @@ def measure(
         "baseline_import_boto3_ms": median(totals[BASELINE]) * 1000,
         "first_invocation_ms": first_invocation,
         "retrieve_first_over_plain": cold["retrieve"] / cold[PLAIN],
+        # What the hooks move out of the first call, and a restored copy's restore plus first call
+        # against the plain handler's import plus first call (what a non-SnapStart cold start pays).
+        "snapstart_moved_ms": first_invocation["retrieve"]["first"] - hooked["first"],
+        "retrieve_restored_over_plain": (hooked["restore"] + hooked["first"]) / cold[PLAIN],
         "repeats": {"import": import_repeats, "first_invocation": call_repeats},
     }
 

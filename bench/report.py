@@ -255,6 +255,10 @@ def markdown(report: dict[str, Any]) -> str:
         lines += [
             "### Filtered k-NN (vector, filter inside the knn clause) vs exact filtered search",
             "",
+            "Recall is the index's (feedback off: the handler searches the vector exact search scores by).",
+            "With feedback (the preset's Rocchio move), the share of exact search's top 10 for the original",
+            "vector the answer keeps says how far feedback moves the ranking: a description, not a target.",
+            "",
         ]
         rows = [
             [
@@ -263,10 +267,12 @@ def markdown(report: dict[str, Any]) -> str:
                 _ms(f["handler"]["p95_ms"]),
                 f"{f['recall_at_10']:.3f}",
                 f"{f['recall_at_10_min']:.1f}",
+                *_with_feedback(f.get("with_feedback")),
             ]
             for label, f in filtered.items()
         ]
-        lines += _table(["share kept", "p50", "p95", "recall@10 (mean)", "recall@10 (min)"], rows)
+        header = ["share kept", "p50", "p95", "recall@10 (mean)", "recall@10 (min)"]
+        lines += _table([*header, "with feedback: p50", "exact top 10 kept"], rows)
     graph = r.get("graph", {})
     for name in ("graph_path", "why_explain"):
         if graph.get(name):
@@ -337,10 +343,12 @@ def markdown(report: dict[str, Any]) -> str:
                 ]
             )
         for function, first in cold["first_invocation_ms"].items():
+            hooked = [phase for phase in ("snapshot", "restore") if phase in first]
+            hooks = "".join(f", {phase} hooks {first[phase]:.0f} ms" for phase in hooked)
             rest.append(
                 [
                     f"{function} first invocation",
-                    f"import {first['import']:.0f} ms, first call {first['first']:.0f} ms, "
+                    f"import {first['import']:.0f} ms{hooks}, first call {first['first']:.0f} ms, "
                     f"warm call {first['warm']:.1f} ms",
                 ]
             )
@@ -350,6 +358,15 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{cold['retrieve_first_over_plain']:.2f}x (import + first call)",
             ]
         )
+        if "snapstart_moved_ms" in cold:
+            rest.append(
+                [
+                    "SnapStart hooks",
+                    f"{cold['snapstart_moved_ms']:.0f} ms moved out of the first call; a restored copy's "
+                    f"restore hooks + first call {cold['retrieve_restored_over_plain']:.2f}x the plain "
+                    "handler's import + first call",
+                ]
+            )
         for function, parts in cold["import_breakdown_ms"].items():
             rest.append(
                 [
@@ -373,6 +390,12 @@ def markdown(report: dict[str, Any]) -> str:
         [[t["name"], t["goal"], t["measured"], t["status"]] for t in report["targets"]],
     )
     return "\n".join(lines)
+
+
+def _with_feedback(moved: dict[str, Any] | None) -> list[str]:
+    if moved is None:
+        return ["-", "-"]
+    return [_ms(moved["handler"]["p50_ms"]), f"{moved['exact_top_10_kept']:.3f}"]
 
 
 def _graph_row(depth: int, g: dict[str, Any]) -> list[Any]:

@@ -44,8 +44,9 @@ LAMBDA_PLATFORMS = ("manylinux_2_34", "manylinux_2_28", "manylinux_2_17", "manyl
 
 # Left out of the lock although a dependency names them. The runtime provides boto3 and friends (our
 # adapters import them lazily; aws-xray-sdk declares botocore); opensearch-py declares its gRPC transport,
-# which opensearchpy never imports and which would be ~20 MB of the layer.
-RUNTIME_PROVIDED = frozenset({"boto3", "botocore", "s3transfer"})
+# which opensearchpy never imports and which would be ~20 MB of the layer. snapshot-restore-py (SnapStart's
+# hook registry) is part of the managed Python runtime: entrypoints.snapstart imports it defensively.
+RUNTIME_PROVIDED = frozenset({"boto3", "botocore", "s3transfer", "snapshot-restore-py"})
 UNUSED = frozenset({"grpcio", "protobuf", "opensearch-protobufs"})
 EXCLUDED = RUNTIME_PROVIDED | UNUSED
 # Never needed at run time (the local embedder stack): the build fails if anything pulls them in.

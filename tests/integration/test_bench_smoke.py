@@ -148,6 +148,9 @@ def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, P
     functions = {"retrieve", "graph_path", "why_explain", "retrieve (tracing on)"}
     assert set(cold["import_over_boto3"]) == set(cold["process_over_boto3"]) == functions
     assert cold["retrieve_first_over_plain"] > 0
+    hooked = cold["first_invocation_ms"]["retrieve (SnapStart hooks)"]
+    assert hooked["snapshot"] > 0 and hooked["restore"] >= 0 and hooked["first"] > 0
+    assert cold["snapstart_moved_ms"] == cold["first_invocation_ms"]["retrieve"]["first"] - hooked["first"]
     assert all(ms > 0 for ms in cold["import_ms"].values())
     assert results["package"] == {
         "measured": False,
@@ -177,6 +180,9 @@ def test_filtered_knn_is_measured_beside_unfiltered(tiny_report: tuple[dict, str
     for row in filtered.values():
         assert row["handler"]["samples"] == TINY.queries
         assert 0 <= row["recall_at_10_min"] <= row["recall_at_10"] <= 1
+        moved = row["with_feedback"]
+        assert moved["handler"]["samples"] == TINY.queries
+        assert 0 <= moved["exact_top_10_kept_min"] <= moved["exact_top_10_kept"] <= 1
     assert "### Filtered k-NN" in stdout
 
 
