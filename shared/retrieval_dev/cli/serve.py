@@ -35,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
 from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
 
 from . import sigv4
@@ -44,9 +45,12 @@ ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/v1/retrieve$"), "retrieve", "/v1/retrieve"),
     ("GET", re.compile(r"^/v1/sessions/(?P<session_id>[^/]+)$"), "retrieve", "/v1/sessions/{session_id}"),
     ("GET", re.compile(r"^/v1/graph/path$"), "graph_path", "/v1/graph/path"),
-    ("GET", re.compile(r"^/v1/why/(?P<proposition_id>[^/]+)$"), "why_explain", "/v1/why/{proposition_id}"),
+    ("GET", re.compile(r"^/v1/why/(?P<item_id>[^/]+)$"), "why_explain", "/v1/why/{item_id}"),
     ("POST", re.compile(r"^/knowledgebases/(?P<knowledgeBaseId>[^/]+)/retrieve$"), "retrieve", KB_RESOURCE),
+    *(("POST", re.compile(f"^{route}$"), "retrieve", route) for route in GENERATE_ROUTES),
 ]
+SIGV4_RESOURCES = frozenset({KB_RESOURCE, *GENERATE_ROUTES})
+"""The routes the template authorizes with AWS_IAM instead of the authorizer."""
 DEV_TOKEN = re.compile(r"^Bearer dev:(?P<contexts>[a-z0-9_,-]+)(?::(?P<limit>\d+))?$")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 BODY_READ_TIMEOUT_SECONDS = 5.0
@@ -188,9 +192,10 @@ class _Handler(BaseHTTPRequestHandler):
         if routed is None:
             return self._gateway_reply(403, MISSING_ROUTE_BODY)
         function, event = routed
-        if event["resource"] == KB_RESOURCE:
+        if event["resource"] in SIGV4_RESOURCES:
+            path_id = (event["pathParameters"] or {}).get("knowledgeBaseId")
             identity = sigv4.verified_identity(
-                method, self.path, headers, (body or "").encode(), event["pathParameters"]["knowledgeBaseId"]
+                method, self.path, headers, (body or "").encode(), lambda context: _grants(context, path_id)
             )
             if identity is None:
                 return self._reply(*sigv4.DENIED, sigv4.denied_body())
@@ -337,4 +342,27 @@ def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
+        return False
+
+
+def _grants(context: str, knowledge_base: str | None) -> bool:
+    """The dev IAM policy of ``dev-<context>``: the knowledge base ``context`` is served as (by id or
+    ARN), and the RetrieveAndGenerate routes (no knowledge base in the path), which only answer."""
+    if knowledge_base is None:
+        return True
+    from urllib.parse import unquote
+
+    from retrieval_core.bootstrap import container
+    from retrieval_core.entrypoints.bedrock.caller import served_context
+    from retrieval_core.errors import ForbiddenError
+
+    settings = container().settings
+    try:
+        return (
+            served_context(
+                unquote(knowledge_base), container().knowledge_bases.context_of, settings.aws_region
+            )
+            == context
+        )
+    except ForbiddenError:
         return False
