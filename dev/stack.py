@@ -22,6 +22,7 @@ from pathlib import Path
 
 from dev import moto_server, opensearch_node, processes
 from dev.ingest_resources import create_ingest_resources, ingest_env
+from dev.sample.knowledge_bases import register_sample_knowledge_bases
 from dev.stack_env import ENV_FILE, REPO_ROOT, STACK_DIR, client_env, paging_key, write_env
 from dev.tables import create_tables, default_table_names
 
@@ -239,6 +240,9 @@ def up() -> None:
         raise
     dynamodb_endpoint = endpoint(ports[DYNAMODB.name])
     create_tables(dynamodb_endpoint, default_table_names(Settings()))
+    register_sample_knowledge_bases(
+        dynamodb_endpoint, Settings().knowledge_base_parameter_path, Settings().aws_region
+    )
     ingest = create_ingest_resources(dynamodb_endpoint)
     # A cluster keeps one replica of every shard, so losing one node loses no data.
     replicas = {"RETRIEVAL_OPENSEARCH_REPLICAS": "1"} if nodes > 1 else {}
@@ -248,6 +252,7 @@ def up() -> None:
         client_env(endpoint(ports[OPENSEARCH.name]), dynamodb_endpoint)
         | ingest_env(dynamodb_endpoint, ingest)
         | {"RETRIEVAL_PAGING_KEY": paging_key()}
+        | {"AWS_ENDPOINT_URL_SSM": dynamodb_endpoint}  # knowledge base ids (docs/BEDROCK.md)
         | replicas
     )
     print(f"stack is up; endpoints and fake credentials in {ENV_FILE} (`set -a; . {ENV_FILE}`)")

@@ -1,5 +1,6 @@
 """retrieve: POST /v1/retrieve, GET /v1/sessions/{session_id} and Bedrock Knowledge Bases' Retrieve
-(POST /knowledgebases/{knowledgeBaseId}/retrieve), or a direct (IAM-trusted) invocation."""
+(POST /knowledgebases/{knowledgeBaseId}/retrieve; RetrieveAndGenerate and its stream answer what to do
+instead), or a direct (IAM-trusted) invocation."""
 
 from __future__ import annotations
 
@@ -56,8 +57,20 @@ def knowledge_base_retrieve(knowledgeBaseId: str) -> Response[str]:
         context_claim=settings.context_claim,
         default_mode=settings.knowledge_base_search_type,
         rerank_model=settings.rerank_model,
+        context_of=container().knowledge_bases.context_of,
+        region=settings.aws_region,
     )
     return knowledge_base.answer_retrieve(app.current_event.raw_event, knowledgeBaseId, base, tools.logger)
+
+
+@app.post(knowledge_base.GENERATE_ROUTES[0], responses=knowledge_base.GENERATE_RESPONSES)
+def retrieve_and_generate() -> Response[str]:
+    return knowledge_base.generation_refused()
+
+
+@app.post(knowledge_base.GENERATE_ROUTES[1], responses=knowledge_base.GENERATE_RESPONSES)
+def retrieve_and_generate_stream() -> Response[str]:
+    return knowledge_base.generation_refused()
 
 
 @app.get("/v1/sessions/<session_id>")

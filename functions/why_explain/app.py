@@ -1,4 +1,4 @@
-"""why_explain: GET /v1/why/{proposition_id}?depth=N, or a direct invocation."""
+"""why_explain: GET /v1/why/{item_id}?depth=N, or a direct invocation."""
 
 from __future__ import annotations
 
@@ -23,16 +23,16 @@ from retrieval_core.models.limits import MAX_ITEM_ID_CHARS
 tools, app = api_function()
 
 
-@app.get("/v1/why/<proposition_id>", responses=model_response(WhyExplainResponse))
+@app.get("/v1/why/<item_id>", responses=model_response(WhyExplainResponse))
 def why(
-    proposition_id: Annotated[
+    item_id: Annotated[
         str, Path(min_length=1, max_length=MAX_ITEM_ID_CHARS, description="An item id (`acme:p-0042`).")
     ],
     depth: Annotated[int, Query(description="Clamped to 1..5.")] = 3,
 ) -> Response[str]:
     # API Gateway (REST) hands the path over as the client encoded it, and the resolver matches on that
     # path: decoded once here, '%23' is the '#' of a document chunk's id (acme:doc-04#c1).
-    request = WhyExplainRequest(item_id=unquote(proposition_id), depth=depth)
+    request = WhyExplainRequest(item_id=unquote(item_id), depth=depth)
     return serialised(_explain(current_caller(app).context, request))
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         Embedder,
         GraphTraversal,
         ItemReader,
+        KnowledgeBaseDirectory,
         LineageReader,
         Reranker,
     )
@@ -53,6 +54,7 @@ OVERRIDABLE = frozenset(
         "capabilities",
         "cursors",
         "reranker",
+        "knowledge_bases",
     }
 )
 
@@ -196,6 +198,13 @@ class Container:
             name, region = self.settings.paging_key_parameter, self.settings.aws_region
             return secure_string(name, max_age_seconds=0, region=region).encode()
         return None
+
+    @cached_property
+    def knowledge_bases(self) -> KnowledgeBaseDirectory:
+        """The contexts served as Bedrock knowledge bases (SSM parameters; docs/BEDROCK.md)."""
+        from .adapters.ssm_knowledge_bases import SsmKnowledgeBases
+
+        return SsmKnowledgeBases(self.settings.knowledge_base_parameter_path, self.settings.aws_region)
 
     @cached_property
     def graph_path(self) -> GraphPathService:

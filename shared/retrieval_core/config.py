@@ -75,6 +75,12 @@ class Settings(BaseModel):
         default="hybrid",
         description="The mode of a Bedrock Knowledge Bases Retrieve request without overrideSearchType.",
     )
+    knowledge_base_parameter_path: str = Field(
+        default="/retrieval/knowledge-bases",
+        pattern=r"^(/[A-Za-z0-9_.-]+)+$",
+        description="The SSM path whose String parameters map knowledge base ids to contexts "
+        "(<path>/<id> = context; `retrieval knowledge-base create`).",
+    )
     rerank_model: Literal["none", "amazon.rerank-v1:0", "cohere.rerank-v3-5:0"] = "none"
     """The Bedrock Rerank model (template parameter ``RerankModel``); one set reranks every request by
     default (``rerank.method: model``)."""

@@ -266,6 +266,14 @@ class CursorStore(Protocol):
         ...
 
 
+class KnowledgeBaseDirectory(Protocol):
+    """Which context a Bedrock knowledge base id serves (``models.knowledge_bases``)."""
+
+    def context_of(self, knowledge_base_id: str) -> str | None:
+        """The context, or None when the id serves none (unknown and malformed alike)."""
+        ...
+
+
 class SearchStore(
     LexicalSearch,
     VectorSearch,

@@ -76,7 +76,9 @@ def stack_settings() -> Iterator[Settings]:
             pytrace=False,
         )
     with pytest.MonkeyPatch.context() as patch:
-        for name, value in {**FAKE_AWS_CREDENTIALS, "AWS_DEFAULT_REGION": settings.aws_region}.items():
+        # SSM (knowledge base ids) is moto's, like DynamoDB.
+        ssm = {"AWS_ENDPOINT_URL_SSM": settings.dynamodb_endpoint or DEFAULT_DYNAMODB_ENDPOINT}
+        for name, value in {**FAKE_AWS_CREDENTIALS, "AWS_DEFAULT_REGION": settings.aws_region, **ssm}.items():
             patch.setenv(name, value)
         yield settings
 

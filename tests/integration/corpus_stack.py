@@ -14,6 +14,7 @@ from retrieval_dev.cli.events import api_event, why_event
 from retrieval_dev.cli.lambda_runtime import invoke
 from stack_state import SAMPLE_CORPUS, load_file
 
+from dev.sample.knowledge_bases import register_sample_knowledge_bases
 from dev.tables import scratch_space
 
 
@@ -26,6 +27,11 @@ def provisioned_corpus(
     with scratch_space(stack_settings, "c") as settings:
         report = load_file(settings, SAMPLE_CORPUS)
         assert report.ok, report.summary()
+        # Served as knowledge bases under the sample's ids, in the stack's SSM (as `make up` does).
+        assert settings.dynamodb_endpoint is not None
+        register_sample_knowledge_bases(
+            settings.dynamodb_endpoint, settings.knowledge_base_parameter_path, settings.aws_region
+        )
         if not serve:
             yield settings
             return

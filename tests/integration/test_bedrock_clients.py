@@ -4,8 +4,9 @@ botocore raises it) and langchain-aws' ``AmazonKnowledgeBasesRetriever``. Each c
 ``endpoint_url`` and the dev credentials ``dev-<context>`` / ``dev-secret``; every HTTP answer is checked
 against botocore's service model.
 
-LlamaIndex's ``llama-index-retrievers-bedrock`` is not here: 0.7.0 needs aioboto3>=15, whose aiobotocore
-2.25.1 pins botocore<1.40.62 (we pin 1.43.11), and llama-index-core brings 29 more dependencies.
+Each knowledge base is the sample's id of its context (``dev/sample/knowledge_bases.py``), or its ARN.
+LlamaIndex's ``llama-index-retrievers-bedrock`` runs in ``make test-latest-clients`` instead
+(``tests/latest_clients``): its aioboto3 pins a botocore older than ours.
 
 Most tests use `retrieval serve` as a process. The errors that need a server state a client cannot cause
 (an expired token, a backend down, a spent session budget) use the same server code in this process,
@@ -38,8 +39,12 @@ from retrieval_dev.serving.gateway import Gateway
 from retrieval_dev.serving.server import ServeLimits, running_in_thread
 
 from dev.sample import known
+from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES
 
 CONTEXT = "acme"
+KNOWLEDGE_BASE = next(kb for kb, context in SAMPLE_KNOWLEDGE_BASES.items() if context == CONTEXT)
+OTHER_KNOWLEDGE_BASE = next(kb for kb, context in SAMPLE_KNOWLEDGE_BASES.items() if context != CONTEXT)
+ARN = f"arn:aws:bedrock:us-east-1:123456789012:knowledge-base/{KNOWLEDGE_BASE}"
 TEXT = next(q for q in known.LEXICAL_QUERIES if q.context == CONTEXT).text
 NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"})
 Answer = tuple[int, dict[str, str], bytes]
@@ -89,6 +94,11 @@ def ids(answer: dict[str, Any]) -> list[str]:
 
 
 def native_ids(base_url: str, body: dict[str, Any]) -> list[str]:
+    """The ids of the same question's hits through ``POST /v1/retrieve``."""
+    return [hit["id"] for hit in native_hits(base_url, body)]
+
+
+def native_hits(base_url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """The same question through ``POST /v1/retrieve`` with a dev token."""
     request = Request(
         f"{base_url}/v1/retrieve",
@@ -97,19 +107,25 @@ def native_ids(base_url: str, body: dict[str, Any]) -> list[str]:
         headers={"Content-Type": "application/json", "Authorization": f"Bearer dev:{CONTEXT}"},
     )
     with urlopen(request, timeout=60) as response:
-        return [hit["id"] for hit in json.loads(response.read())["hits"]]
+        return list(json.loads(response.read())["hits"])
 
 
 def test_retrieve_answers_botocore_s_shape_with_our_metadata_and_locations(base_url: str) -> None:
     answers: list[Answer] = []
     bedrock = client(base_url, answers=answers)
     answer = bedrock.retrieve(
-        knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, **configured(numberOfResults=20)
+        knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}, **configured(numberOfResults=20)
     )
     results = answer["retrievalResults"]
     assert len(results) == 20 and answer["nextToken"]
     assert [response_problems(*raw) for raw in answers] == [[]]
-    assert ids(answer) == native_ids(base_url, {"mode": "hybrid", "text": TEXT, "top_k": 20})
+    native = native_hits(base_url, {"mode": "hybrid", "text": TEXT, "top_k": 20})
+    assert ids(answer) == [hit["id"] for hit in native]
+    # The S3 location is the one /v1/retrieve cites (a grounding span's, else metadata.uri).
+    for result, hit in zip(results, native, strict=True):
+        cited = (hit["location"] or {}).get("uri") or ""
+        if cited.startswith("s3://"):
+            assert result["location"] == {"type": "S3", "s3Location": {"uri": cited}}
     for result in results:
         metadata = result["metadata"]
         assert metadata["x-retrieval-id"].startswith(f"{CONTEXT}:") and result["content"]["type"] == "TEXT"
@@ -135,7 +151,7 @@ def test_retrieve_answers_botocore_s_shape_with_our_metadata_and_locations(base_
 def test_the_search_type_picks_our_mode(base_url: str, search_type: str | None, mode: str) -> None:
     search = {"numberOfResults": 7} | ({"overrideSearchType": search_type} if search_type else {})
     answer = client(base_url).retrieve(
-        knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, **configured(**search)
+        knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}, **configured(**search)
     )
     assert ids(answer) == native_ids(base_url, {"mode": mode, "text": TEXT, "top_k": 7})
 
@@ -250,7 +266,7 @@ def test_every_filter_operator_means_what_ours_means(
 ) -> None:
     answers: list[Answer] = []
     answer = client(base_url, answers=answers).retrieve(
-        knowledgeBaseId=CONTEXT,
+        knowledgeBaseId=KNOWLEDGE_BASE,
         retrievalQuery={"text": TEXT},
         **configured(numberOfResults=30, filter=bedrock_filter),
     )
@@ -270,7 +286,7 @@ def test_paging_with_next_token_reaches_the_end_without_a_repeat(base_url: str) 
     kinds = {"in": {"key": KIND, "value": ["record", "document"]}}
     pages = list(
         paginator.paginate(
-            knowledgeBaseId=CONTEXT,
+            knowledgeBaseId=KNOWLEDGE_BASE,
             retrievalQuery={"text": TEXT},
             **configured(numberOfResults=10, filter=kinds),
         )
@@ -285,15 +301,44 @@ def test_a_knowledge_base_of_another_context_is_denied_exactly_like_an_unknown_o
     answers: list[Answer] = []
     bedrock = client(base_url, answers=answers)
     raised = []
-    for knowledge_base in ("globex", "nosuchkb", "acme2"):
+    # The other context's id and its ARN, an id no context is served as, and this one of another region.
+    others = (OTHER_KNOWLEDGE_BASE, ARN.replace(KNOWLEDGE_BASE, OTHER_KNOWLEDGE_BASE), "Nosuchkb00")
+    for knowledge_base in (*others, ARN.replace("us-east-1", "eu-west-1")):
         with pytest.raises(ClientError) as refused:
             bedrock.retrieve(knowledgeBaseId=knowledge_base, retrievalQuery={"text": TEXT})
         raised.append(refused.value.response["Error"])
-    assert raised[0] == raised[1] == raised[2] and raised[0]["Code"] == "AccessDeniedException"
-    assert answers[0][0] == answers[1][0] == 403 and answers[0][2] == answers[1][2] == answers[2][2]
+    assert all(error == raised[0] for error in raised) and raised[0]["Code"] == "AccessDeniedException"
+    assert {status for status, _, _ in answers} == {403} and len({body for _, _, body in answers}) == 1
     assert error_code(*answers[0])[0] == "AccessDeniedException"
     # The same credentials read their own knowledge base.
-    assert ids(bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}))
+    assert ids(bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}))
+
+
+def test_the_knowledge_base_arn_reads_the_same_knowledge_base(base_url: str) -> None:
+    answers: list[Answer] = []
+    bedrock = client(base_url, answers=answers)
+    by_arn = bedrock.retrieve(knowledgeBaseId=ARN, retrievalQuery={"text": TEXT})
+    assert ids(by_arn) == ids(bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}))
+    assert all(not response_problems(*raw) for raw in answers)
+
+
+@pytest.mark.parametrize("operation", ["retrieve_and_generate", "retrieve_and_generate_stream"])
+def test_generation_is_a_validation_exception_saying_what_to_do(base_url: str, operation: str) -> None:
+    bedrock = client(base_url)
+    request = {
+        "input": {"text": TEXT},
+        "retrieveAndGenerateConfiguration": {
+            "type": "KNOWLEDGE_BASE",
+            "knowledgeBaseConfiguration": {
+                "knowledgeBaseId": KNOWLEDGE_BASE,
+                "modelArn": "arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-micro-v1:0",
+            },
+        },
+    }
+    with pytest.raises(bedrock.exceptions.ValidationException) as refused:
+        getattr(bedrock, operation)(**request)
+    message = refused.value.response["Error"]["Message"]
+    assert "This service retrieves; generation is the caller's" in message and "Retrieve" in message
 
 
 @pytest.mark.parametrize("how", ["wrong secret", "unsigned", "other context's key"])
@@ -305,7 +350,7 @@ def test_unsigned_or_wrongly_signed_requests_are_access_denied(base_url: str, ho
     else:
         bedrock = client(base_url, context="globex")
     with pytest.raises(bedrock.exceptions.AccessDeniedException):
-        bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+        bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT})
 
 
 @pytest.mark.parametrize(
@@ -338,7 +383,7 @@ def test_what_this_api_cannot_serve_is_a_validation_exception(
 ) -> None:
     bedrock = client(base_url)
     with pytest.raises(bedrock.exceptions.ValidationException) as refused:
-        bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, **request_parts)
+        bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}, **request_parts)
     assert names in refused.value.response["Error"]["Message"]
 
 
@@ -348,7 +393,7 @@ def test_langchain_s_retriever_returns_documents_with_our_metadata(base_url: str
 
     access_key, secret = dev_credentials(CONTEXT)
     retriever = AmazonKnowledgeBasesRetriever(
-        knowledge_base_id=CONTEXT,
+        knowledge_base_id=KNOWLEDGE_BASE,
         region_name="us-east-1",
         endpoint_url=base_url,
         # Explicit keys: this process's default boto3 session may have cached the stack's fake ones.
@@ -398,11 +443,11 @@ def test_a_token_past_its_lifetime_is_resource_not_found(
     with in_process_serve(corpus_settings) as url:
         answers: list[Answer] = []
         bedrock = client(url, answers=answers)
-        token = bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})["nextToken"]
+        token = bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT})["nextToken"]
         later = time.time() + corpus_settings.paging_ttl_seconds + 1
         monkeypatch.setattr(time, "time", lambda: later)
         with pytest.raises(bedrock.exceptions.ResourceNotFoundException) as refused:
-            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT}, nextToken=token)
+            bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}, nextToken=token)
     assert "expired" in refused.value.response["Error"]["Message"]
     assert error_code(*answers[-1])[0] == "ResourceNotFoundException"
 
@@ -414,7 +459,7 @@ def test_a_backend_down_is_throttling_with_retry_after(corpus_settings: Settings
     with in_process_serve(down) as url:
         bedrock = client(url)
         with pytest.raises(bedrock.exceptions.ThrottlingException) as refused:
-            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+            bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT})
     headers = refused.value.response["ResponseMetadata"]["HTTPHeaders"]
     assert (
         refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 429
@@ -428,9 +473,9 @@ def test_a_spent_session_budget_is_service_quota_exceeded_and_a_repeat_is_confli
     limited = corpus_settings.model_copy(update={"session_limit": 1})
     with in_process_serve(limited) as url:
         bedrock = with_session(client(url), f"kb-{uuid.uuid4().hex[:8]}")
-        first = bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+        first = bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT})
         assert ids(first)
         with pytest.raises(bedrock.exceptions.ConflictException):
-            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT})
+            bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT})
         with pytest.raises(bedrock.exceptions.ServiceQuotaExceededException):
-            bedrock.retrieve(knowledgeBaseId=CONTEXT, retrievalQuery={"text": TEXT + " again"})
+            bedrock.retrieve(knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT + " again"})

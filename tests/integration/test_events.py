@@ -20,6 +20,7 @@ import pytest
 from cli_process import RETRIEVAL
 from stack_state import REPO
 
+from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES
 from dev.sample.known import CONTEXTS
 from tests.processes import finished
 
@@ -104,7 +105,7 @@ def caller_context(event: dict[str, Any]) -> str:
     if "requestContext" not in event:
         return event["context_id"]
     if event["requestContext"].get("authorizer") is None:  # IAM granted the knowledge base in the path
-        return event["pathParameters"]["knowledgeBaseId"]
+        return SAMPLE_KNOWLEDGE_BASES[event["pathParameters"]["knowledgeBaseId"]]
     headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
     return headers.get("x-context-id") or event["requestContext"]["authorizer"]["context_id"]
 

@@ -78,6 +78,23 @@ class FakeFunctions:
         return result["statusCode"], json.loads(result["body"] or "null"), headers
 
 
+KNOWLEDGE_BASES = {"AcmeKb0001": "acme", "GlobexKb01": "globex"}
+"""The knowledge base ids the fake deployment serves its contexts as (``retrieval knowledge-base``)."""
+ACME_KB, GLOBEX_KB = KNOWLEDGE_BASES
+
+
+class FakeKnowledgeBases:
+    """The ``KnowledgeBaseDirectory`` port over a dict."""
+
+    def __init__(self, served: dict[str, str]) -> None:
+        self.served = served
+        self.lookups: list[str] = []
+
+    def context_of(self, knowledge_base_id: str) -> str | None:
+        self.lookups.append(knowledge_base_id)
+        return self.served.get(knowledge_base_id)
+
+
 def fake_container(settings: Settings | None = None, **overrides: Any) -> Container:
     """The functions' container over the fakes; ``settings`` and ``overrides`` change what a test needs."""
     graph = FakeGraph()
@@ -95,6 +112,7 @@ def fake_container(settings: Settings | None = None, **overrides: Any) -> Contai
             "embedder": FixedEmbedder({}, DIMENSION),
             "retrieval_config": preset("default"),
             "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
+            "knowledge_bases": FakeKnowledgeBases(KNOWLEDGE_BASES),
             **overrides,
         },
     )

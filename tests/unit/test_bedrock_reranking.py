@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
-from fake_functions import FakeFunctions, fake_functions
+from fake_functions import ACME_KB, FakeFunctions, fake_functions
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.bedrock.request import retrieve_request
 from retrieval_core.errors import InvalidRequestError
@@ -116,7 +116,7 @@ def test_the_route_answers_in_the_reranker_s_order_with_its_scores(
     functions: FakeFunctions, reranker: ShortestFirst
 ) -> None:
     configuration = reranking(modelConfiguration={"modelArn": ARN}, numberOfRerankedResults=3)
-    answer = ok(functions, kb_event("acme", body(configuration, numberOfResults=3)))
+    answer = ok(functions, kb_event(ACME_KB, body(configuration, numberOfResults=3)))
     results = answer["retrievalResults"]
     texts = [result["content"]["text"] for result in results]
     assert reranker.calls and reranker.calls[0][0] == "Alice payments ledger"
@@ -132,7 +132,7 @@ def test_a_model_the_deployment_does_not_run_is_a_validation_exception_and_calls
     functions: FakeFunctions, reranker: ShortestFirst
 ) -> None:
     other = reranking(modelConfiguration={"modelArn": ARN.replace(MODEL, "cohere.rerank-v3-5:0")})
-    status, code, message = refused(functions, kb_event("acme", body(other)))
+    status, code, message = refused(functions, kb_event(ACME_KB, body(other)))
     assert (status, code) == (400, "ValidationException")
     assert "this deployment reranks with" in message
     assert reranker.calls == []

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
-from fake_functions import FakeFunctions, fake_functions
+from fake_functions import ACME_KB, GLOBEX_KB, FakeFunctions, fake_functions
 from retrieval_core.entrypoints.bedrock import RESOURCE
 from retrieval_core.entrypoints.bedrock.filters import translate_filter
 from retrieval_core.models.filters import Filter
@@ -32,13 +33,15 @@ def kb_event(
     iam_user: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    path = f"/knowledgebases/{knowledge_base}/retrieve"
+    # Encoded as botocore encodes a label (an ARN's ':' and '/' too); API Gateway hands it over so.
+    encoded = quote(knowledge_base, safe="")
+    path = f"/knowledgebases/{encoded}/retrieve"
     return {
         "resource": RESOURCE,
         "path": path,
         "httpMethod": "POST",
         "headers": {"Content-Type": "application/json", **(headers or {})},
-        "pathParameters": {"knowledgeBaseId": knowledge_base},
+        "pathParameters": {"knowledgeBaseId": encoded},
         "requestContext": {
             "resourcePath": RESOURCE,
             "httpMethod": "POST",
@@ -79,7 +82,7 @@ def test_a_claimed_knowledge_base_answers_botocore_s_shape_with_our_metadata(
     answer = ok(
         functions,
         kb_event(
-            "acme", QUERY | {"retrievalConfiguration": {"vectorSearchConfiguration": {"numberOfResults": 1}}}
+            ACME_KB, QUERY | {"retrievalConfiguration": {"vectorSearchConfiguration": {"numberOfResults": 1}}}
         ),
     )
     (result,) = answer["retrievalResults"]
@@ -103,7 +106,7 @@ def test_semantic_is_vector_hybrid_is_hybrid_and_absent_is_the_deployment_s_defa
         config = {"overrideSearchType": search} if search else {}
         body = QUERY | {"retrievalConfiguration": {"vectorSearchConfiguration": config}}
         capsys.readouterr()
-        results = ok(functions, kb_event("acme", body))["retrievalResults"]
+        results = ok(functions, kb_event(ACME_KB, body))["retrievalResults"]
         assert f'"Retrieve_{mode}":[1.0]' in capsys.readouterr().out
         arms = {"vector"} if mode == "vector" else {"lexical", "vector"}
         assert all(set(r["metadata"]["x-retrieval-signals"]) <= arms for r in results)
@@ -111,19 +114,23 @@ def test_semantic_is_vector_hybrid_is_hybrid_and_absent_is_the_deployment_s_defa
 
 def test_a_token_whose_ranking_is_gone_is_resource_not_found(functions: FakeFunctions) -> None:
     # Without a paging key no token can still be good: the same answer as an expired one.
-    status, code, message = refused(functions, kb_event("acme", QUERY | {"nextToken": "p1.gone"}))
+    status, code, message = refused(functions, kb_event(ACME_KB, QUERY | {"nextToken": "p1.gone"}))
     assert (status, code) == (404, "ResourceNotFoundException") and "expired" in message
 
 
 @pytest.mark.parametrize(
     "event",
     [
-        kb_event("globex", QUERY),  # another context that exists
-        kb_event("nosuch", QUERY),  # one that does not
+        kb_event(GLOBEX_KB, QUERY),  # another context that exists
+        kb_event("Nosuch0000", QUERY),  # an id of Bedrock's shape no context is served as
+        kb_event("nosuch", QUERY),  # not of Bedrock's shape
+        kb_event("acme", QUERY),  # a context's own id is not its knowledge base id
         kb_event("Not-A-Context!", QUERY),
-        kb_event("acme", QUERY, claims=None),  # neither claims nor an IAM identity
-        kb_event("acme", QUERY, claims="globex"),
-        kb_event("acme", QUERY, headers={"X-Context-Id": "acme"}, claims="globex"),
+        kb_event(f"arn:aws:bedrock:eu-west-1:123456789012:knowledge-base/{ACME_KB}", QUERY),  # another region
+        kb_event(f"arn:aws:bedrock:us-east-1:123456789012:knowledge-base/{GLOBEX_KB}", QUERY),
+        kb_event(ACME_KB, QUERY, claims=None),  # neither claims nor an IAM identity
+        kb_event(ACME_KB, QUERY, claims="globex"),
+        kb_event(ACME_KB, QUERY, headers={"X-Context-Id": "acme"}, claims="globex"),
     ],
 )
 def test_every_refusal_of_access_is_one_and_the_same(functions: FakeFunctions, event: dict[str, Any]) -> None:
@@ -134,15 +141,47 @@ def test_every_refusal_of_access_is_one_and_the_same(functions: FakeFunctions, e
     )
 
 
+@pytest.mark.parametrize(
+    "reference",
+    [
+        ACME_KB,
+        f"arn:aws:bedrock:us-east-1:123456789012:knowledge-base/{ACME_KB}",
+        f"arn:aws-us-gov:bedrock:us-east-1:123456789012:knowledge-base/{ACME_KB}",
+    ],
+)
+def test_the_id_and_its_arn_name_the_context_it_serves(functions: FakeFunctions, reference: str) -> None:
+    answer = ok(functions, kb_event(reference, QUERY))
+    assert {r["metadata"]["x-retrieval-id"].split(":")[0] for r in answer["retrievalResults"]} == {"acme"}
+
+
+def test_an_anonymous_caller_is_refused_before_any_lookup(functions: FakeFunctions) -> None:
+    directory = functions.container.knowledge_bases
+    before = len(directory.lookups)
+    assert refused(functions, kb_event(ACME_KB, QUERY, claims=None))[1] == "AccessDeniedException"
+    assert len(directory.lookups) == before
+
+
+@pytest.mark.parametrize("operation", ["retrieveAndGenerate", "retrieveAndGenerateStream"])
+def test_generation_is_a_validation_exception_that_says_what_to_do(
+    functions: FakeFunctions, operation: str
+) -> None:
+    event = kb_event(ACME_KB, {"input": {"text": "who leads payments"}})
+    event.update(resource=f"/{operation}", path=f"/{operation}", pathParameters=None)
+    event["requestContext"]["resourcePath"] = f"/{operation}"
+    status, code, message = refused(functions, event)
+    assert (status, code) == (400, "ValidationException")
+    assert "retrieves" in message and "Retrieve" in message and "model" in message
+
+
 def test_an_iam_identity_is_granted_the_path_s_knowledge_base(functions: FakeFunctions) -> None:
-    event = kb_event("globex", QUERY, claims=None, iam_user="arn:aws:iam::1:user/g")
+    event = kb_event(GLOBEX_KB, QUERY, claims=None, iam_user="arn:aws:iam::1:user/g")
     assert {
         r["metadata"]["x-retrieval-id"].split(":")[0] for r in ok(functions, event)["retrievalResults"]
     } == {"globex"}
 
 
 def test_claims_listing_several_contexts_pick_the_knowledge_base(functions: FakeFunctions) -> None:
-    answer = ok(functions, kb_event("globex", QUERY, claims="acme,globex"))
+    answer = ok(functions, kb_event(GLOBEX_KB, QUERY, claims="acme,globex"))
     assert {r["metadata"]["x-retrieval-id"].split(":")[0] for r in answer["retrievalResults"]} == {"globex"}
 
 
@@ -175,7 +214,7 @@ def test_what_cannot_be_served_is_a_validation_exception_naming_bedrock_s_field(
     functions: FakeFunctions, config: dict[str, Any], field: str
 ) -> None:
     body = QUERY | {"retrievalConfiguration": {"vectorSearchConfiguration": config}}
-    status, code, message = refused(functions, kb_event("acme", body))
+    status, code, message = refused(functions, kb_event(ACME_KB, body))
     assert (status, code) == (400, "ValidationException")
     assert field in message, message
 
@@ -196,7 +235,7 @@ def test_what_cannot_be_served_is_a_validation_exception_naming_bedrock_s_field(
 def test_malformed_requests_are_validation_exceptions(
     functions: FakeFunctions, body: Any, field: str
 ) -> None:
-    status, code, message = refused(functions, kb_event("acme", body))
+    status, code, message = refused(functions, kb_event(ACME_KB, body))
     assert (status, code) == (400, "ValidationException")
     assert field in message, message
 
@@ -252,10 +291,52 @@ def test_a_filter_applies_inside_the_query(functions: FakeFunctions) -> None:
         config = {} if filter_ is None else {"filter": filter_}
         body = QUERY | {"retrievalConfiguration": {"vectorSearchConfiguration": config}}
         return [
-            r["metadata"]["x-retrieval-id"] for r in ok(functions, kb_event("acme", body))["retrievalResults"]
+            r["metadata"]["x-retrieval-id"]
+            for r in ok(functions, kb_event(ACME_KB, body))["retrievalResults"]
         ]
 
     by_entity = {"listContains": {"key": "x-retrieval-entity-ids", "value": "acme:person/alice"}}
     unfiltered = ids(None)
     assert unfiltered and ids(by_entity) == unfiltered
     assert ids({"andAll": [by_entity, {"startsWith": {"key": "x-retrieval-source-ids", "value": "x"}}]}) == []
+
+
+@pytest.mark.parametrize(
+    ("grounding", "metadata", "location"),
+    [
+        # Only metadata.uri: /v1/retrieve's location.uri, so Bedrock's S3 location too.
+        ([], {"uri": "s3://acme-docs/plain.md"}, ("S3", "s3://acme-docs/plain.md")),
+        # A grounding span with a URI comes first, as on /v1/retrieve.
+        (
+            [{"chunk_id": "acme:c", "uri": "s3://acme-docs/g.md"}],
+            {"uri": "s3://acme-docs/m.md"},
+            ("S3", "s3://acme-docs/g.md"),
+        ),
+        # A location outside S3 is no S3 location; a later s3:// grounding still is.
+        ([{"uri": "jira://acme/AI-1"}, {"uri": "s3://acme-docs/t.md"}], {}, ("S3", "s3://acme-docs/t.md")),
+        ([], {"uri": "https://wiki.acme/x"}, ("CUSTOM", None)),
+    ],
+)
+def test_the_s3_location_is_the_one_v1_cites(
+    grounding: list[dict[str, Any]], metadata: dict[str, Any], location: tuple[str, str | None]
+) -> None:
+    from retrieval_core.entrypoints.bedrock.answers import retrieval_result
+    from retrieval_core.models.hit_parts import location_of
+    from retrieval_core.models.hits import Hit, Provenance
+
+    hit = Hit(
+        id="acme:doc-9",
+        kind="document",
+        text="t",
+        score=1.0,
+        status="ACTIVE",
+        created_at="2026-01-01T00:00:00Z",
+        metadata=metadata,
+        provenance=Provenance(grounding_uris=[span["uri"] for span in grounding]),
+        location=location_of(grounding, metadata),
+    )
+    result = retrieval_result(hit).model_dump(exclude_none=True)
+    kind, uri = location
+    assert result["location"]["type"] == kind
+    assert result["location"].get("s3Location", {}).get("uri") == uri
+    assert result["metadata"].get("x-amz-bedrock-kb-source-uri") == uri

@@ -61,7 +61,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_api_answer_names_the_configured_origin(functions: FakeFunctions, case: str) -> None:
     (function, method, path), body, change, expected = CASES[case]
-    parameters = {"proposition_id": path.rsplit("/", 1)[-1]} if function == "why_explain" else None
+    parameters = {"item_id": path.rsplit("/", 1)[-1]} if function == "why_explain" else None
     event = api_event(method, path, "acme", body=body, path_parameters=parameters)
     status, _, headers = functions.api(function, change(event) if change else event)
     assert status == expected

@@ -198,7 +198,7 @@ def test_an_item_id_past_the_limit_is_422(functions: FakeFunctions) -> None:
     event = why_event("acme", item_id)
     status, answer, _ = functions.api("why_explain", event)
     assert status == 422, answer
-    assert answer["fields"][0]["field"] == "proposition_id"
+    assert answer["fields"][0]["field"] == "item_id"
 
 
 def test_401_and_403_from_the_functions_follow_the_error_schema(functions: FakeFunctions) -> None:

@@ -30,8 +30,10 @@ FUNCTION_OF = {
     "/v1/retrieve": "retrieve",
     "/v1/sessions/{session_id}": "retrieve",
     "/v1/graph/path": "graph_path",
-    "/v1/why/{proposition_id}": "why_explain",
+    "/v1/why/{item_id}": "why_explain",
     "/knowledgebases/{knowledgeBaseId}/retrieve": "retrieve",
+    "/retrieveAndGenerate": "retrieve",
+    "/retrieveAndGenerateStream": "retrieve",
 }
 OPERATIONS = [(path, method.upper(), op) for path, ops in SPEC["paths"].items() for method, op in ops.items()]
 EXAMPLES = 2000
@@ -202,8 +204,10 @@ def test_the_fuzzer_covers_every_operation() -> None:
         ("/v1/retrieve", "POST"),
         ("/v1/sessions/{session_id}", "GET"),
         ("/v1/graph/path", "GET"),
-        ("/v1/why/{proposition_id}", "GET"),
+        ("/v1/why/{item_id}", "GET"),
         ("/knowledgebases/{knowledgeBaseId}/retrieve", "POST"),
+        ("/retrieveAndGenerate", "POST"),
+        ("/retrieveAndGenerateStream", "POST"),
     }
 
 

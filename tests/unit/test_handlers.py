@@ -77,7 +77,7 @@ def retrieve(body: Any, context_id: str = "acme", **headers: str) -> tuple[int, 
 
 
 def why(item_id: str, context_id: str = "acme") -> tuple[int, dict[str, Any]]:
-    event = api_event("GET", f"/v1/why/{item_id}", context_id, path_parameters={"proposition_id": item_id})
+    event = api_event("GET", f"/v1/why/{item_id}", context_id, path_parameters={"item_id": item_id})
     return call("why_explain", event)
 
 

@@ -176,8 +176,8 @@ def test_opensearch_4xx_is_never_an_outage(status: int | None, kind: type[Except
 
 
 def test_limits_are_documented_with_their_numbers() -> None:
-    """README and docs/STORAGE.md list every limit with its number."""
-    for doc in ("README.md", "docs/STORAGE.md"):
+    """docs/API.md and docs/STORAGE.md list every limit with its number."""
+    for doc in ("docs/API.md", "docs/STORAGE.md"):
         text = (REPO / doc).read_text(encoding="utf-8")
         section = text[text.index("## Limits") :]
         for name, field in StorageLimits.model_fields.items():

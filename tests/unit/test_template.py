@@ -189,7 +189,10 @@ def test_retrieve_grants_exactly_reads_sessions_cursors_embedding_and_search() -
     expected |= {action: {"SessionsTable"} for action in SESSION_WRITES}
     expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "CursorsTable"}
     expected["dynamodb:PutItem"] = {"SessionsTable", "CursorsTable"}
-    expected["ssm:GetParameter"] = {"parameter${PagingKeyParameterName}"}
+    expected["ssm:GetParameter"] = {
+        "parameter${PagingKeyParameterName}",
+        "parameter/retrieval/${AWS::StackName}/knowledge-bases/*",  # the knowledge base ids, nothing else
+    }
     expected["bedrock:InvokeModel"] = {
         "foundation-model/${EmbeddingModelId}",
         "foundation-model/${RerankModel}",
@@ -256,13 +259,16 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
         ("POST", "/v1/retrieve"): "RetrieveFunction",
         ("GET", "/v1/sessions/{session_id}"): "RetrieveFunction",
         ("GET", "/v1/graph/path"): "GraphPathFunction",
-        ("GET", "/v1/why/{proposition_id}"): "WhyExplainFunction",
+        ("GET", "/v1/why/{item_id}"): "WhyExplainFunction",
         ("POST", "/knowledgebases/{knowledgeBaseId}/retrieve"): "RetrieveFunction",
+        ("POST", "/retrieveAndGenerate"): "RetrieveFunction",
+        ("POST", "/retrieveAndGenerateStream"): "RetrieveFunction",
     }
     for path, ops in paths.items():
         for op in ops.values():
-            # Bedrock's Retrieve is what boto3 signs: IAM grants each knowledge base (context).
-            expected = "SigV4" if path.startswith("/knowledgebases/") else "RetrievalAuthorizer"
+            # Bedrock's routes are what boto3 signs: IAM grants each knowledge base (context).
+            bedrock = path.startswith(("/knowledgebases/", "/retrieveAndGenerate"))
+            expected = "SigV4" if bedrock else "RetrievalAuthorizer"
             assert op["security"] == [{expected: []}]
     sigv4 = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"]["SigV4"]
     assert sigv4["x-amazon-apigateway-authtype"] == "awsSigv4"

@@ -18,6 +18,7 @@ from .. import deadline
 from ..bootstrap import container
 from ..context import CallerContext
 from .answers import answer_json
+from .bedrock import GENERATE_ROUTES
 from .bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
@@ -28,7 +29,7 @@ from .instruments import Handler, Instruments
 from .responses import describe_validation, error_status_body
 
 CALLER_KEY = "caller"
-OWN_PROTOCOL_RESOURCES = frozenset({KNOWLEDGE_BASE_RESOURCE})
+OWN_PROTOCOL_RESOURCES = frozenset({KNOWLEDGE_BASE_RESOURCE, *GENERATE_ROUTES})
 
 
 def build_resolver(logger: Logger) -> APIGatewayRestResolver:

@@ -4,7 +4,7 @@ Request bounds (``TOP_K_RANGE`` and the like) are clamped, not rejected, and eve
 values it applied. Storage limits (``StorageLimits``) are enforced wherever data comes in (the API,
 ``retrieval load``, the ingest function, direct invocations): a line or request past one is rejected
 with its field and the limit, and nothing else of the load is lost. Each number's reason is its field
-description; README.md and docs/STORAGE.md ("Limits") list them, and a unit test holds the docs to them.
+description; docs/API.md and docs/STORAGE.md ("Limits") list them, and a unit test holds the docs to them.
 """
 
 from __future__ import annotations

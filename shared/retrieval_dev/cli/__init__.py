@@ -15,6 +15,10 @@ SUBCOMMANDS = {
     "ingest": ("ingest", "Upload a JSON Lines file to the local ingest bucket and run the ingest function."),
     "reindex": ("reindex", "Copy every document into the other isolation model (silo or pool)."),
     "rebuild": ("rebuild", "Rebuild indices from the current declaration and embedder, without downtime."),
+    "knowledge-base": (
+        "knowledge_base",
+        "Serve a context as a Bedrock knowledge base (`create --context C` prints its id) or `list` them.",
+    ),
     "schema": ("schema", "Print the JSON Schema of the item format."),
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),

@@ -51,14 +51,14 @@ def session_event(context_id: str, session_id: str) -> dict[str, Any]:
 
 
 def why_event(context_id: str, item_id: str, depth: int | None = None) -> dict[str, Any]:
-    """``GET /v1/why/{proposition_id}[?depth=N]`` as API Gateway routes it: the id percent-encoded as a
+    """``GET /v1/why/{item_id}[?depth=N]`` as API Gateway routes it: the id percent-encoded as a
     client sends it (a chunk's '#' as %23), in the path and in the path parameters alike."""
     encoded = quote(item_id, safe=":")
     return api_event(
         "GET",
         f"/v1/why/{encoded}",
         context_id,
-        path_parameters={"proposition_id": encoded},
+        path_parameters={"item_id": encoded},
         query=None if depth is None else {"depth": str(depth)},
-        resource="/v1/why/{proposition_id}",
+        resource="/v1/why/{item_id}",
     )

@@ -19,9 +19,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints import headers
+from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
 from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from retrieval_core.entrypoints.bedrock.errors import ERROR_CODES, ERROR_TYPE_HEADER, INTERNAL
 from retrieval_core.entrypoints.bedrock.request import KnowledgeBaseRetrieveRequest
+from retrieval_core.models.knowledge_bases import KNOWLEDGE_BASE_ARN_PATTERN, KNOWLEDGE_BASE_ID_PATTERN
 from retrieval_core.models.vocabulary import Status
 from retrieval_core.policy.state import IDEMPOTENCY_KEY_PATTERN
 from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
@@ -57,7 +59,8 @@ SECURITY_SCHEMES = {
         "name": "Authorization",
         "description": (
             "AWS Signature Version 4 (API Gateway's AWS_IAM), what boto3 sends: the caller's IAM policy "
-            "grants `execute-api:Invoke` on `.../POST/knowledgebases/<context>/retrieve` per context. "
+            "grants `execute-api:Invoke` on `.../POST/knowledgebases/<knowledge base id>/retrieve` per "
+            "context. "
             "`retrieval serve` checks it with the dev credentials `dev-<context>` / `dev-secret`."
         ),
     },
@@ -143,8 +146,11 @@ STATUSES_QUERY = {
 KNOWLEDGE_BASE_ROUTE = (KNOWLEDGE_BASE_RESOURCE, "post")
 """Bedrock Knowledge Bases' Retrieve: its errors, security and request body are Bedrock's (``_document_
 knowledge_base``), not this API's."""
+GENERATE_OPERATIONS = {(route, "post") for route in GENERATE_ROUTES}
+"""RetrieveAndGenerate and its stream: always Bedrock's ValidationException (``_document_generation``)."""
 ROUTES: dict[tuple[str, str], dict[str, Any]] = {
     KNOWLEDGE_BASE_ROUTE: {"errors": (), "headers": [SESSION_PARAM]},
+    **{operation: {"errors": (), "headers": []} for operation in sorted(GENERATE_OPERATIONS)},
     ("/v1/retrieve", "post"): {
         "errors": ("400", "401", "403", "409", "410", "415", "422", "429"),
         "headers": [SESSION_PARAM, IDEMPOTENCY_PARAM],
@@ -162,7 +168,7 @@ ROUTES: dict[tuple[str, str], dict[str, Any]] = {
         # accepts. Powertools would describe the raw string it reads.
         "query": {"statuses": {"schema": STATUSES_QUERY, "style": "form", "explode": False}},
     },
-    ("/v1/why/{proposition_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
+    ("/v1/why/{item_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
 }
 """Every route of the API, with the 4xx statuses it can answer (each also answers 500 and 503)."""
 POWERTOOLS_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError", "ResponseValidationError")
@@ -257,6 +263,9 @@ def _document_routes(paths: dict[str, Any]) -> None:
         if (path, method) == KNOWLEDGE_BASE_ROUTE:
             _document_knowledge_base(operation, route)
             continue
+        if (path, method) in GENERATE_OPERATIONS:
+            _document_generation(operation)
+            continue
         overrides = {("query", name): value for name, value in route.get("query", {}).items()}
         overrides |= {("path", name): value for name, value in route.get("path", {}).items()}
         operation["parameters"] = [
@@ -280,12 +289,19 @@ def _document_knowledge_base(operation: dict[str, Any], route: dict[str, Any]) -
     operation["security"] = [{SIGV4_SCHEME: []}, {SECURITY_SCHEME: []}]
     operation["description"] = (
         "Amazon Bedrock Knowledge Bases' `Retrieve` (botocore's `bedrock-agent-runtime` model): "
-        "`knowledgeBaseId` is the context. See the README's 'Switching from Bedrock Knowledge Bases'."
+        "`knowledgeBaseId` is the ten-character id a context is served as (`retrieval knowledge-base "
+        "create`), or its ARN. See docs/BEDROCK.md."
     )
     for parameter in operation["parameters"]:
         if parameter["in"] == "path":
-            parameter["schema"] = {"type": "string", "pattern": CONTEXT_ID_PATTERN.pattern}
-            parameter["description"] = "The context to retrieve from; the caller must be granted it."
+            parameter["schema"] = {
+                "type": "string",
+                "pattern": f"{KNOWLEDGE_BASE_ID_PATTERN.pattern}|{KNOWLEDGE_BASE_ARN_PATTERN.pattern}",
+            }
+            parameter["description"] = (
+                "The knowledge base id (or ARN) of the context to retrieve from; the caller must be "
+                "granted it."
+            )
     operation["parameters"] = [*operation["parameters"], *route["headers"]]
     operation["requestBody"] = {
         "required": True,
@@ -304,6 +320,22 @@ def _document_knowledge_base(operation: dict[str, Any], route: dict[str, Any]) -
             ERROR_TYPE_HEADER: {"description": "The error code botocore raises.", "schema": {"enum": names}}
         }
     operation["responses"] = dict(sorted(responses.items()))
+
+
+def _document_generation(operation: dict[str, Any]) -> None:
+    """RetrieveAndGenerate (and its stream): SigV4, any body, and one answer: a ValidationException."""
+    operation["security"] = [{SIGV4_SCHEME: []}]
+    operation["description"] = (
+        "Amazon Bedrock's `RetrieveAndGenerate`, answered as Bedrock answers a request it will not serve: "
+        "a `ValidationException` saying that this service retrieves and generation is the caller's."
+    )
+    operation["responses"]["400"]["headers"] = {
+        ERROR_TYPE_HEADER: {
+            "description": "The error code botocore raises.",
+            "schema": {"enum": ["ValidationException"]},
+        }
+    }
+    operation["responses"] = {"400": operation["responses"]["400"]}
 
 
 def _error_schemas() -> dict[str, Any]:

@@ -1,11 +1,10 @@
-"""SigV4 for ``retrieval serve``'s Bedrock Retrieve route: what API Gateway's ``AWS_IAM`` authorization
-and the caller's IAM policy do for the deployed route, with development credentials.
-
-The dev credentials: access key ``dev-<context>`` with secret key ``dev-secret`` (``dev-acme`` reads
-knowledge base ``acme``, and only that one). The signature is recomputed with botocore's own signer
-(``SigV4Auth`` over an ``AWSRequest`` rebuilt from the incoming request and the headers the caller
-signed) and compared in constant time; a request unsigned, signed wrongly, signed too long ago, or for a
-knowledge base its key is not granted is refused as ``AccessDeniedException`` with the same body the
+"""SigV4 for ``retrieval serve``'s Bedrock Retrieve route: what API Gateway's ``AWS_IAM`` authorization and
+the caller's IAM policy do for the deployed route, with development credentials. The dev credentials: access
+key ``dev-<context>`` with secret key ``dev-secret`` (``dev-acme`` reads the knowledge base ``acme`` is served
+as, and only that one: the policy a deployment writes per id). The signature is recomputed with botocore's
+own signer (``SigV4Auth`` over an ``AWSRequest`` rebuilt from the incoming request and the headers the
+caller signed) and compared in constant time; a request unsigned, signed wrongly, signed too long ago, or
+for a knowledge base its key is not granted is refused as ``AccessDeniedException`` with the same body the
 function gives every refusal of access, before the function runs (as IAM refuses before Lambda).
 """
 
@@ -15,6 +14,7 @@ import hashlib
 import hmac
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -44,12 +44,13 @@ def dev_credentials(context_id: str) -> tuple[str, str]:
 
 
 def verified_identity(
-    method: str, raw_path: str, headers: dict[str, str], body: bytes, knowledge_base_id: str
+    method: str, raw_path: str, headers: dict[str, str], body: bytes, granted: Callable[[str], bool]
 ) -> dict[str, Any] | None:
-    """The ``requestContext.identity`` API Gateway would pass for a request IAM allows, or None."""
+    """The ``requestContext.identity`` API Gateway would pass for a request IAM allows, or None;
+    ``granted`` says whether the key's context may call this path."""
     lowered = {name.lower(): value for name, value in headers.items()}
     match = _AUTHORIZATION.fullmatch(lowered.get("authorization", "").strip())
-    if match is None or not _granted(match["key"], knowledge_base_id):
+    if match is None or not _granted(match["key"], granted):
         return None
     timestamp = lowered.get("x-amz-date", "")
     try:
@@ -88,11 +89,11 @@ def denied_body() -> str:
     return json.dumps({"message": ACCESS_DENIED_MESSAGE})
 
 
-def _granted(access_key: str, knowledge_base_id: str) -> bool:
-    """The dev IAM policy: ``dev-<context>`` may invoke ``.../knowledgebases/<context>/retrieve``."""
+def _granted(access_key: str, granted: Callable[[str], bool]) -> bool:
+    """The dev IAM policy: ``dev-<context>`` may invoke what ``granted`` allows that context."""
     context = access_key.removeprefix(DEV_ACCESS_KEY_PREFIX)
     return (
         access_key.startswith(DEV_ACCESS_KEY_PREFIX)
         and CONTEXT_ID_PATTERN.fullmatch(context) is not None
-        and context == knowledge_base_id
+        and granted(context)
     )

@@ -23,9 +23,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
-
-from .routes import MAX_BODY_BYTES, MISSING_ROUTE_BODY, UNAUTHORIZED_BODY, is_routed_path, proxy_event
+from .routes import (
+    MAX_BODY_BYTES,
+    MISSING_ROUTE_BODY,
+    SIGV4_RESOURCES,
+    UNAUTHORIZED_BODY,
+    is_routed_path,
+    proxy_event,
+)
 from .routes import response_headers as proxy_response_headers
 from .server import ServeLimits
 
@@ -90,13 +95,14 @@ class Gateway:
         if routed is None:
             return gateway_answer(403, MISSING_ROUTE_BODY)
         function, event = routed
-        if event["resource"] == KB_RESOURCE:
+        if event["resource"] in SIGV4_RESOURCES:
+            path_id = (event["pathParameters"] or {}).get("knowledgeBaseId")
             identity = sigv4.verified_identity(
                 request.method,
                 request.target,
                 request.headers,
                 (request.body or "").encode(),
-                event["pathParameters"]["knowledgeBaseId"],
+                lambda context: _grants(context, path_id),
             )
             if identity is None:
                 return Answer(*sigv4.DENIED, sigv4.denied_body())
@@ -209,3 +215,26 @@ async def reply(send: Send, answer: Answer) -> None:
         }
     )
     await send({"type": "http.response.body", "body": payload})
+
+
+def _grants(context: str, knowledge_base: str | None) -> bool:
+    """The dev IAM policy of ``dev-<context>``: the knowledge base ``context`` is served as (by id or
+    ARN), and the RetrieveAndGenerate routes (no knowledge base in the path), which only answer."""
+    if knowledge_base is None:
+        return True
+    from urllib.parse import unquote
+
+    from retrieval_core.bootstrap import container
+    from retrieval_core.entrypoints.bedrock.caller import served_context
+    from retrieval_core.errors import ForbiddenError
+
+    settings = container().settings
+    try:
+        return (
+            served_context(
+                unquote(knowledge_base), container().knowledge_bases.context_of, settings.aws_region
+            )
+            == context
+        )
+    except ForbiddenError:
+        return False

@@ -8,15 +8,19 @@ import uuid
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
 from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
 
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/v1/retrieve$"), "retrieve", "/v1/retrieve"),
     ("GET", re.compile(r"^/v1/sessions/(?P<session_id>[^/]+)$"), "retrieve", "/v1/sessions/{session_id}"),
     ("GET", re.compile(r"^/v1/graph/path$"), "graph_path", "/v1/graph/path"),
-    ("GET", re.compile(r"^/v1/why/(?P<proposition_id>[^/]+)$"), "why_explain", "/v1/why/{proposition_id}"),
+    ("GET", re.compile(r"^/v1/why/(?P<item_id>[^/]+)$"), "why_explain", "/v1/why/{item_id}"),
     ("POST", re.compile(r"^/knowledgebases/(?P<knowledgeBaseId>[^/]+)/retrieve$"), "retrieve", KB_RESOURCE),
+    *(("POST", re.compile(f"^{route}$"), "retrieve", route) for route in GENERATE_ROUTES),
 ]
+SIGV4_RESOURCES = frozenset({KB_RESOURCE, *GENERATE_ROUTES})
+"""The routes the template authorizes with AWS_IAM instead of the authorizer."""
 DEV_TOKEN = re.compile(r"^Bearer dev:(?P<contexts>[a-z0-9_,-]+)(?::(?P<limit>\d+))?$")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
 # The template's gateway responses (template.yaml, GatewayResponses).

@@ -6,3 +6,5 @@ LlamaIndex code retrieves from these functions by setting ``endpoint_url``."""
 RESOURCE = "/knowledgebases/{knowledgeBaseId}/retrieve"
 """The route's resource (API Gateway's spelling); Powertools spells it ``ROUTE``."""
 ROUTE = "/knowledgebases/<knowledgeBaseId>/retrieve"
+GENERATE_ROUTES = ("/retrieveAndGenerate", "/retrieveAndGenerateStream")
+"""``RetrieveAndGenerate`` and its stream: answered, never served (``route.generation_refused``)."""

@@ -42,8 +42,11 @@ def retrieval_result(hit: Hit) -> RetrievalResult:
 
 
 def s3_uri(hit: Hit) -> str | None:
-    """The first ``s3://`` URI the item is grounded in, if any."""
-    return next((uri for uri in hit.provenance.grounding_uris if uri.startswith(S3_SCHEME)), None)
+    """The S3 object a hit is cited from: its ``location`` as ``/v1/retrieve`` gives it (the first
+    grounding span with a URI, else ``metadata.uri``) when that is in S3, else the first ``s3://`` URI
+    the item is grounded in; None when it names no S3 object."""
+    candidates = (hit.location_uri, *hit.provenance.grounding_uris)
+    return next((uri for uri in candidates if uri is not None and uri.startswith(S3_SCHEME)), None)
 
 
 def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ by the first Knowledge Bases request, not with the retrieve function: a cold sta
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -14,10 +15,19 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 
 from ...retrieval.responses import RetrieveResponse
-from . import RESOURCE, ROUTE
+from . import GENERATE_ROUTES, RESOURCE, ROUTE
 from .shapes import ErrorMessage, KnowledgeBaseRetrieveResponse
 
-__all__ = ["RESOURCE", "RESPONSES", "ROUTE", "KnowledgeBase", "answer_retrieve"]
+__all__ = [
+    "GENERATE_RESPONSES",
+    "GENERATE_ROUTES",
+    "RESOURCE",
+    "RESPONSES",
+    "ROUTE",
+    "KnowledgeBase",
+    "answer_retrieve",
+    "generation_refused",
+]
 
 ERROR_RESPONSES = {
     400: "ValidationException (a malformed or unsupported request), ServiceQuotaExceededException (the "
@@ -40,18 +50,32 @@ RESPONSES: dict[int, Any] = {
         for status, text in ERROR_RESPONSES.items()
     },
 }
+GENERATION_REFUSED = (
+    "This service retrieves; generation is the caller's. Call Retrieve "
+    "(POST /knowledgebases/{knowledgeBaseId}/retrieve, boto3's retrieve) and give its retrievalResults "
+    "to your model yourself (bedrock-runtime Converse or InvokeModel, or any other)."
+)
+GENERATE_RESPONSES: dict[int, Any] = {
+    400: {
+        "description": f"ValidationException, always: {GENERATION_REFUSED}",
+        "content": {"application/json": {"model": ErrorMessage}},
+    }
+}
 
 
 @dataclass(frozen=True, slots=True)
 class KnowledgeBase:
     """What the route needs of its function: the retrieve service's call, the claim that names contexts,
-    the mode a request without ``overrideSearchType`` gets, and the rerank model a
-    ``rerankingConfiguration`` may name (``none``: no reranking on request)."""
+    the mode a request without ``overrideSearchType`` gets, the rerank model a
+    ``rerankingConfiguration`` may name (``none``: no reranking on request), which context each
+    knowledge base id serves, and the region an ARN must name."""
 
     retrieve: Callable[..., RetrieveResponse]
     context_claim: str
     default_mode: str
     rerank_model: str
+    context_of: Callable[[str], str | None]
+    region: str
 
 
 def answer_retrieve(
@@ -60,3 +84,16 @@ def answer_retrieve(
     from .serve import serve_retrieve  # on the first Knowledge Bases request (the module docstring)
 
     return serve_retrieve(event, knowledge_base_id, base, logger)
+
+
+def generation_refused() -> Response[str]:
+    """RetrieveAndGenerate (and its stream) as a ValidationException that says what to do instead,
+    the way botocore raises it, before anything is read or counted."""
+    from .errors import ERROR_TYPE_HEADER
+
+    return Response(
+        400,
+        "application/json",
+        json.dumps({"message": GENERATION_REFUSED}),
+        headers={ERROR_TYPE_HEADER: "ValidationException"},
+    )

@@ -27,7 +27,9 @@ def serve_retrieve(
     event: Mapping[str, Any], knowledge_base_id: str, base: KnowledgeBase, logger: logging.Logger | Any
 ) -> Response[str]:
     try:
-        caller = knowledge_base_caller(event, knowledge_base_id, base.context_claim)
+        caller = knowledge_base_caller(
+            event, knowledge_base_id, base.context_claim, base.context_of, base.region
+        )
         headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
         require_json("POST", headers)
         request = retrieve_request(_body(event.get("body")), base.default_mode, base.rerank_model)
