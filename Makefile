@@ -66,12 +66,21 @@ demo: install check-prereqs
 	@status=0; $(VENV)/bin/retrieval demo || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
-# Quality on Cranfield (dev queries) through the real handler; QUERIES=... QRELS=... evaluate another pair.
-# Then auto beside hybrid on the judged agent questions over the sample corpus (data/agent-questions).
+# Quality through the real handler: every configuration of evaluation/compare.py on Cranfield's dev half,
+# CACM and the agent questions, in one multi-collection table (docs/QUALITY.md), then auto beside hybrid
+# on the agent questions. QUERIES=... QRELS=... [DOCUMENTS=...] or BEIR=DIR [SPLIT=test] evaluate one
+# other collection instead of the suite. Embeddings are cached in .eval/embeddings.sqlite.
 eval: install check-prereqs
 	@$(PY) -m dev.stack up
-	@status=0; $(VENV)/bin/retrieval eval $(if $(QUERIES),--queries $(QUERIES)) $(if $(QRELS),--qrels $(QRELS)) \
-	  || status=$$?; $(VENV)/bin/retrieval eval-questions || status=$$?; \
+	@status=0; \
+	  if [ -n "$(QUERIES)$(BEIR)" ]; then \
+	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) \
+	      $(if $(DOCUMENTS),--documents $(DOCUMENTS)) $(if $(QUERIES),--queries $(QUERIES)) \
+	      $(if $(QRELS),--qrels $(QRELS)) || status=$$?; \
+	  else \
+	    $(VENV)/bin/retrieval eval --suite || status=$$?; \
+	    $(VENV)/bin/retrieval eval-questions || status=$$?; \
+	  fi; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # The node-loss test in its full form (a larger load, the killed node restarted and rejoining); its

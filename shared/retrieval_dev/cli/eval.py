@@ -2,7 +2,9 @@
 
 Loads the documents with the project's loader into a fresh index, runs every query through the retrieve
 handler in each mode, prints one table row per mode (nDCG@10 first, then Recall@100, MRR@10 and
-latency) and saves a JSON record with the configuration used under ``.eval/``.
+latency) and saves a JSON record with the configuration used under ``.eval/``. ``--beir DIR`` reads a
+BEIR folder instead of the three JSON files; ``--suite`` runs every configuration on every collection of
+the team's suite (Cranfield dev, CACM, the agent questions) and prints the multi-collection table.
 """
 
 from __future__ import annotations
@@ -17,17 +19,40 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+    from retrieval_core.ports import Embedder
 
     from ..evaluation.compare import Configuration
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ..evaluation.beir import DEFAULT_SPLIT
     from ..evaluation.collection import DEFAULT_DATA_DIR
+    from ..evaluation.embedding_cache import DEFAULT_CACHE
     from ..evaluation.runner import MODES, TOP_K
 
     parser.add_argument("--documents", type=Path, default=DEFAULT_DATA_DIR / "documents.json")
     parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / "queries-dev.json")
     parser.add_argument("--qrels", type=Path, default=DEFAULT_DATA_DIR / "qrels-dev.json")
+    parser.add_argument(
+        "--beir",
+        type=Path,
+        metavar="DIR",
+        help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).",
+    )
+    parser.add_argument("--split", default=DEFAULT_SPLIT, help="--beir: the qrels split to evaluate.")
+    parser.add_argument(
+        "--suite",
+        action="store_true",
+        help="Every configuration on Cranfield dev, CACM and the agent questions: the multi-collection "
+        "table (docs/QUALITY.md) and the configuration its rule picks.",
+    )
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help="Where embeddings are remembered between runs (keyed by model and text).",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="Embed everything afresh.")
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--top-k", type=int, default=TOP_K, help="Hits asked for per query (max 100).")
     parser.add_argument("--limit", type=int, help="Only the first N queries (smoke runs).")
@@ -50,21 +75,32 @@ def run(args: argparse.Namespace) -> int:
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
+    from ..evaluation.beir import read_beir
     from ..evaluation.collection import read_collection
+    from ..evaluation.embedding_cache import CachedEmbedder
     from ..evaluation.provision import describe_index, evaluation_index
     from ..evaluation.report import comparison, hybrid_gain, record, table
     from ..evaluation.runner import Run, run_interleaved, run_mode
 
     started = time.perf_counter()
+    embedder = None if args.no_cache else CachedEmbedder(bootstrap.container().embedder, args.embedding_cache)
+    if args.suite:
+        return _suite(args, embedder)
+    source = args.beir or args.documents
     try:
-        collection = read_collection(args.documents, args.queries, args.qrels)
+        if args.beir:
+            print(f"reading the BEIR folder {args.beir} (split {args.split})", flush=True)
+            collection = read_beir(args.beir, args.split)
+            args.queries = args.qrels = args.beir / "qrels" / f"{args.split}.tsv"
+        else:
+            collection = read_collection(args.documents, args.queries, args.qrels)
         queries = collection.queries[: args.limit] if args.limit else collection.queries
         blank = sum(not doc.text for doc in collection.documents)
         print(
-            f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {args.documents}",
+            f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {source}",
             flush=True,
         )
-        with evaluation_index(Settings.from_env(), collection.documents) as settings:
+        with evaluation_index(Settings.from_env(), collection.documents, embedder=embedder) as settings:
             loaded = time.perf_counter()
             results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]
             compared = _configurations(args.compare)
@@ -89,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     now = datetime.now(UTC)
     run_info = {
         "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "documents": str(args.documents),
+        "documents": str(source),
         "queries": str(args.queries),
         "qrels": str(args.qrels),
         "index_alias": configuration["index"]["alias"],
@@ -126,6 +162,48 @@ def run(args: argparse.Namespace) -> int:
         },
         "summary": {name: result.summary() for name, result in comparisons.items()},
         "per_query": {name: {q: vars(s) for q, s in r.scores.items()} for name, r in comparisons.items()},
+    }
+    path.write_text(json.dumps(saved, indent=2))
+    print(f"saved {path}")
+    return 0
+
+
+def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
+    """The multi-collection table, the configuration the default rule picks, and a JSON record."""
+    from retrieval_core.config import Settings
+    from retrieval_core.errors import RetrievalError
+
+    from ..evaluation.suite import choose, rows, run_suite, table
+
+    compared = _configurations(args.compare)
+    started = time.perf_counter()
+    try:
+        scores = run_suite(compared, Settings.from_env(), embedder=embedder)
+    except RetrievalError as error:
+        print(f"retrieval eval: {error.message}", file=sys.stderr)
+        return 1
+    now = datetime.now(UTC)
+    table_rows = rows(scores, compared)
+    print(
+        f"\nnDCG@10 per collection ({now:%Y-%m-%d}, through the retrieve handler; in brackets the change "
+        "against the one-pass ranking of the mode and its paired randomisation test)\n"
+    )
+    print(table(table_rows))
+    chosen = choose(table_rows)
+    print(
+        "\nthe rule (no significant loss on any collection, then the best worst change, then the best mean) "
+        f"picks: {chosen.configuration.name if chosen else 'nothing'}"
+    )
+    print(f"{round(time.perf_counter() - started)} s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"suite-{now:%Y%m%dT%H%M%SZ}.json"
+    saved = {
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "configurations": {
+            c.name: {"mode": c.mode, "options": dict(c.options), "baseline": c.baseline} for c in compared
+        },
+        "per_query_ndcg@10": scores,
+        "chosen": chosen.configuration.name if chosen else None,
     }
     path.write_text(json.dumps(saved, indent=2))
     print(f"saved {path}")

@@ -13,8 +13,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-BEFORE: dict[str, Any] = {"feedback": {"enabled": False}, "rerank": {"method": "none"}}
-"""The options that reproduce the shipped ranking before feedback became the default (RRF, k = 10)."""
+ONE_PASS: dict[str, Any] = {
+    "feedback": {"enabled": False},
+    "rerank": {"method": "none"},
+    "fusion": {"preset": "rrf", "rank_constant": 10},
+}
+"""The one-pass ranking every configuration is tested against: no feedback, no reranking, and hybrid's
+arms fused by RRF with k = 10 (the shipped ranking before feedback became the default, issue 28)."""
+ISSUE_28 = {"docs": 5, "terms": 20, "weight": 0.8, "vector_weight": 1.0, "first_pass": "lexical"}
+"""The feedback issue 28 made the default, tuned on Cranfield's dev half alone."""
+RRF_10 = {"preset": "rrf", "rank_constant": 10}
+RRF_60 = {"preset": "rrf", "rank_constant": 60}
+MIN_MAX = {"preset": "score_min_max"}
+
+LEXICAL, VECTOR, HYBRID = "lexical, one-pass", "vector, one-pass", "hybrid, one-pass (RRF k=10)"
 
 
 @dataclass(frozen=True)
@@ -26,55 +38,50 @@ class Configuration:
     """The configuration it is tested against (None: it is a baseline)."""
 
 
+def _hybrid(name: str, fusion: Mapping[str, Any], feedback: Mapping[str, Any] | None = None) -> Configuration:
+    options = {"rerank": {"method": "none"}, "fusion": dict(fusion)}
+    options["feedback"] = dict(feedback) if feedback is not None else {"enabled": False}
+    return Configuration(name, "hybrid", options, HYBRID)
+
+
 CONFIGURATIONS: tuple[Configuration, ...] = (
-    Configuration("lexical, before", "lexical", BEFORE),
-    Configuration("lexical, default (+ PRF)", "lexical", {}, "lexical, before"),
-    Configuration("vector, before", "vector", BEFORE),
-    Configuration("vector, default (+ Rocchio)", "vector", {}, "vector, before"),
-    Configuration("hybrid, before (RRF k=10)", "hybrid", BEFORE),
-    Configuration(
-        "hybrid RRF k=60", "hybrid", {**BEFORE, "fusion": {"rank_constant": 60}}, "hybrid, before (RRF k=10)"
+    Configuration(LEXICAL, "lexical", ONE_PASS),
+    Configuration("lexical + PRF 0.8 (issue 28)", "lexical", {"feedback": ISSUE_28}, LEXICAL),
+    Configuration("lexical + PRF 0.5", "lexical", {"feedback": {**ISSUE_28, "weight": 0.5}}, LEXICAL),
+    Configuration("lexical + PRF 0.3", "lexical", {"feedback": {**ISSUE_28, "weight": 0.3}}, LEXICAL),
+    Configuration("lexical, default", "lexical", {}, LEXICAL),
+    Configuration(VECTOR, "vector", ONE_PASS),
+    Configuration("vector + Rocchio 1.0 (issue 28)", "vector", {"feedback": ISSUE_28}, VECTOR),
+    Configuration("vector + Rocchio 0.5", "vector", {"feedback": {**ISSUE_28, "vector_weight": 0.5}}, VECTOR),
+    Configuration("vector, default", "vector", {}, VECTOR),
+    Configuration(HYBRID, "hybrid", ONE_PASS),
+    _hybrid("hybrid RRF k=60", RRF_60),
+    _hybrid("hybrid min-max", MIN_MAX),
+    _hybrid("hybrid RRF k=10 + PRF 0.8 + Rocchio 1.0 (issue 28)", RRF_10, ISSUE_28),
+    _hybrid(
+        "hybrid RRF k=10 + PRF 0.5 + Rocchio 0.5", RRF_10, {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5}
     ),
-    Configuration(
-        "hybrid RRF vector x2",
-        "hybrid",
-        {**BEFORE, "fusion": {"preset": "rrf_vector_heavy"}},
-        "hybrid, before (RRF k=10)",
+    _hybrid("hybrid RRF k=60 + Rocchio 1.0", RRF_60, {**ISSUE_28, "weight": 0}),
+    _hybrid(
+        "hybrid RRF k=60 + PRF 0.5 + Rocchio 0.5", RRF_60, {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5}
     ),
-    Configuration(
-        "hybrid score min-max",
-        "hybrid",
-        {**BEFORE, "fusion": {"preset": "score_min_max"}},
-        "hybrid, before (RRF k=10)",
+    _hybrid("hybrid RRF k=60 + PRF 0.8 + Rocchio 1.0", RRF_60, ISSUE_28),
+    _hybrid("hybrid min-max + Rocchio 1.0", MIN_MAX, {**ISSUE_28, "weight": 0}),
+    _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, {**ISSUE_28, "weight": 0, "vector_weight": 0.5}),
+    _hybrid(
+        "hybrid min-max + PRF 0.3 + Rocchio 0.5", MIN_MAX, {**ISSUE_28, "weight": 0.3, "vector_weight": 0.5}
     ),
-    Configuration(
-        "hybrid score l2", "hybrid", {**BEFORE, "fusion": {"preset": "score_l2"}}, "hybrid, before (RRF k=10)"
+    _hybrid(
+        "hybrid min-max + PRF 0.5 + Rocchio 0.5", MIN_MAX, {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5}
     ),
-    Configuration(
-        "hybrid + MMR 0.7",
-        "hybrid",
-        {**BEFORE, "rerank": {"method": "mmr", "lambda": 0.7}},
-        "hybrid, before (RRF k=10)",
+    _hybrid("hybrid min-max + PRF 0.5 + Rocchio 1.0", MIN_MAX, {**ISSUE_28, "weight": 0.5}),
+    _hybrid("hybrid min-max + PRF 0.8 + Rocchio 1.0", MIN_MAX, ISSUE_28),
+    _hybrid(
+        "hybrid min-max lexical 0.7 + PRF 0.5 + Rocchio 0.5",
+        {**MIN_MAX, "weights": {"lexical": 0.7, "vector": 1.0}},
+        {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5},
     ),
-    Configuration(
-        "hybrid + lexical PRF only", "hybrid", {"feedback": {"vector_weight": 0}}, "hybrid, before (RRF k=10)"
-    ),
-    Configuration(
-        "hybrid + Rocchio only", "hybrid", {"feedback": {"weight": 0}}, "hybrid, before (RRF k=10)"
-    ),
-    Configuration("hybrid, default (+ PRF + Rocchio)", "hybrid", {}, "hybrid, before (RRF k=10)"),
-    Configuration(
-        "hybrid, fused first pass",
-        "hybrid",
-        {"feedback": {"first_pass": "fused"}},
-        "hybrid, before (RRF k=10)",
-    ),
-    Configuration(
-        "hybrid, default + MMR 0.9",
-        "hybrid",
-        {"rerank": {"method": "mmr", "lambda": 0.9}},
-        "hybrid, before (RRF k=10)",
-    ),
+    Configuration("hybrid, default", "hybrid", {}, HYBRID),
 )
 
 

@@ -10,12 +10,13 @@ that prefix is deleted afterwards.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from retrieval_core.config import Settings
 from retrieval_core.errors import RetrievalError
+from retrieval_core.ports import Embedder
 
 from .collection import CONTEXT_ID, Document, item_lines
 
@@ -26,26 +27,35 @@ class EvalLoadError(RetrievalError):
     """The loader could not load every document: scores over a partial index would mislead."""
 
 
-def evaluation_index(settings: Settings, documents: Sequence[Document]) -> AbstractContextManager[Settings]:
+def evaluation_index(
+    settings: Settings, documents: Sequence[Document], *, embedder: Embedder | None = None, label: str = ""
+) -> AbstractContextManager[Settings]:
     """Load ``documents`` into a fresh alias and point the handlers at it until the block ends."""
-    return scratch_index(settings, item_lines(documents))
+    return scratch_index(settings, item_lines(documents), embedder=embedder, label=label)
 
 
 @contextmanager
-def scratch_index(settings: Settings, lines: Iterable[str]) -> Iterator[Settings]:
+def scratch_index(
+    settings: Settings, lines: Sequence[str], *, embedder: Embedder | None = None, label: str = ""
+) -> Iterator[Settings]:
     """Load item ``lines`` (any contexts) into a fresh alias and point the handlers at it until the block
-    ends."""
+    ends, printing progress as each chunk is embedded and written. ``embedder`` (a cache, say) replaces
+    the deployment's for loading and for the queries alike."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters.opensearch.client import shared_client
     from retrieval_core.bootstrap import Container
 
+    from ..cli.progress import Progress
+
     scoped = settings.model_copy(update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}"})
+    overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
     client = shared_client(scoped)
     try:
-        report = Container(scoped).loader.load_lines(lines)
+        progress = Progress(len(lines), label=f"{label} embedding and indexing".strip())
+        report = Container(scoped, overrides=overrides).loader.load_lines(lines, progress=progress)
         if not report.ok:
             raise EvalLoadError(f"loading the collection failed: {report.summary()}")
-        with bootstrap.use(bootstrap.Container(scoped)):
+        with bootstrap.use(bootstrap.Container(scoped, overrides=overrides)):
             yield scoped
     finally:
         _delete_indices(client, scoped)

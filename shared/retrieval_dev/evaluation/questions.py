@@ -63,12 +63,15 @@ class QuestionRun:
         return mean(self.ndcg5[i] for i in ids), mean(self.ndcg10[i] for i in ids)
 
 
-def ask(question: Question, mode: str, top_k: int = TOP_K) -> dict[str, Any]:
-    """The handler's response body for one question in ``mode``."""
+def ask(
+    question: Question, mode: str, top_k: int = TOP_K, options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The handler's response body for one question in ``mode``; ``options`` are further request fields
+    (fusion, feedback, rerank)."""
     from ..cli.events import api_event
     from ..cli.lambda_runtime import invoke
 
-    body: dict[str, Any] = {"mode": mode, "text": question.text, "top_k": top_k}
+    body: dict[str, Any] = {**(options or {}), "mode": mode, "text": question.text, "top_k": top_k}
     if mode == "auto":
         body["now"] = question.now
     sink = io.StringIO()
@@ -80,18 +83,21 @@ def ask(question: Question, mode: str, top_k: int = TOP_K) -> dict[str, Any]:
     return payload
 
 
-def run_questions(mode: str, questions: Sequence[Question], top_k: int = TOP_K) -> QuestionRun:
-    """Every question once in ``mode``, timed, with its OpenSearch calls counted (one warm-up first)."""
+def run_questions(
+    mode: str, questions: Sequence[Question], top_k: int = TOP_K, options: Mapping[str, Any] | None = None
+) -> QuestionRun:
+    """Every question once in ``mode`` (with ``options``), timed, with its OpenSearch calls counted (one
+    warm-up first)."""
     from retrieval_core import bootstrap
 
     if questions:
-        ask(questions[0], mode, top_k)
+        ask(questions[0], mode, top_k, options)
     store = bootstrap.container().store
     run = QuestionRun(mode)
     for question in questions:
         calls = store.backend_calls
         started = time.perf_counter()
-        payload = ask(question, mode, top_k)
+        payload = ask(question, mode, top_k, options)
         run.latencies_ms.append((time.perf_counter() - started) * 1000)
         run.round_trips.append(store.backend_calls - calls)
         ranking = [hit["id"] for hit in payload["hits"]]

@@ -1,0 +1,159 @@
+"""The multi-collection evaluation ``make eval`` prints: every configuration on Cranfield's dev half, on
+CACM and on the agent questions, with its nDCG@10 on each, its mean, and its worst change against the
+one-pass ranking of its mode, each change with a paired randomisation test.
+
+A default has to hold on every collection, so the rule that picks it reads the worst case, not the
+best score on one (``choose``). Each collection is loaded once into its own fresh index and every
+configuration runs against it, interleaved query by query; the agent questions are asked in their own
+contexts, as ``retrieval eval-questions`` asks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from retrieval_core.config import Settings
+from retrieval_core.ports import Embedder
+
+from .collection import read_collection
+from .compare import Configuration, randomisation_p
+from .metrics import mean
+from .provision import evaluation_index, scratch_index
+from .questions import DEFAULT_CORPUS, DEFAULT_QUESTIONS, read_questions, run_questions
+from .runner import Run, run_interleaved
+
+DATA = Path(__file__).resolve().parents[3] / "data"
+DOCUMENT_COLLECTIONS: dict[str, tuple[Path, Path, Path]] = {
+    "Cranfield dev": (
+        DATA / "cranfield" / "documents.json",
+        DATA / "cranfield" / "queries-dev.json",
+        DATA / "cranfield" / "qrels-dev.json",
+    ),
+    "CACM": (DATA / "cacm" / "documents.json", DATA / "cacm" / "queries.json", DATA / "cacm" / "qrels.json"),
+}
+QUESTIONS = "agent questions"
+TOP_K = 100
+QUESTION_TOP_K = 10
+SIGNIFICANCE = 0.05
+"""A change with p below this is significant; a significant loss on any collection rules a
+configuration out as a default."""
+
+Scores = dict[str, dict[str, dict[str, float]]]
+"""collection -> configuration -> query id -> nDCG@10."""
+
+
+def run_suite(
+    configurations: Sequence[Configuration], settings: Settings, *, embedder: Embedder | None = None
+) -> Scores:
+    """Every configuration's per-query nDCG@10 on every collection of the suite."""
+    runs = [Run(c.name, c.mode, c.options) for c in configurations]
+    scores: Scores = {}
+    for name, (documents, queries, qrels) in DOCUMENT_COLLECTIONS.items():
+        collection = read_collection(documents, queries, qrels)
+        print(f"{name}: {len(collection.documents)} documents, {len(collection.queries)} queries", flush=True)
+        with evaluation_index(settings, collection.documents, embedder=embedder, label=name):
+            results = run_interleaved(runs, collection.queries, collection.qrels, TOP_K)
+        scores[name] = {
+            label: {q: s.ndcg for q, s in result.scores.items() if s.ndcg is not None}
+            for label, result in results.items()
+        }
+    questions = read_questions(DEFAULT_QUESTIONS)
+    lines = DEFAULT_CORPUS.read_text(encoding="utf-8").splitlines()
+    print(f"{QUESTIONS}: {len(lines)} items, {len(questions)} questions", flush=True)
+    with scratch_index(settings, lines, embedder=embedder, label=QUESTIONS):
+        scores[QUESTIONS] = {
+            c.name: run_questions(c.mode, questions, QUESTION_TOP_K, c.options).ndcg10 for c in configurations
+        }
+    return scores
+
+
+@dataclass(frozen=True)
+class Change:
+    """One configuration against its baseline on one collection: mean nDCG@10 change and its p."""
+
+    delta: float
+    p: float
+
+    @property
+    def significant_loss(self) -> bool:
+        return self.delta < 0 and self.p < SIGNIFICANCE
+
+
+@dataclass(frozen=True)
+class Row:
+    configuration: Configuration
+    ndcg: dict[str, float]
+    changes: dict[str, Change]
+    """Per collection, against the baseline (empty for a baseline)."""
+
+    @property
+    def mean(self) -> float:
+        return sum(self.ndcg.values()) / len(self.ndcg)
+
+    @property
+    def worst(self) -> tuple[str, Change] | None:
+        return min(self.changes.items(), key=lambda kv: kv[1].delta, default=None)
+
+
+def rows(scores: Scores, configurations: Sequence[Configuration]) -> list[Row]:
+    result = []
+    for configuration in configurations:
+        ndcg: dict[str, float] = {}
+        changes: dict[str, Change] = {}
+        for collection, by_configuration in scores.items():
+            ours = by_configuration.get(configuration.name)
+            if ours is None:
+                continue
+            ndcg[collection] = mean(ours.values()) or 0.0
+            theirs = by_configuration.get(configuration.baseline or "")
+            if theirs is not None:
+                shared = sorted(set(ours) & set(theirs))
+                a, b = [ours[q] for q in shared], [theirs[q] for q in shared]
+                delta = (sum(a) - sum(b)) / len(shared) if shared else 0.0
+                changes[collection] = Change(delta, randomisation_p(a, b))
+        if ndcg:
+            result.append(Row(configuration, ndcg, changes))
+    return result
+
+
+def choose(table_rows: Sequence[Row], mode: str = "hybrid") -> Row | None:
+    """The rule for a default: of ``mode``'s configurations that lose significantly on no collection,
+    the one whose worst change against the one-pass ranking is largest; ties (within 0.001) go to the
+    higher mean. The one-pass ranking itself (worst change 0) is a candidate, so nothing is chosen that
+    does worse somewhere than asking once."""
+    candidates = [r for r in table_rows if r.configuration.mode == mode]
+    eligible = [r for r in candidates if not any(c.significant_loss for c in r.changes.values())]
+
+    def worst(row: Row) -> float:
+        found = row.worst
+        return 0.0 if found is None else found[1].delta
+
+    if not eligible:
+        return None
+    best = max(worst(r) for r in eligible)
+    return max((r for r in eligible if worst(r) >= best - 0.001), key=lambda r: r.mean)
+
+
+def table(table_rows: Sequence[Row]) -> str:
+    """A Markdown table: nDCG@10 per collection (with its change against the baseline), mean, worst."""
+    collections = list(dict.fromkeys(c for r in table_rows for c in r.ndcg))
+    header = ["configuration", *collections, "mean", "worst change", "significant losses"]
+    lines = [header, ["---"] * len(header)]
+    for row in table_rows:
+        cells = [row.configuration.name]
+        for collection in collections:
+            score = row.ndcg.get(collection)
+            change = row.changes.get(collection)
+            cell = "" if score is None else f"{score:.3f}"
+            if change is not None:
+                cell += f" ({change.delta:+.3f}, p {change.p:.3f})"
+            cells.append(cell)
+        cells.append(f"{row.mean:.3f}")
+        worst = row.worst
+        cells.append("baseline" if worst is None else f"{worst[1].delta:+.3f} ({worst[0]})")
+        losses = [c for c, change in row.changes.items() if change.significant_loss]
+        cells.append(", ".join(losses) if losses else ("" if worst is None else "none"))
+        lines.append(cells)
+    return "\n".join("| " + " | ".join(line) + " |" for line in lines)
