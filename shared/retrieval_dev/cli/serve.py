@@ -16,6 +16,8 @@ gateway-response bodies (docs/openapi.json's ErrorBody) and, like every gateway 
 A connection must send its request head within ``HEAD_TIMEOUT_SECONDS`` and may idle at most
 ``IDLE_TIMEOUT_SECONDS`` (slowloris and idle sockets are closed); requests run on a bounded pool of
 ``WORKERS`` threads with ``QUEUED`` more waiting, past which a connection is answered 429 at once.
+With ``--tiers FILE`` (``dev/tiers.json``) each context is metered on its usage tier as the deployed
+usage plans meter it (``usage_gate.py``): over its rate or quota, a 429 before the function runs.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -39,6 +42,8 @@ from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
 
 from . import sigv4
 from .lambda_runtime import add_show_metrics_flag
+from .tiers import TierAssignment
+from .usage_gate import RETRY_AFTER_SECONDS, UsageGate
 
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/v1/retrieve$"), "retrieve", "/v1/retrieve"),
@@ -78,6 +83,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=3000)
     parser.add_argument(
         "--allow-non-loopback", action="store_true", help="Allow binding an address other than loopback."
+    )
+    parser.add_argument(
+        "--tiers",
+        type=Path,
+        help="Meter each context on its usage tier, from this JSON file (dev/tiers.json; docs/FAIRSHARE.md).",
     )
     add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
@@ -197,6 +207,10 @@ class _Handler(BaseHTTPRequestHandler):
             event["requestContext"].update(authorizer=None, identity=identity)
         elif event["requestContext"]["authorizer"] is None:
             return self._gateway_reply(401, UNAUTHORIZED_BODY)
+        gate = getattr(self.server, "usage_gate", None)
+        refused = gate.refusal(event) if gate else None
+        if refused is not None:
+            return self._gateway_reply(429, refused, [("Retry-After", RETRY_AFTER_SECONDS)])
         response = invoke(function, event)
         self._reply(response["statusCode"], response_headers(response), response.get("body") or "")
 
@@ -226,11 +240,13 @@ class _Handler(BaseHTTPRequestHandler):
         except UnicodeDecodeError:
             raise BadRequestBodyError(400, "The body must be UTF-8 encoded JSON.") from None
 
-    def _gateway_reply(self, status: int, body: dict[str, str]) -> None:
+    def _gateway_reply(
+        self, status: int, body: dict[str, str], headers: list[tuple[str, str]] | None = None
+    ) -> None:
         """An answer API Gateway gives itself (no function ran): the template's gateway responses."""
         from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
 
-        self._reply(status, [(ALLOW_ORIGIN, _allowed_origin())], json.dumps(body))
+        self._reply(status, [(ALLOW_ORIGIN, _allowed_origin()), *(headers or [])], json.dumps(body))
 
     def _reply(self, status: int, headers: list[tuple[str, str]], body: str) -> None:
         payload = body.encode("utf-8")
@@ -278,6 +294,7 @@ class _Server(HTTPServer):
         super().__init__(address, handler)
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="serve")
         self._slots = threading.BoundedSemaphore(WORKERS + QUEUED)
+        self.usage_gate: UsageGate | None = None
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
@@ -315,6 +332,8 @@ def run(args: argparse.Namespace) -> int:
     use_local_stack_env()
     show_metrics(args.show_metrics)
     server = _Server((args.host, args.port), _Handler)
+    if args.tiers:
+        server.usage_gate = UsageGate(TierAssignment.from_file(args.tiers))
     print(
         f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')",
         flush=True,
