@@ -32,8 +32,10 @@ class Tier(BaseModel):
 
 
 TIERS: dict[TierName, Tier] = {
-    # A trial or batch tenant: small, and quota-bound so a runaway loop stops within the day.
-    "basic": Tier(rate_per_second=5, burst=10, daily_quota=100_000),
+    # A trial or batch tenant: small, and quota-bound so a runaway loop stops within the day. Its
+    # admitted requests at their most expensive (bounded work, docs/FAIRSHARE.md) must stay a small share
+    # of what the quiet tenants use: `make load` measures exactly that.
+    "basic": Tier(rate_per_second=1, burst=2, daily_quota=20_000),
     "standard": Tier(rate_per_second=20, burst=40),
     "premium": Tier(rate_per_second=50, burst=100),
 }
