@@ -59,7 +59,10 @@ QUIET_QUESTIONS = (
     "who owns the billing service",
 )
 # The flooder's most expensive allowed request: the largest page, graph expansion at full depth,
-# diversity, feedback (on by default) over a long question: every cap at its ceiling.
+# diversity, feedback (on by default) over a long question: every cap at its ceiling. Every
+# ``EXPENSIVE_EVERY``-th flood request is this one, the rest the quiet tenants' kind (a runaway loop
+# repeats what an agent asks, with the costly ones among them).
+EXPENSIVE_EVERY = 2
 FLOOD_REQUEST = {
     "mode": "hybrid",
     "text": " ".join(QUIET_QUESTIONS),
@@ -79,9 +82,9 @@ class LoadPlan(BaseModel):
     flooder: str = "initech"
     # Sized for a 2-core machine shared with other work: the quiet load stays well under what one
     # ``retrieval serve`` process (one interpreter) can answer, so what the flood adds is what is measured.
-    quiet_rate: float = Field(default=1.5, gt=0, description="Requests/s of each quiet tenant.")
+    quiet_rate: float = Field(default=0.75, gt=0, description="Requests/s of each quiet tenant.")
     flood_rate: float = Field(default=20.0, gt=0, description="Requests/s the flooder sends.")
-    phase_seconds: float = Field(default=10.0, gt=0)
+    phase_seconds: float = Field(default=15.0, gt=0)
     rounds: int = Field(default=3, ge=1)
     warmup_requests: int = Field(default=5, ge=0, description="Unmeasured requests per tenant first.")
 
@@ -250,7 +253,8 @@ def run_phase(
     futures = []
 
     def one(tenant: str, n: int) -> None:
-        body = FLOOD_REQUEST if tenant == plan.flooder else _quiet_body(tenant, n)
+        expensive = tenant == plan.flooder and n % EXPENSIVE_EVERY == 0
+        body = FLOOD_REQUEST if expensive else _quiet_body(tenant, n)
         status, seconds = _call(base_url, tenant, body)
         with lock:
             samples.append(Sample(tenant, phase, round_no, status, seconds))
