@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from retrieval_dev.cli.throttle import Verdict
 from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, TIERS
-from retrieval_dev.cli.usage_gate import REFUSALS, RETRY_AFTER_SECONDS
+from retrieval_dev.serving.usage_gate import REFUSALS, RETRY_AFTER_SECONDS
 from test_template import resource, template
 from test_template_operations import translated
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from retrieval_dev.cli.serve import proxy_event
 from retrieval_dev.cli.throttle import UsageThrottle, Verdict
 from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, TIERS, TierAssignment
-from retrieval_dev.cli.usage_gate import REFUSALS, UsageGate
+from retrieval_dev.serving.routes import proxy_event
+from retrieval_dev.serving.usage_gate import REFUSALS, UsageGate
 
 
 class StoppedClock:
@@ -62,30 +62,21 @@ def test_bedrock_s_route_has_one_bucket_for_every_knowledge_base() -> None:
     assert answers == [None] * burst + [REFUSALS[Verdict.THROTTLED]]
 
 
-def test_serve_answers_a_spent_bucket_with_the_gateway_429_before_any_function_runs() -> None:
-    import socket
-    import threading
+def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_runs() -> None:
+    import asyncio
 
-    from retrieval_dev.cli import serve
+    from retrieval_dev.serving.gateway import Gateway, Request
+    from retrieval_dev.serving.server import ServeLimits
 
-    httpd = serve._Server(("127.0.0.1", 0), serve._Handler)
-    httpd.usage_gate = _gate()
-    _refusals(httpd.usage_gate, _event("Bearer dev:flood"), TIERS["basic"].burst)  # spend the bucket
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    gate = _gate()
+    gateway = Gateway(ServeLimits(), gate)
+    _refusals(gate, _event("Bearer dev:flood"), TIERS["basic"].burst)  # spend the bucket
+    request = Request("POST", "/v1/retrieve", {"Authorization": "Bearer dev:flood"}, "{}")
     try:
-        raw = (
-            b"POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dev:flood\r\n"
-            b"Content-Length: 2\r\n\r\n{}"
-        )
-        with socket.create_connection(httpd.server_address[:2], timeout=5) as conn:  # type: ignore[misc]
-            conn.sendall(raw)
-            received = b""
-            while chunk := conn.recv(65536):
-                received += chunk
+        answer = asyncio.run(gateway.dispatch(request))  # a function run would need the stack
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-    head, _, body = received.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.0 429") or head.startswith(b"HTTP/1.1 429")
-    assert b"retry-after: 1" in head.lower() and b"access-control-allow-origin" in head.lower()
-    assert json.loads(body) == REFUSALS[Verdict.THROTTLED]
+        gateway.close()
+    headers = {name.lower(): value for name, value in answer.headers}
+    assert answer.status == 429
+    assert headers["retry-after"] == "1" and "access-control-allow-origin" in headers
+    assert json.loads(answer.body) == REFUSALS[Verdict.THROTTLED]

@@ -1,7 +1,8 @@
 """Where ``retrieval serve`` meters a request as API Gateway would: after the authorizer, before the
-function. The token routes are metered per usage key (the authorizer's ``usageIdentifierKey``: the
-token's home context) on that context's tier; Bedrock's IAM route by its method throttle, one bucket
-for the route. A refusal is the template's ``THROTTLED`` or ``QUOTA_EXCEEDED`` gateway response."""
+function (``Gateway.dispatch``, on the event loop: a refusal never waits for a worker). The token routes
+are metered per usage key (the authorizer's ``usageIdentifierKey``: the token's home context) on that
+context's tier; Bedrock's IAM route by its method throttle, one bucket for the route. A refusal is the
+template's ``THROTTLED`` or ``QUOTA_EXCEEDED`` gateway response."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from retrieval_core.context import usage_identifier_key
 from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
 from retrieval_core.errors import InvalidRequestError
 
-from .throttle import UsageThrottle, Verdict
-from .tiers import KNOWLEDGE_BASE_ROUTE, TierAssignment
+from ..cli.throttle import UsageThrottle, Verdict
+from ..cli.tiers import KNOWLEDGE_BASE_ROUTE, TierAssignment
 
 RETRY_AFTER_SECONDS = "1"
 """The template's THROTTLED and QUOTA_EXCEEDED gateway responses send this ``Retry-After``."""
