@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster
+.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster load
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -101,6 +101,14 @@ bench: install check-prereqs
 	      || echo "sam build failed (see .bench/sam-build.log): package sizes not measured" >&2; \
 	  fi; \
 	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# Fair share under load (docs/FAIRSHARE.md): quiet tenants alone, then beside a tenant flooding at many
+# times its tier, against `retrieval serve --tiers` on the real stack (loopback only, about 70 s). Report on
+# stdout and in .bench/load-<time>.json; LOAD_ARGS passes options (e.g. --rounds 5). Stops the stack unless KEEP=1.
+load: install check-prereqs
+	@$(PY) -m dev.stack up
+	@status=0; $(PY) -m bench.load $(LOAD_ARGS) || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # --- SAM CLI (own venv: its pins conflict with ours) -------------------------------------------------

@@ -37,6 +37,11 @@ ZONES = ("zone-a", "zone-b", "zone-c")
 # A lost node's replicas are rebuilt on the remaining nodes after this long (OpenSearch's default is a
 # minute, to wait for the node to come back); short here so a dev cluster heals while a test watches.
 NODE_LEFT_DELAYED_TIMEOUT = "3s"
+# What bounds one tenant's expensive searches on the node, as on a domain (docs/FAIRSHARE.md): search
+# backpressure enforced (under CPU or heap duress the node cancels the most resource-hungry search tasks
+# instead of only reporting them) and a search cancelled after 10 s whatever its request asked (each
+# request also carries its own, shorter limits: retrieval_core/adapters/opensearch/bounds.py).
+SEARCH_PROTECTION = ("search_backpressure.mode=enforced", "search.cancel_after_time_interval=10s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +161,7 @@ def command(
         MAIN_CLASS,
         f"path.home={home}",
         f"http.port={port}",
+        *SEARCH_PROTECTION,
         *members,
     ]
 

@@ -13,9 +13,15 @@ Token: ``base64url(json claims) "." base64url(HMAC-SHA256(secret, first part))``
 * ``session_limit`` -- optional cap on results per retrieval session.
 
 The allowed contexts reach the functions as ``requestContext.authorizer.context_id`` (comma-separated when
-there are several) and the cap as ``requestContext.authorizer.session_limit``. The secret is the SSM
-SecureString named by ``AUTHORIZER_SECRET_PARAMETER``, cached for ``SECRET_MAX_AGE_SECONDS`` (Powertools
-Parameters' ``max_age``), so a rotated secret is picked up within that time.
+there are several) and the cap as ``requestContext.authorizer.session_limit``. The answer's
+``usageIdentifierKey`` names the API key that meters the call (the API's ``ApiKeySourceType`` is
+``AUTHORIZER``): ``usage_identifier_key`` of the token's first context, its home context, which pays for
+every call the token makes (a TOKEN authorizer sees the token, not which of its contexts a request picks).
+A context whose key is in no usage plan is refused 403 by API Gateway: docs/FAIRSHARE.md, onboarding.
+
+The secret is the SSM SecureString named by ``AUTHORIZER_SECRET_PARAMETER``, cached for
+``SECRET_MAX_AGE_SECONDS`` (Powertools Parameters' ``max_age``), so a rotated secret is picked up within
+that time.
 
 The function's ``Timeout`` is 5 s. Reading the secret has a budget well inside it
 (``adapters.ssm_parameters.SSM_BUDGET_SECONDS``, the runtime's SSM reads share the client: two attempts of
@@ -40,7 +46,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from retrieval_core import base64url
 from retrieval_core.adapters import ssm_parameters
-from retrieval_core.context import CONTEXT_ID_PATTERN
+from retrieval_core.context import CONTEXT_ID_PATTERN, usage_identifier_key
 from retrieval_core.errors import UnauthenticatedError
 
 SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"
@@ -144,6 +150,7 @@ def policy_for(claims: TokenClaims, method_arn: str) -> dict[str, Any]:
             ],
         },
         "context": context,
+        "usageIdentifierKey": usage_identifier_key(claims.context_id[0]),
     }
 
 

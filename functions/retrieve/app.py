@@ -38,6 +38,7 @@ tools, app = api_function()
 @app.post("/v1/retrieve", responses=model_response(RetrieveResponse))
 def retrieve(query: RetrieveRequest) -> Response[str]:
     caller = current_caller(app)
+    tools.logger.append_keys(mode=query.mode)
     answer = container().retrieve.retrieve(
         caller.context,
         query,
@@ -95,6 +96,7 @@ def session(
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:
     request = RetrieveRequest.model_validate(invocation.request)
+    tools.logger.append_keys(mode=request.mode)
     answer = container().retrieve.retrieve(
         context,
         request,

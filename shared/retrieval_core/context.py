@@ -9,6 +9,8 @@ from .errors import InvalidRequestError
 
 CONTEXT_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 ID_SEPARATOR = ":"
+USAGE_KEY_PREFIX = "retrieval-usage-"
+"""API Gateway API keys are 20 characters or more; a context id may be one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,3 +32,15 @@ def context_of(item_id: str) -> str | None:
     """The context prefix of an id, or None when the id has no prefix."""
     prefix, sep, rest = item_id.partition(ID_SEPARATOR)
     return prefix if sep and rest else None
+
+
+def usage_identifier_key(context_id: str) -> str:
+    """The API key value that meters ``context_id`` (the authorizer's ``usageIdentifierKey``).
+
+    With ``ApiKeySourceType: AUTHORIZER`` callers never send a key: the authorizer names it, so the value
+    needs no secrecy, only to be stable and derivable from the context alone (no lookup per request).
+    Putting a context on a tier is creating the API key of this value in that tier's usage plan
+    (docs/FAIRSHARE.md)."""
+    if not CONTEXT_ID_PATTERN.fullmatch(context_id):
+        raise InvalidRequestError("context_id must be 1-63 lowercase letters, digits, '-' or '_'.")
+    return USAGE_KEY_PREFIX + context_id.ljust(4, "-")

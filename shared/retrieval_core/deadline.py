@@ -13,6 +13,7 @@ work handed to another thread takes it along through ``carry``.
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -82,15 +83,12 @@ def timeout(configured: float) -> float:
 
 
 def carry(function: Callable[P, T]) -> Callable[P, T]:
-    """``function`` bound to the caller's deadline, to run on another thread (thread pools do not copy
-    context variables)."""
-    deadline = _deadline.get()
+    """``function`` bound to the caller's deadline (and the rest of its context variables: the request's
+    call tally, ``metering.tallied``), to run on another thread (thread pools do not copy them)."""
+    captured = contextvars.copy_context()
 
-    def with_deadline(*args: P.args, **kwargs: P.kwargs) -> T:
-        token = _deadline.set(deadline)
-        try:
-            return function(*args, **kwargs)
-        finally:
-            _deadline.reset(token)
+    def in_callers_context(*args: P.args, **kwargs: P.kwargs) -> T:
+        # A copy per call: one context cannot be entered by two threads at once.
+        return captured.copy().run(function, *args, **kwargs)
 
-    return with_deadline
+    return in_callers_context

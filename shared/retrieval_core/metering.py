@@ -11,6 +11,9 @@ also counts calls another request made meanwhile (an overcount, never an underco
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
 
@@ -22,8 +25,36 @@ class Metered(Protocol):
         ...
 
 
+class RequestTally:
+    """The metered backend requests of one request (``tallied``), exact even under ``retrieval serve``:
+    it lives in a context variable, which ``deadline.carry`` hands to worker threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.value = 0
+
+    def add(self, calls: int) -> None:
+        with self._lock:
+            self.value += calls
+
+
+_request_tally: ContextVar[RequestTally | None] = ContextVar("retrieval_request_tally", default=None)
+
+
+@contextmanager
+def tallied() -> Iterator[RequestTally]:
+    """Count, for the request's log line, every metered adapter's backend requests inside the block."""
+    tally = RequestTally()
+    token = _request_tally.set(tally)
+    try:
+        yield tally
+    finally:
+        _request_tally.reset(token)
+
+
 class CallCounter:
-    """A thread-safe cumulative counter for adapters whose port calls fan out over worker threads."""
+    """A thread-safe cumulative counter for adapters whose port calls fan out over worker threads; each
+    addition also counts toward the current request's tally."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -32,6 +63,9 @@ class CallCounter:
     def add(self, calls: int = 1) -> None:
         with self._lock:
             self._value += calls
+        tally = _request_tally.get()
+        if tally is not None:
+            tally.add(calls)
 
     @property
     def value(self) -> int:

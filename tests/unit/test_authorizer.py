@@ -169,3 +169,12 @@ def test_an_unreadable_secret_denies(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(authorizer, "SECRETS", authorizer.SecretSource(unreachable))
     with pytest.raises(authorizer.UnauthorizedError):
         authorizer.lambda_handler(_event(_token()), None)
+
+
+def test_the_usage_identifier_is_the_home_context_s_key(verifier: authorizer.TokenVerifier) -> None:
+    from retrieval_core.context import usage_identifier_key
+
+    single = authorizer.authorize(_event(_token()), verifier)
+    several = authorizer.authorize(_event(_token(context_id=["beta", "acme"])), verifier)
+    assert single["usageIdentifierKey"] == usage_identifier_key("acme")
+    assert several["usageIdentifierKey"] == usage_identifier_key("beta")

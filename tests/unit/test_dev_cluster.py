@@ -42,3 +42,13 @@ def test_the_stack_runs_one_service_per_node_on_consecutive_ports(monkeypatch: p
     monkeypatch.setenv("STACK_OPENSEARCH_NODES", "9")
     with pytest.raises(stack.StackError, match="STACK_OPENSEARCH_NODES"):
         stack.opensearch_nodes()
+
+
+def test_every_node_enforces_search_backpressure_and_cancels_abandoned_searches() -> None:
+    for command in (
+        opensearch_node.command(9200, Path("/tmp/h")),
+        opensearch_node.command(9262, Path("/tmp/h"), opensearch_node.Cluster(9261, 3), 1),
+    ):
+        settings = dict(arg.split("=", 1) for arg in command if "=" in arg and not arg.startswith("-"))
+        assert settings["search_backpressure.mode"] == "enforced"
+        assert settings["search.cancel_after_time_interval"] == "10s"

@@ -4,6 +4,7 @@ authenticated caller, so each handler module only declares its routes."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
 
-from .. import deadline
+from .. import deadline, metering
 from ..bootstrap import container
 from ..context import CallerContext
 from .answers import answer_json
@@ -123,11 +124,16 @@ def lambda_entry(
 ) -> Handler:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
     ``requestContext``, IAM-trusted) go to ``serve_direct``. Every API answer, errors included, carries
-    the CORS headers (``cors``). Logs carry the request's correlation id.
+    the CORS headers (``cors``). Logs carry the request's correlation id, and each request ends with one
+    ``answered`` line (``Instruments.answered``).
     Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        with deadline.for_invocation(context, container().settings.request_deadline_share):
+        started = time.perf_counter()
+        with (
+            deadline.for_invocation(context, container().settings.request_deadline_share),
+            metering.tallied() as calls,
+        ):
             if is_direct(event):
                 response = handle_direct(event, serve_direct, tools.logger)
             else:
@@ -135,6 +141,12 @@ def lambda_entry(
                     resolve(app, event, context, tools.logger), container().settings.cors_allow_origin
                 )
         count_errors(tools.metrics, response["statusCode"])
+        tools.answered(
+            route="direct" if is_direct(event) else str(event.get("resource")),
+            status=response["statusCode"],
+            latency_ms=(time.perf_counter() - started) * 1000,
+            backend_calls=calls.value,
+        )
         return response
 
     return tools.wrap(lambda_handler, correlation_id_path=correlation_paths.API_GATEWAY_REST)

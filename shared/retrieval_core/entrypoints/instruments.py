@@ -34,10 +34,30 @@ class Instruments:
         self.metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
 
     def wrap(self, handler: Handler, *, correlation_id_path: str | None = None) -> Handler:
-        """``handler`` with the Lambda context in its logs, traced, and its metrics flushed on return."""
+        """``handler`` with the Lambda context in its logs, traced, and its metrics flushed on return.
+        Keys a request appends (its context, its mode) end with it (``clear_state``): the next request
+        of the container, another tenant's perhaps, never logs under them."""
         traced = self.tracer.capture_lambda_handler(self.metrics.log_metrics(handler))
         return cast(
-            Handler, self.logger.inject_lambda_context(traced, correlation_id_path=correlation_id_path)
+            Handler,
+            self.logger.inject_lambda_context(
+                traced, correlation_id_path=correlation_id_path, clear_state=True
+            ),
+        )
+
+    def answered(self, *, route: str, status: int, latency_ms: float, backend_calls: int) -> None:
+        """The request's one summary line: with the keys it appended (``context_id``, ``mode``), what a
+        Logs Insights query groups by to find the noisy tenant (docs/OPERATIONS.md). Per-tenant figures
+        live in logs, never in a metric dimension per tenant (a metric each)."""
+        self.logger.info(
+            "answered",
+            extra={
+                "route": route,
+                "status": status,
+                "outcome": outcome_of(status),
+                "latency_ms": round(latency_ms, 1),
+                "backend_calls": backend_calls,
+            },
         )
 
     def refused(self, error: RetrievalError, what: str) -> dict[str, Any]:
@@ -46,3 +66,12 @@ class Instruments:
         status = status_of(error)
         count_errors(self.metrics, status)
         return {"statusCode": status, "body": error.to_body()}
+
+
+def outcome_of(status: int) -> str:
+    """``ok``, ``throttled`` (429), ``refused`` (any other 4xx: the caller's to fix) or ``failed`` (5xx)."""
+    if status < 400:
+        return "ok"
+    if status == 429:
+        return "throttled"
+    return "refused" if status < 500 else "failed"

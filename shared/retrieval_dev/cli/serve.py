@@ -4,7 +4,9 @@ Each HTTP request becomes a REST API proxy event for the function that owns its 
 (``retrieval_dev.serving.gateway``: the dev authorizer, gateway responses, CORS), served by uvicorn with
 a deadline for each request's head and body, an idle timeout and a cap on connections per client
 (``retrieval_dev.serving.server``). The settings are read before the server starts: a deployment the
-functions would refuse is refused here, with the reason, instead of serving empty answers.
+functions would refuse is refused here, with the reason, instead of serving empty answers. With
+``--tiers FILE`` (``dev/tiers.json``) each context is metered on its usage tier as the deployed usage
+plans meter it (``retrieval_dev.serving.usage_gate``): over its rate or quota, a 429 before the function runs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..serving.server import ServeLimits, is_loopback
@@ -19,6 +22,8 @@ from .lambda_runtime import add_show_metrics_flag
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+
+    from ..serving.usage_gate import UsageGate
 
 DEFAULTS = ServeLimits()
 
@@ -30,6 +35,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--allow-non-loopback", action="store_true", help="Allow binding an address other than loopback."
     )
     add_limit_flags(parser)
+    parser.add_argument(
+        "--tiers",
+        type=Path,
+        help="Meter each context on its usage tier, from this JSON file (dev/tiers.json; docs/FAIRSHARE.md).",
+    )
     add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
 
@@ -74,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval serve: not serving: {settings_problems(error)}", file=sys.stderr)
         return 2
     show_metrics(args.show_metrics)
-    gateway = Gateway(limits_from(args))
+    gateway = Gateway(limits_from(args), usage_gate(args.tiers))
     print(
         f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')",
         flush=True,
@@ -87,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
         finally:
             gateway.close()
     return 0
+
+
+def usage_gate(tiers: Path | None) -> UsageGate | None:
+    from ..serving.usage_gate import UsageGate
+    from .tiers import TierAssignment
+
+    return UsageGate(TierAssignment.from_file(tiers)) if tiers else None
 
 
 def settings_problems(error: ValidationError) -> str:

@@ -43,11 +43,29 @@ def _raw_path(request: ApiRequest) -> str:
     return request.path + (f"?{urlencode(request.query)}" if request.query else "")
 
 
+GATEWAY_THROTTLES = ("throttled", "quota_exceeded")
+THROTTLED_ADVICE = "the API throttled this caller (its usage tier's rate or daily quota): wait, then retry."
+
+
 def _parse(status: int, text: str) -> ApiAnswer:
     try:
-        return ApiAnswer(status, json.loads(text) if text else {})
+        answer = ApiAnswer(status, json.loads(text) if text else {})
     except ValueError:
-        return ApiAnswer(status, {"error": "unparsable_response", "message": text[:500]})
+        answer = ApiAnswer(status, {"error": "unparsable_response", "message": text[:500]})
+    return _throttle_explained(answer) if status == 429 else answer
+
+
+def _throttle_explained(answer: ApiAnswer) -> ApiAnswer:
+    """API Gateway's 429 as a tool error an agent can act on: which limit, and that a retry later works
+    (the body is the template's gateway response, or API Gateway's bare ``{"message": ...}``). A 429 the
+    API itself answers (a spent session budget) already says what it is, and is kept as it is."""
+    body = answer.body if isinstance(answer.body, dict) else {}
+    if body.get("error") not in (None, *GATEWAY_THROTTLES):
+        return answer
+    message = body.get("message") or "Too Many Requests"
+    return ApiAnswer(
+        429, {**body, "error": body.get("error") or "throttled", "message": f"{message}: {THROTTLED_ADVICE}"}
+    )
 
 
 class LocalBackend:

@@ -33,6 +33,7 @@ from .routes import (
 )
 from .routes import response_headers as proxy_response_headers
 from .server import ServeLimits
+from .usage_gate import RETRY_AFTER_SECONDS, UsageGate
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -70,8 +71,9 @@ class ClientGoneError(Exception):
 
 
 class Gateway:
-    def __init__(self, limits: ServeLimits) -> None:
+    def __init__(self, limits: ServeLimits, usage_gate: UsageGate | None = None) -> None:
         self.limits = limits
+        self.usage_gate = usage_gate
         self._workers = ThreadPoolExecutor(max_workers=limits.workers, thread_name_prefix="serve")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -109,6 +111,10 @@ class Gateway:
             event["requestContext"].update(authorizer=None, identity=identity)
         elif event["requestContext"]["authorizer"] is None:
             return gateway_answer(401, UNAUTHORIZED_BODY)
+        # Metered on the event loop, before a worker is taken: a flood's 429s never wait behind work.
+        refused = self.usage_gate.refusal(event) if self.usage_gate else None
+        if refused is not None:
+            return gateway_answer(429, refused, extra_headers=[("Retry-After", RETRY_AFTER_SECONDS)])
         response = await self.invoke(function, event)
         return Answer(response["statusCode"], proxy_response_headers(response), response.get("body") or "")
 
@@ -186,11 +192,18 @@ def preflight(request: Request) -> Answer:
     return Answer(200, list(preflight_headers(allowed_origin()).items()), "{}")
 
 
-def gateway_answer(status: int, body: dict[str, str], *, close: bool = False) -> Answer:
+def gateway_answer(
+    status: int,
+    body: dict[str, str],
+    *,
+    close: bool = False,
+    extra_headers: list[tuple[str, str]] | None = None,
+) -> Answer:
     """An answer API Gateway gives itself (no function ran): the template's gateway responses."""
     from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
 
-    return Answer(status, [(ALLOW_ORIGIN, allowed_origin())], json.dumps(body), close)
+    headers = [(ALLOW_ORIGIN, allowed_origin()), *(extra_headers or [])]
+    return Answer(status, headers, json.dumps(body), close)
 
 
 def allowed_origin() -> str:

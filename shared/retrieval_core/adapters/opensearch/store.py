@@ -21,7 +21,7 @@ from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, Signal
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
-from . import queries, question_queries
+from . import bounds, queries, question_queries
 from .client import failure_of, opensearch_failures
 from .documents import NAME_KEY_SEPARATOR, candidate_of, hit_of
 from .index import VECTOR_FIELD
@@ -172,9 +172,18 @@ class OpenSearchStore:
         it); one failed search fails them all."""
         alias = self._layout.alias(context_id)
         header = {"routing": context_id, "ignore_unavailable": True}
-        payload = "".join(json.dumps(line) + "\n" for body in bodies for line in (header, body))
+
+        def payload(timeout: float) -> str:
+            lines = (line for body in bodies for line in (header, bounds.bounded(body, timeout)))
+            return "".join(json.dumps(line) + "\n" for line in lines)
+
         response = self._call(
-            lambda timeout: self._client.msearch(index=alias, body=payload, request_timeout=timeout)
+            lambda timeout: self._client.msearch(
+                index=alias,
+                body=payload(timeout),
+                request_timeout=timeout,
+                params={"cancel_after_time_interval": bounds.cancel_after(timeout)},
+            )
         )
         results: list[dict[str, Any]] = response["responses"]
         for result in results:
@@ -186,7 +195,12 @@ class OpenSearchStore:
         alias = self._layout.alias(context_id)
         return self._call(
             lambda timeout: self._client.search(
-                index=alias, body=body, routing=context_id, ignore_unavailable=True, request_timeout=timeout
+                index=alias,
+                body=bounds.bounded(body, timeout),
+                routing=context_id,
+                ignore_unavailable=True,
+                request_timeout=timeout,
+                cancel_after_time_interval=bounds.cancel_after(timeout),
             )
         )
 

@@ -1,0 +1,417 @@
+"""``python -m bench.load`` (``make load``): one tenant's flood must not become every tenant's latency.
+
+Several tenants call ``retrieval serve --tiers`` at once on the real local stack (loopback only). Each
+round runs two phases of the same length: ``alone`` (every quiet tenant at its steady rate) and ``flood``
+(the same, while one tenant on the ``basic`` tier sends ``flood_rate`` requests a second, many times its
+tier, all of them its most expensive allowed request). The report puts each quiet tenant's p50/p99 alone
+and under the flood side by side (pooled over the rounds: on a shared 2-core machine one phase's tail is
+noise), the flooder's 429 share and how fast its 429s came back (throttled, not slowed), and every 5xx;
+it is written to ``.bench/load-<time>.json``. Bounded in time and count: ``LoadPlan`` refuses a run past
+``MAX_SECONDS`` or ``MAX_REQUESTS``, and every request has ``REQUEST_TIMEOUT_SECONDS``.
+
+The corpus is the sample corpus's two contexts plus copies of ``acme`` under more tenants' names, loaded
+into a scratch space (fresh tables and alias) removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from retrieval_core.config import Settings
+from retrieval_dev.cli.tiers import TIERS
+
+from dev.tables import scratch_space
+
+from .progress import say
+from .workspace import stack_settings
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_CORPUS = REPO / "dev" / "sample" / "corpus.jsonl"
+RETRIEVAL = Path(sys.executable).with_name("retrieval")
+MAX_SECONDS = 600
+MAX_REQUESTS = 40_000
+REQUEST_TIMEOUT_SECONDS = 10.0
+READY_SECONDS = 60.0
+QUIET_TIER = "standard"
+FLOOD_TIER = "basic"
+QUIET_QUESTIONS = (
+    "who leads the payments team",
+    "what did the platform team decide about the database migration",
+    "which incidents affected checkout",
+    "who owns the billing service",
+)
+# The flooder's most expensive allowed request: the largest page, graph expansion at full depth,
+# diversity, feedback (on by default) over a long question: every cap at its ceiling. Every
+# ``EXPENSIVE_EVERY``-th flood request is this one, the rest the quiet tenants' kind (a runaway loop
+# repeats what an agent asks, with the costly ones among them).
+EXPENSIVE_EVERY = 2
+FLOOD_REQUEST = {
+    "mode": "hybrid",
+    "text": " ".join(QUIET_QUESTIONS),
+    "top_k": 100,
+    "expand_graph": True,
+    "depth": 5,
+    "diversify": True,
+}
+
+
+class LoadPlan(BaseModel):
+    """What one run does; the defaults are ``make load``'s."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    quiet: tuple[str, ...] = ("acme", "globex", "hooli")
+    flooder: str = "initech"
+    # Sized for a 2-core machine shared with other work: the quiet load stays well under what one
+    # ``retrieval serve`` process (one interpreter) can answer, so what the flood adds is what is measured.
+    quiet_rate: float = Field(default=0.75, gt=0, description="Requests/s of each quiet tenant.")
+    flood_rate: float = Field(default=20.0, gt=0, description="Requests/s the flooder sends.")
+    phase_seconds: float = Field(default=15.0, gt=0)
+    rounds: int = Field(default=3, ge=1)
+    warmup_requests: int = Field(default=5, ge=0, description="Unmeasured requests per tenant first.")
+
+    @model_validator(mode="after")
+    def _bounded(self) -> LoadPlan:
+        if self.seconds > MAX_SECONDS:
+            raise ValueError(f"a run of {self.seconds:.0f} s is past the {MAX_SECONDS} s bound")
+        if self.requests > MAX_REQUESTS:
+            raise ValueError(f"a run of {self.requests} requests is past the {MAX_REQUESTS} bound")
+        return self
+
+    @property
+    def seconds(self) -> float:
+        return 2 * self.rounds * self.phase_seconds
+
+    @property
+    def requests(self) -> int:
+        per_round = 2 * len(self.quiet) * self.quiet_rate + self.flood_rate
+        return int(self.rounds * self.phase_seconds * per_round)
+
+    def tiers(self) -> dict[str, Any]:
+        """``serve --tiers``: every quiet tenant on ``standard``, the flooder on ``basic``."""
+        return {
+            "default_tier": QUIET_TIER,
+            "contexts": {self.flooder: FLOOD_TIER} | {tenant: QUIET_TIER for tenant in self.quiet},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    tenant: str
+    phase: str
+    round: int
+    status: int
+    seconds: float
+
+
+# -------------------------------------------------------------------------------------------- corpus
+
+
+def _renamed(value: Any, source: str, target: str) -> Any:
+    if isinstance(value, str):
+        if value == source:
+            return target
+        return target + value[len(source) :] if value.startswith(f"{source}:") else value
+    if isinstance(value, list):
+        return [_renamed(v, source, target) for v in value]
+    if isinstance(value, dict):
+        return {k: _renamed(v, source, target) for k, v in value.items()}
+    return value
+
+
+def tenant_lines(plan: LoadPlan) -> list[str]:
+    """The sample corpus, with ``acme``'s items copied under each tenant it does not already have."""
+    lines = SAMPLE_CORPUS.read_text(encoding="utf-8").splitlines()
+    items = [json.loads(line) for line in lines if line.strip()]
+    present = {item["context_id"] for item in items}
+    acme = [item for item in items if item["context_id"] == "acme"]
+    copies = [
+        _renamed(item, "acme", tenant)
+        for tenant in (*plan.quiet, plan.flooder)
+        if tenant not in present
+        for item in acme
+    ]
+    return [json.dumps(item) for item in items + copies]
+
+
+@contextmanager
+def provisioned(base: Settings, plan: LoadPlan) -> Iterator[Settings]:
+    from retrieval_core.bootstrap import Container
+
+    with scratch_space(base, "load") as settings:
+        report = Container(settings).loader.load_lines(tenant_lines(plan))
+        if not report.ok:
+            raise RuntimeError(f"the loader rejected part of the load corpus: {report.summary()}")
+        yield settings
+
+
+# ------------------------------------------------------------------------------------------- serving
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(settings: Settings, plan: LoadPlan, workdir: Path) -> Iterator[str]:
+    """``retrieval serve --tiers`` on a free loopback port, until the block ends."""
+    import socket
+
+    tiers = workdir / "load-tiers.json"
+    tiers.write_text(json.dumps(plan.tiers()), encoding="utf-8")
+    port = _free_port()
+    log = (workdir / "load-serve.log").open("wb")
+    process = subprocess.Popen(
+        [str(RETRIEVAL), "serve", "--host", "127.0.0.1", "--port", str(port), "--tiers", str(tiers)],
+        env=os.environ | settings.to_env(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + READY_SECONDS
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"retrieval serve did not start (log: {log.name})") from None
+                time.sleep(0.1)  # polling a child's port, not timing anything measured
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def _call(base_url: str, tenant: str, body: dict[str, Any]) -> tuple[int, float]:
+    request = urllib.request.Request(
+        f"{base_url}/v1/retrieve",
+        data=json.dumps(body).encode("utf-8"),
+        method="POST",
+        headers={"Authorization": f"Bearer dev:{tenant}", "Content-Type": "application/json"},
+    )
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
+            response.read()
+            status = int(response.status)
+    except urllib.error.HTTPError as error:
+        error.read()
+        status = error.code
+    except (urllib.error.URLError, TimeoutError, ConnectionError):
+        status = 599  # no answer at all: counted as a server error
+    return status, time.perf_counter() - started
+
+
+def _quiet_body(tenant: str, n: int) -> dict[str, Any]:
+    return {"mode": "hybrid", "text": QUIET_QUESTIONS[n % len(QUIET_QUESTIONS)], "top_k": 10}
+
+
+# ------------------------------------------------------------------------------------------- running
+
+
+def run_phase(
+    base_url: str, plan: LoadPlan, phase: str, round_no: int, pool: ThreadPoolExecutor
+) -> list[Sample]:
+    """Open loop: each tenant's requests leave on schedule, whether or not earlier ones have answered
+    (a slowed server cannot slow the offered load and so hide its own latency)."""
+    rates = {tenant: plan.quiet_rate for tenant in plan.quiet}
+    if phase == "flood":
+        rates[plan.flooder] = plan.flood_rate
+    start = time.monotonic()
+    due = [(start + i / len(rates) / rate, tenant, 0) for i, (tenant, rate) in enumerate(rates.items())]
+    heapq.heapify(due)
+    samples: list[Sample] = []
+    lock = threading.Lock()
+    futures = []
+
+    def one(tenant: str, n: int) -> None:
+        expensive = tenant == plan.flooder and n % EXPENSIVE_EVERY == 0
+        body = FLOOD_REQUEST if expensive else _quiet_body(tenant, n)
+        status, seconds = _call(base_url, tenant, body)
+        with lock:
+            samples.append(Sample(tenant, phase, round_no, status, seconds))
+
+    end = start + plan.phase_seconds
+    while due and due[0][0] < end:
+        at, tenant, n = heapq.heappop(due)
+        wait = at - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)  # the schedule's pacing, not a timing assertion
+        futures.append(pool.submit(one, tenant, n))
+        heapq.heappush(due, (at + 1 / rates[tenant], tenant, n + 1))
+    for future in futures:
+        future.result()
+    return samples
+
+
+def run(plan: LoadPlan, base_url: str) -> list[Sample]:
+    samples: list[Sample] = []
+    with ThreadPoolExecutor(max_workers=96, thread_name_prefix="load") as pool:
+        for tenant in (*plan.quiet, plan.flooder):
+            for n in range(plan.warmup_requests):  # cold imports and caches, not measured
+                _call(base_url, tenant, _quiet_body(tenant, n))
+        time.sleep(1 / TIERS[FLOOD_TIER].rate_per_second * TIERS[FLOOD_TIER].burst)  # refill the buckets
+        for round_no in range(plan.rounds):
+            for phase in ("alone", "flood"):
+                say(f"round {round_no + 1}/{plan.rounds}: {phase} ({plan.phase_seconds:.0f} s)")
+                samples += run_phase(base_url, plan, phase, round_no, pool)
+    return samples
+
+
+# -------------------------------------------------------------------------------------------- report
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 1)
+
+
+def _latencies(samples: list[Sample], tenant: str, phase: str, round_no: int | None = None) -> list[float]:
+    return [
+        s.seconds
+        for s in samples
+        if s.tenant == tenant and s.phase == phase and (round_no is None or s.round == round_no)
+    ]
+
+
+def report(plan: LoadPlan, samples: list[Sample]) -> dict[str, Any]:
+    quiet: dict[str, Any] = {}
+    for tenant in plan.quiet:
+        alone, flood = _latencies(samples, tenant, "alone"), _latencies(samples, tenant, "flood")
+        p99_alone, p99_flood = _percentile(alone, 0.99), _percentile(flood, 0.99)
+        per_round = []
+        for r in range(plan.rounds):
+            a = _percentile(_latencies(samples, tenant, "alone", r), 0.99)
+            f = _percentile(_latencies(samples, tenant, "flood", r), 0.99)
+            if a and f:
+                per_round.append(round(f / a, 3))
+        mine = [s for s in samples if s.tenant == tenant]
+        quiet[tenant] = {
+            "requests": {"alone": len(alone), "flood": len(flood)},
+            "p50_ms": {"alone": _ms(_percentile(alone, 0.5)), "flood": _ms(_percentile(flood, 0.5))},
+            "p99_ms": {"alone": _ms(p99_alone), "flood": _ms(p99_flood)},
+            "p99_ratio": round(p99_flood / p99_alone, 3) if p99_alone and p99_flood else None,
+            "p99_ratio_per_round": per_round,
+            "p99_ratio_median_of_rounds": statistics.median(per_round) if per_round else None,
+            "throttled": sum(s.status == 429 for s in mine),
+            "server_errors": sum(s.status >= 500 for s in mine),
+            "other_statuses": sorted({s.status for s in mine} - {200, 429}),
+        }
+    flooded = [s for s in samples if s.tenant == plan.flooder and s.phase == "flood"]
+    throttled = [s.seconds for s in flooded if s.status == 429]
+    admitted = [s.seconds for s in flooded if s.status == 200]
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "plan": plan.model_dump(mode="json") | {"flood_tier": FLOOD_TIER, "quiet_tier": QUIET_TIER},
+        "tiers": {name: TIERS[name].model_dump() for name in (QUIET_TIER, FLOOD_TIER)},
+        "quiet": quiet,
+        "flooder": {
+            "tenant": plan.flooder,
+            "requests": len(flooded),
+            "offered_times_tier": round(plan.flood_rate / TIERS[FLOOD_TIER].rate_per_second, 1),
+            "admitted": len(admitted),
+            "throttled": len(throttled),
+            "throttled_share": round(len(throttled) / len(flooded), 3) if flooded else None,
+            "p50_ms": {
+                "throttled": _ms(_percentile(throttled, 0.5)),
+                "admitted": _ms(_percentile(admitted, 0.5)),
+            },
+            "server_errors": sum(s.status >= 500 for s in flooded),
+        },
+        "server_errors": sum(s.status >= 500 for s in samples),
+    }
+
+
+def markdown(result: dict[str, Any]) -> str:
+    rows = [
+        "| quiet tenant | p50 alone | p50 flood | p99 alone | p99 flood | p99 ratio | 429 | 5xx |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for tenant, q in result["quiet"].items():
+        rows.append(
+            f"| {tenant} | {q['p50_ms']['alone']} | {q['p50_ms']['flood']} | {q['p99_ms']['alone']} | "
+            f"{q['p99_ms']['flood']} | {q['p99_ratio']} | {q['throttled']} | {q['server_errors']} |"
+        )
+    f = result["flooder"]
+    rows.append("")
+    rows.append(
+        f"flooder {f['tenant']}: {f['requests']} requests at {f['offered_times_tier']}x its tier, "
+        f"{f['throttled_share']:.1%} throttled (429 p50 {f['p50_ms']['throttled']} ms; admitted p50 "
+        f"{f['p50_ms']['admitted']} ms), {f['server_errors']} 5xx. "
+        f"All tenants: {result['server_errors']} 5xx."
+    )
+    return "\n".join(rows)
+
+
+def save(result: dict[str, Any], out_dir: Path) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = result["date"].replace(":", "").replace("-", "").replace("+0000", "Z")
+    path = out_dir / f"load-{stamp}.json"
+    path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def measure(plan: LoadPlan, base: Settings, workdir: Path) -> dict[str, Any]:
+    """Provision, serve, run the plan, stop: the report."""
+    with provisioned(base, plan) as settings:
+        return measure_served(plan, settings, workdir)
+
+
+def measure_served(plan: LoadPlan, settings: Settings, workdir: Path) -> dict[str, Any]:
+    """Serve ``settings``' corpus (already holding the plan's tenants), run the plan, stop: the report."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    with serving(settings, plan, workdir) as url:
+        return report(plan, run(plan, url))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n")[0])
+    for name, field in LoadPlan.model_fields.items():
+        if field.annotation in (float, int):
+            parser.add_argument(f"--{name.replace('_', '-')}", type=field.annotation, default=field.default)
+    parser.add_argument("--out", type=Path, default=REPO / ".bench")
+    args = parser.parse_args(argv)
+    plan = LoadPlan(**{name: getattr(args, name) for name in LoadPlan.model_fields if hasattr(args, name)})
+    say(f"load: {plan.requests} requests over {plan.seconds:.0f} s, loopback only")
+    result = measure(plan, stack_settings(), args.out)
+    print(markdown(result))
+    print(f"\nreport: {save(result, args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,82 @@
+"""The gate `retrieval serve --tiers` puts after its dev authorizer: a token route is metered on the
+token's home context and its tier, Bedrock's route on the route's own bucket."""
+
+from __future__ import annotations
+
+import json
+
+from retrieval_dev.cli.throttle import UsageThrottle, Verdict
+from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, TIERS, TierAssignment
+from retrieval_dev.serving.routes import proxy_event
+from retrieval_dev.serving.usage_gate import REFUSALS, UsageGate
+
+
+class StoppedClock:
+    def now(self) -> float:
+        return 0.0
+
+    def today(self) -> int:
+        return 1
+
+
+def _gate() -> UsageGate:
+    clock = StoppedClock()
+    return UsageGate(
+        TierAssignment(default_tier="standard", contexts={"flood": "basic"}),
+        UsageThrottle(now=clock.now, today=clock.today),
+    )
+
+
+def _event(token: str, path: str = "/v1/retrieve") -> dict[str, object]:
+    routed = proxy_event("POST", path, {"Authorization": token}, "{}")
+    assert routed is not None
+    return routed[1]
+
+
+def _refusals(gate: UsageGate, event: dict[str, object], times: int) -> list[dict[str, str] | None]:
+    return [gate.refusal(event) for _ in range(times)]
+
+
+def test_a_flooding_context_is_refused_past_its_burst_and_others_are_not() -> None:
+    gate = _gate()
+    burst = TIERS["basic"].burst
+    flood = _refusals(gate, _event("Bearer dev:flood"), burst + 3)
+    assert flood == [None] * burst + [REFUSALS[Verdict.THROTTLED]] * 3
+    assert (
+        _refusals(gate, _event("Bearer dev:quiet"), TIERS["standard"].burst)
+        == [None] * TIERS["standard"].burst
+    )
+
+
+def test_a_token_of_several_contexts_is_metered_on_its_first() -> None:
+    gate = _gate()
+    _refusals(gate, _event("Bearer dev:flood"), TIERS["basic"].burst)
+    assert gate.refusal(_event("Bearer dev:flood,quiet")) == REFUSALS[Verdict.THROTTLED]
+    assert gate.refusal(_event("Bearer dev:quiet,flood")) is None
+
+
+def test_bedrock_s_route_has_one_bucket_for_every_knowledge_base() -> None:
+    gate = _gate()
+    burst = KNOWLEDGE_BASE_ROUTE.burst
+    answers = [gate.refusal(_event("", f"/knowledgebases/kb{n % 3}/retrieve")) for n in range(burst + 1)]
+    assert answers == [None] * burst + [REFUSALS[Verdict.THROTTLED]]
+
+
+def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_runs() -> None:
+    import asyncio
+
+    from retrieval_dev.serving.gateway import Gateway, Request
+    from retrieval_dev.serving.server import ServeLimits
+
+    gate = _gate()
+    gateway = Gateway(ServeLimits(), gate)
+    _refusals(gate, _event("Bearer dev:flood"), TIERS["basic"].burst)  # spend the bucket
+    request = Request("POST", "/v1/retrieve", {"Authorization": "Bearer dev:flood"}, "{}")
+    try:
+        answer = asyncio.run(gateway.dispatch(request))  # a function run would need the stack
+    finally:
+        gateway.close()
+    headers = {name.lower(): value for name, value in answer.headers}
+    assert answer.status == 429
+    assert headers["retry-after"] == "1" and "access-control-allow-origin" in headers
+    assert json.loads(answer.body) == REFUSALS[Verdict.THROTTLED]
