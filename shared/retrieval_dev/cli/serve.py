@@ -162,6 +162,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._reply(code, [], json.dumps(body))
 
     def do_GET(self) -> None:
+        from retrieval_dev.workbench import page_asset
+
+        asset = page_asset(urlsplit(self.path).path)
+        if asset is not None:
+            return self._reply(200, asset.headers, asset.body)
         self._serve("GET")
 
     def do_POST(self) -> None:
