@@ -9,6 +9,7 @@ import { mentionedEntities, renderHits } from "./hits.js";
 import { showPacket, showSession } from "./packet.js";
 
 export const entityNames = new Map();
+let answers = 0;
 
 function windowField(id, label) {
   return [el("label", { for: id }, label),
@@ -93,6 +94,7 @@ export function setUpAsk(onWhy) {
         : `This store cannot answer mode ${answer.mode}: it lacks ${answer.missing_capability}`;
       showPacket(answer.context_packet);
       await showSession(ask.session, answer.receipt);
+      $("hits").dataset.answer = String(++answers);
       announce(`${answer.hits.length} hits`);
     } catch (error) {
       showError("ask-error", error.message);

@@ -19,8 +19,20 @@ function short(text, length = 60) {
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
+/** Forget what is drawn (a new token may be another context). */
+export function clearGraph() {
+  if (view) view.destroy();
+  view = null;
+  last = null;
+  $("graph-title").textContent = "Nothing drawn yet";
+  $("graph-nodes").replaceChildren();
+  $("graph-edges").replaceChildren();
+  delete $("graph").dataset.drawnNodes;
+}
+
 function draw(title, nodes, edges, focusId) {
   last = [title, nodes, edges, focusId];
+  $("graph").dataset.layout = "running";
   $("graph-title").textContent = title;
   const colours = palette();
   if (view) view.destroy();
@@ -36,7 +48,8 @@ function draw(title, nodes, edges, focusId) {
       ...edges.map((edge, index) => ({ data: { id: `e${index}`, source: edge.from, target: edge.to, label: edge.label },
         classes: EDGE_CLASSES[edge.label] || "path" })),
     ],
-    layout: { name: "dagre", rankDir: "LR", nodeSep: 30, rankSep: 90 },
+    layout: { name: "dagre", rankDir: "LR", nodeSep: 30, rankSep: 90,
+      stop: () => { $("graph").dataset.layout = "done"; } },
     style: [
       { selector: "node", style: { label: "data(label)", "text-wrap": "wrap", "text-max-width": 180, "font-size": 11,
         color: colours.text, "background-color": colours.muted, width: 18, height: 18, "text-valign": "bottom",
@@ -52,6 +65,8 @@ function draw(title, nodes, edges, focusId) {
     maxZoom: 1.6,
     minZoom: 0.2,
   });
+  $("graph").dataset.drawnNodes = String(view.nodes().length);
+  $("graph").dataset.drawnEdges = String(view.edges().length);
   $("graph-nodes").replaceChildren(...nodes.map((node) =>
     el("li", { "data-node-id": node.id, class: node.id === focusId ? "focus" : null },
       el("code", {}, node.id), ` ${node.kind || ""}${node.status && node.status !== "ACTIVE" ? ` (${node.status})` : ""}`,

@@ -6,7 +6,8 @@ import { setUpCompare } from "./compare.js";
 import { $, announce, showError } from "./dom.js";
 import { setUpDocuments } from "./documents.js";
 import { addRow, forgetKeys } from "./filters.js";
-import { drawLineage, drawPaths, restyle } from "./graph.js";
+import { clearGraph, drawLineage, drawPaths, restyle } from "./graph.js";
+import { showPacket, showSession } from "./packet.js";
 
 const tabs = [...document.querySelectorAll('[role="tab"]')];
 
@@ -72,7 +73,21 @@ function applyTheme(dark) {
 $("theme").addEventListener("click", () => applyTheme($("theme").getAttribute("aria-pressed") !== "true"));
 applyTheme(window.matchMedia("(prefers-color-scheme: dark)").matches);
 
-$("token").addEventListener("change", () => { forgetKeys(); entityNames.clear(); probeKeys(); });
+/** A new token may be another context: nothing the old one was shown stays on the page. */
+function forgetAnswers() {
+  forgetKeys();
+  entityNames.clear();
+  clearGraph();
+  for (const id of ["hits", "list-a", "list-b", "entities", "documents-rows"]) $(id).replaceChildren();
+  for (const id of ["ndcg-a", "ndcg-b", "ask-summary"]) $(id).textContent = "";
+  for (const id of ["why-id", "path-from", "path-to", "entity-id"]) $(id).value = "";
+  for (const id of ["inferred", "expansion", "documents-table", "documents-more"]) $(id).hidden = true;
+  showPacket(null);
+  showSession(null);
+  probeKeys();
+}
+$("token").addEventListener("change", forgetAnswers);
+$("context-id").addEventListener("change", forgetAnswers);
 $("add-filter").addEventListener("click", addRow);
 setUpAsk(explain);
 setUpCompare(currentAsk);
