@@ -316,7 +316,7 @@ def test_axe_finds_no_serious_or_critical_violation(page: Any, base_url: str, th
 def test_screenshot_for_the_readme(page: Any) -> None:
     page.get_by_label("Feedback (expansion terms)").first.check()
     ask(page, AUTO_QUESTION, mode="auto")
-    page.set_viewport_size({"width": 1280, "height": 1100})
+    page.set_viewport_size({"width": 1280, "height": 1000})
     page.screenshot(path=str(SCREENSHOT))
     header = Path(SCREENSHOT).read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
