@@ -193,7 +193,7 @@ def test_supersedes_and_contradicts_are_drawn_as_such(page: Any) -> None:
         (known.CONTRADICTED.by, known.CONTRADICTED.contradicted, "contradicts"),
     ):
         page.get_by_label("Item id").fill(explained)
-        page.get_by_role("button", name="Explain").click()
+        page.get_by_role("button", name="Explain", exact=True).click()
         page.wait_for_selector(f'#graph-nodes [data-node-id="{other}"]')
         nodes, labels = drawn(page)
         assert {explained, other} <= nodes and label in labels
@@ -302,7 +302,7 @@ def test_axe_finds_no_serious_or_critical_violation(page: Any, base_url: str, th
         page.get_by_role("tab", name=tab).click()
         if tab == "Why and how":
             page.get_by_label("Item id").fill(known.SUPERSEDED.new)
-            page.get_by_role("button", name="Explain").click()
+            page.get_by_role("button", name="Explain", exact=True).click()
             page.wait_for_selector("#graph[data-layout=done]")
         results = page.evaluate(f"() => axe.run(document, {{runOnly: {json.dumps(AXE_TAGS)}}})")
         problems += [

@@ -30,8 +30,8 @@ export function clearGraph() {
   delete $("graph").dataset.drawnNodes;
 }
 
-function draw(title, nodes, edges, focusId) {
-  last = [title, nodes, edges, focusId];
+function draw(title, nodes, edges, focusId, onExplain) {
+  last = [title, nodes, edges, focusId, onExplain];
   $("graph").dataset.layout = "running";
   $("graph-title").textContent = title;
   const colours = palette();
@@ -43,12 +43,12 @@ function draw(title, nodes, edges, focusId) {
   view = window.cytoscape({
     container: $("graph"),
     elements: [
-      ...nodes.map((node) => ({ data: { id: node.id, label: `${node.id}\n${short(node.text || node.kind || "")}` },
+      ...nodes.map((node) => ({ data: { id: node.id, label: `${node.id}\n${node.kind || ""}` },
         classes: node.id === focusId ? "focus" : node.kind })),
       ...edges.map((edge, index) => ({ data: { id: `e${index}`, source: edge.from, target: edge.to, label: edge.label },
         classes: EDGE_CLASSES[edge.label] || "path" })),
     ],
-    layout: { name: "dagre", rankDir: "LR", nodeSep: 30, rankSep: 90,
+    layout: { name: "dagre", rankDir: "LR", nodeSep: 50, rankSep: 170, padding: 20,
       stop: () => { $("graph").dataset.layout = "done"; } },
     style: [
       { selector: "node", style: { label: "data(label)", "text-wrap": "wrap", "text-max-width": 180, "font-size": 11,
@@ -70,14 +70,18 @@ function draw(title, nodes, edges, focusId) {
   $("graph-nodes").replaceChildren(...nodes.map((node) =>
     el("li", { "data-node-id": node.id, class: node.id === focusId ? "focus" : null },
       el("code", {}, node.id), ` ${node.kind || ""}${node.status && node.status !== "ACTIVE" ? ` (${node.status})` : ""}`,
-      node.text ? el("span", { class: "node-text" }, ` — ${short(node.text, 120)}`) : null)));
+      node.text ? el("span", { class: "node-text" }, ` — ${short(node.text, 120)}`) : null,
+      onExplain && node.id !== focusId ? el("button", { type: "button", class: "explain",
+        "aria-label": `Explain ${node.id}`, onclick: () => onExplain(node.id) }, "Explain") : null)));
+  if (onExplain) view.on("tap", "node", (event) => { if (event.target.id() !== focusId) onExplain(event.target.id()); });
   $("graph-edges").replaceChildren(...edges.map((edge) =>
-    el("li", { "data-edge-label": edge.label }, el("code", {}, edge.from), ` ${edge.label} `, el("code", {}, edge.to))));
+    el("li", { "data-edge-label": edge.label }, el("code", {}, edge.from), ` ${edge.label} `, el("code", {}, edge.to),
+      edge.detail ? el("span", { class: "node-text" }, ` — ${edge.detail}`) : null)));
 }
 
 /** A why_explain answer as a graph: the item, what it was derived from (every level), what grounds
  * it, what it supersedes and what supersedes it, and what contradicts it. */
-export function drawLineage(answer) {
+export function drawLineage(answer, onExplain) {
   const nodes = new Map([[answer.item.id, answer.item]]);
   const edges = [];
   const add = (node) => { if (!nodes.has(node.id)) nodes.set(node.id, node); };
@@ -90,7 +94,7 @@ export function drawLineage(answer) {
   for (const old of answer.supersedes) { add(old); edges.push({ from: answer.item.id, to: old.id, label: "supersedes" }); }
   for (const newer of answer.superseded_by) { add(newer); edges.push({ from: newer.id, to: answer.item.id, label: "supersedes" }); }
   for (const other of answer.contradicts) { add(other); edges.push({ from: answer.item.id, to: other.id, label: "contradicts" }); }
-  draw(`Lineage of ${answer.item.id}`, [...nodes.values()], edges, answer.item.id);
+  draw(`Lineage of ${answer.item.id}`, [...nodes.values()], edges, answer.item.id, onExplain);
 }
 
 /** A graph_path answer: each chain's entities, joined by the propositions that link them. */
@@ -98,9 +102,9 @@ export function drawPaths(answer, from, to, names) {
   const nodes = new Map();
   const edges = [];
   for (const path of answer.paths) {
-    for (const id of path.entity_ids) nodes.set(id, { id, kind: "entity", text: names.get(id) || "" });
+    for (const id of path.entity_ids) nodes.set(id, { id, kind: names.get(id) || "entity", text: "" });
     for (const edge of path.edges)
-      edges.push({ from: edge.from, to: edge.to, label: `${edge.proposition_id}: ${short(edge.text, 40)}` });
+      edges.push({ from: edge.from, to: edge.to, label: edge.proposition_id, detail: edge.text });
   }
   const title = answer.found ? `Chains from ${from} to ${to}` : `No chain from ${from} to ${to} within the depth`;
   draw(title, [...nodes.values()], edges, from);

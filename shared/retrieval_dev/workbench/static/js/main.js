@@ -38,7 +38,7 @@ async function explain(id) {
   select($("tab-why"));
   showError("graph-error", null);
   try {
-    drawLineage(await why(id));
+    drawLineage(await why(id), explain);
     announce(`Lineage of ${id} drawn`);
   } catch (error) {
     showError("graph-error", error.message);
