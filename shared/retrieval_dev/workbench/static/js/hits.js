@@ -45,7 +45,7 @@ function isLink(uri) {
   return /^https?:\/\//i.test(uri);
 }
 
-function origin(hit) {
+function origin(hit, onWhy) {
   const parts = [];
   const meta = hit.metadata || {};
   const uri = hit.location?.uri || meta.uri;
@@ -60,7 +60,12 @@ function origin(hit) {
       ? el("a", { href: uri, rel: "noreferrer noopener", target: "_blank" }, uri)
       : el("code", { class: "uri" }, uri));
     if (where || span) parts.push(el("span", {}, ` (${[where, span.trim()].filter(Boolean).join(" ")})`));
-    if (hit.location?.chunk_id) parts.push(el("span", {}, " chunk "), el("code", {}, hit.location.chunk_id));
+    const chunk = hit.location?.chunk_id;
+    if (chunk) {
+      parts.push(el("span", {}, " chunk "));
+      parts.push(onWhy ? el("a", { href: "#panel-why", "aria-label": `The lineage of chunk ${chunk}`,
+        onclick: (event) => { event.preventDefault(); onWhy(chunk); } }, chunk) : el("code", {}, chunk));
+    }
   }
   return parts.length ? el("p", { class: "origin" }, parts) : null;
 }
@@ -108,7 +113,7 @@ export function renderHits(list, hits, options = {}) {
         names.filter((name) => hit.signals && hit.signals[name])
           .map((name) => signalRow(name, hit.signals[name], maxima[name]))),
       options.compact ? null : el("p", { class: "found-by" }, `found by ${(hit.found_by || []).join(", ") || "—"}`),
-      options.compact ? null : origin(hit),
+      options.compact ? null : origin(hit, options.onWhy),
       options.compact ? null : metadataList(hit),
     );
     return item;
