@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -34,8 +33,9 @@ from cli_process import serving
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
 from retrieval_dev.bedrock_contract import error_code, response_problems
-from retrieval_dev.cli import serve
 from retrieval_dev.cli.sigv4 import dev_credentials
+from retrieval_dev.serving.gateway import Gateway
+from retrieval_dev.serving.server import ServeLimits, running_in_thread
 
 from dev.sample import known
 
@@ -376,16 +376,10 @@ def test_langchain_s_retriever_returns_documents_with_our_metadata(base_url: str
 @contextmanager
 def in_process_serve(settings: Settings) -> Iterator[str]:
     """`retrieval serve`'s server and handlers on a thread of this process, over ``settings``."""
-    server = serve._Server(("127.0.0.1", 0), serve._Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    with bootstrap.use(bootstrap.Container(settings)):
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}"
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(timeout=10)
+    gateway = Gateway(ServeLimits())
+    with bootstrap.use(bootstrap.Container(settings)), running_in_thread(gateway, gateway.limits) as address:
+        yield f"http://{address[0]}:{address[1]}"
+    gateway.close()
 
 
 def with_session(bedrock: BaseClient, session_id: str) -> BaseClient:

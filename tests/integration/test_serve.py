@@ -1,5 +1,6 @@
 """`retrieval serve` as a real process: every route answers a dev token with 200 and no token with 401,
-and the server refuses a non-loopback address unless told otherwise."""
+a normal request is answered while twenty clients trickle their bodies, and the server refuses a
+non-loopback address or settings the functions would refuse, at start, unless told otherwise."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.error import HTTPError
@@ -16,7 +18,7 @@ from urllib.request import Request, urlopen
 
 import pytest
 from cli_process import RETRIEVAL, free_port, serving
-from retrieval_dev.cli import serve
+from retrieval_dev.serving import routes
 
 from dev.sample import known
 from tests.processes import finished
@@ -70,7 +72,7 @@ def test_every_route_answers_a_dev_token(base_url: str) -> None:
 )
 @pytest.mark.parametrize("route", sorted(ROUTES))
 def test_every_route_refuses_a_missing_or_unknown_token(base_url: str, route: str, token: str | None) -> None:
-    assert call(base_url, route, token) == (401, serve.UNAUTHORIZED_BODY)
+    assert call(base_url, route, token) == (401, routes.UNAUTHORIZED_BODY)
 
 
 def test_serve_refuses_a_non_loopback_address() -> None:
@@ -79,10 +81,22 @@ def test_serve_refuses_a_non_loopback_address() -> None:
     assert "--allow-non-loopback" in done.stderr
 
 
-def raw_exchange(base_url: str, request: bytes) -> tuple[int, dict[str, Any]]:
-    """Send bytes as they are (urllib would fix the framing) and read the whole answer."""
+def test_serve_refuses_settings_the_functions_would_refuse_at_start() -> None:
+    env = os.environ | {"RETRIEVAL_PAGING_TTL_SECONDS": "2"}
+    done = finished([RETRIEVAL, "serve", "--port", str(free_port())], check=False, env=env)
+    assert done.returncode == 2
+    assert "RETRIEVAL_PAGING_TTL_SECONDS='2'" in done.stderr and "greater than or equal to 60" in done.stderr
+    assert "serving" not in done.stdout
+
+
+def address(base_url: str) -> tuple[str, int]:
     host, port = base_url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=30) as connection:
+    return host, int(port)
+
+
+def raw_exchange(base_url: str, request: bytes, timeout: float = 30) -> tuple[int, dict[str, Any]]:
+    """Send bytes as they are (urllib would fix the framing) and read the whole answer."""
+    with socket.create_connection(address(base_url), timeout=timeout) as connection:
         connection.sendall(request)
         answer = b""
         while chunk := connection.recv(65536):
@@ -122,7 +136,7 @@ def test_a_body_that_cannot_become_an_event_is_400(base_url: str, length: str, b
 
 
 def test_a_body_past_api_gateways_limit_is_413(base_url: str) -> None:
-    status, answer = raw_exchange(base_url, _post(str(serve.MAX_BODY_BYTES + 1), b"{}"))
+    status, answer = raw_exchange(base_url, _post(str(routes.MAX_BODY_BYTES + 1), b"{}"))
     assert status == 413
     assert answer["message"]
 
@@ -134,11 +148,31 @@ def test_fifty_concurrent_connections_are_all_answered(base_url: str) -> None:
     assert statuses == [200] * 50
 
 
+def test_a_request_is_answered_while_twenty_clients_trickle_their_bodies(base_url: str) -> None:
+    """Issue 40: twenty clients (each its own loopback address) send a head, then a byte of body at a
+    time; a normal retrieve from another client still gets its 200 within its socket's 10 s timeout."""
+    body = json.dumps({"mode": "lexical", "text": LEXICAL.text}).encode()
+    with ExitStack() as held:
+        tricklers = []
+        for n in range(20):
+            conn = held.enter_context(socket.socket())
+            conn.bind((f"127.0.1.{n + 1}", 0))
+            conn.connect(address(base_url))
+            conn.sendall(_post("4096", b"{"))
+            tricklers.append(conn)
+        for conn in tricklers:
+            conn.sendall(b" ")
+        status, answer = raw_exchange(base_url, _post(str(len(body)), body), timeout=10)
+        for conn in tricklers:
+            conn.sendall(b" ")
+    assert status == 200 and answer["hits"][0]["id"] == LEXICAL.expected_first
+
+
 def test_serve_keeps_multi_value_headers_like_api_gateway() -> None:
     response = {
         "statusCode": 503,
         "headers": {"Content-Type": "application/json"},
         "multiValueHeaders": {"Retry-After": ["1"], "Content-Type": ["application/json"]},
     }
-    merged = sorted(serve.response_headers(response))
+    merged = sorted(routes.response_headers(response))
     assert merged == [("Content-Type", "application/json"), ("Retry-After", "1")]

@@ -13,8 +13,8 @@ import pytest
 from cfnlint.decode import decode
 from fake_functions import DIMENSION, FakeFunctions, fake_functions
 from retrieval_core.retrieval.requests import RetrieveRequest
-from retrieval_dev.cli import serve
 from retrieval_dev.cli.events import api_event, session_event, why_event
+from retrieval_dev.serving import routes
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = json.loads((REPO / "docs" / "openapi.json").read_text(encoding="utf-8"))
@@ -226,8 +226,8 @@ def test_api_gateway_answers_and_serve_follow_the_error_schema() -> None:
         )
         assert_error_body(bodies[name])
     assert {"UNAUTHORIZED", "ACCESS_DENIED", "DEFAULT_4XX", "DEFAULT_5XX"} <= bodies.keys()
-    assert bodies["UNAUTHORIZED"] == serve.UNAUTHORIZED_BODY
-    assert bodies["DEFAULT_4XX"] == serve.MISSING_ROUTE_BODY
+    assert bodies["UNAUTHORIZED"] == routes.UNAUTHORIZED_BODY
+    assert bodies["DEFAULT_4XX"] == routes.MISSING_ROUTE_BODY
 
 
 def test_the_spec_states_the_415_on_retrieve() -> None:

@@ -17,9 +17,9 @@ from retrieval_core.retrieval.paging import TOKEN_VERSION
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.responses import RetrieveResponse
 from retrieval_dev.bedrock_contract import operation as operation_model
-from retrieval_dev.cli import serve
 from retrieval_dev.cli.lambda_runtime import lambda_environment
 from retrieval_dev.cli.openapi import ErrorBody, build_spec, render
+from retrieval_dev.serving import routes
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "docs" / "openapi.json"
@@ -49,7 +49,7 @@ def test_the_committed_spec_is_current(generated: dict[str, Any]) -> None:
 
 def test_the_spec_documents_exactly_the_routes_serve_and_the_api_expose(generated: dict[str, Any]) -> None:
     documented = {(path, method.upper()) for path, ops in generated["paths"].items() for method in ops}
-    assert documented == {(resource, method) for method, _, _, resource in serve.ROUTES}
+    assert documented == {(resource, method) for method, _, _, resource in routes.ROUTES}
 
 
 def test_every_reference_resolves_and_every_schema_is_used(generated: dict[str, Any]) -> None:

@@ -34,9 +34,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..mcp.backends import BackendConfigError, LocalBackend, RemoteBackend
-    from .serve import _is_loopback
+    from ..serving.server import is_loopback
 
-    if args.http and not args.allow_non_loopback and not _is_loopback(args.host):
+    if args.http and not args.allow_non_loopback and not is_loopback(args.host):
         return _fail(f"refusing to bind {args.host}: only loopback is allowed (--allow-non-loopback)")
     try:
         if args.api_url:

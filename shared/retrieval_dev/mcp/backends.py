@@ -55,7 +55,7 @@ class LocalBackend:
     same dev tokens (``dev:acme``, ``dev:acme,globex`` with ``context``, ``dev:acme:5``)."""
 
     def __init__(self, token: str, context: str | None = None) -> None:
-        from ..cli.serve import dev_claims
+        from ..serving.routes import dev_claims
 
         self._headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         if context:
@@ -67,7 +67,7 @@ class LocalBackend:
 
     def send(self, request: ApiRequest) -> ApiAnswer:
         from ..cli.lambda_runtime import invoke
-        from ..cli.serve import proxy_event
+        from ..serving.routes import proxy_event
 
         body = None if request.body is None else json.dumps(request.body)
         routed = proxy_event(request.method, _raw_path(request), dict(self._headers), body)

@@ -119,8 +119,10 @@ async def serve_stdio(server: Server[Any]) -> None:
 
 
 def serve_http(server: Server[Any], host: str, port: int) -> None:
-    """Streamable HTTP at ``http://HOST:PORT/mcp`` (DNS-rebinding protection on for loopback hosts)."""
-    import uvicorn
+    """Streamable HTTP at ``http://HOST:PORT/mcp`` (DNS-rebinding protection on for loopback hosts), on
+    the same hardened uvicorn as ``retrieval serve`` (head deadline, idle timeout, connections per
+    client); the app's lifespan runs its session manager."""
+    from ..serving import server as http_server
 
     app = server.streamable_http_app(host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    http_server.run(app, host, port, http_server.ServeLimits(), lifespan="on")

@@ -1,0 +1,224 @@
+"""``retrieval serve``'s ASGI app: API Gateway in front of the functions, as ``sam local start-api`` would
+be. A request is read (its body within the body deadline, at most API Gateway's 10 MB, UTF-8), then
+``Gateway.dispatch`` answers it: the one place a request is routed, authorized and handed to a function
+(a throttle or a static page belongs there too).
+
+The development authorizer stands in for the deployed one: ``Authorization: Bearer dev:acme`` (or
+``dev:acme,globex``, optionally ``dev:acme:5`` for a session-limit claim) becomes the claims the real
+authorizer would pass; no token, or any other token, is a 401 before the function runs. Bedrock's Retrieve
+route is ``AWS_IAM`` instead: SigV4 with the dev credentials ``dev-<context>`` / ``dev-secret``
+(``retrieval_dev.cli.sigv4``); anything else there is an ``AccessDeniedException``. An unknown route or an
+undeclared method is 403 with the template's gateway-response body, a CORS preflight (OPTIONS) of a route
+is answered as the template's ``Cors`` mock integration does, and every gateway response carries
+``Access-Control-Allow-Origin``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
+
+from .routes import MAX_BODY_BYTES, MISSING_ROUTE_BODY, UNAUTHORIZED_BODY, is_routed_path, proxy_event
+from .routes import response_headers as proxy_response_headers
+from .server import ServeLimits
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    target: str
+    """The path and query string exactly as sent (percent-encoded), as API Gateway passes them on."""
+    headers: dict[str, str]
+    body: str | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: str = ""
+    close: bool = False
+
+
+class RefusedRequestError(Exception):
+    """The request cannot become an event: API Gateway would refuse it too."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = {"error": "payload_too_large" if status == 413 else "bad_request", "message": message}
+
+
+class ClientGoneError(Exception):
+    """The client closed the connection before its request was whole: nobody to answer."""
+
+
+class Gateway:
+    def __init__(self, limits: ServeLimits) -> None:
+        self.limits = limits
+        self._workers = ThreadPoolExecutor(max_workers=limits.workers, thread_name_prefix="serve")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        try:
+            answer = await self.dispatch(await read_request(scope, receive, self.limits))
+        except RefusedRequestError as refused:
+            answer = gateway_answer(refused.status, refused.body, close=True)
+        except ClientGoneError:
+            return
+        await reply(send, answer)
+
+    async def dispatch(self, request: Request) -> Answer:
+        """The one place a whole request is answered."""
+        from retrieval_dev.cli import sigv4
+
+        if request.method == "OPTIONS":
+            return preflight(request)
+        if request.method == "GET" and (page := workbench_page(request)) is not None:
+            return page
+        routed = proxy_event(request.method, request.target, request.headers, request.body)
+        if routed is None:
+            return gateway_answer(403, MISSING_ROUTE_BODY)
+        function, event = routed
+        if event["resource"] == KB_RESOURCE:
+            identity = sigv4.verified_identity(
+                request.method,
+                request.target,
+                request.headers,
+                (request.body or "").encode(),
+                event["pathParameters"]["knowledgeBaseId"],
+            )
+            if identity is None:
+                return Answer(*sigv4.DENIED, sigv4.denied_body())
+            event["requestContext"].update(authorizer=None, identity=identity)
+        elif event["requestContext"]["authorizer"] is None:
+            return gateway_answer(401, UNAUTHORIZED_BODY)
+        response = await self.invoke(function, event)
+        return Answer(response["statusCode"], proxy_response_headers(response), response.get("body") or "")
+
+    async def invoke(self, function: str, event: dict[str, Any]) -> dict[str, Any]:
+        """The function's handler on a worker thread (handlers block; the event loop keeps answering)."""
+        from retrieval_dev.cli.lambda_runtime import invoke
+
+        call = contextvars.copy_context().run
+        response: dict[str, Any] = await asyncio.get_running_loop().run_in_executor(
+            self._workers, call, invoke, function, event
+        )
+        return response
+
+    def close(self) -> None:
+        self._workers.shutdown(wait=False, cancel_futures=True)
+
+
+async def read_request(scope: Scope, receive: Receive, limits: ServeLimits) -> Request:
+    # h11 bounds a head that arrives in parts; one that arrives whole is bounded here.
+    if sum(len(name) + len(value) + 4 for name, value in scope["headers"]) > limits.max_head_bytes:
+        raise RefusedRequestError(431, f"The request's headers may be at most {limits.max_head_bytes} bytes.")
+    headers = header_dict(scope["headers"])
+    declared = headers.get("Content-Length")
+    if declared is not None and int(declared) > MAX_BODY_BYTES:  # h11 has checked it is digits
+        raise RefusedRequestError(413, f"The body may be at most {MAX_BODY_BYTES} bytes.")
+    raw = await read_body(receive, limits.body_timeout)
+    try:
+        body = raw.decode("utf-8") if raw else None
+    except UnicodeDecodeError:
+        raise RefusedRequestError(400, "The body must be UTF-8 encoded JSON.") from None
+    query = scope["query_string"].decode("latin-1")
+    target = scope["raw_path"].decode("latin-1") + (f"?{query}" if query else "")
+    return Request(scope["method"], target, headers, body)
+
+
+async def read_body(receive: Receive, body_timeout: float) -> bytes:
+    """The whole body within ``body_timeout`` seconds in all: trickling bytes does not extend it."""
+    chunks: list[bytes] = []
+    size, more = 0, True
+    try:
+        async with asyncio.timeout(body_timeout):
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise ClientGoneError
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise RefusedRequestError(413, f"The body may be at most {MAX_BODY_BYTES} bytes.")
+                chunks.append(chunk)
+                more = message.get("more_body", False)
+    except TimeoutError:
+        raise RefusedRequestError(
+            400, f"The body is shorter than its Content-Length (or took more than {body_timeout:g} s)."
+        ) from None
+    return b"".join(chunks)
+
+
+def header_dict(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """Request headers as a REST proxy event carries them. uvicorn gives names in lower case; they are
+    spelt as clients send them (``Authorization``, ``X-Amz-Date``), and a repeated name keeps its last
+    value, as API Gateway's ``headers`` does."""
+    return {canonical_name(name.decode("latin-1")): value.decode("latin-1") for name, value in raw}
+
+
+def canonical_name(name: str) -> str:
+    return "-".join(part.capitalize() for part in name.split("-"))
+
+
+def workbench_page(request: Request) -> Answer | None:
+    """The workbench's page or one of its files (``retrieval_dev.workbench``), or None for any other
+    path: no function runs for them and no token is needed (the page asks for one)."""
+    from urllib.parse import urlsplit
+
+    from retrieval_dev.workbench import page_asset
+
+    asset = page_asset(urlsplit(request.target).path)
+    return None if asset is None else Answer(200, asset.headers, asset.body)
+
+
+def preflight(request: Request) -> Answer:
+    from retrieval_core.entrypoints.cors import preflight_headers
+
+    if not is_routed_path(request.target):
+        return gateway_answer(403, MISSING_ROUTE_BODY)
+    return Answer(200, list(preflight_headers(allowed_origin()).items()), "{}")
+
+
+def gateway_answer(status: int, body: dict[str, str], *, close: bool = False) -> Answer:
+    """An answer API Gateway gives itself (no function ran): the template's gateway responses."""
+    from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
+
+    return Answer(status, [(ALLOW_ORIGIN, allowed_origin())], json.dumps(body), close)
+
+
+def allowed_origin() -> str:
+    from retrieval_core.bootstrap import container
+
+    return container().settings.cors_allow_origin
+
+
+async def reply(send: Send, answer: Answer) -> None:
+    payload = answer.body.encode("utf-8")
+    headers = answer.headers
+    if not any(name.lower() == "content-type" for name, _ in headers):
+        headers = [("Content-Type", "application/json"), *headers]
+    headers = [*headers, ("Content-Length", str(len(payload)))]
+    if answer.close:
+        headers.append(("Connection", "close"))
+    await send(
+        {
+            "type": "http.response.start",
+            "status": answer.status,
+            "headers": [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
