@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.error import HTTPError
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 from urllib.request import Request, urlopen
 
 import pytest
@@ -113,6 +113,23 @@ def test_a_question_renders_the_apis_hits_with_a_bar_per_signal(page: Any, base_
     assert marks == [found["span"] for found in inferred]
     assert {"Payments", "in March 2026"} <= set(marks)
     assert page.locator("#expansion .term").all_inner_texts() == answer["applied"]["expansion_terms"]
+
+
+def test_the_filter_builder_offers_the_contexts_keys_and_sends_its_conditions(
+    page: Any, base_url: str
+) -> None:
+    page.wait_for_selector('#filter-keys option[value="metadata.team"]', state="attached")
+    offered = set(page.locator("#filter-keys option").evaluate_all("els => els.map(e => e.value)"))
+    assert {"kind", "created_at", "mentions.entity_id", "metadata.team", "metadata.system"} <= offered
+    page.get_by_role("button", name="Add a condition").click()
+    page.get_by_label("Key", exact=True).fill("metadata.team")
+    page.get_by_label("Operator").select_option("equals")
+    page.get_by_label("Value", exact=True).fill("payments")
+    body = ask(page, "who works on what", mode="hybrid")
+    assert body["filter"] == {"equals": {"key": "metadata.team", "value": "payments"}}
+    _, answer = api(base_url, "POST", "/v1/retrieve", body)
+    assert shown_ids(page, "#hits") == [hit["id"] for hit in answer["hits"]]
+    assert answer["hits"] and all(hit["metadata"].get("team") == "payments" for hit in answer["hits"])
 
 
 def test_diversity_marks_the_hits_it_moved(page: Any, base_url: str) -> None:
@@ -278,6 +295,50 @@ def test_documents_view_renders_the_route_or_says_it_is_not_available(page: Any,
         page.wait_for_selector("#documents-table:not([hidden])")
         keys = data_of(page, "#documents-rows [data-document-key]", "documentKey")
         assert keys == [doc["key"] for doc in answer["documents"]]
+
+
+def test_documents_view_renders_the_documents_contract(page: Any) -> None:
+    """The documents route's answer as its issue defines it, rendered with paging. This server may not
+    have the route yet, so the browser answers it with that shape (only for this route, only here);
+    the test above checks what the real server says."""
+    pages = {
+        None: {
+            "documents": [_document("a.md", "indexed", 3), _document("b.pdf", "failed", 0, "not UTF-8")],
+            "next_token": "t2",
+        },
+        "t2": {"documents": [_document("c.md", "deleted", 0)], "next_token": None},
+    }
+    asked: list[str] = []
+
+    def answer(route: Any) -> None:
+        query = parse_qs(urlsplit(route.request.url).query)
+        asked.append(route.request.url)
+        token = query.get("next_token", [None])[0]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(pages[token]))
+
+    page.route("**/v1/documents*", answer)
+    page.get_by_role("tab", name="Documents").click()
+    page.get_by_label("Key prefix").fill("contexts/acme/")
+    page.get_by_role("button", name="List documents").click()
+    page.wait_for_selector('#documents-rows [data-document-key="b.pdf"]')
+    page.get_by_role("button", name="More").click()
+    page.wait_for_selector('#documents-rows [data-document-key="c.md"]')
+    assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == ["a.md", "b.pdf", "c.md"]
+    assert data_of(page, "#documents-rows [data-status]", "status") == ["indexed", "failed", "deleted"]
+    assert "not UTF-8" in page.locator('#documents-rows [data-document-key="b.pdf"]').inner_text()
+    assert page.locator("#documents-more").is_hidden()
+    assert all("prefix=contexts%2Facme%2F" in url for url in asked)
+
+
+def _document(key: str, status: str, chunks: int, reason: str | None = None) -> dict[str, Any]:
+    return {
+        "key": key,
+        "status": status,
+        "version": "v1",
+        "chunks": chunks,
+        "reason": reason,
+        "updated_at": "2026-03-02T10:00:00Z",
+    }
 
 
 def test_tabs_move_with_the_arrow_keys(page: Any) -> None:
