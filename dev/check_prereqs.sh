@@ -40,6 +40,7 @@ if [ "${1:-}" != "python" ]; then
   chromium_bin="${WORKBENCH_CHROMIUM:-/usr/bin/chromium}"
   if [ ! -x "$chromium_bin" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's chromium for the workbench's browser tests (apt-get install chromium)" >&2
+    export DEBIAN_FRONTEND=noninteractive
     { apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; } >/dev/null 2>&1
   fi
   if [ ! -x "$chromium_bin" ]; then
