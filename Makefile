@@ -29,6 +29,7 @@ up-cluster: install check-prereqs
 	@STACK_OPENSEARCH_NODES=3 $(PY) -m dev.stack up
 
 down:
+	@bash dev/workbench.sh stop
 	@test -x $(PY) && $(PY) -m dev.stack down || true
 
 lint: install
@@ -61,10 +62,14 @@ test: install sam-install check-prereqs
 	  $(PY) -m dev.stack down; \
 	  exit $$status
 
+# KEEP=1 leaves the stack running and starts the workbench (`retrieval serve`) on WORKBENCH_PORT.
+WORKBENCH_PORT ?= 3000
 demo: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; $(VENV)/bin/retrieval demo || status=$$?; \
-	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+	  if [ -z "$(KEEP)" ]; then $(PY) -m dev.stack down; \
+	  elif [ $$status -eq 0 ]; then bash dev/workbench.sh start $(WORKBENCH_PORT) || status=$$?; fi; \
+	  exit $$status
 
 # Quality through the real handler: every configuration of evaluation/compare.py on Cranfield's dev half,
 # CACM and the agent questions, in one multi-collection table (docs/QUALITY.md), then auto beside hybrid

@@ -2,6 +2,7 @@
 # Checks the tools the project needs before anything is installed or started.
 #   bash dev/check_prereqs.sh python   -> only Python 3.11+ (enough for `make install` and unit tests)
 #   bash dev/check_prereqs.sh          -> also Java 17+ and Maven (the local OpenSearch node, `make up`)
+#                                         and Chromium (the workbench's browser tests; installed as root)
 # Prints how to install whatever is missing and exits non-zero.
 set -u
 
@@ -33,6 +34,18 @@ if [ "${1:-}" != "python" ]; then
   fi
   if ! command -v mvn >/dev/null 2>&1; then
     fail "Maven (fetches the OpenSearch jars on the first 'make up')" "apt-get install maven"
+  fi
+  # The workbench's browser tests drive Debian's Chromium through Playwright (never a downloaded
+  # browser). As root it is installed here; otherwise it is reported like any other prerequisite.
+  chromium_bin="${WORKBENCH_CHROMIUM:-/usr/bin/chromium}"
+  if [ ! -x "$chromium_bin" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "installing Debian's chromium for the workbench's browser tests (apt-get install chromium)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; } >/dev/null 2>&1
+  fi
+  if [ ! -x "$chromium_bin" ]; then
+    fail "Chromium at $chromium_bin (the workbench's browser tests; or set WORKBENCH_CHROMIUM)" \
+      "sudo apt-get install chromium"
   fi
 fi
 

@@ -93,6 +93,8 @@ class Gateway:
 
         if request.method == "OPTIONS":
             return preflight(request)
+        if request.method == "GET" and (page := workbench_page(request)) is not None:
+            return page
         routed = proxy_event(request.method, request.target, request.headers, request.body)
         if routed is None:
             return gateway_answer(403, MISSING_ROUTE_BODY)
@@ -182,6 +184,17 @@ def header_dict(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
 
 def canonical_name(name: str) -> str:
     return "-".join(part.capitalize() for part in name.split("-"))
+
+
+def workbench_page(request: Request) -> Answer | None:
+    """The workbench's page or one of its files (``retrieval_dev.workbench``), or None for any other
+    path: no function runs for them and no token is needed (the page asks for one)."""
+    from urllib.parse import urlsplit
+
+    from retrieval_dev.workbench import page_asset
+
+    asset = page_asset(urlsplit(request.target).path)
+    return None if asset is None else Answer(200, asset.headers, asset.body)
 
 
 def preflight(request: Request) -> Answer:
