@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     )
     from .retrieval.config import RetrievalConfig
     from .retrieval.pager import Pager
+    from .retrieval.pipeline import RankingPipeline
     from .retrieval.service import RetrieveService
 
 OVERRIDABLE = frozenset(
@@ -186,7 +187,16 @@ class Container:
                 max_depth=self.settings.paging_max_depth, ttl_seconds=self.settings.paging_ttl_seconds
             ),
             clock=lambda: int(time.time()),
+            pipeline=self.ranking,
         )
+
+    @cached_property
+    def ranking(self) -> RankingPipeline:
+        """The ranking pipeline every retrieve request runs, built once per container; the caller's
+        context and options travel in each request's ``PreparedQuery``."""
+        from .retrieval.pipeline import RankingPipeline
+
+        return RankingPipeline(self.capabilities, self.retrieval_config)
 
     def _paging_key(self) -> bytes | None:
         if self.settings.paging_key is not None:

@@ -12,7 +12,6 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.logging import correlation_paths
 from pydantic import BaseModel
 
 from .. import deadline, metering
@@ -86,7 +85,8 @@ def current_caller(app: APIGatewayRestResolver) -> Caller:
 
 
 def header(app: APIGatewayRestResolver, name: str) -> str | None:
-    headers = app.current_event.headers or {}
+    # The raw event's headers: the event's ``headers`` property builds a case-insensitive copy per read.
+    headers: dict[str, str] = app.current_event.raw_event.get("headers") or {}
     return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
 
 
@@ -130,6 +130,8 @@ def lambda_entry(
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         started = time.perf_counter()
+        # API Gateway's request id, read directly (Powertools' correlation path runs a JMESPath query).
+        tools.logger.set_correlation_id((event.get("requestContext") or {}).get("requestId"))
         with (
             deadline.for_invocation(context, container().settings.request_deadline_share),
             metering.tallied() as calls,
@@ -149,4 +151,4 @@ def lambda_entry(
         )
         return response
 
-    return tools.wrap(lambda_handler, correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    return tools.wrap(lambda_handler)

@@ -56,8 +56,10 @@ class Pager:
         items: ItemReader | None,
         config: PagingConfig,
         clock: Callable[[], int],
+        pipeline: RankingPipeline | None = None,
     ) -> None:
-        self._pipeline = RankingPipeline(capabilities, retrieval)
+        """``pipeline``: the container's (else one built here from ``capabilities`` and ``retrieval``)."""
+        self._pipeline = pipeline or RankingPipeline(capabilities, retrieval)
         self._tokens = tokens
         self._cursors = cursors
         self._items = items
