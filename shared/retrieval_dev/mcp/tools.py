@@ -256,10 +256,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="graph_path",
         title="Path between two entities",
         description=(
-            "Find the shortest chains of facts linking two entities (ids like 'acme:person/alice-chen'), "
-            "up to max_depth hops (1-5). Use it to answer how two people, teams or systems are connected; "
-            "each hop names the proposition that connects its ends, which why_explain can justify. "
-            "found=false means no chain within max_depth."
+            "The shortest chains of facts linking two entities (acme:person/alice-chen), up to max_depth "
+            "hops: how two people, teams or systems are connected. Each hop names its proposition; "
+            "found=false: no chain."
         ),
         schema=served_schema(GraphPathRequest),
         output_schema=GRAPH_PATH_OUTPUT,
@@ -269,10 +268,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="why_explain",
         title="Why is this believed",
         description=(
-            "Explain one item (any hit id, or the item behind a [S#] citation): what it was derived from "
-            "(to depth levels), the source spans that ground it, what it replaced, what replaced it and "
-            "what contradicts it. Use it before relying on a claim, or when two hits disagree. "
-            "An unknown id answers not_found."
+            "Why one item (a hit id, or a [S#] citation's) is believed: what it was derived from, the spans "
+            "that ground it, what it replaced or was replaced by, what contradicts it. Use it before "
+            "relying on a claim."
         ),
         schema=served_schema(WhyExplainRequest),
         output_schema=WHY_EXPLAIN_OUTPUT,
@@ -282,9 +280,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="session",
         title="Session so far",
         description=(
-            "Show a retrieval session: how many queries it answered, its budget (limit) and the sources "
-            "it has cited so far with their S# names. Use it to recover citations or to see how much "
-            "budget is left before retrieve answers session_budget_exhausted."
+            "A retrieval session: queries answered, its budget (limit) and the sources cited so far with "
+            "their S# names."
         ),
         schema=served_schema(SessionRequest),
         output_schema=SESSION_OUTPUT,
