@@ -104,3 +104,20 @@ def test_request_and_response_examples_are_valid_instances(generated: dict[str, 
         token = example.get("next_token")
         if token is not None:  # a token as this version issues it: four dot-separated parts
             assert token.startswith(f"{TOKEN_VERSION}.") and token.count(".") == 3, token
+
+
+def test_no_combinator_has_fewer_than_two_alternatives(generated: dict[str, Any]) -> None:
+    """What Redocly's lint reports as illogical: an anyOf/oneOf/allOf of one schema is that schema."""
+    lonely: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            lonely.extend(f"{path}/{k}" for k in ("anyOf", "oneOf") if len(node.get(k, [None, None])) < 2)
+            for key, child in node.items():
+                walk(child, f"{path}/{key}")
+        elif isinstance(node, list):
+            for position, child in enumerate(node):
+                walk(child, f"{path}[{position}]")
+
+    walk(generated, "")
+    assert lonely == []
