@@ -6,7 +6,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster load
+.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster \
+  test-latest-clients load
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -115,6 +116,36 @@ load: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; $(PY) -m bench.load $(LOAD_ARGS) || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# The Bedrock client tests against the newest clients on PyPI, not the pinned ones, so an upstream
+# service-model change fails here before it fails a user (docs/BEDROCK.md). Each environment is made
+# anew every run: boto3, botocore, langchain-aws and the AWS CLI (v1) at their newest beside the repo;
+# LlamaIndex alone (its aioboto3 pins an older botocore). `make test` stays pinned.
+LATEST_VENV := .venv-latest-clients
+LLAMA_VENV := .venv-latest-llamaindex
+LATEST_PORT ?= 3099
+test-latest-clients: install check-prereqs
+	@rm -rf $(LATEST_VENV) $(LLAMA_VENV)
+	@$(PYTHON) -m venv $(LATEST_VENV) && $(PYTHON) -m venv $(LLAMA_VENV)
+	@$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	@$(LATEST_VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	@$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade boto3 botocore langchain-aws awscli 2>&1 \
+	  | grep -v "dependency conflicts\|requires boto\|incompatible" || true
+	@$(LLAMA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	@$(LLAMA_VENV)/bin/python -m pip install --quiet llama-index-retrievers-bedrock pytest
+	@echo "newest clients:"; $(LATEST_VENV)/bin/python -m pip list 2>/dev/null \
+	  | grep -iE '^(boto3|botocore|langchain-aws|awscli) '; $(LLAMA_VENV)/bin/python -m pip list 2>/dev/null \
+	  | grep -iE '^(llama-index-retrievers-bedrock|boto3|botocore) '
+	@$(PY) -m dev.stack up
+	@status=0; $(VENV)/bin/retrieval load dev/sample/corpus.jsonl >/dev/null || status=$$?; \
+	  $(VENV)/bin/retrieval serve --port $(LATEST_PORT) >.stack/serve-latest-clients.log 2>&1 & serve=$$!; \
+	  for _ in $$(seq 100); do curl -s -o /dev/null 127.0.0.1:$(LATEST_PORT) && break; sleep 0.2; done; \
+	  $(LATEST_VENV)/bin/python -m pytest -q tests/integration/test_bedrock_clients.py || status=$$?; \
+	  RETRIEVAL_SERVE_URL=http://127.0.0.1:$(LATEST_PORT) $(LATEST_VENV)/bin/python -m pytest -q \
+	    -o addopts=-ra tests/latest_clients/test_aws_cli.py || status=$$?; \
+	  RETRIEVAL_SERVE_URL=http://127.0.0.1:$(LATEST_PORT) $(LLAMA_VENV)/bin/python -m pytest -q \
+	    -o addopts=-ra -p no:cacheprovider tests/latest_clients/test_llamaindex.py || status=$$?; \
+	  kill $$serve; [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # --- SAM CLI (own venv: its pins conflict with ours) -------------------------------------------------
 SAM_VENV := .venv-sam

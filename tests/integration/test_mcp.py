@@ -3,6 +3,7 @@ backend, over stdio with the remote backend against `retrieval serve`, and over 
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -71,6 +72,14 @@ def test_local_stdio_lists_the_tools_and_each_answers_with_citations(corpus_sett
         assert {tool.name for tool in listed.tools} == TOOLS
         retrieve_schema = next(t for t in listed.tools if t.name == "retrieve").input_schema
         assert "context_id" not in retrieve_schema["properties"]
+        # What a host sends with every model call: the whole list as the server answered it.
+        wire = json.dumps(
+            [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in listed.tools],
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        assert len(wire) <= 8_000 and "$ref" not in wire and "$defs" not in wire
+        assert all(tool.output_schema and tool.output_schema["type"] == "object" for tool in listed.tools)
 
         found = await client.call_tool(
             "retrieve",
@@ -79,12 +88,18 @@ def test_local_stdio_lists_the_tools_and_each_answers_with_citations(corpus_sett
                 "text": QUERY.text,
                 "top_k": 5,
                 "session_id": session_id,
-                "pack": {"max_tokens": 300},
+                "pack_tokens": 300,
             },
         )
         assert not found.is_error
         body = found.structured_content
         assert QUERY.expected_first in [hit["id"] for hit in body["hits"]]
+        # The text a model reads: one citable line per hit, not the JSON body.
+        listing = texts(found)[0].splitlines()
+        assert len(listing) == 1 + len(body["hits"]) and not listing[0].startswith("{")
+        for line, name, hit in zip(listing[1:], body["receipt"]["source_ids"], body["hits"], strict=True):
+            assert line.startswith(f"[{name}] {hit['id']} ({hit['kind']}, score ")
+        assert body["applied"]["diversify"] is True and "interleaved by kind" in listing[0]
         packet = body["context_packet"]
         assert texts(found)[-1] == packet["text"] and "[S1]" in packet["text"]
         cited = {item["source_id"]: item["id"] for item in packet["items"]}
@@ -105,6 +120,25 @@ def test_local_stdio_lists_the_tools_and_each_answers_with_citations(corpus_sett
         assert {name: sources[name] for name in cited} == cited
 
     session_with(stdio("--token", "dev:acme"), scenario)
+
+
+def test_started_outside_the_repository_it_serves_the_checkout_s_handlers(
+    corpus_settings: Any, tmp_path: Any
+) -> None:
+    outside = StdioServerParameters(
+        command=str(RETRIEVAL), args=["mcp", "--token", "dev:acme"], env=dict(os.environ), cwd=str(tmp_path)
+    )
+
+    async def scenario(client: Client) -> None:
+        agent_filter = {"all": [{"field": "kind", "op": "in", "value": ["proposition", "record"]}]}
+        found = await client.call_tool("retrieve", {"text": QUERY.text, "top_k": 5, "filter": agent_filter})
+        assert not found.is_error, texts(found)
+        assert {hit["kind"] for hit in found.structured_content["hits"]} <= {"proposition", "record"}
+        assert found.structured_content["applied"]["filter"]["expression"] == {
+            "in": {"key": "kind", "value": ["proposition", "record"]}
+        }
+
+    session_with(outside, scenario)
 
 
 def test_local_stdio_reports_api_errors_as_tool_errors_and_never_switches_context(

@@ -1,9 +1,10 @@
-"""The MCP tools cannot drift from the API: each input schema is its route's pydantic model's schema
-(less ``context_id``, which is never an argument, and the retrieve body's root conditions, which hosts
-refuse); results and errors map as documented."""
+"""The MCP tools cannot drift from the API: each tool takes its route model's fields (retrieve: the
+agent's form, translated into the route's body), the whole list fits an agent's budget, and results and
+errors map as documented."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
-from retrieval_core.retrieval.requests import MODE_NEEDS, RetrieveRequest
+from retrieval_core.models.filters import LEAVES
+from retrieval_core.retrieval.requests import MODE_NEEDS, Mode, RetrieveRequest
 from retrieval_dev.mcp.backends import ApiAnswer, RemoteBackend
 from retrieval_dev.mcp.server import list_tools, tool_result
 from retrieval_dev.mcp.tools import TOOLS_BY_NAME, SessionRequest, ToolArgumentsError
@@ -25,24 +27,122 @@ MODELS = {
 }
 
 
-def test_each_tool_schema_is_its_route_model_schema_without_context_id() -> None:
+def test_each_tool_takes_its_route_model_s_fields_and_nothing_else() -> None:
     listed = {tool.name: tool.input_schema for tool in list_tools()}
     assert set(listed) == set(MODELS)
-    for name, model in MODELS.items():
-        expected = model.model_json_schema(by_alias=True)
-        expected["properties"].pop("context_id", None)
-        expected.pop("allOf", None)
-        assert listed[name] == expected, name
-        assert "context_id" not in listed[name]["properties"]
-    assert {"from", "to"} <= set(listed["graph_path"]["required"])
+    for name in ("graph_path", "why_explain", "session"):
+        expected = MODELS[name].model_json_schema(by_alias=True)
+        assert listed[name]["properties"].keys() == expected["properties"].keys() - {"context_id"}, name
+        assert listed[name].get("required", []) == expected.get("required", []), name
+    # retrieve's agent form: each argument is a field of the route's body, but the two it translates.
+    agent = set(listed["retrieve"]["properties"]) - {"pack_tokens", "options"}
+    assert agent <= set(RetrieveRequest.model_json_schema(by_alias=True)["properties"]) - {"context_id"}
+    assert set(listed["retrieve"]["properties"]["mode"]["enum"]) == {str(mode) for mode in Mode}
+    condition = listed["retrieve"]["properties"]["filter"]["properties"]["all"]["items"]
+    assert tuple(condition["properties"]["op"]["enum"]) == LEAVES
 
 
-def test_the_mode_conditions_the_tool_schema_leaves_out_are_in_words_and_in_validation() -> None:
+def test_the_tools_fit_an_agent_s_budget_and_declare_what_they_return() -> None:
+    tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in list_tools()]
+    wire = json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False)
+    retrieve = next(tool for tool in tools if tool["name"] == "retrieve")
+    assert len(wire) <= 8_000, len(wire)
+    assert len(json.dumps(retrieve["inputSchema"], separators=(",", ":"))) <= 4_000
+    assert "$ref" not in wire and "$defs" not in wire
+    assert all(tool["outputSchema"]["type"] == "object" for tool in tools)
+
+
+def test_the_mode_conditions_are_in_words_and_in_validation() -> None:
     conditions = RetrieveRequest.model_json_schema()["allOf"]
     assert len(conditions) == len(MODE_NEEDS)  # the OpenAPI document keeps them
     mode = TOOLS_BY_NAME["retrieve"].input_schema()["properties"]["mode"]["description"]
     for needs in MODE_NEEDS.values():
-        assert all(f"`{name}`" in mode for name in needs)
+        assert any(name in mode for name in needs)
+
+
+@pytest.mark.parametrize(
+    ("agent_filter", "expression"),
+    [
+        (
+            {"all": [{"field": "metadata.team", "op": "equals", "value": "payments"}]},
+            {"equals": {"key": "metadata.team", "value": "payments"}},
+        ),
+        (
+            {
+                "all": [{"field": "kind", "op": "in", "value": ["record", "document"]}],
+                "any": [
+                    {"field": "confidence", "op": "gte", "value": 0.8},
+                    {"field": "metadata.owner", "op": "exists", "value": True},
+                ],
+            },
+            {
+                "all_of": [
+                    {"in": {"key": "kind", "value": ["record", "document"]}},
+                    {
+                        "any_of": [
+                            {"gte": {"key": "confidence", "value": 0.8}},
+                            {"exists": {"key": "metadata.owner"}},
+                        ]
+                    },
+                ]
+            },
+        ),
+    ],
+)
+def test_an_agent_s_filter_is_the_filter_language_s(agent_filter: dict, expression: dict) -> None:
+    body = TOOLS_BY_NAME["retrieve"].to_request({"text": "x", "filter": agent_filter}).body
+    assert body is not None and body["filter"] == expression
+    assert RetrieveRequest.model_validate(body).filter is not None
+
+
+def test_options_reach_every_other_field_and_the_arguments_win() -> None:
+    request = TOOLS_BY_NAME["retrieve"].to_request(
+        {
+            "text": "x",
+            "top_k": 3,
+            "pack_tokens": 300,
+            "options": '{"diversify": false, "top_k": 9, "pack": {"cite_uri": true}}',
+        }
+    )
+    assert request.body == {
+        "mode": "auto",
+        "text": "x",
+        "top_k": 3,
+        "diversify": False,
+        "pack": {"cite_uri": True, "max_tokens": 300},
+    }
+    RetrieveRequest.model_validate(request.body)
+    for bad in ("{not json", "[1, 2]"):
+        with pytest.raises(ToolArgumentsError) as raised:
+            TOOLS_BY_NAME["retrieve"].to_request({"text": "x", "options": bad})
+        assert [f["field"] for f in raised.value.body["fields"]] == ["options"]
+
+
+def test_a_result_s_text_is_a_citable_list_and_the_body_is_structured() -> None:
+    body = {
+        "hits": [
+            {
+                "id": "acme:p-1",
+                "kind": "proposition",
+                "score": 0.91234,
+                "text": "Alice leads Payments.",
+                "location": {"uri": "s3://acme-docs/org.md"},
+            },
+            {"id": "acme:rec-2", "kind": "record", "score": 0.5, "text": "y " * 400, "location": None},
+        ],
+        "receipt": {"source_ids": ["S1", "S2"]},
+        "applied": {"diversify": True},
+        "next_token": "t",
+    }
+    result = tool_result(ApiAnswer(200, body), "retrieve")
+    text = result.content[0].text
+    assert result.structured_content == body
+    lines = text.splitlines()
+    assert lines[0] == "2 hits, interleaved by kind (applied.diversify); more with next_token."
+    assert (
+        lines[1] == "[S1] acme:p-1 (proposition, score 0.912) <s3://acme-docs/org.md>: Alice leads Payments."
+    )
+    assert lines[2].startswith("[S2] acme:rec-2 (record, score 0.5): y y") and len(lines[2]) < 500
 
 
 def test_annotations_say_what_each_tool_truly_does() -> None:
@@ -65,12 +165,12 @@ def test_an_error_names_mcps_own_options_not_the_apis_headers() -> None:
     assert failed.structured_content is not None and "--context" in failed.structured_content["message"]
 
 
-def test_arguments_become_the_api_request_unchanged() -> None:
+def test_arguments_become_the_api_request() -> None:
     retrieve = TOOLS_BY_NAME["retrieve"].to_request({"mode": "hybrid", "text": "x", "context_id": "globex"})
     assert (retrieve.method, retrieve.path, retrieve.body) == (
         "POST",
         "/v1/retrieve",
-        {"mode": "hybrid", "text": "x", "context_id": "globex"},
+        {"mode": "hybrid", "text": "x", "context_id": "globex"},  # handed over: the API ignores it
     )
     path = TOOLS_BY_NAME["graph_path"].to_request(
         {"from": "a:e/1", "to": "a:e/2", "statuses": ["ACTIVE", "SUPERSEDED"]}
@@ -91,7 +191,7 @@ def test_a_missing_path_parameter_is_the_apis_422(tool: str) -> None:
 
 
 def test_a_packet_is_also_plain_text_and_an_api_error_is_a_tool_error() -> None:
-    ok = tool_result(ApiAnswer(200, {"hits": [], "context_packet": {"text": "[S1] fact"}}))
+    ok = tool_result(ApiAnswer(200, {"hits": [], "context_packet": {"text": "[S1] fact"}}), "retrieve")
     assert not ok.is_error and [c.text for c in ok.content][-1] == "[S1] fact"
     assert ok.structured_content == {"hits": [], "context_packet": {"text": "[S1] fact"}}
 

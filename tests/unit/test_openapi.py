@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
+from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
 from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from retrieval_core.graph.models import GraphPathResponse
 from retrieval_core.lineage.models import WhyExplainResponse
@@ -64,6 +65,9 @@ def test_every_operation_needs_the_authorizer_and_documents_its_errors(generated
     for path, operations in generated["paths"].items():
         if path == KNOWLEDGE_BASE_RESOURCE:
             continue  # Bedrock's errors and security: the next test
+        if path in GENERATE_ROUTES:  # Bedrock's RetrieveAndGenerate: one ValidationException, always
+            assert list(operations["post"]["responses"]) == ["400"]
+            continue
         for operation in operations.values():
             responses = operation["responses"]
             assert {"200", "401", "403", "422", "500", "503"} <= responses.keys()
@@ -100,3 +104,20 @@ def test_request_and_response_examples_are_valid_instances(generated: dict[str, 
         token = example.get("next_token")
         if token is not None:  # a token as this version issues it: four dot-separated parts
             assert token.startswith(f"{TOKEN_VERSION}.") and token.count(".") == 3, token
+
+
+def test_no_combinator_has_fewer_than_two_alternatives(generated: dict[str, Any]) -> None:
+    """What Redocly's lint reports as illogical: an anyOf/oneOf/allOf of one schema is that schema."""
+    lonely: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            lonely.extend(f"{path}/{k}" for k in ("anyOf", "oneOf") if len(node.get(k, [None, None])) < 2)
+            for key, child in node.items():
+                walk(child, f"{path}/{key}")
+        elif isinstance(node, list):
+            for position, child in enumerate(node):
+                walk(child, f"{path}[{position}]")
+
+    walk(generated, "")
+    assert lonely == []

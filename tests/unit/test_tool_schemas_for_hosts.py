@@ -1,7 +1,8 @@
 """Every MCP tool's input schema against the tool-schema rules of the hosts agents run in, written down
-with their sources in docs/AGENT_HOSTS.md: one rule set per host, as data. A host that cannot take
-recursion (Gemini's OpenAPI-subset ``parameters``) gets the schema converted mechanically, the recursive
-filter as a free-form object; the test pins that nothing else needs converting."""
+with their sources in docs/AGENT_HOSTS.md: one rule set per host, as data. The served form has no
+references and no recursion; OpenAI's strict mode takes it once its client makes every property required
+(optional ones nullable), Gemini's ``parameters`` once ``additionalProperties`` is dropped: the tests pin
+that nothing else needs converting."""
 
 from __future__ import annotations
 
@@ -124,6 +125,7 @@ GEMINI_OPENAPI = HostRules(
 )
 MCP = HostRules("mcp (2025-11-25)", r"^[A-Za-z0-9_.-]{1,128}$", frozenset())
 HOSTS = (ANTHROPIC, OPENAI, GEMINI_JSON_SCHEMA, MCP)
+"""The hosts that take the served schema as it is (strict mode and Gemini's ``parameters``: below)."""
 MCP_ANNOTATIONS = {"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
@@ -186,78 +188,106 @@ def test_every_property_is_described_and_every_tool_titled_and_annotated() -> No
         assert undescribed == [], tool["name"]
 
 
-def test_numeric_bounds_are_json_schemas_own_keywords() -> None:
-    schema = next(t for t in listed() if t["name"] == "retrieve")["inputSchema"]
-    assert schema["properties"]["min_score"]["anyOf"][0] == {"type": "number", "minimum": 0, "maximum": 1}
-    assert schema["properties"]["weights"]["additionalProperties"] == {"type": "number", "minimum": 0}
-    max_tokens = schema["$defs"]["PackOptions"]["properties"]["max_tokens"]["anyOf"][0]
-    assert max_tokens["exclusiveMinimum"] == 0
+OPENAI_STRICT = HostRules(
+    "openai (strict: true)",
+    r"^[a-zA-Z0-9_-]{1,64}$",
+    frozenset({"oneOf", "anyOf", "allOf", "enum", "not"}),
+    keywords=frozenset(
+        {
+            "$ref",
+            "$defs",
+            "title",
+            "description",
+            "type",
+            "enum",
+            "const",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "anyOf",
+            "pattern",
+            "format",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minItems",
+            "maxItems",
+        }
+    ),
+)
+"""OpenAI's Structured Outputs subset (docs/AGENT_HOSTS.md): every object closed and every property
+required (an optional one as nullable), no free-form object, no string length or map keywords."""
 
 
-def test_the_recursive_filter_stays_a_reference_where_hosts_allow_it() -> None:
-    schema = next(t for t in listed() if t["name"] == "retrieve")["inputSchema"]
-    assert schema["properties"]["filter"]["anyOf"][0] == {"$ref": "#/$defs/Filter"}
-    all_of = schema["$defs"]["Filter"]["properties"]["all_of"]["anyOf"][0]
-    assert all_of["items"] == {"$ref": "#/$defs/Filter"}
+def strict_violations(tool: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    found = violations(tool, OPENAI_STRICT, schema)
+    for path, node in subschemas(schema):
+        if node.get("type") == "object" or "properties" in node:
+            if node.get("additionalProperties") is not False:
+                found.append(f"{path}: object not closed")
+            if not node.get("properties"):
+                found.append(f"{path}: free-form object")
+            elif sorted(node.get("required", [])) != sorted(node["properties"]):
+                found.append(f"{path}: not every property required")
+    return found
 
 
-FREE_FORM_FILTER = {
-    "type": "object",
-    "description": "A filter expression (docs/FILTERS.md): one operator per node, e.g. "
-    '{"equals": {"key": "metadata.team", "value": "payments"}}. The server validates it.',
-}
-
-
-def openapi_subset(schema: dict[str, Any]) -> dict[str, Any]:
-    """The input schema as a host without references gets it: references inlined (a recursive one,
-    the filter, becomes a free-form object), ``X | null`` as ``nullable``, a map's value schema and key
-    names dropped (an object), ``exclusiveMinimum``/``exclusiveMaximum`` as ``minimum``/``maximum``,
-    ``examples`` as ``example``."""
-    definitions = schema.get("$defs", {})
-
-    def convert(node: dict[str, Any], seen: frozenset[str]) -> dict[str, Any]:
-        if "$ref" in node:
-            name = node["$ref"].rsplit("/", 1)[-1]
-            if name in seen:
-                return dict(FREE_FORM_FILTER)
-            return convert(definitions[name], seen | {name})
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key in ("$defs", "additionalProperties", "propertyNames", "const"):
+def strict_form(schema: dict[str, Any]) -> dict[str, Any]:
+    """What a strict host's client makes of a schema (the OpenAI Agents SDK's conversion): every property
+    required, an optional one nullable. Nothing else changes."""
+    node = copy.deepcopy(schema)
+    for _, sub in subschemas(node):
+        properties = sub.get("properties") or {}
+        for name, child in properties.items():
+            if name in sub.get("required", []):
                 continue
-            if key == "anyOf":
-                options = [o for o in value if o != {"type": "null"}]
-                if len(options) < len(value):
-                    out["nullable"] = True
-                converted = [convert(o, seen) for o in options]
-                if len(converted) == 1:
-                    out.update(converted[0])
-                else:
-                    out["anyOf"] = converted
-            elif key == "properties":
-                out[key] = {name: convert(child, seen) for name, child in value.items()}
-            elif key == "items":
-                out[key] = convert(value, seen)
-            elif key in ("exclusiveMinimum", "exclusiveMaximum"):
-                out[key.removeprefix("exclusive").lower()] = value
-            elif key == "examples":
-                out["example"] = value[0]
-            else:
-                out[key] = value
-        return out
-
-    return convert(schema, frozenset())
+            if isinstance(child.get("type"), str):
+                child["type"] = [child["type"], "null"]
+            elif "anyOf" in child:
+                child["anyOf"] = [*child["anyOf"], {"type": "null"}]
+        if properties:
+            sub["required"] = list(properties)
+    return node
 
 
-def test_a_host_without_references_gets_every_field_and_the_filter_as_a_free_form_object() -> None:
+def gemini_parameters_form(schema: dict[str, Any]) -> dict[str, Any]:
+    """The served schema in Gemini's ``parameters`` (OpenAPI 3.0 subset): ``additionalProperties`` is the
+    one keyword it lacks, so it is dropped; nothing else changes (no references to inline)."""
+    node = copy.deepcopy(schema)
+    for _, sub in subschemas(node):
+        sub.pop("additionalProperties", None)
+    return node
+
+
+def test_openai_strict_mode_takes_every_tool_as_its_client_converts_it() -> None:
     for tool in listed():
-        converted = openapi_subset(copy.deepcopy(tool["inputSchema"]))
+        served = tool["inputSchema"]
+        assert [v for v in strict_violations(tool, served) if "required" not in v] == [], tool["name"]
+        assert strict_violations(tool, strict_form(served)) == [], tool["name"]
+
+
+def test_gemini_s_parameters_form_takes_every_tool_without_references() -> None:
+    for tool in listed():
+        assert "$ref" not in str(tool["inputSchema"]) and "$defs" not in str(tool["inputSchema"])
+        converted = gemini_parameters_form(tool["inputSchema"])
         assert violations(tool, GEMINI_OPENAPI, converted) == [], tool["name"]
         assert converted["properties"].keys() == tool["inputSchema"]["properties"].keys()
-    retrieve = next(t for t in listed() if t["name"] == "retrieve")
-    flat_filter = openapi_subset(retrieve["inputSchema"])["properties"]["filter"]
-    all_of = flat_filter["properties"]["all_of"]
-    assert all_of["items"] == FREE_FORM_FILTER  # one level of the filter, then a free-form node
+
+
+def test_the_strict_rules_catch_what_strict_mode_refused() -> None:
+    """The route model's schema (optional properties, a map's propertyNames, minProperties, a
+    recursive filter): what OpenAI's strict mode refused for all four tools."""
+    from retrieval_core.retrieval.requests import RetrieveRequest
+
+    schema = RetrieveRequest.model_json_schema()
+    schema.pop("allOf")
+    found = strict_violations({"name": "retrieve", "inputSchema": schema}, strict_form(schema))
+    assert any("propertyNames" in v for v in found) and any(
+        "free-form" in v or "minLength" in v for v in found
+    )
 
 
 def test_the_rules_catch_what_hosts_refused() -> None:

@@ -19,6 +19,7 @@ from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..models.filters import Filter, resolve
 from ..policy.query import CONTROL_FIELDS, PreparedQuestion, canonical_key, normal_form
+from .auto import interleaves
 from .config import FusionConfig, RetrievalConfig
 from .feedback import FeedbackOptions
 from .paging import PagePosition
@@ -144,5 +145,6 @@ def limits(request: RetrieveRequest, tuning: Tuning) -> AppliedLimits:
         statuses=list(dict.fromkeys(request.statuses)),
         kinds=list(dict.fromkeys(request.kinds or ())),
         rank_constant=tuning.fusion.rank_constant,
+        diversify=interleaves(request),
         fusion=tuning.fusion if request.mode in (Mode.HYBRID, Mode.AUTO) else None,
     )

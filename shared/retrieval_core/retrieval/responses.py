@@ -66,6 +66,11 @@ class AppliedLimits(BaseModel):
     statuses: list[Status]
     kinds: list[Kind]
     rank_constant: int
+    diversify: bool = Field(
+        default=False,
+        description="The page is interleaved by kind (diversify, on by default): its scores are then not "
+        "in descending order, each kind's best come first. Send diversify: false for score order.",
+    )
     filter: AppliedFilter | None = None
     fusion: FusionConfig | None = Field(default=None, description="hybrid: the fusion used.")
     rerank: str | None = Field(

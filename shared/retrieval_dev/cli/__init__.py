@@ -34,13 +34,18 @@ SUBCOMMANDS = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The whole command line (every subcommand configured); the README's commands are checked with it."""
     parser = argparse.ArgumentParser(prog="retrieval", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
         importlib.import_module(f"{__name__}.{module}").configure(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     return int(args.run(args) or 0)
 
 

@@ -47,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             if not args.token:
                 return _fail("give --token dev:CONTEXT (local handlers) or --api-url with --token/--sigv4")
+            problem = _local_checkout()
+            if problem is not None:
+                return _fail(problem)
             from .environment import use_local_stack_env
 
             use_local_stack_env()
@@ -65,6 +68,27 @@ def run(args: argparse.Namespace) -> int:
 
         anyio.run(serve_stdio, server)
     return 0
+
+
+def _local_checkout() -> str | None:
+    """Why the local backend cannot run from here, or None once it can: it reads ``functions/`` and the
+    stack's ``.stack/env`` relative to the repository, so a server started elsewhere (an MCP host starts
+    it in its own directory) moves to the checkout this command was installed from, and says so.
+    Checked at start-up: a server that listed its tools and then failed every call would hide the cause."""
+    from pathlib import Path
+
+    from .environment import STACK_ENV
+    from .lambda_runtime import FUNCTIONS_DIR
+
+    if not FUNCTIONS_DIR.is_dir():
+        checkout = Path(__file__).resolve().parents[3]
+        if not (checkout / FUNCTIONS_DIR).is_dir():
+            return f"no {FUNCTIONS_DIR}/ here or in {checkout}: run it from the repository root"
+        os.chdir(checkout)
+        print(f"retrieval mcp: serving the handlers of {checkout}", file=sys.stderr)
+    if not STACK_ENV.is_file() and not os.environ.get("RETRIEVAL_OPENSEARCH_ENDPOINT"):
+        return f"the local stack is not up (no {Path.cwd() / STACK_ENV}): run `make up` in {Path.cwd()}"
+    return None
 
 
 def _fail(message: str) -> int:

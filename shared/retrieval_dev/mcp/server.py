@@ -13,6 +13,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from .backends import ApiAnswer, Backend
+from .citations import hit_list
 from .tools import TOOLS, TOOLS_BY_NAME, ToolArgumentsError
 
 SERVER_NAME = "retrieval"
@@ -38,6 +39,7 @@ def list_tools() -> list[types.Tool]:
             title=t.title,
             description=t.description,
             input_schema=t.input_schema(),
+            output_schema=t.output_schema,
             annotations=types.ToolAnnotations(
                 title=t.title,
                 read_only_hint=t.hints.read_only,
@@ -56,15 +58,18 @@ def in_mcp_words(message: str) -> str:
     return message
 
 
-def tool_result(answer: ApiAnswer) -> types.CallToolResult:
-    """200: the body as structured content and as JSON text, plus the packet text when one was built.
-    Anything else: a tool error whose text starts with the API's error code."""
+def tool_result(answer: ApiAnswer, tool: str | None = None) -> types.CallToolResult:
+    """200: the body as structured content; as text, retrieve's hits as a citable list (plus the packet
+    text when one was built), any other tool's body as compact JSON. Anything else: a tool error whose
+    text starts with the API's error code."""
     body = answer.body if isinstance(answer.body, dict) else {"value": answer.body}
-    as_json = types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))
+    as_json = types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False, separators=(",", ":")))
     if answer.status != 200:
         if isinstance(body.get("message"), str):
             body = {**body, "message": in_mcp_words(body["message"])}
-            as_json = types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))
+            as_json = types.TextContent(
+                type="text", text=json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+            )
         code = body.get("error") or body.get("message") or "error"
         summary = f"{code} (HTTP {answer.status}): {body.get('message', '')}".rstrip(": ")
         return types.CallToolResult(
@@ -72,7 +77,9 @@ def tool_result(answer: ApiAnswer) -> types.CallToolResult:
             structured_content=body,
             is_error=True,
         )
-    content: list[Any] = [as_json]
+    content: list[Any] = (
+        [types.TextContent(type="text", text=hit_list(body))] if tool == "retrieve" else [as_json]
+    )
     packet = body.get("context_packet")
     if isinstance(packet, dict) and packet.get("text"):
         content.append(types.TextContent(type="text", text=packet["text"]))
@@ -100,7 +107,7 @@ def build_server(backend: Backend) -> Server[Any]:
             return tool_result(ApiAnswer(422, error.body))
         # Backends block (handlers, HTTP): a worker thread keeps the event loop answering.
         answer = await anyio.to_thread.run_sync(backend.send, request)
-        return tool_result(answer)
+        return tool_result(answer, tool.name)
 
     return Server(
         SERVER_NAME,

@@ -1,12 +1,11 @@
-"""The four tools: their descriptions (written for a model), input schemas and API requests.
+"""The four tools: their descriptions (written for a model), input and output schemas, API requests.
 
-Input schemas are the JSON Schemas of the pydantic models the API validates with, so a tool cannot
-drift from the route it calls (``tests/unit/test_mcp_tools.py`` checks it), less two things: ``context_id``
-(the context is never an argument) and the root-level conditions of the retrieve body (which field each
-mode needs): agent hosts refuse a tool whose input schema has ``allOf``/``anyOf``/``oneOf``/``if`` at its
-root (docs/AGENT_HOSTS.md), so the ``mode`` description says it in words and the API still refuses a
-request without it. Arguments go to the API as they are, so the API (not this module) accepts, clamps,
-ignores or refuses them, exactly as it does for any HTTP caller.
+A host sends these definitions with every model call, so they are written to be cheap: ``retrieve``'s
+input is the agent's form (``agent_retrieve``), translated into the route's body; graph_path, why_explain
+and session take their route model's schema in the form every host accepts (``served_schema``: references
+inlined, no titles below the root, bounds the API checks left to it). ``context_id`` is never an argument.
+Arguments go to the API, which (not this module) accepts, clamps, ignores or refuses them, exactly as it
+does for any HTTP caller (docs/AGENT_HOSTS.md: which form is served, and why).
 """
 
 from __future__ import annotations
@@ -20,11 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from retrieval_core.entrypoints.responses import describe_validation
 from retrieval_core.graph.models import GraphPathRequest
 from retrieval_core.lineage import WhyExplainRequest
-from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN, RetrieveRequest
+from retrieval_core.retrieval.requests import SESSION_ID_JSON_PATTERN
+
+from . import agent_retrieve
+from .agent_retrieve import AgentArgumentsError
 
 NOT_AN_ARGUMENT = "context_id"
-ROOT_CONDITIONS = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
-"""JSON Schema keywords no tool input schema carries at its root (docs/AGENT_HOSTS.md)."""
+LEFT_TO_THE_API = frozenset({"title", "default", "minLength", "maxLength"})
+"""Keywords below a schema's root that strict hosts refuse or that only repeat what the API checks and
+the description says (OpenAI's strict mode knows no minLength/maxLength/default)."""
 
 
 class SessionRequest(BaseModel):
@@ -75,16 +78,100 @@ class ToolSpec:
     name: str
     title: str
     description: str
-    model: type[BaseModel]
+    schema: Callable[[], dict[str, Any]]
+    output_schema: dict[str, Any]
     to_request: Callable[[dict[str, Any]], ApiRequest]
     hints: Hints = READS
 
     def input_schema(self) -> dict[str, Any]:
-        schema = self.model.model_json_schema(by_alias=True)
+        return self.schema()
+
+
+def served_schema(model: type[BaseModel]) -> Callable[[], dict[str, Any]]:
+    """The model's JSON Schema as every host takes it: ``$ref``s inlined (these models do not recurse),
+    ``X | null`` as ``X`` (the property is optional anyway), no titles below the root and none of
+    ``LEFT_TO_THE_API``; the root closed (``additionalProperties: false``)."""
+
+    def build() -> dict[str, Any]:
+        schema = model.model_json_schema(by_alias=True)
+        definitions = schema.pop("$defs", {})
         schema.get("properties", {}).pop(NOT_AN_ARGUMENT, None)
-        for keyword in ROOT_CONDITIONS:
-            schema.pop(keyword, None)
-        return schema
+
+        def clean(node: dict[str, Any]) -> dict[str, Any]:
+            if "$ref" in node:
+                node = {
+                    **definitions[node["$ref"].rsplit("/", 1)[-1]],
+                    **{k: v for k, v in node.items() if k != "$ref"},
+                }
+            options = [o for o in node.get("anyOf", []) if o != {"type": "null"}]
+            if len(options) == 1:
+                node = {**{k: v for k, v in node.items() if k != "anyOf"}, **options[0]}
+            out = {k: v for k, v in node.items() if k not in LEFT_TO_THE_API}
+            if "properties" in out:
+                out["properties"] = {name: clean(child) for name, child in out["properties"].items()}
+            if isinstance(out.get("items"), dict):
+                out["items"] = clean(out["items"])
+            if "anyOf" in out:
+                out["anyOf"] = [clean(option) for option in out["anyOf"]]
+            return out
+
+        served = clean(schema)
+        return {"title": schema.get("title", model.__name__), **served, "additionalProperties": False}
+
+    return build
+
+
+def _open(properties: dict[str, Any]) -> dict[str, Any]:
+    """An output schema: the properties a client may rely on, described; the answer may carry more."""
+    return {"type": "object", "properties": properties}
+
+
+_TEXT = {"type": "string"}
+RETRIEVE_OUTPUT = _open(
+    {
+        "hits": {
+            "type": "array",
+            "items": _open(
+                {
+                    "id": _TEXT,
+                    "kind": _TEXT,
+                    "text": _TEXT,
+                    "score": {"type": "number"},
+                    "status": _TEXT,
+                    "location": {"type": ["object", "null"]},
+                }
+            ),
+        },
+        "next_token": {"type": ["string", "null"]},
+        "receipt": {
+            "type": ["object", "null"],
+            "description": "With a session: source_ids (S#) in hit order.",
+        },
+        "context_packet": {"type": ["object", "null"]},
+        "applied": {"type": "object"},
+    }
+)
+GRAPH_PATH_OUTPUT = _open(
+    {
+        "found": {"type": "boolean"},
+        "paths": {"type": "array", "items": _open({"edges": {"type": "array", "items": {"type": "object"}}})},
+    }
+)
+WHY_EXPLAIN_OUTPUT = _open(
+    {
+        "item": {"type": "object"},
+        "ancestors": {"type": "array", "items": {"type": "object"}},
+        "grounding": {"type": "array", "items": {"type": "object"}},
+        "contradicts": {"type": "array", "items": {"type": "object"}},
+    }
+)
+SESSION_OUTPUT = _open(
+    {
+        "count": {"type": "integer"},
+        "limit": {"type": "integer"},
+        "sources": {"type": "array", "items": {"type": "object"}},
+    }
+)
 
 
 def _query(arguments: Mapping[str, Any], skip: tuple[str, ...] = ()) -> dict[str, str]:
@@ -116,7 +203,15 @@ def _path_parameter(model: type[BaseModel], arguments: Mapping[str, Any], name: 
 
 
 def _retrieve(arguments: dict[str, Any]) -> ApiRequest:
-    return ApiRequest("POST", "/v1/retrieve", {}, dict(arguments))
+    try:
+        return ApiRequest("POST", "/v1/retrieve", {}, agent_retrieve.retrieve_body(arguments))
+    except AgentArgumentsError as error:
+        body = {
+            "error": "invalid_request",
+            "message": f"{error.field}: {error}",
+            "fields": [{"field": error.field, "message": str(error)}],
+        }
+        raise ToolArgumentsError(body) from None
 
 
 def _graph_path(arguments: dict[str, Any]) -> ApiRequest:
@@ -145,25 +240,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="retrieve",
         title="Retrieve evidence",
         description=(
-            "Find evidence (propositions, documents, records, artifacts, traces) in the caller's knowledge "
-            "base. Choose a mode: 'auto' (use it when unsure: send the question as you would ask it, e.g. "
-            "'Who led the Payments team in March 2026?'; it finds the names of this knowledge base's "
-            "entities, the type of entity asked for ('who', 'which customers'), time cues like "
-            "'in March 2026', 'last month' or 'currently', and words like 'runbook' or 'HR record' in it, "
-            "prefers what they point at without filtering anything out, "
-            "and lists each reading in applied.inferred; send entity_id, window or weights to override a "
-            "reading, or infer: false to turn reading off), 'hybrid' (a question in words: keywords and "
-            "meaning together, nothing inferred), 'lexical' (exact words, names, codes), 'vector' "
-            "(paraphrases), 'entity' (everything mentioning entity_id), 'graph_walk' (facts up to depth "
-            "hops from entity_id), 'temporal' (what "
-            "was valid in a window {from, to}). Each hit has an id, text, score, status and provenance. "
-            "Pass session_id to avoid seeing the same query twice (a repeat is refused with "
-            "duplicate_query; each answered query spends one unit of the session's budget) and to get "
-            "stable citations; pass pack {max_tokens: N} to get a context packet that fits N tokens, "
-            "returned as text you can paste. Each hit also carries its metadata, valid_from/valid_to and "
-            "a location (the URI to cite); include [...] keeps only the parts you need. " + CITATIONS
+            "Find evidence (propositions, documents, records, artifacts, traces) in your knowledge base. "
+            "Mode auto (default): ask as you would ask a person; entity names, time cues and kinds it reads "
+            "are listed in applied.inferred. The text result lists hits as [S#|rank] id (kind, score) "
+            "<location>: text; the structured result is the whole answer. With session_id, hits get stable "
+            "[S#] names, a repeat is refused (duplicate_query) and each answer spends budget. Check a claim "
+            "with why_explain(item_id). " + agent_retrieve.OPTIONS_HELP
         ),
-        model=RetrieveRequest,
+        schema=lambda: agent_retrieve.INPUT_SCHEMA,
+        output_schema=RETRIEVE_OUTPUT,
         to_request=_retrieve,
         hints=SPENDS_SESSION_BUDGET,
     ),
@@ -171,35 +256,35 @@ TOOLS: tuple[ToolSpec, ...] = (
         name="graph_path",
         title="Path between two entities",
         description=(
-            "Find the shortest chains of facts linking two entities (ids like 'acme:person/alice-chen'), "
-            "up to max_depth hops (1-5). Use it to answer how two people, teams or systems are connected; "
-            "each hop names the proposition that connects its ends, which why_explain can justify. "
-            "found=false means no chain within max_depth."
+            "The shortest chains of facts linking two entities (acme:person/alice-chen), up to max_depth "
+            "hops: how two people, teams or systems are connected. Each hop names its proposition; "
+            "found=false: no chain."
         ),
-        model=GraphPathRequest,
+        schema=served_schema(GraphPathRequest),
+        output_schema=GRAPH_PATH_OUTPUT,
         to_request=_graph_path,
     ),
     ToolSpec(
         name="why_explain",
         title="Why is this believed",
         description=(
-            "Explain one item (any hit id, or the item behind a [S#] citation): what it was derived from "
-            "(to depth levels), the source spans that ground it, what it replaced, what replaced it and "
-            "what contradicts it. Use it before relying on a claim, or when two hits disagree. "
-            "An unknown id answers not_found."
+            "Why one item (a hit id, or a [S#] citation's) is believed: what it was derived from, the spans "
+            "that ground it, what it replaced or was replaced by, what contradicts it. Use it before "
+            "relying on a claim."
         ),
-        model=WhyExplainRequest,
+        schema=served_schema(WhyExplainRequest),
+        output_schema=WHY_EXPLAIN_OUTPUT,
         to_request=_why_explain,
     ),
     ToolSpec(
         name="session",
         title="Session so far",
         description=(
-            "Show a retrieval session: how many queries it answered, its budget (limit) and the sources "
-            "it has cited so far with their S# names. Use it to recover citations or to see how much "
-            "budget is left before retrieve answers session_budget_exhausted."
+            "A retrieval session: queries answered, its budget (limit) and the sources cited so far with "
+            "their S# names."
         ),
-        model=SessionRequest,
+        schema=served_schema(SessionRequest),
+        output_schema=SESSION_OUTPUT,
         to_request=_session,
     ),
 )

@@ -1,0 +1,29 @@
+"""A retrieve answer as the text a model reads: one citable entry per hit (its session name or rank, id,
+kind, score, location, text), not the JSON body, which goes along whole as structured content."""
+
+from __future__ import annotations
+
+from typing import Any
+
+HIT_TEXT_CHARS = 400
+"""The most of a hit's text the list shows; the structured content has all of it."""
+
+
+def hit_list(body: dict[str, Any]) -> str:
+    hits = [hit for hit in body.get("hits") or [] if isinstance(hit, dict)]
+    names = ((body.get("receipt") or {}).get("source_ids")) or []
+    applied = body.get("applied") or {}
+    order = "interleaved by kind (applied.diversify)" if applied.get("diversify") else "by score"
+    more = "; more with next_token" if body.get("next_token") else ""
+    lines = [f"{len(hits)} hits, {order}{more}."]
+    for position, hit in enumerate(hits):
+        name = names[position] if position < len(names) else str(position + 1)
+        location = (hit.get("location") or {}).get("uri")
+        where = f" <{location}>" if location else ""
+        text = " ".join(str(hit.get("text") or "").split())
+        if len(text) > HIT_TEXT_CHARS:
+            text = text[: HIT_TEXT_CHARS - 1] + "…"
+        score = hit.get("score")
+        scored = f", score {score:.3g}" if isinstance(score, int | float) else ""
+        lines.append(f"[{name}] {hit.get('id')} ({hit.get('kind')}{scored}){where}: {text}")
+    return "\n".join(lines)
