@@ -9,8 +9,8 @@ import os
 import socket
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from typing import Any
 from urllib.error import HTTPError
 from urllib.parse import quote, urlencode
