@@ -283,3 +283,43 @@ def test_a_lone_surrogate_in_a_bedrock_filter_value_is_a_validation_exception(
     result = functions.call("retrieve", kb_event(body))
     assert result["statusCode"] == 400
     assert error_type(result).startswith("ValidationException")
+
+
+HEADERS = [
+    "X-Correlation-Id",
+    "X-Context-Id",
+    "X-Retrieval-Session",
+    "Idempotency-Key",
+    "Content-Type",
+    "X-Other",
+]
+
+
+@pytest.mark.parametrize("hostile", ["\ud800", "a\x00b"], ids=["surrogate", "nul"])
+@pytest.mark.parametrize("name", HEADERS)
+def test_a_hostile_header_on_either_route_is_no_5xx(
+    functions: FakeFunctions, name: str, hostile: str
+) -> None:
+    native = api_event("POST", "/v1/retrieve", "acme", body={"mode": "lexical", "text": "payments"})
+    bedrock = kb_event({"retrievalQuery": {"text": "payments"}})
+    for event in (native, bedrock):
+        event["headers"][name] = hostile
+        result = functions.call("retrieve", event)
+        assert result["statusCode"] < 500, result
+        assert "InternalServer" not in error_type(result)
+
+
+@pytest.mark.parametrize("hostile", ["\ud800", "a\x00b", "%ED%A0%80", "%00"])
+def test_a_hostile_path_or_query_parameter_is_no_5xx(functions: FakeFunctions, hostile: str) -> None:
+    events = {
+        "retrieve": session_event("acme", hostile),
+        "why_explain": api_event(
+            "GET", f"/v1/why/{hostile}", "acme", path_parameters={"proposition_id": hostile}
+        ),
+        "graph_path": api_event(
+            "GET", "/v1/graph/path", "acme", query={"from": hostile, "to": "acme:team/payments"}
+        ),
+    }
+    for function, event in events.items():
+        result = functions.call(function, event)
+        assert result["statusCode"] < 500, (function, result)
