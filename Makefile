@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
 .PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster \
-  test-latest-clients load
+  test-latest-clients load fuzz
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -49,6 +49,11 @@ typecheck: install
 # Fast feedback: the unit tests only (in-memory fakes, no stack), in seconds.
 unit: install
 	@$(PY) -m pytest tests/unit -q
+
+# The hostile-input fuzz (tests/unit/test_fuzz_hostile_strings.py) as a long campaign: `make test` runs
+# its fixed-seed sample of 300 examples per route; FUZZ_EXAMPLES=N sets the campaign's size.
+fuzz: install
+	@FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest tests/unit/test_fuzz_hostile_strings.py -q
 
 format: install
 	@$(VENV)/bin/ruff format .

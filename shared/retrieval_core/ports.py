@@ -405,6 +405,8 @@ class MetadataKeyLedger(Protocol):
 
     def keys_of(self, context_id: str) -> set[str]: ...
 
-    def record(self, context_id: str, keys: set[str]) -> None:
-        """Add ``keys`` to the context's recorded keys."""
+    def add_within(self, context_id: str, keys: set[str], cap: int) -> bool:
+        """Add ``keys`` to the context's recorded keys in one atomic step, unless the keys recorded
+        before it plus ``keys`` would number more than ``cap``; False (nothing added) when they would.
+        Concurrent writers cannot both pass: the check and the write are one conditional write."""
         ...

@@ -59,7 +59,10 @@ RETRIEVE_RULES_IN_WORDS = (
     "at most 1000 words",
     "32-bit float",  # a vector component or length float32 cannot hold
     "vector's length",
-    "outside the years",  # a window moment UTC cannot hold
+    "years 1-9999",  # a moment outside the calendar (models/calendar.py)
+    "holds a NUL character",  # strings the product cannot hold (models/text.py)
+    "lone surrogate",
+    "expand_graph is for hybrid",  # auto adds a linked entity's edges itself
     "cannot filter",  # a filter the index cannot apply exactly (the deployment's metadata types)
     "idempotency_key needs a session_id",  # a key is kept in its session
 )

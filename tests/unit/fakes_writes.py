@@ -95,5 +95,9 @@ class MemoryKeyLedger:
     def keys_of(self, context_id: str) -> set[str]:
         return set(self.keys.get(context_id, set()))
 
-    def record(self, context_id: str, keys: set[str]) -> None:
-        self.keys.setdefault(context_id, set()).update(keys)
+    def add_within(self, context_id: str, keys: set[str], cap: int) -> bool:
+        recorded = self.keys.setdefault(context_id, set())
+        if len(recorded) + len(keys) > cap:
+            return False
+        recorded.update(keys)
+        return True

@@ -85,7 +85,7 @@ def test_it_reads_entities_time_and_kinds_and_says_so() -> None:
     assert inferred(result) == [
         ("Dmitri Volkov", "entity", "acme:person/dmitri-volkov", True),
         ("deploy", "kind_weight", "record=1.25", True),
-        ("before April", "window", "1970-01-01T00:00:00Z .. 2026-03-31T23:59:59.999999Z", True),
+        ("before April", "window", "0001-01-01T00:00:00Z .. 2026-03-31T23:59:59.999999Z", True),
     ]
     assert set(result.arms) >= {"lexical", "vector", "entity", "window"}
     # The deploy before April first: in the entity arm, the window arm, and a record.

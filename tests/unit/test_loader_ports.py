@@ -103,3 +103,38 @@ def test_the_pool_budget_refuses_lines_past_a_contexts_metadata_key_cap(ports: A
     )
     assert report.loaded == 1 and [(e.line, e.field) for e in report.errors] == [(2, "metadata")]
     assert ledger.keys == {"acme": {"a", "b"}}
+
+
+class RacedKeyLedger(MemoryKeyLedger):
+    """A ledger another writer reaches first: just before this load's first reservation, it records
+    ``theirs`` for acme, so the keys this load knew are stale."""
+
+    def __init__(self, theirs: set[str]) -> None:
+        super().__init__()
+        self._theirs: set[str] | None = theirs
+
+    def add_within(self, context_id: str, keys: set[str], cap: int) -> bool:
+        if self._theirs is not None:
+            self.keys.setdefault(context_id, set()).update(self._theirs)
+            self._theirs = None
+        return super().add_within(context_id, keys, cap)
+
+
+def test_a_raced_key_budget_reserves_line_by_line_and_keeps_the_cap(ports: Any) -> None:
+    """Three lines of two new keys fit a cap of 6 as the load saw the ledger (empty); another writer
+    took 3 keys meanwhile, so the whole batch is refused by the conditional write, and line by line the
+    first line fits (5 of 6) and the other two do not."""
+    ledger = RacedKeyLedger({"x", "y", "z"})
+    budget = PoolKeyBudget(ledger, declared={}, cap=6)
+    report = loader_of(ports, key_budget=budget).load_lines(
+        [
+            line("acme:p-1", metadata={"a": "1", "b": "2"}),
+            line("acme:p-2", metadata={"c": "3", "d": "4"}),
+            line("acme:p-3", metadata={"e": "5", "f": "6"}),
+        ]
+    )
+    assert report.loaded == 1 and [(e.line, e.field) for e in report.errors] == [
+        (2, "metadata"),
+        (3, "metadata"),
+    ]
+    assert ledger.keys == {"acme": {"x", "y", "z", "a", "b"}}

@@ -158,3 +158,20 @@ def test_an_idle_flood_from_one_client_starves_nobody_else(server: tuple[str, in
         assert exchange(server, BYSTANDER, timeout=ANSWERED_WITHIN)[0] == 401
         flood[-1].settimeout(ANSWERED_WITHIN)
         assert flood[-1].recv(4096).startswith(b"HTTP/1.1 429 ")
+
+
+def test_retrieval_mcp_http_has_the_same_guards() -> None:
+    """`retrieval mcp --http`'s app (streamable HTTP, with its lifespan) on the same server: a slow head
+    is cut at its deadline and a bystander is answered meanwhile."""
+    from retrieval_dev.mcp.backends import LocalBackend
+    from retrieval_dev.mcp.server import build_server
+
+    app = build_server(LocalBackend("dev:acme")).streamable_http_app(host="127.0.0.1")
+    with running_in_thread(app, LIMITS, lifespan="on") as address, socket.create_connection(address) as slow:
+        slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        with socket.create_connection(address, timeout=ANSWERED_WITHIN) as bystander:
+            bystander.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            status = int(bystander.recv(4096).split(b" ", 2)[1])
+        assert 400 <= status < 500  # answered (no session: a client error), not left waiting
+        slow.settimeout(LIMITS.head_timeout + ANSWERED_WITHIN)
+        assert slow.recv(4096).startswith(b"HTTP/1.1 408 ")

@@ -1,6 +1,7 @@
 """``MetadataKeyLedger`` on DynamoDB: the undeclared metadata keys a context uses in the pool, in one row
 of its own (``{ctx}#@metadata-keys`` in the lineage table; item partitions are ``{ctx}#{ctx}:...``, so
-the two never meet). The cap on them is the loader's (``loading/metadata_keys.py``)."""
+the two never meet). The cap on them is the loader's (``loading/metadata_keys.py``); it holds under any
+number of concurrent writers because each addition is a conditional write on the row's size."""
 
 from __future__ import annotations
 
@@ -26,15 +27,29 @@ class DynamoDBMetadataKeyLedger:
             ).get("Item", {})
         return set(row.get(KEYS_ATTRIBUTE, {}).get("SS", []))
 
-    def record(self, context_id: str, keys: set[str]) -> None:
+    def add_within(self, context_id: str, keys: set[str], cap: int) -> bool:
+        """``ADD`` under the condition that the set's size leaves room for every key added (conservative
+        when some were recorded meanwhile: the caller reads again and retries with fewer)."""
+        from botocore.exceptions import ClientError
+
         with aws_failures("dynamodb", "update_item"):
-            self._client.update_item(
-                TableName=self._table,
-                Key=self._key(context_id),
-                UpdateExpression="ADD #keys :keys",  # KEYS is a reserved word
-                ExpressionAttributeNames={"#keys": KEYS_ATTRIBUTE},
-                ExpressionAttributeValues={":keys": {"SS": sorted(keys)}},
-            )
+            try:
+                self._client.update_item(
+                    TableName=self._table,
+                    Key=self._key(context_id),
+                    UpdateExpression="ADD #keys :keys",  # KEYS is a reserved word
+                    ConditionExpression="attribute_not_exists(#keys) OR size(#keys) <= :room",
+                    ExpressionAttributeNames={"#keys": KEYS_ATTRIBUTE},
+                    ExpressionAttributeValues={
+                        ":keys": {"SS": sorted(keys)},
+                        ":room": {"N": str(cap - len(keys))},
+                    },
+                )
+            except ClientError as refused:
+                if refused.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise
+                return False
+        return True
 
     @staticmethod
     def _key(context_id: str) -> dict[str, dict[str, str]]:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..models.limits import DEPTH_RANGE, PATHS_RANGE, clamp
+from ..models.text import DoorModel
 from ..models.vocabulary import Status
 
 
-class GraphPathRequest(BaseModel):
+class GraphPathRequest(DoorModel):
     """How the caller asks for paths between two entities of their context."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)

@@ -6,10 +6,11 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..models.hits import Hit
 from ..models.limits import DEPTH_RANGE, clamp
+from ..models.text import DoorModel
 from ..models.vocabulary import Kind, Status
 
 
-class WhyExplainRequest(BaseModel):
+class WhyExplainRequest(DoorModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     item_id: str = Field(

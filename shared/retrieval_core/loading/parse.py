@@ -17,6 +17,7 @@ from ..context import CONTEXT_ID_PATTERN, context_of
 from ..models.item import Item
 from ..models.limits import LIMITS
 from ..models.metadata import MetadataSchema, metadata_problems
+from ..models.text import text_problem
 from .lines import OversizedLine
 
 
@@ -153,13 +154,14 @@ def _no_constant(text: str) -> float:
 
 
 def _check_structure(value: Any) -> None:
-    """At most ``json_depth`` levels (walked without recursion), and every string encodable as UTF-8
-    (JSON's ``\\ud800`` escapes can spell lone surrogates, which no store accepts)."""
+    """At most ``json_depth`` levels (walked without recursion), and every string one the product can
+    hold (``models.text``: a line's problem is reported by its line number, before its fields are read)."""
     stack = [(value, 1)]
     while stack:
         node, level = stack.pop()
         if isinstance(node, str):
-            _utf8(node)
+            if (problem := text_problem(node)) is not None:
+                raise LineProblem(f"holds a string that {problem}")
             continue
         children = list(node.values()) if isinstance(node, dict) else node if isinstance(node, list) else None
         if children is None:
@@ -169,13 +171,6 @@ def _check_structure(value: Any) -> None:
         if isinstance(node, dict):
             children = children + list(node)
         stack += [(child, level + 1) for child in children]
-
-
-def _utf8(text: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise LineProblem("holds a string that is not valid Unicode (a lone surrogate)") from None
 
 
 def _delete(number: int, record: dict[str, object]) -> DeleteLine | LineError:

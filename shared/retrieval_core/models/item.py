@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -17,8 +15,10 @@ from pydantic import (
 )
 
 from ..context import CONTEXT_ID_PATTERN, context_of
+from .calendar import CalendarMoment
 from .defaults import empty_dict, empty_list
 from .limits import FLOAT32_MAX, LIMITS, MAX_ITEM_ID_CHARS
+from .text import DoorModel
 from .vocabulary import Kind, Status
 
 Id = Annotated[str, Field(min_length=3, max_length=MAX_ITEM_ID_CHARS)]
@@ -49,7 +49,7 @@ class Grounding(_Strict):
         return self
 
 
-class Item(_Strict):
+class Item(_Strict, DoorModel):
     """One retrievable unit: a proposition, a document chunk, a record, an artifact or a trace."""
 
     # context_id comes first so the link validators below can see it.
@@ -60,9 +60,9 @@ class Item(_Strict):
     mentions: list[Mention] = Field(default_factory=empty_list, max_length=LIMITS.mentions)
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     status: Status = Status.ACTIVE
-    created_at: AwareDatetime
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
+    created_at: CalendarMoment
+    valid_from: CalendarMoment | None = None
+    valid_to: CalendarMoment | None = None
     source_ids: list[Id] = Field(default_factory=empty_list, max_length=LIMITS.links)
     grounding: list[Grounding] = Field(default_factory=empty_list, max_length=LIMITS.links)
     supersedes: list[Id] = Field(default_factory=empty_list, max_length=LIMITS.links)
@@ -96,17 +96,6 @@ class Item(_Strict):
             raise ValueError("must hold finite numbers within the float32 range")
         if not any(value):
             raise ValueError("must not be all zeros (a zero vector has no direction)")
-        return value
-
-    @field_validator("created_at", "valid_from", "valid_to")
-    @classmethod
-    def _utc_representable(cls, value: datetime | None) -> datetime | None:
-        """Timestamps are stored in UTC; one whose UTC form leaves years 1-9999 cannot be."""
-        if value is not None:
-            try:
-                value.astimezone(UTC)
-            except OverflowError:
-                raise ValueError("its UTC form must lie within years 1-9999") from None
         return value
 
     @field_validator("metadata")

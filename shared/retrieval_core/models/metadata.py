@@ -10,9 +10,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
+
+from .calendar import in_calendar
 
 METADATA_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
 
@@ -33,8 +35,8 @@ def parse_date(value: str) -> datetime | None:
     compared in UTC), or None."""
     try:
         moment = datetime.fromisoformat(value)
-        return moment if moment.tzinfo is not None and moment.astimezone(UTC) else None
-    except (ValueError, OverflowError):
+        return in_calendar(moment) if moment.tzinfo is not None else None
+    except ValueError:
         return None
 
 

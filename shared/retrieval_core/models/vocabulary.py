@@ -32,4 +32,6 @@ def iso(moment: datetime | None) -> str | None:
     """Render a timestamp the way every store and response shows it: UTC, second precision, ``Z``."""
     if moment is None:
         return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    utc = moment.astimezone(UTC)
+    # Not strftime's %Y: glibc writes year 1 as "1", which no ISO-8601 reader (the index's) takes.
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}Z"

@@ -16,7 +16,6 @@ from functools import cache
 from typing import Annotated, Any
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -32,10 +31,12 @@ from pydantic import (
 )
 
 from ..errors import InvalidRequestError
+from ..models.calendar import CalendarMoment
 from ..models.defaults import empty_dict
 from ..models.filters import Filter
 from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
 from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
+from ..models.text import DoorModel
 from ..models.vocabulary import Kind, Status
 from ..models.whole_numbers import WHOLE
 from ..packing.options import PackOptions
@@ -183,18 +184,15 @@ def _describe_mode_needs() -> str:
 class Window(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    start: AwareDatetime = Field(alias="from", description="Inclusive start, ISO-8601 with a zone.")
-    end: AwareDatetime = Field(alias="to", description="Inclusive end, ISO-8601 with a zone.")
+    start: CalendarMoment = Field(alias="from", description="Inclusive start, ISO-8601 with a zone.")
+    end: CalendarMoment = Field(alias="to", description="Inclusive end, ISO-8601 with a zone.")
 
     @field_validator("start", "end")
     @classmethod
     def _utc(cls, moment: datetime) -> datetime:
         """In UTC: every offset Python parses (up to +-24:00) is one the index takes (it refuses offsets
-        past +-18:00), and a moment that UTC cannot hold is refused here, not by the backend."""
-        try:
-            return moment.astimezone(UTC)
-        except OverflowError:
-            raise ValueError("the moment is outside the years 1..9999 in UTC") from None
+        past +-18:00); the calendar (``CalendarMoment``) has made sure UTC can hold it."""
+        return moment.astimezone(UTC)
 
     @model_validator(mode="after")
     def _ordered(self) -> Window:
@@ -203,7 +201,7 @@ class Window(BaseModel):
         return self
 
 
-class RetrieveRequest(BaseModel):
+class RetrieveRequest(DoorModel):
     """``POST /v1/retrieve`` body (and the ``request`` of a direct invocation)."""
 
     model_config = ConfigDict(
@@ -263,7 +261,7 @@ class RetrieveRequest(BaseModel):
         description="auto: read entities, time and kinds from the text (false: auto is plain hybrid plus "
         "any entity_id or window sent). Fields sent explicitly always win over what is inferred.",
     )
-    now: AwareDatetime | None = Field(
+    now: CalendarMoment | None = Field(
         default=None,
         description='auto: the moment relative time cues ("last month", "currently") are read against, '
         "in its zone; default: the time of the first page's request, in UTC (its next_token carries that "

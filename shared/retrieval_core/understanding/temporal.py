@@ -3,6 +3,11 @@ January and March 2026"), open-ended ("before April", "since 2025", "after Q1") 
 month", "in the past 7 days") forms become a window; "currently" and its kin become a cue for what is
 valid now.
 
+Every window lies in the product's calendar (``models.calendar``: years 1-9999 in UTC): a cue whose
+window would leave it ("before 0001-01-01", "yesterday" read on the calendar's first day) or come out
+empty is not read, and a number that cannot be a year where one could stand ("in March 99999") keeps the
+month from being read at all, rather than read as the latest March.
+
 Calendar units are read in the zone of the request's time (``now``): "yesterday" asked at 01:00 in Tokyo
 is the Tokyo day before, and its window is that day's span in UTC. A form that could mean two things
 ("03/04/2026": March or April?, "may" the verb or the month?) is left alone: a wrong window costs more
@@ -16,11 +21,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from typing import Literal
 
+from ..models.calendar import CALENDAR_END, CALENDAR_START
 from .spans import Span
 
-EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
-"""The open end of "before X" and "after X" windows (the index's dates all fall between them)."""
+EARLIEST = CALENDAR_START
+LATEST = CALENDAR_END
+"""The open ends of "before X" and "after X" windows: the calendar's (the index's dates all fall between
+them)."""
 
 CueKind = Literal["window", "current"]
 
@@ -48,6 +55,9 @@ MONTHS = {
 _MONTH_WORDS = "|".join(sorted(MONTHS, key=len, reverse=True))
 _MONTH = r"(?P<month>" + _MONTH_WORDS + r")\.?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
+_NO_NUMBER_NEXT = r"(?!\s*(?:of\s+)?\d)"
+"""After a period whose year may be left out: no number may follow where the year would stand ("in March
+99999", "Q1 20266"), which would otherwise be read without it."""
 _ZONE = r"(?:\s+(?P<zone>UTC|GMT|Z)(?P<offset>[+-]\d{1,2}(?::?\d\d)?)?)?"
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30, "year": 365, "years": 365}
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10, "a": 1}
@@ -151,7 +161,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "month_range",
         re.compile(
             rf"\b(?:between|from)\s+(?P<first>{_MONTH_WORDS})\.?(?:\s+(?P<first_year>(?:19|20)\d\d))?"
-            rf"\s+(?:and|to|until|till|through)\s+(?P<last>{_MONTH_WORDS})\.?(?:\s+{_YEAR})?{_ZONE}(?![\w-])",
+            rf"\s+(?:and|to|until|till|through)\s+(?P<last>{_MONTH_WORDS})\.?(?:\s+{_YEAR})?{_NO_NUMBER_NEXT}"
+            rf"{_ZONE}(?![\w-])",
             re.IGNORECASE,
         ),
     ),
@@ -166,7 +177,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "quarter",
         re.compile(
             r"\b(?P<prep>(?:in|during|since|before|after|until|by)\s+)?(?:the\s+)?Q(?P<q>[1-4])"
-            r"(?:\s*(?:of\s+)?" + _YEAR + r")?\b",
+            r"(?:\s*(?:of\s+)?" + _YEAR + r")?\b" + _NO_NUMBER_NEXT,
             re.IGNORECASE,
         ),
     ),
@@ -182,6 +193,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             + r"(?:\s+"
             + _YEAR
             + r")?"
+            + _NO_NUMBER_NEXT
             + _ZONE
             + r"(?![\w-])",
             re.IGNORECASE,
@@ -222,7 +234,10 @@ def time_cues(question: str, now: datetime) -> list[TimeCue]:
             if any(span.overlaps(other) for other in claimed):
                 continue
             claimed.append(span)
-            cue = _read(name, match, span, now, zone)
+            try:
+                cue = _read(name, match, span, now, zone)
+            except (OverflowError, ValueError):  # a computed moment outside what datetime holds
+                cue = None
             if cue is not None:
                 found.append(cue)
     return sorted(found, key=lambda cue: cue.span.start)
@@ -238,7 +253,7 @@ def _read(name: str, match: re.Match[str], span: Span, now: datetime, zone: tzin
         local = _zone_of(groups["zone"], groups["offset"], zone)
         start = _day_start(date.fromisoformat(groups["a"]), local)
         end = _day_start(date.fromisoformat(groups["b"]), local) + timedelta(days=1, microseconds=-1)
-        return _window(span, start, end, 0.95) if start <= end else None
+        return _window(span, start, end, 0.95)
     if name in ("relative_n", "ago"):
         count = groups["n"].lower()
         n = int(count) if count.isdigit() else _NUMBERS[count]
@@ -329,10 +344,10 @@ def _month_range(groups: dict[str, str | None], span: Span, now: datetime, zone:
     start, _ = _month_span(start_year, first, local)
     _, end = _month_span(end_year, last, local)
     confidence = 0.9 if first_year or last_year else 0.7
-    return _window(span, start, end, confidence) if start <= end else None
+    return _window(span, start, end, confidence)
 
 
-def _relative(groups: dict[str, str | None], span: Span, local_now: datetime, zone: tzinfo) -> TimeCue:
+def _relative(groups: dict[str, str | None], span: Span, local_now: datetime, zone: tzinfo) -> TimeCue | None:
     today = local_now.date()
     if groups["day"]:
         day = today if groups["day"].lower() == "today" else today - timedelta(days=1)
@@ -364,7 +379,7 @@ def _relative(groups: dict[str, str | None], span: Span, local_now: datetime, zo
 
 def _bounded(
     span: Span, prep: str | None, start: datetime, end: datetime, now: datetime, confidence: float
-) -> TimeCue:
+) -> TimeCue | None:
     """The window a preposition makes of a period: "before April" ends where April starts, "since 2025"
     runs from 2025 to now, "after March" from the end of March on."""
     word = (prep or "").strip().lower()
@@ -377,5 +392,7 @@ def _bounded(
     return _window(span, start, end, confidence)
 
 
-def _window(span: Span, start: datetime, end: datetime, confidence: float) -> TimeCue:
-    return TimeCue(span, "window", _utc(max(start, EARLIEST)), _utc(min(end, LATEST)), confidence)
+def _window(span: Span, start: datetime, end: datetime, confidence: float) -> TimeCue | None:
+    """The window clamped to the calendar, or None when nothing of it is left (never an inverted one)."""
+    start, end = _utc(max(start, EARLIEST)), _utc(min(end, LATEST))
+    return TimeCue(span, "window", start, end, confidence) if start <= end else None

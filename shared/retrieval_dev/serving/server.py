@@ -176,12 +176,14 @@ def run(app: Any, host: str, port: int, limits: ServeLimits, *, lifespan: Lifesp
 
 
 @contextlib.contextmanager
-def running_in_thread(app: Any, limits: ServeLimits, host: str = "127.0.0.1") -> Iterator[tuple[str, int]]:
+def running_in_thread(
+    app: Any, limits: ServeLimits, host: str = "127.0.0.1", *, lifespan: Lifespan = "off"
+) -> Iterator[tuple[str, int]]:
     """``app`` served on a free port by a thread of this process (tests); yields the address."""
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind((host, 0))
-    server = server_for(app, limits, host, 0, "off")
+    server = server_for(app, limits, host, 0, lifespan)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[listener])), daemon=True)
     thread.start()
     try:

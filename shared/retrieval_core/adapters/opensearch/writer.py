@@ -10,6 +10,7 @@ pause, until the alias names the new index. Nothing written during a rebuild is 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -120,10 +121,21 @@ def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) ->
     return failed
 
 
+FIELD_LIMIT_REFUSAL = (
+    "its new metadata keys would take the index past its limit of mapped fields: reuse keys already in "
+    "use, or declare them (MetadataFields; docs/STORAGE.md, Metadata types)"
+)
+_FIELD_LIMIT_REASON = re.compile(r"^Limit of total fields \[\d+\] has been exceeded")
+
+
 def _refusal(item_id: str, result: dict[str, Any]) -> WriteRefusal:
     """Final for a 4xx other than 429: OpenSearch refused the document itself."""
     status = int(result.get("status", 500))
     final = 400 <= status < 500 and status != 429
-    # Only the error's type: its reason text can name the index (and, in the pool, what others hold).
-    kind = str(result["error"].get("type", "error")) if isinstance(result["error"], dict) else "error"
+    error = result["error"] if isinstance(result["error"], dict) else {}
+    if _FIELD_LIMIT_REASON.match(str(error.get("reason", ""))):
+        return WriteRefusal(item_id, final, f"the index refused the item: {FIELD_LIMIT_REFUSAL}")
+    # Otherwise only the error's type: its reason text can name the index (and, in the pool, what others
+    # hold). The field limit's reason is recognised, never quoted.
+    kind = str(error.get("type", "error"))
     return WriteRefusal(item_id, final, f"the index refused the item ({kind})")

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, field_validator
 
 from ...errors import InvalidRequestError
+from ...models.text import DoorModel
 from ...retrieval.requests import Mode, RetrieveRequest
 from ...retrieval.rerank import DEFAULT_RERANK_DEPTH, MAX_RERANK_DEPTH
 from ..responses import describe_validation
@@ -124,7 +125,7 @@ class RetrievalQuery(_Strict):
         _refuse(value, info.field_name)
 
 
-class KnowledgeBaseRetrieveRequest(_Strict):
+class KnowledgeBaseRetrieveRequest(_Strict, DoorModel):
     """The body of ``POST /knowledgebases/{knowledgeBaseId}/retrieve`` (botocore's ``RetrieveRequest``
     less the path's ``knowledgeBaseId``)."""
 
