@@ -1,0 +1,52 @@
+"""`make load`'s plan and report (bench/load.py) without a stack: the run is bounded, the tenants' copies
+of the corpus are whole and renamed, and the report's figures come from the samples."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from bench.load import MAX_REQUESTS, MAX_SECONDS, LoadPlan, Sample, report, tenant_lines
+
+
+def test_a_plan_past_its_bounds_is_refused() -> None:
+    with pytest.raises(ValidationError, match="bound"):
+        LoadPlan(phase_seconds=MAX_SECONDS, rounds=1)
+    with pytest.raises(ValidationError, match="bound"):
+        LoadPlan(flood_rate=MAX_REQUESTS, phase_seconds=10, rounds=1)
+    assert LoadPlan().seconds <= MAX_SECONDS and LoadPlan().requests <= MAX_REQUESTS
+
+
+def test_every_tenant_gets_a_whole_copy_under_its_own_name() -> None:
+    items = [json.loads(line) for line in tenant_lines(LoadPlan())]
+    by_context: dict[str, list[dict[str, object]]] = {}
+    for item in items:
+        by_context.setdefault(str(item["context_id"]), []).append(item)
+    assert set(by_context) == {"acme", "globex", "hooli", "initech"}
+    assert len(by_context["hooli"]) == len(by_context["initech"]) == len(by_context["acme"])
+    for item in by_context["initech"]:
+        text = json.dumps({k: v for k, v in item.items() if k != "text"})
+        assert '"acme:' not in text and str(item["id"]).startswith("initech:")
+
+
+def test_the_report_puts_alone_beside_flood_and_counts_throttles_and_5xx() -> None:
+    plan = LoadPlan(quiet=("acme",), flooder="initech", rounds=1)
+    samples = [Sample("acme", "alone", 0, 200, 0.1) for _ in range(99)] + [
+        Sample("acme", "alone", 0, 200, 0.2)
+    ]
+    samples += [Sample("acme", "flood", 0, 200, 0.15) for _ in range(99)] + [
+        Sample("acme", "flood", 0, 503, 0.3)
+    ]
+    samples += [Sample("initech", "flood", 0, 429, 0.001) for _ in range(9)] + [
+        Sample("initech", "flood", 0, 200, 1.0)
+    ]
+    result = report(plan, samples)
+    acme = result["quiet"]["acme"]
+    assert acme["p99_ms"] == {"alone": 200.0, "flood": 300.0}
+    assert acme["p99_ratio"] == 1.5
+    assert (acme["server_errors"], acme["throttled"], acme["other_statuses"]) == (1, 0, [503])
+    flooder = result["flooder"]
+    assert (flooder["requests"], flooder["throttled"], flooder["throttled_share"]) == (10, 9, 0.9)
+    assert result["server_errors"] == 1
