@@ -19,6 +19,14 @@ function headers(json) {
   return result;
 }
 
+/** The context the token acts in, when the page can tell: X-Context-Id, or a dev token's only one. */
+export function tokenContext() {
+  const chosen = $("context-id").value.trim();
+  if (chosen) return chosen;
+  const dev = /^dev:([a-z0-9_-]+)(?::\d+)?$/.exec($("token").value.trim());
+  return dev ? dev[1] : null;
+}
+
 export async function call(method, path, body) {
   const response = await fetch(path, {
     method,

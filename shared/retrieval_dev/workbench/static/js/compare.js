@@ -1,7 +1,7 @@
 // Two configurations over the same question, side by side: each hit's rank in the other list marked,
 // and nDCG@10 of each when judgments are open.
 
-import { retrieve } from "./api.js";
+import { retrieve, tokenContext } from "./api.js";
 import { readConfig, renderConfig, requestBody } from "./config.js";
 import { $, announce, el, fixed, showError } from "./dom.js";
 import { renderHits } from "./hits.js";
@@ -42,7 +42,7 @@ export function setUpCompare(currentAsk) {
     const file = event.target.files[0];
     if (!file) return;
     try {
-      judged = parseQrels(await file.text());
+      judged = parseQrels(await file.text(), tokenContext());
     } catch (error) {
       judged = new Map();
       showError("compare-error", `Could not read the judgments: ${error.message}`);

@@ -2,8 +2,9 @@
 // (retrieval_dev/evaluation/metrics.py: linear gains, 1/log2(rank + 1) discount).
 
 /** Parses TREC qrels lines ("query 0 item grade", or "query item grade") or JSON Lines whose objects
- * have `judgments` ({item: grade}) and `text` (and an `id`). Returns Map: query key -> {label, text, grades}. */
-export function parseQrels(content) {
+ * have `judgments` ({item: grade}) and `text` (and an `id`; one whose `context_id` is not ``context``
+ * is left out). Returns Map: query key -> {label, text, grades}. */
+export function parseQrels(content, context) {
   const queries = new Map();
   for (const [number, raw] of content.split(/\r?\n/).entries()) {
     const line = raw.trim();
@@ -11,6 +12,7 @@ export function parseQrels(content) {
     if (line.startsWith("{")) {
       const entry = JSON.parse(line);
       if (!entry.judgments) throw new Error(`line ${number + 1}: no "judgments"`);
+      if (context && entry.context_id && entry.context_id !== context) continue;
       const key = String(entry.id ?? entry.text);
       queries.set(key, { label: entry.text ? `${key}: ${entry.text}` : key, text: entry.text || "",
         grades: new Map(Object.entries(entry.judgments).map(([id, grade]) => [id, Number(grade)])) });
