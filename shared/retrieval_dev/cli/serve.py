@@ -43,6 +43,8 @@ from .lambda_runtime import add_show_metrics_flag
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/v1/retrieve$"), "retrieve", "/v1/retrieve"),
     ("GET", re.compile(r"^/v1/sessions/(?P<session_id>[^/]+)$"), "retrieve", "/v1/sessions/{session_id}"),
+    ("GET", re.compile(r"^/v1/documents$"), "retrieve", "/v1/documents"),
+    ("GET", re.compile(r"^/v1/documents/(?P<key>[^/]+)$"), "retrieve", "/v1/documents/{key}"),
     ("GET", re.compile(r"^/v1/graph/path$"), "graph_path", "/v1/graph/path"),
     ("GET", re.compile(r"^/v1/why/(?P<proposition_id>[^/]+)$"), "why_explain", "/v1/why/{proposition_id}"),
     ("POST", re.compile(r"^/knowledgebases/(?P<knowledgeBaseId>[^/]+)/retrieve$"), "retrieve", KB_RESOURCE),
