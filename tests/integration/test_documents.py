@@ -336,3 +336,58 @@ def test_statuses_are_the_owners_only(docs: tuple[Settings, IngestResources]) ->
     foreign, missing = status("a/secret.txt"), status("a/nothing.txt")
     assert foreign[0] == missing[0] == 404 and foreign[1] == missing[1]
     assert status("a/secret.txt", "globex")[0] == 200
+
+
+def test_sync_mirrors_a_folder_reports_each_file_and_applies_deletes(
+    docs: tuple[Settings, IngestResources], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from retrieval_dev.cli.sync import sync
+
+    settings, resources = docs
+    monkeypatch.setenv("RETRIEVAL_INGEST_BUCKET", resources.bucket)
+    folder = tmp_path / "kb"
+    (folder / "notes").mkdir(parents=True)
+    for n in range(5):
+        (folder / "notes" / f"n{n}.md").write_text(f"# Note {n}\n\nThe beacon number {n} blinks green.")
+        (folder / "notes" / f"n{n}.md.metadata.json").write_text(
+            json.dumps({"metadataAttributes": {"n": str(n)}})
+        )
+    (folder / "report.pdf").write_bytes(fixtures.pdf(PAGES))
+    (folder / "broken.pdf").write_bytes(fixtures.corrupt_pdf())
+    report = {entry["key"]: entry for entry in sync(folder, "acme", delete=True)}
+    assert {k: v["status"] for k, v in report.items()} == {
+        **{f"notes/n{n}.md": "indexed" for n in range(5)},
+        "report.pdf": "indexed",
+        "broken.pdf": "failed",
+    }
+    assert report["report.pdf"]["chunks"] == 3 and "not a readable PDF" in report["broken.pdf"]["reason"]
+    (hit,) = retrieve(
+        {
+            "mode": "hybrid",
+            "text": "beacon blinks",
+            "top_k": 1,
+            "filter": {"equals": {"key": "metadata.n", "value": "3"}},
+        }
+    )
+    assert hit["id"] == "acme:doc/notes/n3.md#0000"
+
+    (folder / "notes" / "n1.md").write_text("# Note 1\n\nThe beacon was replaced by a lighthouse.")
+    (folder / "notes" / "n2.md").unlink()
+    (folder / "notes" / "n2.md.metadata.json").unlink()
+    again = {entry["key"]: entry["status"] for entry in sync(folder, "acme", delete=True)}
+    assert again == {
+        "notes/n0.md": "unchanged",
+        "notes/n1.md": "updated",
+        "notes/n2.md": "deleted",
+        "notes/n3.md": "unchanged",
+        "notes/n4.md": "unchanged",
+        "report.pdf": "unchanged",
+        "broken.pdf": "failed",
+    }
+    texts = {h["text"] for h in retrieve({"mode": "lexical", "text": "beacon blinks green", "top_k": 10})}
+    assert texts == {
+        "The beacon number 0 blinks green.",
+        "The beacon number 3 blinks green.",
+        "The beacon number 4 blinks green.",
+        "The beacon was replaced by a lighthouse.",
+    }

@@ -103,8 +103,8 @@ class DocumentFiles:
         data = self._objects.read_bytes(ref, self._limits.file_bytes)
         version = ref.version_id or (ref.etag or "").strip('"') or None
         file = FileRef(context_id, ref.bucket, ref.key, file_key, version or "")
-        if data is None:
-            return self._remove(file, previous, sequencer, "deleted", None)
+        if data is None:  # gone (or a sidecar ahead of its file): remove what is indexed, if anything
+            return None if previous is None else self._remove(file, previous, sequencer, "deleted", None)
         try:
             return self._index(file, fmt, data, previous, sequencer)
         except (DocumentRejectedError, ChunkingConfigError) as rejected:
