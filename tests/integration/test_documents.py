@@ -343,7 +343,7 @@ def test_sync_mirrors_a_folder_reports_each_file_and_applies_deletes(
 ) -> None:
     from retrieval_dev.cli.sync import sync
 
-    settings, resources = docs
+    _, resources = docs
     monkeypatch.setenv("RETRIEVAL_INGEST_BUCKET", resources.bucket)
     folder = tmp_path / "kb"
     (folder / "notes").mkdir(parents=True)

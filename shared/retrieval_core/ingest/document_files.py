@@ -119,7 +119,7 @@ class DocumentFiles:
         sequencer: str | None,
     ) -> DocumentStatus:
         if len(data) > self._limits.file_bytes:
-            raise DocumentRejectedError(f"is larger than {self._limits.file_bytes // (1024 * 1024)} MB")
+            raise DocumentRejectedError(f"is larger than {_size(self._limits.file_bytes)}")
         if not data.strip():
             raise DocumentRejectedError("is empty")
         sidecar_bytes = self._objects.read_bytes(
@@ -215,6 +215,11 @@ class DocumentFiles:
         )
         self._statuses.put(file.context_id, record)
         return record
+
+
+def _size(limit: int) -> str:
+    mib = 1024 * 1024
+    return f"{limit // mib} MB" if limit % mib == 0 else f"{limit:,} bytes"
 
 
 def _digest(data: bytes) -> str:
