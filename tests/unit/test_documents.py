@@ -184,9 +184,8 @@ def test_sizes_are_checked_against_the_embedder_window() -> None:
 def test_the_estimate_never_undercounts_minilm_on_chunks_of_cranfield() -> None:
     from pathlib import Path
 
-    from tokenizers import Tokenizer
-
     from retrieval_core.embedding.local import TOKENIZER_PATH
+    from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
     tokenizer.no_truncation()
