@@ -53,7 +53,10 @@ def test_markdown_blocks_carry_their_heading_path_and_offsets() -> None:
 
 
 def test_html_keeps_visible_text_under_its_headings() -> None:
-    html = b"<head><title>t</title><style>p{}</style></head><h1>A</h1><p>One <b>two</b>.</p><h2>B</h2><p>Three</p>"
+    html = (
+        b"<head><title>t</title><style>p{}</style></head>"
+        b"<h1>A</h1><p>One <b>two</b>.</p><h2>B</h2><p>Three</p>"
+    )
     blocks = parse(DocumentFormat.HTML, html, DOCUMENT_LIMITS).blocks
     assert [(b.text, b.section) for b in blocks] == [("One two.", ("A",)), ("Three", ("A", "B"))]
 

@@ -103,3 +103,13 @@ def test_the_pool_budget_refuses_lines_past_a_contexts_metadata_key_cap(ports: A
     )
     assert report.loaded == 1 and [(e.line, e.field) for e in report.errors] == [(2, "metadata")]
     assert ledger.keys == {"acme": {"a", "b"}}
+
+
+def test_items_longer_than_the_embedders_window_are_reported_and_still_loaded(ports: Any) -> None:
+    """A 420-word item: past the window, its vector does not see its end; the report names it."""
+    long_text = " ".join(["word"] * 419 + ["answer."])
+    report = loader_of(ports).load_lines(
+        [line("acme:p-1", text=long_text, embedding=None), line("acme:p-2", text="Short.", embedding=None)]
+    )
+    assert report.loaded == 2 and report.past_window == ["acme:p-1"]
+    assert "1 items longer than the embedder's window" in report.summary()
