@@ -391,3 +391,51 @@ def test_sync_mirrors_a_folder_reports_each_file_and_applies_deletes(
         "The beacon number 4 blinks green.",
         "The beacon was replaced by a lighthouse.",
     }
+
+
+def test_a_prefix_override_chunks_hierarchically_and_a_child_hit_answers_with_its_parent(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    chunking = {
+        "prefixes": {
+            "contexts/acme/h/": {
+                "strategy": "hierarchical",
+                "parent_max_tokens": 120,
+                "child_max_tokens": 30,
+                "overlap_tokens": 0,
+            }
+        }
+    }
+    text = " ".join(f"Sentence {n} of the manual mentions gear {n}." for n in range(30)).encode()
+    with bootstrap.use(bootstrap.Container(settings.model_copy(update={"document_chunking": chunking}))):
+        put(resources, settings, "contexts/acme/h/manual.txt", text)
+        put(resources, settings, "contexts/acme/flat.txt", text)
+        hierarchical = status("h/manual.txt")[1]["chunks"]
+        assert hierarchical > status("flat.txt")[1]["chunks"]  # children of 30 tokens, not 254-token chunks
+        hits = retrieve({"mode": "lexical", "text": "gear 17", "top_k": 10})
+        hit = next(h for h in hits if h["id"].startswith("acme:doc/h/"))
+    assert hit["id"].startswith("acme:doc/h/manual.txt#")
+    assert "gear 17." in hit["text"] and len(hit["text"]) > 3 * len(
+        "Sentence 17 of the manual mentions gear 17."
+    )
+
+
+def test_names_in_documents_link_to_the_entities_json_lines_items_gave(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    from retrieval_core.bootstrap import container
+
+    settings, resources = docs
+    item = {
+        "id": "acme:p-1",
+        "context_id": "acme",
+        "kind": "proposition",
+        "text": "Dana runs the Payments Gateway.",
+        "created_at": "2026-03-02T09:00:00Z",
+        "mentions": [{"entity_id": "acme:service/gateway", "name": "Payments Gateway", "type": "Service"}],
+    }
+    assert container().loader.load_lines([json.dumps(item)]).ok
+    put(resources, settings, "contexts/acme/ops/guide.md", MARKDOWN)
+    hits = retrieve({"mode": "entity", "entity_id": "acme:service/gateway", "top_k": 10})
+    assert {h["id"] for h in hits} >= {"acme:p-1", "acme:doc/ops/guide.md#0000"}
