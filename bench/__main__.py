@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, filtered, graph, ingest, isolation, micro, paging, policy, retrieve
+from . import coldstart, documents, filtered, graph, ingest, isolation, micro, paging, policy, retrieve
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
 from .cost import cost_table
 from .dynamodb_server import DynamoDBStartError, indexed_moto
@@ -36,6 +36,7 @@ SECTIONS = (
     "policy",
     "packing",
     "ingest",
+    "documents",
     "coldstart",
     "package",
     "isolation",
@@ -108,6 +109,8 @@ def _run(
             results["packing"] = micro.packing(runs=5)
         if "ingest" in sections:
             results["ingest"] = ingest.measure(base, corpus, probe)
+        if "documents" in sections:
+            results["documents"] = documents.measure(base, scale.items // 10)
         if "coldstart" in sections:
             source, target = pairs_at_distance(corpus, 2, 1)[0]
             events = {

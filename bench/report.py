@@ -324,6 +324,7 @@ def markdown(report: dict[str, Any]) -> str:
                 )  # fmt: skip
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
+    lines += _documents(r.get("documents"))
     rest = []
     if "packing" in r:
         p = r["packing"]
@@ -511,6 +512,28 @@ def _ingest(ingest: dict[str, Any] | None) -> list[str]:
         )
     lines += _table(["path", "items/s", "DDB calls / 1k", "OS calls / 1k", "S3 / 1k", "SQS / 1k"], rows)
     lines += [f"Handler time over `retrieval load`: {ingest['handler_over_load']:.2f}x.", ""]
+    return lines
+
+
+def _documents(documents: dict[str, Any] | None) -> list[str]:
+    if not documents:
+        return []
+    lines = [
+        f"### Documents: {documents['files']:,} files ({documents['pages']:,} pages: Markdown and "
+        "10-page PDFs), the ingest handler vs a plain parse + bulk-index loop",
+        "",
+    ]
+    rows = [
+        [
+            label,
+            f"{documents[name]['files_per_second']:,.1f}",
+            f"{documents[name]['pages_per_second']:,.1f}",
+            f"{documents[name]['chunks']:,}",
+        ]
+        for name, label in (("handler", "ingest handler (per S3 event)"), ("plain", "plain loop"))
+    ]
+    lines += _table(["path", "files/s", "pages/s", "chunks"], rows)
+    lines += [f"Handler time over the plain loop: {documents['handler_over_plain']:.2f}x.", ""]
     return lines
 
 

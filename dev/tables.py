@@ -28,6 +28,7 @@ TABLE_SETTINGS = {
     "LineageTable": "lineage_table",
     "SessionsTable": "sessions_table",
     "CursorsTable": "cursors_table",
+    "DocumentsTable": "documents_table",
 }
 
 _INDEX_KEYS = ("IndexName", "KeySchema", "Projection")

@@ -75,7 +75,9 @@ def render(items: Iterable[Item]) -> str:
     """JSON Lines without embeddings (the loader computes them)."""
     lines = []
     for item in items:
-        dumped = item.model_dump(mode="json", exclude={"embedding"})
+        # The sample grounds no span in a page, section, version or passage: those fields stay out.
+        unset = {"__all__": {"page", "section", "version", "text"}}
+        dumped = item.model_dump(mode="json", exclude={"embedding": True, "grounding": unset})
         ordered = {name: dumped[name] for name in Item.model_fields if name in dumped}
         lines.append(json.dumps(ordered, ensure_ascii=False) + "\n")
     return "".join(lines)

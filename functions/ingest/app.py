@@ -1,4 +1,5 @@
-"""ingest: S3 ObjectCreated notifications under contexts/<context_id>/ and queued parts of large objects.
+"""ingest: S3 ObjectCreated and ObjectRemoved notifications under contexts/<context_id>/ (JSON Lines and
+documents: docs/INGEST.md, docs/DOCUMENTS.md) and queued parts of large objects.
 
 Returns a summary per object; fails the invocation (so Lambda or SQS retries it, then parks it in the
 dead-letter queue) when items could not be written. Metrics count what this invocation applied.
@@ -11,7 +12,7 @@ from typing import Any
 from retrieval_core.bootstrap import container
 from retrieval_core.entrypoints.instruments import Instruments
 from retrieval_core.ingest.errors import IngestEventError
-from retrieval_core.ingest.events import work_of
+from retrieval_core.ingest.events import ObjectRemoved, work_of
 from retrieval_core.ingest.service import IngestOutcome
 from retrieval_core.models.ingest import ObjectRef
 
@@ -37,7 +38,12 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     for unit in work:
         tools.logger.append_keys(object_key=unit.key)
         try:
-            outcome = service.object_created(unit) if isinstance(unit, ObjectRef) else service.part(unit)
+            if isinstance(unit, ObjectRef):
+                outcome = service.object_created(unit)
+            elif isinstance(unit, ObjectRemoved):
+                outcome = service.object_removed(unit.ref)
+            else:
+                outcome = service.part(unit)
         finally:
             tools.logger.remove_keys(["object_key"])
         _count(outcome)
@@ -50,6 +56,8 @@ def _count(outcome: IngestOutcome) -> None:
         value = sum(getattr(part, field) for part in outcome.loaded_parts)
         tools.count(metric, value)
     tools.count("PartsQueued", outcome.queued_parts)
+    if outcome.document is not None:
+        tools.count("DocumentsFailed" if outcome.document.status == "failed" else "DocumentsApplied")
 
 
 def _summary(outcome: IngestOutcome) -> dict[str, Any]:
@@ -59,6 +67,7 @@ def _summary(outcome: IngestOutcome) -> dict[str, Any]:
         "parts_reused": outcome.reused_parts,
         "parts_queued": outcome.queued_parts,
         "report": outcome.report.model_dump(mode="json") if outcome.report else None,
+        "document": outcome.document.public() if outcome.document else None,
     }
 
 

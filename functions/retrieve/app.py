@@ -1,4 +1,5 @@
-"""retrieve: POST /v1/retrieve, GET /v1/sessions/{session_id} and Bedrock Knowledge Bases' Retrieve
+"""retrieve: POST /v1/retrieve, GET /v1/sessions/{session_id}, the caller's ingested files' statuses (GET
+/v1/documents, GET /v1/documents/{key}) and Bedrock Knowledge Bases' Retrieve
 (POST /knowledgebases/{knowledgeBaseId}/retrieve; RetrieveAndGenerate and its stream answer what to do
 instead), or a direct (IAM-trusted) invocation."""
 
@@ -8,10 +9,12 @@ from typing import Annotated, cast
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.answers import answer_json
+from retrieval_core.documents.listing import MAX_KEY_CHARS, DocumentList, DocumentListRequest
+from retrieval_core.documents.status import DocumentStatus
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
@@ -92,6 +95,30 @@ def session(
     )
     tools.count("SessionsDescribed")
     return view
+
+
+@app.get("/v1/documents", responses=model_response(DocumentList))
+def documents(
+    prefix: Annotated[str, Query(max_length=MAX_KEY_CHARS, description="Keys starting with this.")] = "",
+    limit: Annotated[int, Query(description="Clamped to 1..100.")] = 100,
+    next_token: Annotated[str | None, Query(max_length=2 * MAX_KEY_CHARS)] = None,
+) -> Response[str]:
+    request = DocumentListRequest(prefix=prefix, limit=limit, next_token=next_token)
+    listing = container().document_listing.list(current_caller(app).context.context_id, request)
+    tools.count("DocumentsListed", len(listing.documents))
+    return serialised(listing)
+
+
+@app.get("/v1/documents/<key>", responses=model_response(DocumentStatus))
+def document(
+    key: Annotated[
+        str, Path(description="The file's key relative to contexts/<context_id>/, '/' encoded as %2F.")
+    ],
+) -> Response[str]:
+    # The path arrives as the client encoded it: decoded once here, '%2F' is a folder's '/'.
+    status = container().document_listing.get(current_caller(app).context.context_id, unquote(key))
+    tools.count("DocumentsDescribed")
+    return serialised(status)
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
     from .adapters.opensearch.generations import OpenSearchGenerations
     from .adapters.opensearch.index import ContextIndices, IndexSpec
     from .adapters.opensearch.store import OpenSearchStore
+    from .adapters.s3_objects import S3ObjectStore
+    from .documents.listing import DocumentStatuses
+    from .documents.status import DocumentStatusStore
     from .graph.service import GraphPathService
+    from .ingest.document_files import DocumentFiles
     from .ingest.service import IngestService
     from .lifecycle.rebuild import Progress, RebuildService
     from .lineage import WhyExplainService
@@ -56,6 +60,7 @@ OVERRIDABLE = frozenset(
         "cursors",
         "reranker",
         "knowledge_bases",
+        "document_statuses",
     }
 )
 
@@ -297,8 +302,52 @@ class Container:
         )
 
     @cached_property
-    def ingest(self) -> IngestService:
+    def document_statuses(self) -> DocumentStatusStore:
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_documents import DynamoDocumentStatuses
+
+        return DynamoDocumentStatuses(dynamodb_client(self.settings), self.settings.documents_table)
+
+    @cached_property
+    def document_listing(self) -> DocumentStatuses:
+        from .documents.listing import DocumentStatuses
+
+        return DocumentStatuses(self.document_statuses)
+
+    @cached_property
+    def document_files(self) -> DocumentFiles:
+        """Documents through ingest: parsed, chunked per ``document_chunking``, their entities found in
+        the context's dictionary and by the configured extractor."""
+        from .documents.entities import EntityExtractor, MentionFinder, RuleBasedExtractor
+        from .documents.policy import ChunkingPolicy
+        from .ingest.document_files import DocumentFiles
+
+        extractor: EntityExtractor | None = None
+        if self.settings.entity_extractor == "local":
+            extractor = RuleBasedExtractor()
+        elif self.settings.entity_extractor == "comprehend":
+            from .adapters.comprehend_entities import ComprehendEntities, comprehend_client
+
+            extractor = ComprehendEntities(comprehend_client(self.settings.aws_region))
+        return DocumentFiles(
+            loader=self.loader,
+            objects=self._objects,
+            statuses=self.document_statuses,
+            embedder=self.embedder,
+            vectors=self.store,
+            mentions=MentionFinder(self.store, extractor),
+            chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
+            metadata=self.settings.metadata_fields,
+        )
+
+    @cached_property
+    def _objects(self) -> S3ObjectStore:
         from .adapters.s3_objects import S3ObjectStore, s3_client
+
+        return S3ObjectStore(s3_client(self.settings.aws_region))
+
+    @cached_property
+    def ingest(self) -> IngestService:
         from .adapters.sqs_parts import SqsPartQueue, sqs_client
         from .ingest.service import IngestService
         from .models.limits import LIMITS
@@ -306,10 +355,11 @@ class Container:
         queue_url = self.settings.ingest_queue_url
         return IngestService(
             loader=self.loader,
-            objects=S3ObjectStore(s3_client(self.settings.aws_region)),
+            objects=self._objects,
             queue=SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None,
             part_lines=self.settings.ingest_part_lines,
             limits=LIMITS.model_copy(update={"part_min_bytes": self.settings.ingest_part_min_bytes}),
+            documents=self.document_files,
         )
 
 

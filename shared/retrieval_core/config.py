@@ -56,6 +56,8 @@ class Settings(BaseModel):
     lineage_table: str = "retrieval-lineage"
     sessions_table: str = "retrieval-sessions"
     cursors_table: str = "retrieval-cursors"
+    documents_table: str = "retrieval-documents"
+    """Each ingested file's status (``GET /v1/documents``; docs/DOCUMENTS.md)."""
     # Paging: tokens are signed with paging_key (dev: written by the stack into .stack/env) or with the
     # SSM SecureString named by paging_key_parameter (deployed), read once per container.
     paging_key: str | None = Field(default=None, repr=False, min_length=16)
@@ -95,13 +97,23 @@ class Settings(BaseModel):
         ge=0,
         description="A part's least size (StorageLimits.part_min_bytes); tests lower it for small objects.",
     )
+    document_chunking: dict[str, Any] = Field(
+        default_factory=empty_dict,
+        description="How documents are chunked, as JSON in RETRIEVAL_DOCUMENT_CHUNKING: a default and "
+        "per-prefix overrides (documents.policy.ChunkingPolicy; docs/DOCUMENTS.md). {}: Bedrock's default.",
+    )
+    entity_extractor: Literal["none", "local", "comprehend"] = Field(
+        default="none",
+        description="What finds entities in document chunks besides the context's dictionary: none, the "
+        "offline rule-based extractor (local) or Amazon Comprehend DetectEntities (comprehend).",
+    )
     metadata_fields: dict[str, FieldType] = Field(
         default_factory=empty_dict,
         description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "
         '(`{"amount": "number", "due": "date"}`); undeclared keys are exact strings (docs/STORAGE.md).',
     )
 
-    @field_validator("metadata_fields", mode="before")
+    @field_validator("metadata_fields", "document_chunking", mode="before")
     @classmethod
     def _json_object(cls, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value

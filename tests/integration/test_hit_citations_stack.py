@@ -47,6 +47,9 @@ def test_the_chunk_cites_its_uri(corpus_settings: Any) -> None:
         "chunk_id": None,
         "start": None,
         "end": None,
+        "page": None,
+        "section": None,
+        "version": None,
     }
     assert chunk["metadata"]["title"] == "Engineering org update - March 2026"
     assert chunk["metadata_truncated"] is False

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes_documents import MemoryDocumentStatuses
 from fakes_graph import FakeGraph, FakeLineage
 from fakes_store import FixedEmbedder, InMemoryStore
 from retrieval_core import bootstrap
@@ -113,6 +114,7 @@ def fake_container(settings: Settings | None = None, **overrides: Any) -> Contai
             "retrieval_config": preset("default"),
             "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
             "knowledge_bases": FakeKnowledgeBases(KNOWLEDGE_BASES),
+            "document_statuses": MemoryDocumentStatuses(),
             **overrides,
         },
     )

@@ -24,6 +24,10 @@ class MemoryObjects:
     def open(self, ref: ObjectRef, start: int = 0, end: int | None = None) -> BinaryIO:
         return io.BytesIO(self.blobs[(ref.bucket, ref.key)][start:end])
 
+    def read_bytes(self, ref: ObjectRef, limit: int) -> bytes | None:
+        data = self.blobs.get((ref.bucket, ref.key))
+        return None if data is None else data[: limit + 1]
+
     def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
         return self.documents.get((bucket, key))
 

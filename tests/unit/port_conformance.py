@@ -7,13 +7,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fakes_cursors import InMemoryCursorStore
+    from fakes_documents import MemoryDocumentStatuses
     from fakes_generations import FakeGenerations
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
     from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
     from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
     from retrieval_core.adapters.bedrock_rerank import BedrockReranker
+    from retrieval_core.adapters.comprehend_entities import ComprehendEntities
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
+    from retrieval_core.adapters.dynamodb_documents import DynamoDocumentStatuses
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
     from retrieval_core.adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
     from retrieval_core.adapters.s3_objects import S3ObjectStore
     from retrieval_core.adapters.sqs_parts import SqsPartQueue
+    from retrieval_core.documents.entities import EntityDictionary, EntityExtractor, RuleBasedExtractor
+    from retrieval_core.documents.status import DocumentStatusStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
     from retrieval_core.ingest.ports import LineLoader, ObjectStore, PartQueue
@@ -44,6 +49,19 @@ if TYPE_CHECKING:
         SearchStore,
     )
     from retrieval_dev.cli.progress import Progress
+
+    def document_ports(
+        memory: MemoryDocumentStatuses,
+        dynamo: DynamoDocumentStatuses,
+        rules: RuleBasedExtractor,
+        comprehend: ComprehendEntities,
+        store: OpenSearchStore,
+    ) -> None:
+        _memory: DocumentStatusStore = memory
+        _dynamo: DocumentStatusStore = dynamo
+        _rules: EntityExtractor = rules
+        _comprehend: EntityExtractor = comprehend
+        _dictionary: EntityDictionary = store
 
     def search_fakes(lexical_only: InMemoryLexicalStore, full: InMemoryStore) -> None:
         _lexical: LexicalSearch = lexical_only

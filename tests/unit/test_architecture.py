@@ -22,10 +22,11 @@ ALLOWED: dict[str, set[str]] = {
     "lineage": BASE | {"ports"},
     "understanding": BASE | {"ports"},
     "retrieval": BASE | {"ports", "graph", "policy", "packing", "understanding"},
-    "adapters": BASE | {"ports", "config", "policy", "lifecycle"},
+    "adapters": BASE | {"ports", "config", "policy", "lifecycle", "documents"},
     "lifecycle": BASE,
     "loading": BASE | {"ports"},
-    "ingest": BASE | {"loading"},
+    "documents": BASE | {"ports"},
+    "ingest": BASE | {"loading", "documents", "ports"},
     "entrypoints": BASE | {"policy", "retrieval", "bootstrap"},
 }
 DEVELOPMENT = ("retrieval_dev", "dev", "bench", "tests")

@@ -29,6 +29,8 @@ SCHEMAS = SPEC["components"]["schemas"]
 FUNCTION_OF = {
     "/v1/retrieve": "retrieve",
     "/v1/sessions/{session_id}": "retrieve",
+    "/v1/documents": "retrieve",
+    "/v1/documents/{key}": "retrieve",
     "/v1/graph/path": "graph_path",
     "/v1/why/{item_id}": "why_explain",
     "/knowledgebases/{knowledgeBaseId}/retrieve": "retrieve",
@@ -203,6 +205,8 @@ def test_the_fuzzer_covers_every_operation() -> None:
     assert {(path, method) for path, method, _ in OPERATIONS} == {
         ("/v1/retrieve", "POST"),
         ("/v1/sessions/{session_id}", "GET"),
+        ("/v1/documents", "GET"),
+        ("/v1/documents/{key}", "GET"),
         ("/v1/graph/path", "GET"),
         ("/v1/why/{item_id}", "GET"),
         ("/knowledgebases/{knowledgeBaseId}/retrieve", "POST"),

@@ -14,7 +14,9 @@ from retrieval_core.models.hit_parts import METADATA_CAP_CHARS, capped_metadata,
 from retrieval_dev.cli.events import api_event, why_event
 
 CITED = {"metadata", "metadata_truncated", "valid_from", "valid_to", "location"}
-CHUNK_LOCATION = {"uri": "s3://acme-docs/ledger.md", "chunk_id": CHUNK.id, "start": 0, "end": 20}
+NO_PAGE = {"page": None, "section": None, "version": None}
+"""A span that names no page, section or source version (a JSON Lines chunk without them)."""
+CHUNK_LOCATION = {"uri": "s3://acme-docs/ledger.md", "chunk_id": CHUNK.id, "start": 0, "end": 20, **NO_PAGE}
 MODES: dict[str, dict[str, Any]] = {
     "lexical": {"mode": "lexical", "text": "ledger design"},
     "vector": {"mode": "vector", "vector": [0.5, 1.0, 0.0, 0.5]},
@@ -58,6 +60,7 @@ def test_location_is_the_first_grounding_uri_else_metadata_uri() -> None:
         "chunk_id": "a:d#c2",
         "start": 3,
         "end": 9,
+        **NO_PAGE,
     }
     assert location_of([], {"uri": "https://x"}) == {
         "uri": "https://x",
@@ -65,6 +68,8 @@ def test_location_is_the_first_grounding_uri_else_metadata_uri() -> None:
         "start": None,
         "end": None,
     }
+    paged = {"chunk_id": "a:d#c3", "uri": "s3://b/k.pdf", "page": 2, "section": "A > B", "version": "v1"}
+    assert location_of([paged], None) == {**paged, "start": None, "end": None}
     assert location_of([], {"uri": 7}) is None and location_of([], None) is None
 
 

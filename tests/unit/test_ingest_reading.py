@@ -8,7 +8,7 @@ import json
 
 import pytest
 from retrieval_core.ingest.errors import IngestEventError
-from retrieval_core.ingest.events import work_of
+from retrieval_core.ingest.events import ObjectRemoved, work_of
 from retrieval_core.ingest.objects import context_of_key, part_report_key, report_key
 from retrieval_core.ingest.reading import plan_parts, read_part
 from retrieval_core.models.ingest import ObjectRef, PartTask
@@ -85,16 +85,17 @@ def test_reports_sit_beside_the_key_and_parts_per_upload() -> None:
     assert ObjectRef("b", "k", etag='"e1"').revision == "e1"
 
 
-def test_s3_keys_are_url_decoded_and_other_notifications_ignored() -> None:
+def test_s3_keys_are_url_decoded_removals_kept_and_other_notifications_ignored() -> None:
+    obj = {"key": "contexts/acme/my+file%3A1.md", "eTag": "e", "sequencer": "0A1B"}
     record = {
         "eventSource": "aws:s3",
         "eventName": "ObjectCreated:Put",
-        "s3": {"bucket": {"name": "b"}, "object": {"key": "contexts/acme/my+file%3A1.jsonl", "eTag": "e"}},
+        "s3": {"bucket": {"name": "b"}, "object": obj},
     }
     removed = record | {"eventName": "ObjectRemoved:Delete"}
-    assert work_of({"Records": [record, removed]}) == [
-        ObjectRef("b", "contexts/acme/my file:1.jsonl", None, "e")
-    ]
+    restored = record | {"eventName": "ObjectRestore:Completed"}
+    ref = ObjectRef("b", "contexts/acme/my file:1.md", None, "e", "0A1B")
+    assert work_of({"Records": [record, removed, restored]}) == [ref, ObjectRemoved(ref)]
 
 
 def test_queued_parts_round_trip_and_malformed_events_are_refused() -> None:

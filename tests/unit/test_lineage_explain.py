@@ -161,7 +161,9 @@ def test_grounding_and_derived_count() -> None:
 
     result = world.explain("acme:fact")
 
-    assert [g.model_dump() for g in result.grounding] == [chunk]
+    assert [g.model_dump() for g in result.grounding] == [
+        {**chunk, "page": None, "section": None, "version": None}
+    ]
     assert result.derived_count == 3
 
 

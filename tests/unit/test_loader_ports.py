@@ -138,3 +138,13 @@ def test_a_raced_key_budget_reserves_line_by_line_and_keeps_the_cap(ports: Any) 
         (3, "metadata"),
     ]
     assert ledger.keys == {"acme": {"x", "y", "z", "a", "b"}}
+
+
+def test_items_longer_than_the_embedders_window_are_reported_and_still_loaded(ports: Any) -> None:
+    """A 420-word item: past the window, its vector does not see its end; the report names it."""
+    long_text = " ".join(["word"] * 419 + ["answer."])
+    report = loader_of(ports).load_lines(
+        [line("acme:p-1", text=long_text, embedding=None), line("acme:p-2", text="Short.", embedding=None)]
+    )
+    assert report.loaded == 2 and report.past_window == ["acme:p-1"]
+    assert "1 items longer than the embedder's window" in report.summary()

@@ -185,9 +185,9 @@ SESSION_WRITES = ("dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteIte
 def test_retrieve_grants_exactly_reads_sessions_cursors_embedding_and_search() -> None:
     granted = grants("RetrieveFunction")
     expected = {action: {"EdgesTable", "LineageTable"} for action in READ_ITEMS}
-    expected["dynamodb:Query"] = {"EdgesTable", "LineageTable", "SessionsTable"}
+    expected["dynamodb:Query"] = {"EdgesTable", "LineageTable", "SessionsTable", "DocumentsTable"}
     expected |= {action: {"SessionsTable"} for action in SESSION_WRITES}
-    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "CursorsTable"}
+    expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "CursorsTable", "DocumentsTable"}
     expected["dynamodb:PutItem"] = {"SessionsTable", "CursorsTable"}
     expected["ssm:GetParameter"] = {
         "parameter${PagingKeyParameterName}",
@@ -258,6 +258,8 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
     assert routes == {
         ("POST", "/v1/retrieve"): "RetrieveFunction",
         ("GET", "/v1/sessions/{session_id}"): "RetrieveFunction",
+        ("GET", "/v1/documents"): "RetrieveFunction",
+        ("GET", "/v1/documents/{key}"): "RetrieveFunction",
         ("GET", "/v1/graph/path"): "GraphPathFunction",
         ("GET", "/v1/why/{item_id}"): "WhyExplainFunction",
         ("POST", "/knowledgebases/{knowledgeBaseId}/retrieve"): "RetrieveFunction",
@@ -539,6 +541,8 @@ def test_ingest_grants_writes_to_its_tables_objects_and_queue_only() -> None:
         "s3:GetObjectVersion": {f"{bucket}/contexts/*"},
         "s3:PutObject": {f"{bucket}/reports/*", f"{bucket}/parts/*"},
         "sqs:SendMessage": {"IngestPartsQueue"},
+        "dynamodb:GetItem": {"DocumentsTable"},
+        "dynamodb:PutItem": {"DocumentsTable"},
     }
     choice = resource("IngestFunction")["Properties"]["Policies"][1]["Fn::If"]
     assert choice == ["UseServerless", {"Ref": "ServerlessSearchPolicy"}, {"Ref": "DomainIndexPolicy"}]

@@ -76,7 +76,8 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
         "confidence": _decimal(item.confidence),
         "created_at": iso(item.created_at),
         "source_ids": item.source_ids,
-        "grounding": [g.model_dump(exclude_none=True) for g in item.grounding],
+        # The passage text stays in the search document: the card names the span, not its words.
+        "grounding": [g.model_dump(exclude_none=True, exclude={"text"}) for g in item.grounding],
         "supersedes": item.supersedes,
         "contradicts": item.contradicts,
     }

@@ -40,6 +40,24 @@ class S3ObjectStore:
         with aws_failures("s3", "get_object"):
             return cast(BinaryIO, self._client.get_object(**request)["Body"])
 
+    def read_bytes(self, ref: ObjectRef, limit: int) -> bytes | None:
+        from botocore.exceptions import ClientError
+
+        request: dict[str, Any] = {"Bucket": ref.bucket, "Key": ref.key, "Range": f"bytes=0-{limit}"}
+        if ref.version_id:
+            request["VersionId"] = ref.version_id
+        with aws_failures("s3", "get_object"):
+            try:
+                body: bytes = self._client.get_object(**request)["Body"].read(limit + 1)
+            except ClientError as error:
+                code = error.response.get("Error", {}).get("Code")
+                if code in {"NoSuchKey", "NoSuchVersion", "404", "MethodNotAllowed"}:
+                    return None  # MethodNotAllowed: the current version is a delete marker
+                if code == "InvalidRange":  # an empty object has no byte 0
+                    return b""
+                raise
+        return body
+
     def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
         from botocore.exceptions import ClientError
 

@@ -20,6 +20,11 @@ class ObjectStore(Protocol):
         """A readable stream of the object's bytes ``[start, end)`` (``end`` None: to the end)."""
         ...
 
+    def read_bytes(self, ref: ObjectRef, limit: int) -> bytes | None:
+        """At most ``limit + 1`` bytes of the object (its current version when ``ref`` names none), so a
+        caller sees that it passes ``limit`` without reading it all; None when there is no such object."""
+        ...
+
     def read_json(self, bucket: str, key: str) -> dict[str, Any] | None:
         """The JSON document at ``key``, or None when there is none."""
         ...

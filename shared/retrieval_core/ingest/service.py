@@ -11,15 +11,20 @@ Parts that failed leave an incomplete report and raise ``IngestIncompleteError``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from ..models.ingest import ObjectRef, PartTask
 from ..models.limits import LIMITS, StorageLimits
+from .document_files import is_document_key
 from .errors import IngestIncompleteError
 from .objects import context_of_key, part_object_key, part_report_key, report_key
 from .ports import LineLoader, ObjectStore, PartQueue
 from .reading import plan_parts, read_part
 from .report import IngestReport, PartReport
+
+if TYPE_CHECKING:
+    from ..documents.status import DocumentStatus
+    from .document_files import DocumentFiles
 
 
 @dataclass
@@ -32,6 +37,8 @@ class IngestOutcome:
     reused_parts: int = 0
     queued_parts: int = 0
     report: IngestReport | None = None
+    document: DocumentStatus | None = None
+    """A document's (or its sidecar's) event: the file's status after it."""
 
 
 class IngestService:
@@ -43,12 +50,14 @@ class IngestService:
         queue: PartQueue | None,
         part_lines: int,
         limits: StorageLimits = LIMITS,
+        documents: DocumentFiles | None = None,
     ) -> None:
         self._loader = loader
         self._objects = objects
         self._queue = queue
         self._part_lines = part_lines
         self._limits = limits
+        self._documents = documents
 
     def object_created(self, ref: ObjectRef) -> IngestOutcome:
         context_id = context_of_key(ref.key)
@@ -57,6 +66,9 @@ class IngestService:
             reason = "the key must start with contexts/<context_id>/ (1-63 lowercase letters, digits, - or _)"
             outcome.report = IngestReport(bucket=ref.bucket, key=ref.key, status="rejected", reason=reason)
             self._write_report(ref.bucket, ref.key, outcome.report)
+            return outcome
+        if self._documents is not None and is_document_key(ref.key):
+            outcome.document = self._documents.created(ref)
             return outcome
         if ref.version_id is None and ref.etag is None:  # a hand-written event: pin what is there now
             ref = self._objects.identify(ref)
@@ -92,6 +104,14 @@ class IngestService:
         for task in tasks:
             self._run(task, context_id, outcome)
         self._finish(outcome)
+        return outcome
+
+    def object_removed(self, ref: ObjectRef) -> IngestOutcome:
+        """A removed document takes its chunks with it; a removed JSON Lines object changes nothing (its
+        lines were loads and deletes, applied)."""
+        outcome = IngestOutcome(ref.key)
+        if self._documents is not None and is_document_key(ref.key):
+            outcome.document = self._documents.removed(ref)
         return outcome
 
     def part(self, task: PartTask) -> IngestOutcome:

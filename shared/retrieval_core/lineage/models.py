@@ -69,6 +69,9 @@ class GroundingView(BaseModel):
     uri: str | None = None
     start: int | None = None
     end: int | None = None
+    page: int | None = None
+    section: str | None = None
+    version: str | None = None
 
 
 class LineageExploration(BaseModel):

@@ -25,6 +25,7 @@ from typing import Protocol
 
 from ..errors import BackendUnavailableError, IncompleteBatchError
 from ..models.metadata import MetadataSchema
+from ..models.text_window import estimate_tokens, window_of
 from ..ports import Embedder, ItemKey, ItemWriter, LineageWriter, WriteRefusal
 from .lines import OversizedLine
 from .metadata_keys import PoolKeyBudget
@@ -52,6 +53,10 @@ class LoadReport:
     unwritten: list[str] = field(default_factory=list)
     stopped: str | None = None
     """Why the load stopped early (a backend became unavailable), or None when every line was tried."""
+    past_window: list[str] = field(default_factory=list)
+    """Items embedded here whose text (by ``estimate_tokens``, which overcounts) passes the embedder's
+    window: their vector leaves the rest out, so vector search cannot find what the end says. Loaded all
+    the same; split them (documents are chunked within the window)."""
 
     @property
     def ok(self) -> bool:
@@ -68,6 +73,11 @@ class LoadReport:
             parts.append(f"{len(self.unwritten)} items not written or not confirmed (re-run to repair)")
         if self.stopped:
             parts.append("stopped early")
+        if self.past_window:
+            parts.append(
+                f"{len(self.past_window)} items longer than the embedder's window (their vectors see only "
+                f"the start; e.g. {self.past_window[0]})"
+            )
         return ", ".join(parts)
 
 
@@ -227,6 +237,8 @@ class Loader:
                 continue
             vectors[parsed.item.id] = given
         if missing:
+            window = window_of(self._embedder.name)
+            report.past_window += [p.item.id for p in missing if estimate_tokens(p.item.text) > window]
             computed = self._embedder.embed([p.item.text for p in missing])
             vectors.update({p.item.id: v for p, v in zip(missing, computed, strict=True)})
         return vectors

@@ -70,6 +70,9 @@ def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any],
     return kept, len(kept) < len(metadata)
 
 
+LOCATION_KEYS = ("uri", "chunk_id", "start", "end", "page", "section", "version")
+
+
 def location_of(
     grounding: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
@@ -77,7 +80,7 @@ def location_of(
     string ``metadata.uri``; None when the item names no place."""
     for span in grounding:
         if span.get("uri"):
-            return {key: span.get(key) for key in ("uri", "chunk_id", "start", "end")}
+            return {key: span.get(key) for key in LOCATION_KEYS}
     uri = (metadata or {}).get("uri")
     return (
         {"uri": uri, "chunk_id": None, "start": None, "end": None} if isinstance(uri, str) and uri else None

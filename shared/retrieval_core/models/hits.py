@@ -45,6 +45,9 @@ class Location(BaseModel):
     chunk_id: str | None = None
     start: int | None = None
     end: int | None = None
+    page: int | None = Field(default=None, description="1-based page (PDF; DOCX with page breaks).")
+    section: str | None = Field(default=None, description="The heading path, 'A > B'.")
+    version: str | None = Field(default=None, description="The source file's version.")
 
 
 class Hit(BaseModel):

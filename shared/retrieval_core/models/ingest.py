@@ -17,6 +17,8 @@ class ObjectRef:
     key: str
     version_id: str | None = None
     etag: str | None = None
+    sequencer: str | None = None
+    """S3's order of events on this key (a hex number): a later event has a greater one."""
 
     @property
     def revision(self) -> str:

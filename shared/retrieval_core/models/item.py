@@ -41,6 +41,15 @@ class Grounding(_Strict):
     uri: str | None = Field(default=None, max_length=2048)
     start: int | None = Field(default=None, ge=0)
     end: int | None = Field(default=None, ge=0)
+    page: int | None = Field(default=None, ge=1, description="1-based page of the span (PDF, marked DOCX).")
+    section: str | None = Field(default=None, max_length=1024, description="Heading path, 'A > B'.")
+    version: str | None = Field(default=None, max_length=1024, description="The source's version.")
+    text: str | None = Field(
+        default=None,
+        max_length=LIMITS.text_bytes,
+        description="The passage a hit returns instead of the item's own text (hierarchical chunking: "
+        "the child is searched, its parent's text answers).",
+    )
 
     @model_validator(mode="after")
     def _span_is_ordered(self) -> Grounding:

@@ -12,7 +12,11 @@ import sys
 SUBCOMMANDS = {
     "load": ("load", "Load items (and delete lines) from a JSON Lines file into the index and tables."),
     "delete": ("delete", "Delete items by id from the index and tables (idempotent)."),
-    "ingest": ("ingest", "Upload a JSON Lines file to the local ingest bucket and run the ingest function."),
+    "ingest": (
+        "ingest",
+        "Upload a JSON Lines file or a document to the local ingest bucket and run the ingest function.",
+    ),
+    "sync": ("sync", "Mirror a folder of documents into the local ingest bucket, as a deployed stack syncs."),
     "reindex": ("reindex", "Copy every document into the other isolation model (silo or pool)."),
     "rebuild": ("rebuild", "Rebuild indices from the current declaration and embedder, without downtime."),
     "knowledge-base": (

@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="Only the first N queries (smoke runs).")
     parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")
     parser.add_argument(
+        "--as-files",
+        action="store_true",
+        help="Ingest the documents as .txt files through the ingest function (parsed, chunked) instead "
+        "of loading them as JSON Lines: the documents path, scored the same way (docs/QUALITY.md).",
+    )
+    parser.add_argument(
         "--compare",
         nargs="*",
         metavar="CONFIGURATION",
@@ -76,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     from retrieval_core.errors import RetrievalError
 
     from ..evaluation.beir import read_beir
+    from ..evaluation.as_files import files_index
     from ..evaluation.collection import read_collection
     from ..evaluation.embedding_cache import CachedEmbedder
     from ..evaluation.provision import describe_index, evaluation_index
@@ -100,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
             f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {source}",
             flush=True,
         )
-        with evaluation_index(Settings.from_env(), collection.documents, embedder=embedder) as settings:
+        provision = files_index if args.as_files else partial(evaluation_index, embedder=embedder)
+        with provision(Settings.from_env(), collection.documents) as settings:
             loaded = time.perf_counter()
             results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]
             compared = _configurations(args.compare)

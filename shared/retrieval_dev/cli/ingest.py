@@ -18,7 +18,9 @@ DEFAULT_BUCKET = "retrieval-ingest"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="JSON Lines (or gzip of it): items and delete lines.")
+    parser.add_argument(
+        "file", type=Path, help="JSON Lines (or gzip of it), or a document (.txt .md .html .pdf .docx .csv)."
+    )
     parser.add_argument("--context", required=True, help="The context: the key goes under contexts/<it>/.")
     parser.add_argument("--key", help="The object key (default: contexts/<context>/<file name>).")
     parser.add_argument("--upload-only", action="store_true", help="Upload and print the S3 event only.")
@@ -38,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(event, indent=2))
         return 0
     response = invoke_with_parts(event)
+    document = response["body"]["objects"][0].get("document") if response["statusCode"] == 200 else None
+    if document is not None:
+        print(json.dumps(document, indent=2))
+        return 1 if document["status"] == "failed" else 0
     report = read_report(key)
     print(json.dumps(report, indent=2))
     ok = response["statusCode"] == 200 and report["status"] == "complete" and not report["rejected"]
@@ -50,7 +56,17 @@ def upload(body: bytes, key: str) -> dict[str, Any]:
 
     bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
     put = boto3.client("s3").put_object(Bucket=bucket, Key=key, Body=body)
-    return s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put.get("VersionId"))
+    event = s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put.get("VersionId"))
+    event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
+    return event
+
+
+def sequencer() -> str:
+    """A sequencer later than every earlier one of this machine (S3's are hex numbers that grow per key):
+    nanoseconds since the epoch, in S3's width."""
+    import time
+
+    return f"{time.time_ns():018X}"
 
 
 def read_report(key: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ qrels ``[{queryId, docId, relevance}]``. Ids may be numbers or strings; they are
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,9 +90,17 @@ def item_id(doc_id: str) -> str:
     return f"{DOC_ID_PREFIX}{doc_id}"
 
 
+FILE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^/#]+)\.txt#\d+$")
+"""A chunk of the collection ingested as files (``evaluation/as_files.py``): ``cran:doc/12.txt#0000``."""
+
+
 def doc_id_of(item_id: str) -> str | None:
-    """The collection's document id behind an item id, or None for an item that is not one of them."""
-    return item_id.removeprefix(DOC_ID_PREFIX) if item_id.startswith(DOC_ID_PREFIX) else None
+    """The collection's document id behind an item id (a loaded document, or a chunk of its file), or
+    None for an item that is not one of them."""
+    if item_id.startswith(DOC_ID_PREFIX):
+        return item_id.removeprefix(DOC_ID_PREFIX)
+    chunk = FILE_CHUNK.match(item_id)
+    return chunk["id"] if chunk else None
 
 
 def item_lines(documents: Sequence[Document]) -> list[str]:

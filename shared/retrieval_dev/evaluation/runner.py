@@ -91,7 +91,8 @@ def retrieve_ranking(
     if not payload.get("supported", True):
         raise EvalQueryError(f"{mode} is not supported here: {payload.get('missing_capability')}")
     ids = (doc_id_of(hit["id"]) for hit in payload["hits"])
-    return [doc_id for doc_id in ids if doc_id is not None]
+    # A file's chunks rank as its document, where its best chunk ranks (JSON Lines items are unique).
+    return list(dict.fromkeys(doc_id for doc_id in ids if doc_id is not None))
 
 
 def run_mode(

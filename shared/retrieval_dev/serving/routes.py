@@ -14,6 +14,8 @@ from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/v1/retrieve$"), "retrieve", "/v1/retrieve"),
     ("GET", re.compile(r"^/v1/sessions/(?P<session_id>[^/]+)$"), "retrieve", "/v1/sessions/{session_id}"),
+    ("GET", re.compile(r"^/v1/documents$"), "retrieve", "/v1/documents"),
+    ("GET", re.compile(r"^/v1/documents/(?P<key>[^/]+)$"), "retrieve", "/v1/documents/{key}"),
     ("GET", re.compile(r"^/v1/graph/path$"), "graph_path", "/v1/graph/path"),
     ("GET", re.compile(r"^/v1/why/(?P<item_id>[^/]+)$"), "why_explain", "/v1/why/{item_id}"),
     ("POST", re.compile(r"^/knowledgebases/(?P<knowledgeBaseId>[^/]+)/retrieve$"), "retrieve", KB_RESOURCE),

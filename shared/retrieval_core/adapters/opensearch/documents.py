@@ -84,7 +84,9 @@ def hit_of(
     context_prefix = f"{source['context_id']}:"
     grounding = source.get("grounding", [])
     metadata, metadata_truncated = capped_metadata(source.get("metadata"))
-    text, text_truncated = fit_text(source["text"], LIMITS.hit_text_bytes)
+    # A hierarchical child answers with its parent's passage (grounding ``text``), scored as itself.
+    passage = next((g["text"] for g in grounding if g.get("text")), None)
+    text, text_truncated = fit_text(passage or source["text"], LIMITS.hit_text_bytes)
     return Hit.model_validate(
         {
             "id": source["id"],

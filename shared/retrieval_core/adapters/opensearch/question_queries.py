@@ -47,6 +47,19 @@ def names_body(context_id: str, text: str, filters: SearchFilters) -> dict[str, 
     }
 
 
+DICTIONARY_ENTRIES = 10_000
+"""Entries a document ingest reads of its context's dictionary, to find its names in a file's chunks."""
+
+
+def dictionary_body(context_id: str) -> dict[str, Any]:
+    """Every entry of the context's dictionary (the most mentioned first), no hit."""
+    return {
+        "size": 0,
+        "query": {"bool": {"filter": filter_clauses(context_id)}},
+        "aggs": {"names": {"terms": {"field": "entity_name_keys", "size": DICTIONARY_ENTRIES}}},
+    }
+
+
 def _text_ranked(
     text: str, clauses: list[dict[str, Any]], size: int, *, must_match: bool, ids_only: bool = False
 ) -> dict[str, Any]:

@@ -157,6 +157,13 @@ class OpenSearchStore:
             if h["_source"].get(VECTOR_FIELD)
         }
 
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        """The context's entity dictionary (``documents.entities.EntityDictionary``): the names its items'
+        mentions give, up to ``question_queries.DICTIONARY_ENTRIES``, in one aggregation."""
+        response = self._search(context_id, question_queries.dictionary_body(context_id))
+        buckets = response.get("aggregations", {}).get("names", {}).get("buckets", [])
+        return [NamedEntity(*b["key"].split(NAME_KEY_SEPARATOR)) for b in buckets]
+
     def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
         body = queries.lexical_body(context_id, text, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
         return _feedback(self._search(context_id, body), rank_only=not self._layout.siloed)

@@ -65,9 +65,13 @@ def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:
     }
     if hit.confidence is not None:
         fields["confidence"] = hit.confidence
-    standard = {"x-amz-bedrock-kb-chunk-id": hit.id}
+    standard: dict[str, Any] = {"x-amz-bedrock-kb-chunk-id": hit.id}
     if uri is not None:
         standard["x-amz-bedrock-kb-source-uri"] = uri
+        # A document's data source is its bucket (one S3 data source per bucket, as Bedrock's).
+        standard["x-amz-bedrock-kb-data-source-id"] = uri[len(S3_SCHEME) :].split("/", 1)[0]
+    if hit.location is not None and hit.location.page is not None:
+        standard["x-amz-bedrock-kb-document-page-number"] = hit.location.page
     return {
         **item_metadata(hit),
         **standard,

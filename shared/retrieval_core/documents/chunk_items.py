@@ -1,0 +1,83 @@
+"""A file's chunks as loadable item lines: kind ``document``, an id naming the file and the position
+(``acme:doc/<key>#0003``), grounded in ``s3://bucket/key`` with the page, section and span, the sidecar's
+metadata, and the entities found in it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..models.limits import MAX_ITEM_ID_CHARS
+from ..models.vocabulary import iso
+from .chunking import Chunk
+
+SECTION_SEPARATOR = " > "
+LONGEST_CHUNK_SUFFIX = len("#000000")
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """One version of one file: its context, its key relative to ``contexts/<context_id>/``."""
+
+    context_id: str
+    bucket: str
+    key: str
+    relative_key: str
+    version: str
+
+    @property
+    def uri(self) -> str:
+        return f"s3://{self.bucket}/{self.key}"
+
+    @property
+    def file_id(self) -> str:
+        """``acme:doc/<relative key>``; a key too long for an id is named by its digest."""
+        name = f"{self.context_id}:doc/{self.relative_key}"
+        if len(name) + LONGEST_CHUNK_SUFFIX > MAX_ITEM_ID_CHARS:
+            name = f"{self.context_id}:doc/sha256-{hashlib.sha256(self.relative_key.encode()).hexdigest()}"
+        return name
+
+    def chunk_id(self, position: int) -> str:
+        return f"{self.file_id}#{position:04d}"
+
+
+def chunk_lines(
+    file: FileRef,
+    chunks: Sequence[Chunk],
+    *,
+    metadata: dict[str, Any],
+    mentions: Sequence[list[dict[str, str]]],
+    vectors: dict[str, list[float]],
+    created_at: datetime,
+) -> list[bytes]:
+    """One JSON line per chunk. ``vectors`` holds embeddings already stored for these ids with the same
+    text (a sidecar change, an unchanged chunk of an edited file): they are reused, not computed again."""
+    lines = []
+    for position, chunk in enumerate(chunks):
+        chunk_id = file.chunk_id(position)
+        span: dict[str, Any] = {"chunk_id": chunk_id, "uri": file.uri, "start": chunk.start, "end": chunk.end}
+        if chunk.page is not None:
+            span["page"] = chunk.page
+        if chunk.section:
+            span["section"] = SECTION_SEPARATOR.join(chunk.section)
+        span["version"] = file.version
+        if chunk.parent_text is not None:
+            span["text"] = chunk.parent_text
+        line: dict[str, Any] = {
+            "id": chunk_id,
+            "context_id": file.context_id,
+            "kind": "document",
+            "text": chunk.text,
+            "created_at": iso(created_at),
+            "grounding": [span],
+            "mentions": mentions[position],
+            "metadata": {**metadata, **(chunk.metadata or {})},
+        }
+        if chunk_id in vectors:
+            line["embedding"] = vectors[chunk_id]
+        lines.append(json.dumps(line, ensure_ascii=False).encode("utf-8"))
+    return lines

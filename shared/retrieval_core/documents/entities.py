@@ -1,0 +1,103 @@
+"""Entity mentions for chunks, without a language model: first the context's own entity dictionary (the
+names its items already give entities, the names ``auto`` links), then an ``EntityExtractor`` (Amazon
+Comprehend's DetectEntities in a stack that opts in, ``RuleBasedExtractor`` offline). A found name that
+the dictionary knows links to the dictionary's entity id, so entities in documents and in JSON Lines
+items meet in one graph."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..models.limits import LIMITS
+from ..ports import NamedEntity
+
+MIN_NAME_CHARS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class FoundEntity:
+    name: str
+    type: str
+
+
+class EntityExtractor(Protocol):
+    def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
+        """The named entities in each text, in order."""
+        ...
+
+
+class EntityDictionary(Protocol):
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        """The context's dictionary: every (entity id, name, type) its items' mentions give."""
+        ...
+
+
+class RuleBasedExtractor:
+    """Offline and deterministic: runs of two or more capitalised words (``Acme Payments``), and
+    acronyms of two to six capitals (``NASA``), that do not open a sentence alone. Development and
+    tests; a stack uses its dictionary and, opted in, Comprehend."""
+
+    NAME = re.compile(r"\b(?:[A-Z][a-z]+(?:[ -](?:of |de |the )?[A-Z][a-z]+)+|[A-Z]{2,6}\b)")
+
+    def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
+        found = []
+        for text in texts:
+            names = dict.fromkeys(m.group() for m in self.NAME.finditer(text))
+            found.append(
+                [
+                    FoundEntity(n, "acronym" if n.isupper() else "name")
+                    for n in names
+                    if len(n) >= MIN_NAME_CHARS
+                ]
+            )
+        return found
+
+
+class MentionFinder:
+    """Mentions of each chunk: dictionary names found in its text, then the extractor's names (linked
+    to a dictionary id when the name matches one, else to ``<context>:entity/<slug>``)."""
+
+    def __init__(self, dictionary: EntityDictionary | None, extractor: EntityExtractor | None) -> None:
+        self._dictionary = dictionary
+        self._extractor = extractor
+
+    def mentions(self, context_id: str, texts: Sequence[str]) -> list[list[dict[str, str]]]:
+        known = self._dictionary.entity_names(context_id) if self._dictionary else []
+        by_name = {entry.name.lower(): entry for entry in known if len(entry.name) >= MIN_NAME_CHARS}
+        pattern = _names_pattern(list(by_name))
+        extracted = self._extractor.extract(texts) if self._extractor else [[] for _ in texts]
+        result = []
+        for text, found in zip(texts, extracted, strict=True):
+            entries: dict[str, dict[str, str]] = {}
+            for match in pattern.finditer(text) if pattern else ():
+                entry = by_name[match.group().lower()]
+                entries.setdefault(entry.entity_id, _mention(entry.entity_id, entry.name, entry.type))
+            for entity in found:
+                known_entry = by_name.get(entity.name.lower())
+                if known_entry is not None:
+                    entity_id, type_ = known_entry.entity_id, known_entry.type
+                else:
+                    entity_id, type_ = f"{context_id}:entity/{_slug(entity.name)}", entity.type
+                entries.setdefault(entity_id, _mention(entity_id, entity.name, type_))
+            result.append(list(entries.values())[: LIMITS.mentions])
+        return result
+
+
+def _mention(entity_id: str, name: str, type_: str) -> dict[str, str]:
+    return {"entity_id": entity_id, "name": name[:256], "type": type_[:256]}
+
+
+def _names_pattern(names: list[str]) -> re.Pattern[str] | None:
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug[:80] or hashlib.sha256(name.encode()).hexdigest()[:16]

@@ -1,0 +1,62 @@
+"""What a parser makes of a file: blocks of text in reading order, each with where it sits (its page,
+its heading path) and its character offsets in the file's extracted text."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import DocumentRejectedError
+from .limits import DocumentLimits
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A paragraph (or a page's text, or a row): ``start``/``end`` are offsets in the page's text when
+    the file has pages, else in the whole file's text."""
+
+    text: str
+    start: int
+    end: int
+    page: int | None = None
+    section: tuple[str, ...] = ()
+    metadata: dict[str, Any] | None = None
+    """A CSV row's metadata fields (``documentStructureConfiguration``); None for prose."""
+
+
+@dataclass
+class ParsedDocument:
+    blocks: list[Block] = field(default_factory=list)
+    pages: int = 0
+    records: bool = False
+    """Each block is a record (a CSV row) and becomes its own chunk, never merged or split."""
+
+
+class Budget:
+    """The character and time bounds of one parse, checked as text is produced."""
+
+    def __init__(self, limits: DocumentLimits) -> None:
+        self._limits = limits
+        self._deadline = time.monotonic() + limits.seconds
+        self.characters = 0
+
+    def spend(self, text: str) -> None:
+        self.characters += len(text)
+        if self.characters > self._limits.characters:
+            raise DocumentRejectedError(f"yields more than {self._limits.characters:,} characters of text")
+        if time.monotonic() > self._deadline:
+            raise DocumentRejectedError(f"took longer than {self._limits.seconds:g} s to parse")
+
+
+def paragraphs(text: str, *, page: int | None = None, section: tuple[str, ...] = ()) -> list[Block]:
+    """``text`` cut at blank lines into blocks with their offsets (whitespace-only paragraphs dropped)."""
+    blocks: list[Block] = []
+    position = 0
+    for piece in text.split("\n\n"):
+        stripped = piece.strip()
+        if stripped:
+            start = position + piece.index(stripped[0])
+            blocks.append(Block(stripped, start, start + len(stripped), page, section))
+        position += len(piece) + 2
+    return blocks

@@ -1,0 +1,55 @@
+"""CSV: one item per row. With the sidecar's record structure, a row's text is its content fields
+(``name: value`` lines) and its metadata the chosen other fields; without one, every column is content.
+The first row names the columns."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ..errors import DocumentRejectedError
+from ..limits import DocumentLimits
+from ..parsed import Block, Budget, ParsedDocument
+from ..sidecar import RecordStructure
+from .decoding import decoded_text
+
+
+def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None = None) -> ParsedDocument:
+    text = decoded_text(data)
+    budget = Budget(limits)
+    budget.spend(text)
+    csv.field_size_limit(min(limits.characters, 2**31 - 1))
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        columns = list(reader.fieldnames or [])
+        _check_columns(columns, records)
+        content = list(records.content_fields) if records else columns
+        parsed = ParsedDocument(records=True)
+        for number, row in enumerate(reader, start=1):
+            if number > limits.rows:
+                raise DocumentRejectedError(f"has more than {limits.rows:,} rows")
+            body = "\n".join(f"{name}: {row.get(name) or ''}" for name in content if row.get(name))
+            if not body:
+                continue
+            metadata = {name: row[name] for name in _metadata_fields(columns, records) if row.get(name)}
+            # A row's offsets are its line span's stand-in: the row number (1-based, header excluded).
+            parsed.blocks.append(Block(body, number, number, None, (), metadata))
+    except csv.Error as error:
+        raise DocumentRejectedError(f"is not a readable CSV ({error})") from None
+    return parsed
+
+
+def _check_columns(columns: list[str], records: RecordStructure | None) -> None:
+    if not columns:
+        raise DocumentRejectedError("is a CSV without a header row")
+    if records:
+        missing = [name for name in (*records.content_fields, *records.include) if name not in columns]
+        if missing:
+            raise DocumentRejectedError(f"is a CSV without the columns its sidecar names: {missing}")
+
+
+def _metadata_fields(columns: list[str], records: RecordStructure | None) -> list[str]:
+    if records is None:
+        return []
+    chosen = list(records.include) or [c for c in columns if c not in records.content_fields]
+    return [c for c in chosen if c not in records.exclude]

@@ -1,0 +1,148 @@
+"""Bedrock Knowledge Bases' metadata sidecar, ``<file>.metadata.json`` (at most 10 KB), in both forms:
+
+    {"metadataAttributes": {"team": "payments", "year": 2024}}
+    {"metadataAttributes": {"year": {"value": {"type": "NUMBER", "numberValue": 2024},
+                                     "includeForEmbedding": false}}}
+
+(typed values: ``STRING`` stringValue, ``NUMBER`` numberValue, ``BOOLEAN`` booleanValue, ``STRING_LIST``
+stringListValue), and for a CSV the record form ``documentStructureConfiguration``: which columns are
+the row's content and which its metadata. The attributes become every chunk's ``metadata``; a value
+that contradicts the deployment's declared metadata types fails the file, naming the key.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models.limits import LIMITS
+from ..models.metadata import METADATA_NAME_PATTERN, MetadataSchema, metadata_problems
+from .errors import DocumentRejectedError
+from .limits import DocumentLimits
+
+TYPED_VALUES = {
+    "STRING": "stringValue",
+    "NUMBER": "numberValue",
+    "BOOLEAN": "booleanValue",
+    "STRING_LIST": "stringListValue",
+}
+
+
+@dataclass(frozen=True)
+class RecordStructure:
+    """``recordBasedStructureMetadata``: a row's text is its content fields; its metadata the included
+    fields (all others when none is listed) less the excluded ones."""
+
+    content_fields: tuple[str, ...]
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    metadata: dict[str, Any] = field(default_factory=dict)
+    records: RecordStructure | None = None
+
+
+NO_SIDECAR = Sidecar()
+
+
+def read_sidecar(data: bytes, schema: MetadataSchema, limits: DocumentLimits) -> Sidecar:
+    """The sidecar's metadata and record structure; ``DocumentRejectedError`` says what is wrong."""
+    if len(data) > limits.sidecar_bytes:
+        raise DocumentRejectedError(
+            f"has a sidecar of {len(data):,} bytes, more than {limits.sidecar_bytes:,} (Bedrock's limit)"
+        )
+    try:
+        document = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise DocumentRejectedError(f"has a sidecar that is not JSON ({error})") from None
+    if not isinstance(document, dict):
+        raise DocumentRejectedError("has a sidecar that is not a JSON object")
+    unknown = set(document) - {"metadataAttributes", "documentStructureConfiguration"}
+    if unknown:
+        raise DocumentRejectedError(f"has a sidecar with unknown keys {sorted(unknown)}")
+    attributes = document.get("metadataAttributes", {})
+    if not isinstance(attributes, dict):
+        raise DocumentRejectedError("has a sidecar whose metadataAttributes is not an object")
+    if len(attributes) > LIMITS.metadata_keys:
+        raise DocumentRejectedError(f"has a sidecar with more than {LIMITS.metadata_keys} attributes")
+    metadata = {_name(name): _value(name, value) for name, value in attributes.items()}
+    problems = metadata_problems(metadata, schema)
+    if problems:
+        where, message = problems[0]
+        raise DocumentRejectedError(
+            f"has a sidecar value that contradicts the declared type: {where} {message}"
+        )
+    return Sidecar(metadata, _records(document.get("documentStructureConfiguration")))
+
+
+def _name(name: str) -> str:
+    if not METADATA_NAME_PATTERN.fullmatch(name):
+        raise DocumentRejectedError(
+            f"has a sidecar attribute {name!r}: names are 1-64 letters, digits, '_' or '-'"
+        )
+    return name
+
+
+def _value(name: str, value: Any) -> Any:
+    """A plain value as it is; a typed one unwrapped (its type checked against its member)."""
+    if isinstance(value, dict):
+        typed = value.get("value")
+        if not isinstance(typed, dict) or typed.get("type") not in TYPED_VALUES:
+            raise DocumentRejectedError(
+                f"has a sidecar attribute {name!r} whose value is neither plain nor "
+                f"{{'value': {{'type': {' | '.join(TYPED_VALUES)}, ...}}}}"
+            )
+        member = TYPED_VALUES[typed["type"]]
+        if member not in typed:
+            raise DocumentRejectedError(
+                f"has a sidecar attribute {name!r} of type {typed['type']} without {member}"
+            )
+        value = typed[member]
+        if not _fits(typed["type"], value):
+            raise DocumentRejectedError(
+                f"has a sidecar attribute {name!r} whose {member} is not a {typed['type']}"
+            )
+        return value
+    if isinstance(value, str | bool) or (isinstance(value, int | float) and math.isfinite(value)):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise DocumentRejectedError(
+        f"has a sidecar attribute {name!r} that is not a string, number, boolean or list of strings"
+    )
+
+
+def _fits(kind: str, value: Any) -> bool:
+    match kind:
+        case "STRING":
+            return isinstance(value, str)
+        case "NUMBER":
+            return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        case "BOOLEAN":
+            return isinstance(value, bool)
+        case _:
+            return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _records(config: Any) -> RecordStructure | None:
+    if config is None:
+        return None
+    try:
+        assert config["type"] == "RECORD_BASED_STRUCTURE_METADATA"
+        record = config["recordBasedStructureMetadata"]
+        content = tuple(str(f["fieldName"]) for f in record["contentFields"])
+        spec = record.get("metadataFieldsSpecification") or {}
+        include = tuple(str(f["fieldName"]) for f in spec.get("fieldsToInclude") or [])
+        exclude = tuple(str(f["fieldName"]) for f in spec.get("fieldsToExclude") or [])
+    except (AssertionError, KeyError, TypeError) as error:
+        raise DocumentRejectedError(
+            "has a sidecar whose documentStructureConfiguration is not Bedrock's "
+            f"RECORD_BASED_STRUCTURE_METADATA form ({error!r})"
+        ) from None
+    if not content:
+        raise DocumentRejectedError("has a sidecar whose record structure names no content field")
+    return RecordStructure(content, include, exclude)

@@ -1,0 +1,60 @@
+"""Each file's status, kept per context (DynamoDB in a stack): what the last event did to it, so a user
+sees what failed and why without reading logs (``GET /v1/documents``). The record also holds what the
+next event needs: the content hashes (same bytes -> unchanged), the chunk count (which ids an overwrite
+or a removal must delete) and S3's ``sequencer`` (an older event arriving late changes nothing)."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["indexed", "updated", "unchanged", "deleted", "failed"]
+
+
+class DocumentStatus(BaseModel):
+    """The public record (the API's shape) and, beside it, the bookkeeping the ingest function reads."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str = Field(description="The file's key relative to contexts/<context_id>/.")
+    status: Status
+    version: str | None = Field(default=None, description="The S3 version (or ETag) last applied.")
+    chunks: int = Field(default=0, ge=0, description="The file's chunks now in the indexes.")
+    reason: str | None = Field(default=None, description="Why the file failed; null otherwise.")
+    updated_at: str = Field(description="When this status was written (ISO-8601, UTC).")
+    content_hash: str | None = Field(default=None, exclude=True)
+    sidecar_hash: str | None = Field(default=None, exclude=True)
+    chunking: str | None = Field(default=None, exclude=True)
+    sequencer: str | None = Field(default=None, exclude=True)
+
+    def public(self) -> dict[str, object]:
+        return self.model_dump(mode="json")
+
+
+class StatusPage(BaseModel):
+    documents: list[DocumentStatus]
+    next_token: str | None = None
+
+
+class DocumentStatusStore(Protocol):
+    def get(self, context_id: str, key: str) -> DocumentStatus | None:
+        """The status of ``key`` in ``context_id``; None when that context has no such file."""
+        ...
+
+    def put(self, context_id: str, status: DocumentStatus) -> None: ...
+
+    def page(self, context_id: str, prefix: str, *, limit: int, after: str | None) -> StatusPage:
+        """Statuses of ``context_id`` whose key starts with ``prefix``, in key order, after key ``after``."""
+        ...
+
+
+def later(sequencer: str | None, than: str | None) -> bool:
+    """Whether an event with ``sequencer`` happened after one with ``than`` (S3 sequencers are hex
+    numbers of one key; a missing one never counts as older)."""
+    if sequencer is None or than is None:
+        return True
+    try:
+        return int(sequencer, 16) >= int(than, 16)
+    except ValueError:
+        return True

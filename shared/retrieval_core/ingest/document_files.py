@@ -1,0 +1,230 @@
+"""Documents through the ingest function: a file under ``contexts/<context_id>/`` (or its sidecar)
+created or removed becomes its chunks indexed, replaced or removed, and a per-file status.
+
+Per event, in order: the stored status is read; an event older than the one it records (S3's
+``sequencer``) changes nothing. The file and its sidecar are read (bounded), hashed: the same bytes,
+sidecar and chunking as the indexed version is ``unchanged``. Otherwise the file is parsed and chunked,
+the chunks' stored vectors are reused where their text is unchanged (a sidecar-only change embeds
+nothing), the chunks load, the ids past the new count are deleted (an overwrite leaves no stale chunk),
+and the status is written last, so a crash before it leaves a status that still names every chunk a
+retry must replace. A file that cannot be read fails alone: its chunks are removed and its status
+says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from ..documents.chunk_items import FileRef, chunk_lines
+from ..documents.chunking import chunk_document
+from ..documents.entities import MentionFinder
+from ..documents.errors import ChunkingConfigError, DocumentRejectedError
+from ..documents.formats import DocumentFormat, document_of_sidecar, format_of, is_sidecar, sidecar_of
+from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from ..documents.parsers import parse
+from ..documents.policy import ChunkingPolicy
+from ..documents.sidecar import NO_SIDECAR, read_sidecar
+from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
+from ..models.ingest import ObjectRef
+from ..models.metadata import MetadataSchema
+from ..models.text_window import window_of
+from ..models.vocabulary import iso
+from ..ports import Embedder, VectorReader
+from .errors import IngestIncompleteError
+from .objects import CONTEXTS_PREFIX, context_of_key
+from .ports import LineLoader, ObjectStore
+
+FILE_ENTITY_TYPE = "file"
+
+
+def is_document_key(key: str) -> bool:
+    """Keys this use case owns: a document of a supported format, or a sidecar."""
+    return format_of(key) is not None or is_sidecar(key)
+
+
+class DocumentFiles:
+    def __init__(
+        self,
+        *,
+        loader: LineLoader,
+        objects: ObjectStore,
+        statuses: DocumentStatusStore,
+        embedder: Embedder,
+        vectors: VectorReader | None,
+        mentions: MentionFinder,
+        chunking: ChunkingPolicy,
+        metadata: MetadataSchema,
+        limits: DocumentLimits = DOCUMENT_LIMITS,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._loader = loader
+        self._objects = objects
+        self._statuses = statuses
+        self._embedder = embedder
+        self._vectors = vectors
+        self._mentions = mentions
+        self._chunking = chunking
+        self._metadata = metadata
+        self._limits = limits
+        self._clock = clock
+
+    def created(self, ref: ObjectRef) -> DocumentStatus | None:
+        """Index (or re-index) the file ``ref`` names, or the file whose sidecar it is. None: the key
+        names no context, or a sidecar of no supported file (nothing to do)."""
+        if is_sidecar(ref.key):
+            return self._reconsider(ObjectRef(ref.bucket, document_of_sidecar(ref.key)), ref.sequencer)
+        return self._apply(ref, ref.sequencer)
+
+    def removed(self, ref: ObjectRef) -> DocumentStatus | None:
+        """The file (or its sidecar) is gone: remove its chunks; a file that still has a current version
+        (an old version was deleted) is indexed as it now is."""
+        key = document_of_sidecar(ref.key) if is_sidecar(ref.key) else ref.key
+        return self._reconsider(ObjectRef(ref.bucket, key), ref.sequencer)
+
+    def _reconsider(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
+        """The file as it now is: indexed from its current version, or removed when it has none."""
+        if format_of(ref.key) is None:
+            return None
+        return self._apply(ref, sequencer)
+
+    def _apply(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
+        context_id = context_of_key(ref.key)
+        if context_id is None:
+            return None
+        fmt = format_of(ref.key)
+        assert fmt is not None
+        file_key = ref.key[len(f"{CONTEXTS_PREFIX}{context_id}/") :]
+        previous = self._statuses.get(context_id, file_key)
+        if previous is not None and not later(sequencer, previous.sequencer):
+            return previous  # an older event arriving late: the newer one already applied
+        data = self._objects.read_bytes(ref, self._limits.file_bytes)
+        version = ref.version_id or (ref.etag or "").strip('"') or None
+        file = FileRef(context_id, ref.bucket, ref.key, file_key, version or "")
+        if data is None:  # gone (or a sidecar ahead of its file): remove what is indexed, if anything
+            return None if previous is None else self._remove(file, previous, sequencer, "deleted", None)
+        try:
+            return self._index(file, fmt, data, previous, sequencer)
+        except (DocumentRejectedError, ChunkingConfigError) as rejected:
+            return self._remove(file, previous, sequencer, "failed", f"the file {rejected.message}")
+
+    def _index(
+        self,
+        file: FileRef,
+        fmt: DocumentFormat,
+        data: bytes,
+        previous: DocumentStatus | None,
+        sequencer: str | None,
+    ) -> DocumentStatus:
+        if len(data) > self._limits.file_bytes:
+            raise DocumentRejectedError(f"is larger than {_size(self._limits.file_bytes)}")
+        if not data.strip():
+            raise DocumentRejectedError("is empty")
+        sidecar_bytes = self._objects.read_bytes(
+            ObjectRef(file.bucket, sidecar_of(file.key)), self._limits.sidecar_bytes
+        )
+        sidecar = (
+            NO_SIDECAR if sidecar_bytes is None else read_sidecar(sidecar_bytes, self._metadata, self._limits)
+        )
+        chunking = self._chunking.for_key(file.key)
+        hashes = _digest(data), _digest(sidecar_bytes or b""), chunking.model_dump_json()
+        if (
+            previous is not None
+            and previous.status in {"indexed", "updated", "unchanged"}
+            and hashes
+            == (
+                previous.content_hash,
+                previous.sidecar_hash,
+                previous.chunking,
+            )
+        ):
+            return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes)
+        window = window_of(self._embedder.name)
+        parsed = parse(fmt, data, self._limits, sidecar.records)
+        chunks = chunk_document(parsed, chunking, window=window, embed=self._embedder.embed)
+        if not chunks:
+            raise DocumentRejectedError("holds no text")
+        ids = [file.chunk_id(position) for position in range(len(chunks))]
+        stored = self._vectors.vectors(file.context_id, ids) if self._vectors else {}
+        reusable = {
+            chunk_id: stored[chunk_id].vector
+            for chunk_id, chunk in zip(ids, chunks, strict=True)
+            if chunk_id in stored and stored[chunk_id].text == chunk.text
+        }
+        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks])
+        file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
+        lines = chunk_lines(
+            file,
+            chunks,
+            metadata=dict(sidecar.metadata),
+            mentions=[[file_mention, *found][:32] for found in mentions],
+            vectors=reusable,
+            created_at=self._clock(),
+        )
+        stale = range(len(chunks), previous.chunks if previous else 0)
+        report = self._loader.load_lines([*lines, *_deletes(file, stale)], context_id=file.context_id)
+        if report.unwritten or report.stopped:
+            raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
+        if report.errors:
+            first = report.errors[0]
+            self._loader.load_lines(_deletes(file, range(len(chunks))), context_id=file.context_id)
+            raise DocumentRejectedError(
+                f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
+            )
+        fresh = previous is None or previous.chunks == 0
+        return self._record(file, "indexed" if fresh else "updated", len(chunks), None, sequencer, hashes)
+
+    def _remove(
+        self,
+        file: FileRef,
+        previous: DocumentStatus | None,
+        sequencer: str | None,
+        status: Status,
+        reason: str | None,
+    ) -> DocumentStatus:
+        if previous is not None and previous.chunks:
+            report = self._loader.load_lines(
+                _deletes(file, range(previous.chunks)), context_id=file.context_id
+            )
+            if report.unwritten or report.stopped:
+                raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not removed")
+        return self._record(file, status, 0, reason, sequencer, (None, None, None))
+
+    def _record(
+        self,
+        file: FileRef,
+        status: Status,
+        chunks: int,
+        reason: str | None,
+        sequencer: str | None,
+        hashes: tuple[str | None, str | None, str | None],
+    ) -> DocumentStatus:
+        record = DocumentStatus(
+            key=file.relative_key,
+            status=status,
+            version=file.version or None,
+            chunks=chunks,
+            reason=reason,
+            updated_at=iso(self._clock()),
+            content_hash=hashes[0],
+            sidecar_hash=hashes[1],
+            chunking=hashes[2],
+            sequencer=sequencer,
+        )
+        self._statuses.put(file.context_id, record)
+        return record
+
+
+def _size(limit: int) -> str:
+    mib = 1024 * 1024
+    return f"{limit // mib} MB" if limit % mib == 0 else f"{limit:,} bytes"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _deletes(file: FileRef, positions: Iterable[int]) -> list[bytes]:
+    return [json.dumps({"op": "delete", "id": file.chunk_id(p)}).encode() for p in positions]

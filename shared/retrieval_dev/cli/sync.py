@@ -1,0 +1,122 @@
+"""``retrieval sync FOLDER --context acme [--delete] [--json]``: mirror a folder (recursively) into the
+local ingest bucket under ``contexts/acme/`` and run the ingest function on each S3 event, as a deployed
+stack's notifications would: new and changed files are indexed, unchanged ones (same bytes, the bucket's
+ETag) are not uploaded again, and with ``--delete`` objects no longer in the folder are removed (an
+``ObjectRemoved`` event each). Sidecars (``<file>.metadata.json``) go first, so their file is read with
+them. Prints each file's status, chunk count and reason; exits 1 when any file failed."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
+
+SIDECAR = ".metadata.json"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", type=Path, help="The folder to mirror (every file below it).")
+    parser.add_argument("--context", required=True, help="The context: keys go under contexts/<it>/.")
+    parser.add_argument("--delete", action="store_true", help="Remove objects the folder no longer has.")
+    parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.folder.is_dir():
+        print(f"retrieval sync: no such folder: {args.folder}", file=sys.stderr)
+        return 2
+    from .environment import use_local_stack_env
+
+    use_local_stack_env()
+    report = sync(args.folder, args.context, delete=args.delete)
+    if args.json:
+        print(json.dumps({"files": report}, indent=2))
+    else:
+        for entry in report:
+            reason = f"  {entry['reason']}" if entry["reason"] else ""
+            print(f"{entry['status']:<9} {entry['chunks']:>5}  {entry['key']}{reason}")
+        counts: dict[str, int] = {}
+        for entry in report:
+            counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+        print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to sync")
+    return 1 if any(entry["status"] == "failed" for entry in report) else 0
+
+
+def sync(folder: Path, context_id: str, *, delete: bool) -> list[dict[str, Any]]:
+    """The per-file report: each document's status after its event, in key order."""
+    import boto3
+
+    from .lambda_runtime import invoke
+
+    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
+    s3 = boto3.client("s3")
+    prefix = f"contexts/{context_id}/"
+    stored = _stored_etags(s3, bucket, prefix)
+    local = {
+        prefix + path.relative_to(folder).as_posix(): path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+    # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
+    order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
+    results: dict[str, dict[str, Any]] = {}
+    for key in order:
+        body = local[key].read_bytes()
+        if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
+            results[key] = _unchanged(key, prefix)  # same bytes: not uploaded, so no event at all
+            continue
+        _record(results, key, prefix, invoke("ingest", upload(body, key)))
+    if delete:
+        for key in sorted(set(stored) - set(local)):
+            s3.delete_object(Bucket=bucket, Key=key)
+            event = s3_event(bucket, key, size=0, etag="", version_id=None)
+            event["Records"][0]["eventName"] = "ObjectRemoved:Delete"
+            event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
+            _record(results, key, prefix, invoke("ingest", event))
+    return [results[key] for key in sorted(results) if not key.endswith(SIDECAR)]
+
+
+def _stored_etags(s3: Any, bucket: str, prefix: str) -> dict[str, str]:
+    etags: dict[str, str] = {}
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        for entry in page.get("Contents", []):
+            etags[entry["Key"]] = entry["ETag"].strip('"')
+    return etags
+
+
+def _unchanged(key: str, prefix: str) -> dict[str, Any]:
+    from retrieval_core.bootstrap import container
+
+    status = container().document_statuses.get(prefix.split("/")[1], key[len(prefix) :])
+    if status is not None and status.status == "failed":  # the same bad bytes fail as they did
+        return {"key": status.key, "status": "failed", "chunks": 0, "reason": status.reason}
+    chunks = status.chunks if status is not None else 0
+    return {"key": key[len(prefix) :], "status": "unchanged", "chunks": chunks, "reason": None}
+
+
+def _record(results: dict[str, dict[str, Any]], key: str, prefix: str, response: dict[str, Any]) -> None:
+    if response.get("statusCode") != 200:
+        reason = json.dumps(response.get("body"))[:300]
+        results[key] = {"key": key[len(prefix) :], "status": "failed", "chunks": 0, "reason": reason}
+        return
+    (summary,) = response["body"]["objects"]
+    document = summary.get("document")
+    if document is not None:
+        results[key] = {name: document[name] for name in ("key", "status", "chunks", "reason")}
+    elif summary.get("report") is not None:  # JSON Lines in the folder: their load report
+        report = summary["report"]
+        failed = report["status"] != "complete" or report["rejected"]
+        results[key] = {
+            "key": key[len(prefix) :],
+            "status": "failed" if failed else "indexed",
+            "chunks": report["loaded"],
+            "reason": report["reason"]
+            or (f"{report['rejected']} lines rejected" if report["rejected"] else None),
+        }

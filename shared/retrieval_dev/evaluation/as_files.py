@@ -1,0 +1,81 @@
+"""The collection as files: each document written as ``<id>.txt`` under ``contexts/cran/`` of the local
+ingest bucket and run through the ingest function (parsing, chunking, entity mentions, statuses), the
+path a team with a folder of documents takes. ``retrieval eval --as-files`` scores it beside nothing
+else changed, so the documents path can be compared with loading the same texts as JSON Lines."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from retrieval_core.config import Settings
+
+from .collection import CONTEXT_ID, Document
+from .provision import ALIAS_PREFIX, EvalLoadError, _delete_indices
+
+
+def file_key(document_id: str) -> str:
+    return f"contexts/{CONTEXT_ID}/{document_id}.txt"
+
+
+@contextmanager
+def files_index(settings: Settings, documents: Sequence[Document]) -> Iterator[Settings]:
+    """Ingest ``documents`` as text files into a fresh alias and bucket; the handlers serve it until the
+    block ends."""
+    from retrieval_core import bootstrap
+    from retrieval_core.adapters import s3_objects
+    from retrieval_core.adapters.opensearch.client import shared_client
+
+    from ..cli.ingest import DEFAULT_BUCKET, upload
+    from ..cli.lambda_runtime import invoke
+
+    scoped = settings.model_copy(
+        update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}", "ingest_queue_url": None}
+    )
+    client = shared_client(scoped)
+    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
+    keys = [file_key(d.id) for d in documents if d.text]
+    _forget(scoped, keys)  # a run that crashed left statuses saying these files are indexed already
+    try:
+        with bootstrap.use(bootstrap.Container(scoped)):
+            s3_objects.s3_client.cache_clear()
+            failed = []
+            for document in documents:
+                if not document.text:
+                    continue
+                key = file_key(document.id)
+                summary = invoke("ingest", upload(document.text.encode("utf-8"), key))["body"]["objects"][0]
+                if summary["document"]["status"] == "failed":
+                    failed.append((key, summary["document"]["reason"]))
+            if failed:
+                raise EvalLoadError(f"{len(failed)} files failed, e.g. {failed[0]}")
+            yield scoped
+    finally:
+        _delete_indices(client, scoped)
+        _delete_objects(bucket, keys)
+        _forget(scoped, keys)
+
+
+def _forget(settings: Settings, keys: list[str]) -> None:
+    """Remove the files' statuses (the next run indexes them afresh into its own alias)."""
+    from retrieval_core.adapters.dynamodb_client import dynamodb_client
+
+    client = dynamodb_client(settings)
+    prefix = f"contexts/{CONTEXT_ID}/"
+    for start in range(0, len(keys), 25):
+        requests = [
+            {"DeleteRequest": {"Key": {"pk": {"S": CONTEXT_ID}, "sk": {"S": key.removeprefix(prefix)}}}}
+            for key in keys[start : start + 25]
+        ]
+        client.batch_write_item(RequestItems={settings.documents_table: requests})
+
+
+def _delete_objects(bucket: str, keys: list[str]) -> None:
+    import boto3
+
+    s3 = boto3.client("s3")
+    for start in range(0, len(keys), 1000):
+        batch = [{"Key": key} for key in keys[start : start + 1000]]
+        s3.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})

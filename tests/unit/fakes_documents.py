@@ -1,0 +1,26 @@
+"""An in-memory ``documents.status.DocumentStatusStore``: one dict per context, listed in key order."""
+
+from __future__ import annotations
+
+from retrieval_core.documents.status import DocumentStatus, StatusPage
+
+
+class MemoryDocumentStatuses:
+    def __init__(self) -> None:
+        self.rows: dict[str, dict[str, DocumentStatus]] = {}
+
+    def get(self, context_id: str, key: str) -> DocumentStatus | None:
+        return self.rows.get(context_id, {}).get(key)
+
+    def put(self, context_id: str, status: DocumentStatus) -> None:
+        self.rows.setdefault(context_id, {})[status.key] = status
+
+    def page(self, context_id: str, prefix: str, *, limit: int, after: str | None) -> StatusPage:
+        keys = sorted(
+            k for k in self.rows.get(context_id, {}) if k.startswith(prefix) and (after is None or k > after)
+        )
+        chosen = keys[:limit]
+        more = len(keys) > limit
+        return StatusPage(
+            documents=[self.rows[context_id][k] for k in chosen], next_token=chosen[-1] if more else None
+        )

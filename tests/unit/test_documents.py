@@ -1,0 +1,355 @@
+"""Documents without a backend: each parser's blocks (pages, sections, offsets), the bounds every hostile
+file meets, Bedrock's sidecar forms, the chunking strategies within the embedder's window, and the use
+case's decisions (unchanged, late events, reused vectors) over in-memory ports."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from fakes_documents import MemoryDocumentStatuses
+from fakes_ingest import MemoryObjects, ScriptedLoader
+from retrieval_core.documents.chunking import ChunkingConfig, chunk_document
+from retrieval_core.documents.entities import MentionFinder, RuleBasedExtractor
+from retrieval_core.documents.errors import ChunkingConfigError, DocumentRejectedError
+from retrieval_core.documents.formats import DocumentFormat, format_of
+from retrieval_core.documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from retrieval_core.documents.parsed import Block, ParsedDocument
+from retrieval_core.documents.parsers import parse
+from retrieval_core.documents.policy import ChunkingPolicy
+from retrieval_core.documents.sidecar import read_sidecar
+from retrieval_core.entrypoints.bedrock.answers import retrieval_result
+from retrieval_core.ingest.document_files import DocumentFiles
+from retrieval_core.models.hits import Hit
+from retrieval_core.models.ingest import ObjectRef
+from retrieval_core.models.metadata import FieldType
+from retrieval_core.models.text_window import estimate_tokens, window_of
+from retrieval_core.ports import NamedEntity, Stored
+
+from tests import document_fixtures as fixtures
+
+FORMATS = {DocumentFormat.TEXT, DocumentFormat.MARKDOWN, DocumentFormat.HTML}
+
+
+def test_formats_come_from_suffixes_and_sidecars_are_not_documents() -> None:
+    assert format_of("contexts/a/x/Report.PDF") is DocumentFormat.PDF
+    assert format_of("contexts/a/page.htm") is DocumentFormat.HTML
+    assert format_of("contexts/a/x.pdf.metadata.json") is None and format_of("contexts/a/x.jsonl") is None
+
+
+def test_markdown_blocks_carry_their_heading_path_and_offsets() -> None:
+    text = "# Guide\n\nIntro.\n\n## Setup\n\nInstall it.\n\n```\n# not a heading\n```\n\n# Other\n\nEnd."
+    blocks = parse(DocumentFormat.MARKDOWN, text.encode(), DOCUMENT_LIMITS).blocks
+    assert [(b.text, b.section) for b in blocks] == [
+        ("Intro.", ("Guide",)),
+        ("Install it.", ("Guide", "Setup")),
+        ("```\n# not a heading\n```", ("Guide", "Setup")),
+        ("End.", ("Other",)),
+    ]
+    assert all(text[b.start : b.end] == b.text for b in blocks)
+
+
+def test_html_keeps_visible_text_under_its_headings() -> None:
+    html = (
+        b"<head><title>t</title><style>p{}</style></head>"
+        b"<h1>A</h1><p>One <b>two</b>.</p><h2>B</h2><p>Three</p>"
+    )
+    blocks = parse(DocumentFormat.HTML, html, DOCUMENT_LIMITS).blocks
+    assert [(b.text, b.section) for b in blocks] == [("One two.", ("A",)), ("Three", ("A", "B"))]
+
+
+def test_docx_numbers_pages_at_its_breaks_and_nests_headings() -> None:
+    data = fixtures.docx([("h1", "One"), ("p", "First."), ("break", 0), ("h2", "Two"), ("p", "Second.")])
+    parsed = parse(DocumentFormat.DOCX, data, DOCUMENT_LIMITS)
+    assert [(b.text, b.page, b.section) for b in parsed.blocks] == [
+        ("First.", 1, ("One",)),
+        ("Second.", 2, ("One", "Two")),
+    ]
+    unmarked = parse(DocumentFormat.DOCX, fixtures.docx([("p", "No breaks.")]), DOCUMENT_LIMITS)
+    assert [b.page for b in unmarked.blocks] == [None]
+
+
+def test_pdf_pages_are_numbered_from_one() -> None:
+    parsed = parse(DocumentFormat.PDF, fixtures.pdf(["Alpha page.", "Beta page."]), DOCUMENT_LIMITS)
+    assert parsed.pages == 2 and [(b.page, b.text) for b in parsed.blocks] == [
+        (1, "Alpha page."),
+        (2, "Beta page."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "data", "limits", "reason"),
+    [
+        (DocumentFormat.PDF, fixtures.pdf(["a", "b", "c"]), DocumentLimits(pages=2), "has 3 pages"),
+        (DocumentFormat.TEXT, b"x" * 50, DocumentLimits(characters=10), "more than 10 characters"),
+        (DocumentFormat.CSV, b"a\n1\n2\n3\n", DocumentLimits(rows=2), "more than 2 rows"),
+        (
+            DocumentFormat.DOCX,
+            fixtures.docx_bomb(4 * 1024 * 1024),
+            DocumentLimits(decompressed_bytes=2**20),
+            "inflates",
+        ),
+        (DocumentFormat.DOCX, b"PK\x03\x04 not really", DOCUMENT_LIMITS, "not a DOCX"),
+        (DocumentFormat.TEXT, b"caf\xe9", DOCUMENT_LIMITS, "not UTF-8"),
+        (DocumentFormat.PDF, b"<html>", DOCUMENT_LIMITS, "not a PDF"),
+    ],
+)
+def test_every_bound_refuses_the_file_with_its_reason(
+    fmt: DocumentFormat, data: bytes, limits: DocumentLimits, reason: str
+) -> None:
+    with pytest.raises(DocumentRejectedError, match=re.escape(reason)):
+        parse(fmt, data, limits)
+
+
+def test_sidecars_plain_and_typed_become_metadata_and_declared_types_rule() -> None:
+    typed = {
+        "team": "payments",
+        "year": {"value": {"type": "NUMBER", "numberValue": 2024}, "includeForEmbedding": False},
+        "open": {"value": {"type": "BOOLEAN", "booleanValue": True}},
+        "tags": {"value": {"type": "STRING_LIST", "stringListValue": ["a", "b"]}},
+        "owner": {"value": {"type": "STRING", "stringValue": "kim"}},
+    }
+    sidecar = read_sidecar(
+        json.dumps({"metadataAttributes": typed}).encode(), {"year": FieldType.NUMBER}, DOCUMENT_LIMITS
+    )
+    assert sidecar.metadata == {
+        "team": "payments",
+        "year": 2024,
+        "open": True,
+        "tags": ["a", "b"],
+        "owner": "kim",
+    }
+    bad = {
+        '{"metadataAttributes": {"year": "2024"}}': "contradicts the declared type",
+        '{"metadataAttributes": {"y": {"value": {"type": "NUMBER", "numberValue": "x"}}}}': "is not a NUMBER",
+        '{"metadataAttributes": {"y": {"value": {"type": "DATE"}}}}': "neither plain nor",
+        '{"metadataAttributes": {"a b": 1}}': "names are 1-64",
+        '{"metadataAttributes": {"a": {"x": 1}}}': "neither plain nor",
+        '{"other": 1}': "unknown keys",
+        "[1]": "not a JSON object",
+        "{": "not JSON",
+    }
+    for text, reason in bad.items():
+        with pytest.raises(DocumentRejectedError, match=re.escape(reason)):
+            read_sidecar(text.encode(), {"year": FieldType.NUMBER}, DOCUMENT_LIMITS)
+    with pytest.raises(DocumentRejectedError, match="more than 10,240"):
+        read_sidecar(b" " * 10_241, {}, DOCUMENT_LIMITS)
+
+
+def test_csv_rows_follow_the_record_structure() -> None:
+    config = {
+        "metadataAttributes": {},
+        "documentStructureConfiguration": {
+            "type": "RECORD_BASED_STRUCTURE_METADATA",
+            "recordBasedStructureMetadata": {
+                "contentFields": [{"fieldName": "body"}],
+                "metadataFieldsSpecification": {"fieldsToExclude": [{"fieldName": "secret"}]},
+            },
+        },
+    }
+    records = read_sidecar(json.dumps(config).encode(), {}, DOCUMENT_LIMITS).records
+    parsed = parse(DocumentFormat.CSV, b"body,region,secret\nhello,eu,x\n", DOCUMENT_LIMITS, records)
+    assert [(b.text, b.metadata) for b in parsed.blocks] == [("body: hello", {"region": "eu"})]
+    with pytest.raises(DocumentRejectedError, match="without the columns"):
+        parse(DocumentFormat.CSV, b"text\nhello\n", DOCUMENT_LIMITS, records)
+
+
+SENTENCES = " ".join(f"Sentence number {n} talks about the wing." for n in range(60))
+
+
+def _prose(pages: Sequence[str]) -> ParsedDocument:
+    return ParsedDocument([Block(text, 0, len(text), page) for page, text in enumerate(pages, start=1)])
+
+
+def test_fixed_chunks_hold_whole_sentences_within_the_limit_and_never_cross_pages() -> None:
+    parsed = _prose([SENTENCES, "Short second page."])
+    chunks = chunk_document(parsed, ChunkingConfig(max_tokens=40, overlap_percent=25), window=254)
+    assert all(estimate_tokens(c.text) <= 40 for c in chunks)
+    assert all(c.text.endswith(".") and c.text[0].isupper() for c in chunks)
+    assert chunks[-1].page == 2 and {c.page for c in chunks[:-1]} == {1}
+    first, second = chunks[0].text.rstrip(".").split(". "), chunks[1].text.rstrip(".").split(". ")
+    assert second[0] in first  # the overlap: the next chunk starts a quarter back
+    assert all(SENTENCES[c.start : c.end] == c.text for c in chunks[:-1])
+
+
+def test_sizes_are_checked_against_the_embedder_window() -> None:
+    parsed = _prose([SENTENCES * 4])
+    with pytest.raises(ChunkingConfigError, match="window of 254"):
+        chunk_document(parsed, ChunkingConfig(max_tokens=300), window=254)
+    default = chunk_document(parsed, ChunkingConfig(), window=window_of("local:all-MiniLM-L6-v2-int8"))
+    assert max(estimate_tokens(c.text) for c in default) <= 254
+    assert window_of("bedrock:amazon.titan-embed-text-v2:0") == 8192
+
+
+def test_the_estimate_never_undercounts_minilm_on_chunks_of_cranfield() -> None:
+    from pathlib import Path
+
+    from retrieval_core.embedding.local import TOKENIZER_PATH
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+    tokenizer.no_truncation()
+    documents = json.loads((Path(__file__).parents[2] / "data" / "cranfield" / "documents.json").read_text())
+    parsed = ParsedDocument([Block(d["body"], 0, len(d["body"])) for d in documents[:300]])
+    chunks = chunk_document(parsed, ChunkingConfig(), window=254)
+    real = [len(tokenizer.encode(c.text).ids) for c in chunks]
+    assert max(real) <= 256 and all(
+        estimate_tokens(c.text) + 2 >= r for c, r in zip(chunks, real, strict=True)
+    )
+
+
+def test_hierarchical_children_answer_with_their_parent_and_none_is_one_chunk() -> None:
+    parsed = _prose([SENTENCES])
+    config = ChunkingConfig(
+        strategy="hierarchical", parent_max_tokens=200, child_max_tokens=50, overlap_tokens=10
+    )
+    children = chunk_document(parsed, config, window=254)
+    parents = {c.parent_text for c in children}
+    assert len(parents) >= 2 and all(c.parent_text and c.text in c.parent_text for c in children)
+    assert len(chunk_document(parsed, ChunkingConfig(strategy="none"), window=254)) == 1
+
+
+def test_semantic_chunks_break_where_the_meaning_moves() -> None:
+    text = "Cats purr. Cats nap. Cats hunt mice. Rockets launch. Rockets orbit. Rockets land."
+
+    def embed(texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0, 0.0] if "Cats" in t else [0.0, 1.0] for t in texts]
+
+    config = ChunkingConfig(strategy="semantic", breakpoint_percentile=90)
+    chunks = chunk_document(_prose([text]), config, window=254, embed=embed)
+    assert [c.text for c in chunks] == [
+        "Cats purr. Cats nap. Cats hunt mice.",
+        "Rockets launch. Rockets orbit. Rockets land.",
+    ]
+
+
+def test_the_longest_prefix_override_wins() -> None:
+    policy = ChunkingPolicy.model_validate(
+        {
+            "default": {"max_tokens": 100},
+            "prefixes": {"contexts/a/": {"strategy": "none"}, "contexts/a/x/": {}},
+        }
+    )
+    assert policy.for_key("contexts/a/x/f.md").strategy == "fixed"
+    assert policy.for_key("contexts/a/f.md").strategy == "none"
+    assert policy.for_key("contexts/b/f.md").max_tokens == 100
+
+
+class Dictionary:
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        return [NamedEntity(f"{context_id}:team/payments", "Payments Team", "Team")]
+
+
+def test_names_link_to_the_dictionary_ids_before_the_extractor_names_new_ones() -> None:
+    finder = MentionFinder(Dictionary(), RuleBasedExtractor())
+    (found,) = finder.mentions("acme", ["The payments team met the Treasury Desk about NASA."])
+    assert {m["entity_id"]: m["name"] for m in found} == {
+        "acme:team/payments": "Payments Team",
+        "acme:entity/treasury-desk": "Treasury Desk",
+        "acme:entity/nasa": "NASA",
+    }
+
+
+class Embedder:
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    @property
+    def dimension(self) -> int:
+        return 2
+
+    @property
+    def name(self) -> str:
+        return "local:all-MiniLM-L6-v2-int8"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.embedded += texts
+        return [[1.0, 0.0] for _ in texts]
+
+
+class Vectors:
+    def __init__(self) -> None:
+        self.stored: dict[str, Stored] = {}
+
+    def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
+        return {i: self.stored[i] for i in ids if i in self.stored}
+
+
+def _files(
+    **limits: Any,
+) -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses, Vectors]:
+    objects, loader, statuses, vectors = (
+        MemoryObjects(),
+        ScriptedLoader(),
+        MemoryDocumentStatuses(),
+        Vectors(),
+    )
+    files = DocumentFiles(
+        loader=loader,
+        objects=objects,
+        statuses=statuses,
+        embedder=Embedder(),
+        vectors=vectors,
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={},
+        limits=DocumentLimits(**limits),
+    )
+    return files, objects, loader, statuses, vectors
+
+
+def test_a_file_over_the_limit_fails_and_a_later_event_beats_an_earlier_one() -> None:
+    files, objects, loader, statuses, _ = _files(file_bytes=100)
+    objects.blobs[("b", "contexts/acme/big.txt")] = b"x" * 101
+    status = files.created(ObjectRef("b", "contexts/acme/big.txt", "v2", sequencer="0B"))
+    assert status is not None and (status.status, status.reason) == (
+        "failed",
+        "the file is larger than 100 bytes",
+    )
+    objects.blobs[("b", "contexts/acme/big.txt")] = b"Small now."
+    late = files.created(ObjectRef("b", "contexts/acme/big.txt", "v1", sequencer="0A"))
+    assert late == status and not loader.calls  # the older event changed nothing
+    assert files.created(ObjectRef("b", "contexts/foreign", "v1")) is None  # no file under a context
+    assert statuses.rows.keys() == {"acme"}
+
+
+def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors() -> None:
+    files, objects, loader, _, vectors = _files()
+    key = "contexts/acme/n.md"
+    objects.blobs[("b", key)] = b"# T\n\nOne sentence here."
+    assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
+    assert files.created(ObjectRef("b", key, "v2", sequencer="02")).status == "unchanged"  # type: ignore[union-attr]
+    vectors.stored["acme:doc/n.md#0000"] = Stored("One sentence here.", [0.0, 1.0])
+    objects.blobs[("b", key + ".metadata.json")] = b'{"metadataAttributes": {"k": "v"}}'
+    updated = files.created(ObjectRef("b", key + ".metadata.json", "v1", sequencer="03"))
+    assert updated is not None and updated.status == "updated"
+    line = json.loads(loader.calls[-1][1][0])
+    assert line["metadata"] == {"k": "v"} and line["embedding"] == [0.0, 1.0]
+    assert line["grounding"][0]["section"] == "T"
+
+
+def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:
+    hit = Hit.model_validate(
+        {
+            "id": "acme:doc/r.pdf#0001",
+            "kind": "document",
+            "text": "t",
+            "score": 1.0,
+            "status": "ACTIVE",
+            "created_at": "2026-01-01T00:00:00Z",
+            "provenance": {"grounding_uris": ["s3://bucket-1/contexts/acme/r.pdf"]},
+            "location": {"uri": "s3://bucket-1/contexts/acme/r.pdf", "page": 3},
+        }
+    )
+    result = retrieval_result(hit)
+    assert result.location.s3Location is not None
+    assert result.location.s3Location.uri == "s3://bucket-1/contexts/acme/r.pdf"
+    assert {k: v for k, v in result.metadata.items() if k.startswith("x-amz-bedrock-kb-")} == {
+        "x-amz-bedrock-kb-chunk-id": "acme:doc/r.pdf#0001",
+        "x-amz-bedrock-kb-source-uri": "s3://bucket-1/contexts/acme/r.pdf",
+        "x-amz-bedrock-kb-data-source-id": "bucket-1",
+        "x-amz-bedrock-kb-document-page-number": 3,
+    }
