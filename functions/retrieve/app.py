@@ -12,9 +12,9 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.entrypoints.answers import answer_json
 from retrieval_core.documents.listing import MAX_KEY_CHARS, DocumentList, DocumentListRequest
 from retrieval_core.documents.status import DocumentStatus
+from retrieval_core.entrypoints.answers import answer_json
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,

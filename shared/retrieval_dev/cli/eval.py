@@ -82,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
-    from ..evaluation.beir import read_beir
     from ..evaluation.as_files import files_index
+    from ..evaluation.beir import read_beir
     from ..evaluation.collection import read_collection
     from ..evaluation.embedding_cache import CachedEmbedder
     from ..evaluation.provision import describe_index, evaluation_index
