@@ -23,7 +23,7 @@ from typing import Any
 
 import botocore.session
 import pytest
-from fake_functions import FakeFunctions, fake_functions
+from fake_functions import ACME_KB, FakeFunctions, fake_functions
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from retrieval_core.entrypoints.bedrock import RESOURCE
@@ -173,13 +173,13 @@ bedrock_bodies = hostile_bodies(
 
 
 def kb_event(body: dict[str, Any]) -> dict[str, Any]:
-    path = "/knowledgebases/acme/retrieve"
+    path = f"/knowledgebases/{ACME_KB}/retrieve"
     return {
         "resource": RESOURCE,
         "path": path,
         "httpMethod": "POST",
         "headers": {"Content-Type": "application/json", "X-Retrieval-Session": SESSION},
-        "pathParameters": {"knowledgeBaseId": "acme"},
+        "pathParameters": {"knowledgeBaseId": ACME_KB},
         "requestContext": {
             "resourcePath": RESOURCE,
             "httpMethod": "POST",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_dev.cli import parser
-from retrieval_dev.cli.serve import ROUTES
+from retrieval_dev.serving.routes import ROUTES
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
