@@ -16,9 +16,9 @@ inference is still reported, marked unused), and ``weights`` replaces a hinted k
 ``infer: false`` skips reading altogether.
 
 The text arms are hybrid's own, pseudo-relevance feedback included when the deployment or the request
-turns it on (the router moves the query before it calls ``auto_arms``). Cost: hybrid's round trips
-(two with feedback: the BM25 first pass, the moved ``_msearch`` that also looks the names up) and one
-more when the question names something.
+turns it on (the pipeline's feedback stage moves the query before ``auto_arms`` runs). Cost: hybrid's
+round trips (two with feedback: the BM25 first pass, the moved ``_msearch`` that also looks the names
+up) and one more when the question names something.
 """
 
 from __future__ import annotations
