@@ -63,7 +63,7 @@ class Hit(BaseModel):
     provenance: Provenance = Field(default_factory=Provenance)
     found_by: list[str] = Field(default_factory=empty_list, description="The arms that found this hit.")
     truncated: bool = Field(
-        default=False, description="The text was cut to fit the answer's size limit (README, Limits)."
+        default=False, description="The text was cut to fit the answer's size limit (docs/API.md, Limits)."
     )
     metadata: dict[str, Any] = Field(
         default_factory=empty_dict,

@@ -325,8 +325,9 @@ def _document_knowledge_base(operation: dict[str, Any], route: dict[str, Any]) -
 
 
 def _document_generation(operation: dict[str, Any]) -> None:
-    """RetrieveAndGenerate (and its stream): SigV4, any body, and one answer: a ValidationException."""
-    operation["security"] = [{SIGV4_SCHEME: []}]
+    """RetrieveAndGenerate (and its stream): SigV4 (or claims, as the Retrieve route), any body, and one
+    answer: a ValidationException; a request no authority signed is refused before (403)."""
+    operation["security"] = [{SIGV4_SCHEME: []}, {SECURITY_SCHEME: []}]
     operation["description"] = (
         "Amazon Bedrock's `RetrieveAndGenerate`, answered as Bedrock answers a request it will not serve: "
         "a `ValidationException` saying that this service retrieves and generation is the caller's."
@@ -337,7 +338,18 @@ def _document_generation(operation: dict[str, Any]) -> None:
             "schema": {"enum": ["ValidationException"]},
         }
     }
-    operation["responses"] = {"400": operation["responses"]["400"]}
+    denied = {
+        "description": "AccessDeniedException: unsigned, or signed by no granted caller (API Gateway's "
+        "own 403 deployed).",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorMessage"}}},
+        "headers": {
+            ERROR_TYPE_HEADER: {
+                "description": "The error code.",
+                "schema": {"enum": ["AccessDeniedException"]},
+            }
+        },
+    }
+    operation["responses"] = {"400": operation["responses"]["400"], "403": denied}
 
 
 def _error_schemas() -> dict[str, Any]:
