@@ -191,7 +191,7 @@ def filtered_feedback(mode: str, feedback: dict[str, Any]) -> tuple[Page, Vector
     ("mode", "first_pass"), [("lexical", "lexical"), ("hybrid", "lexical"), ("hybrid", "fused")]
 )
 def test_feedback_reads_only_the_callers_filtered_hits(mode: str, first_pass: str) -> None:
-    result, _ = filtered_feedback(mode, {"first_pass": first_pass})
+    result, _ = filtered_feedback(mode, {"first_pass": first_pass, "weight": 0.3})
     assert result.applied.expansion_terms is not None
     assert set(result.applied.expansion_terms) <= {"wing", "flutter", "onset"}  # p-1's words only
     assert [h.id for h in result.hits] == ["acme:p-1"]

@@ -113,9 +113,9 @@ unseen collection (docs/QUALITY.md, issue 38). RRF stays available per request a
 
 PRESETS: dict[PresetName, RetrievalConfig] = {
     # Chosen by the worst case over Cranfield dev, CACM and the agent questions, not by one collection
-    # (docs/QUALITY.md): min-max fusion, a light expansion whose terms two feedback hits must share, and
-    # Rocchio towards the feedback hits the embedding agrees with. A request sends feedback.enabled
-    # false to skip the first pass.
+    # (docs/QUALITY.md): min-max fusion and Rocchio towards the first pass's hits the embedding agrees
+    # with; no expansion terms (they lost on CACM at every weight), though a request may ask for them.
+    # A request sends feedback.enabled false to skip the first pass.
     "default": RetrievalConfig(fusion=ROBUST_FUSION, feedback=FeedbackOptions()),
     # One round trip per request and fewer candidates per arm: for callers that want a handful of hits
     # fast.

@@ -42,14 +42,14 @@ class FeedbackOptions(BaseModel):
     docs: int = Field(default=5, ge=1, le=20, description="How many top hits of the first pass are read.")
     terms: int = Field(default=20, ge=1, le=50, description="How many expansion terms are added.")
     weight: float = Field(
-        default=0.3,
+        default=0.0,
         ge=0,
         lt=1,
         allow_inf_nan=False,
         description="The expansion terms' share of the query; the original text keeps the rest.",
     )
     vector_weight: float = Field(
-        default=0.5,
+        default=1.0,
         ge=0,
         le=5,
         allow_inf_nan=False,
