@@ -27,6 +27,8 @@ RRF_60 = {"preset": "rrf", "rank_constant": 60}
 MIN_MAX = {"preset": "score_min_max"}
 
 LEXICAL, VECTOR, HYBRID = "lexical, one-pass", "vector, one-pass", "hybrid, one-pass (RRF k=10)"
+HYBRID_DEFAULT = "hybrid, default (min-max + Rocchio 1.0)"
+"""The deployment default's row: no options, so it is whatever the `default` preset is."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
     _hybrid("hybrid min-max + PRF 0.3 + Rocchio 0.5", MIN_MAX, LIGHT),
     _hybrid("hybrid min-max + PRF 0.5 + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0.5}),
     _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0}),
-    Configuration("hybrid, default (min-max + Rocchio 1.0)", "hybrid", {}, HYBRID),
+    Configuration(HYBRID_DEFAULT, "hybrid", {}, HYBRID),
 )
 
 
