@@ -54,7 +54,16 @@ def test_eval_questions_scores_and_counts_what_the_handler_returned(
     )
 
     status = main(
-        ["eval-questions", "--questions", str(questions), "--corpus", str(corpus), "--out", str(out)]
+        [
+            "eval-questions",
+            "--questions",
+            str(questions),
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(out),
+            "--no-cache",
+        ]
     )
 
     assert status == 0

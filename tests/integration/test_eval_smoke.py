@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from retrieval_core.config import Settings
 from retrieval_dev.cli import main
+from retrieval_dev.evaluation.compare import HYBRID, HYBRID_DEFAULT
 from stack_state import REPO
 
 CRANFIELD = REPO / "data" / "cranfield"
@@ -64,7 +65,7 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
             str(tmp_path / "cache.sqlite"),
             # One comparison row and its baseline keep the smoke run cheap; `make eval` runs them all.
             "--compare",
-            "hybrid, default",
+            HYBRID_DEFAULT,
         ]
     )
 
@@ -74,12 +75,12 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
     assert [cell.strip() for cell in rows[0][:2]] == ["mode", "nDCG@10"]
     assert [row[0].strip() for row in rows[2:5]] == ["lexical", "vector", "hybrid"]
     compared = {row[0].strip(): [cell.strip() for cell in row[1:]] for row in rows[7:]}
-    assert list(compared) == ["hybrid, one-pass (RRF k=10)", "hybrid, default"]
-    assert compared["hybrid, one-pass (RRF k=10)"][-2:] == ["baseline", ""]
-    assert compared["hybrid, one-pass (RRF k=10)"][5] == "1.0"  # one _msearch per query
+    assert list(compared) == [HYBRID, HYBRID_DEFAULT]
+    assert compared[HYBRID][-2:] == ["baseline", ""]
+    assert compared[HYBRID][5] == "1.0"  # one _msearch per query
     # BM25's top hits with their texts and vectors (beside the embedding), then the moved _msearch.
-    assert compared["hybrid, default"][5] == "2.0"
-    assert 0 < float(compared["hybrid, default"][-1]) <= 1  # the test's p-value
+    assert compared[HYBRID_DEFAULT][5] == "2.0"
+    assert 0 < float(compared[HYBRID_DEFAULT][-1]) <= 1  # the test's p-value
 
     (saved,) = out.glob("eval-*.json")
     record = json.loads(saved.read_text())

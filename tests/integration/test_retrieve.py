@@ -163,7 +163,7 @@ def test_hybrid_with_feedback_is_one_search_then_one_msearch(
     # The deployment default: BM25's top hits with their texts and vectors (searched while the query is
     # embedded), then the moved query's one _msearch; both on the caller's alias.
     assert counted_requests == [f"POST /{alias}/_search", f"POST /{alias}/_msearch"]
-    assert body["applied"]["expansion_terms"]
+    assert body["applied"]["expansion_terms"] is None  # the default moves the vector, adds no terms
     assert body["hits"]
 
 
@@ -172,7 +172,7 @@ def test_hybrid_with_fused_feedback_is_two_msearches_and_one_vector_read(
 ) -> None:
     from retrieval_core.adapters.opensearch.layout import IndexLayout
 
-    fused = {"first_pass": "fused"}
+    fused = {"first_pass": "fused", "weight": 0.3}
     body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": fused})
     alias = IndexLayout.of(corpus_settings).alias("acme")
     # A fused first pass (ids only), the top hits' texts and vectors, the moved query.

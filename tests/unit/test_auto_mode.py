@@ -197,7 +197,7 @@ def test_an_asked_type_without_a_linked_entity_adds_no_arm() -> None:
 
 
 def test_auto_runs_the_deployment_feedback_on_its_text_arms() -> None:
-    config = RetrievalConfig(feedback=FeedbackOptions())
+    config = RetrievalConfig(feedback=FeedbackOptions(weight=0.3))  # expansion terms too, to see them
     result, store = route_over(MANAGING, config, text="Which customers does Ines Moreau manage?")
     # The BM25 first pass, then the moved arms with the names, then the focus arms: hybrid's two + one.
     assert store.calls == ["lexical_feedback", "hybrid_with_names", "focused"]

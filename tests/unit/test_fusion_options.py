@@ -106,19 +106,26 @@ def test_feedback_options_out_of_bounds_are_refused(feedback: dict[str, Any]) ->
 
 
 def test_expansion_terms_by_hand() -> None:
-    terms = expansion_terms(
-        [FeedbackText("the shock wave and the shock layer", 1.0), FeedbackText("a wave of heat", 0.5)], 3
-    )
-    # Shares: doc 1 has 4 words (shock x2, wave, layer) -> 1/4 each; doc 2 has 2 (wave, heat) -> 0.25 each.
-    votes = {"shock": 0.5, "wave": 0.25 + 0.25, "layer": 0.25, "heat": 0.25}
-    total = votes["shock"] + votes["wave"] + votes["heat"]  # the ties at 0.25 go to the earlier term
-    assert terms == [("shock", 0.5 / total), ("wave", 0.5 / total), ("heat", 0.25 / total)]
-    assert boosts("shock waves", terms[:1], 0.5) == [("shock", 0.5 / total * 2)]
+    first = FeedbackText("the shock wave and the shock layer", 1.0)
+    second = FeedbackText("a wave of heat and shock", 0.5)
+    # Shares: doc 1 has 4 words (shock x2, wave, layer) -> 1/4 each; doc 2 has 3 (wave, heat, shock) ->
+    # 0.5/3 each. Two feedback hits: a term must occur in both, so "layer" and "heat" are left out.
+    votes = {"shock": 0.5 + 0.5 / 3, "wave": 0.25 + 0.5 / 3}
+    total = sum(votes.values())
+    terms = expansion_terms([first, second], 3)
+    assert [term for term, _ in terms] == ["shock", "wave"]
+    assert [weight for _, weight in terms] == pytest.approx([votes["shock"] / total, votes["wave"] / total])
+    # One hit alone agrees with itself: all its terms (the ties at 0.25 go to the earlier term).
+    assert expansion_terms([first], 3) == [("shock", 0.5), ("layer", 0.25), ("wave", 0.25)]
+    assert expansion_terms([first, FeedbackText("heat flux", 0.5)], 3) == []  # nothing shared: stay out
+    assert boosts("shock waves", terms[:1], 0.5) == [("shock", votes["shock"] / total * 2)]
 
 
 def test_rocchio_by_hand() -> None:
-    moved = rocchio([2.0, 0.0], [[0.0, 1.0], [0.0, 0.0]], 1.0)  # the query is made unit first
-    assert moved == pytest.approx([1 / math.sqrt(1.25), 0.5 / math.sqrt(1.25)])
+    # The query is made unit first; [0, 1] (cosine 0 with the query) is not one it agrees with.
+    moved = rocchio([2.0, 0.0], [[0.6, 0.8], [0.0, 1.0]], 1.0)
+    assert moved == pytest.approx([1.6 / math.sqrt(3.2), 0.8 / math.sqrt(3.2)])
+    assert rocchio([2.0, 0.0], [[0.0, 1.0], [0.0, 0.0]], 1.0) == [2.0, 0.0]  # none agrees: left alone
     assert rocchio([1.0, 0.0], [], 1.0) == [1.0, 0.0]
     assert rocchio([1.0, 0.0], [[0.0, 1.0]], 0.0) == [1.0, 0.0]
 
@@ -184,7 +191,7 @@ def filtered_feedback(mode: str, feedback: dict[str, Any]) -> tuple[Page, Vector
     ("mode", "first_pass"), [("lexical", "lexical"), ("hybrid", "lexical"), ("hybrid", "fused")]
 )
 def test_feedback_reads_only_the_callers_filtered_hits(mode: str, first_pass: str) -> None:
-    result, _ = filtered_feedback(mode, {"first_pass": first_pass})
+    result, _ = filtered_feedback(mode, {"first_pass": first_pass, "weight": 0.3})
     assert result.applied.expansion_terms is not None
     assert set(result.applied.expansion_terms) <= {"wing", "flutter", "onset"}  # p-1's words only
     assert [h.id for h in result.hits] == ["acme:p-1"]
@@ -196,7 +203,8 @@ def test_feedback_reads_only_the_callers_filtered_hits(mode: str, first_pass: st
 def test_rocchio_moves_towards_the_callers_filtered_hits_only(mode: str, first_pass: str) -> None:
     _, store = filtered_feedback(mode, {"first_pass": first_pass})
     # p-1's vector is [1, 1]; p-2's [1, 2] (filtered out) or globex's p-3 [1, 3] would pull further.
-    assert store.searched[-1] == pytest.approx(rocchio([1.0, 0.0], [[1.0, 1.0]], 1.0))
+    weight = FeedbackOptions().vector_weight
+    assert store.searched[-1] == pytest.approx(rocchio([1.0, 0.0], [[1.0, 1.0]], weight))
 
 
 def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> None:

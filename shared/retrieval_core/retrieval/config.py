@@ -14,8 +14,8 @@ from .fusion import Normalization
 from .rerank import RerankOptions
 
 DEFAULT_RANK_CONSTANT = 10
-"""RRF's k. 10 beat the customary 60 on the Cranfield dev queries (docs/QUALITY.md): with two arms
-that each rank well, a small k lets agreement at the top of both lists count for more."""
+"""RRF's k, for requests and presets that fuse by rank (the presets fuse by score since issue 38). 10 beat
+the customary 60 on the Cranfield dev queries, but not on CACM (docs/QUALITY.md)."""
 
 DEFAULT_PAGING_MAX_DEPTH = 1000
 """The deepest position a request may page to (``RETRIEVAL_PAGING_MAX_DEPTH``)."""
@@ -106,18 +106,24 @@ class RetrievalConfig(BaseModel):
 PresetName = Literal["default", "fast", "thorough"]
 """Chosen per deployment with ``RETRIEVAL_PRESET`` (template parameter ``RetrievalPreset``)."""
 
+ROBUST_FUSION = FusionConfig(method="score", normalization="min_max")
+"""Min-max score fusion: on Cranfield dev, CACM and the agent questions together it holds up better than
+RRF with k = 10 (which was tuned on Cranfield alone), and it was the best one-pass fusion on a third,
+unseen collection (docs/QUALITY.md, issue 38). RRF stays available per request and as a fusion preset."""
+
 PRESETS: dict[PresetName, RetrievalConfig] = {
-    # Pseudo-relevance feedback on: +0.03 nDCG@10 for hybrid on the Cranfield dev queries, for one BM25
-    # first pass searched while the query is embedded (1.1-1.2x the one-pass p50, docs/QUALITY.md);
-    # a request sends feedback.enabled false to skip it.
-    "default": RetrievalConfig(feedback=FeedbackOptions()),
+    # Chosen by the worst case over Cranfield dev, CACM and the agent questions, not by one collection
+    # (docs/QUALITY.md): min-max fusion and Rocchio towards the first pass's hits the embedding agrees
+    # with; no expansion terms (they lost on CACM at every weight), though a request may ask for them.
+    # A request sends feedback.enabled false to skip the first pass.
+    "default": RetrievalConfig(fusion=ROBUST_FUSION, feedback=FeedbackOptions()),
     # One round trip per request and fewer candidates per arm: for callers that want a handful of hits
     # fast.
-    "fast": RetrievalConfig(fusion=FusionConfig(candidate_depth=30)),
+    "fast": RetrievalConfig(fusion=ROBUST_FUSION.model_copy(update={"candidate_depth": 30})),
     # Deeper arms and a wider graph arm for recall-oriented research agents; feedback from the fused
     # first pass, which gave the best Recall@100 for one more round trip.
     "thorough": RetrievalConfig(
-        fusion=FusionConfig(candidate_depth=300),
+        fusion=ROBUST_FUSION.model_copy(update={"candidate_depth": 300}),
         feedback=FeedbackOptions(first_pass="fused"),
         expansion=GraphExpansionConfig(seed_hits=10, max_added=25),
     ),

@@ -42,7 +42,7 @@ class FeedbackOptions(BaseModel):
     docs: int = Field(default=5, ge=1, le=20, description="How many top hits of the first pass are read.")
     terms: int = Field(default=20, ge=1, le=50, description="How many expansion terms are added.")
     weight: float = Field(
-        default=0.8,
+        default=0.0,
         ge=0,
         lt=1,
         allow_inf_nan=False,
@@ -74,16 +74,34 @@ class FeedbackText(NamedTuple):
     score: float
 
 
+MIN_VOTERS = 2
+"""An expansion term must occur in at least this many feedback hits (or in all of them, when fewer have
+any words): a word only one hit uses is that hit's, not the topic's. On CACM, whose documents are often a
+title alone, single short hits otherwise supply most of the terms (docs/QUALITY.md)."""
+ROCCHIO_MIN_COSINE = 0.45
+"""Rocchio moves the query only towards the feedback hits whose stored vector has at least this cosine
+with the query's: a first-pass hit the embedding finds unrelated is one the first pass was wrong about,
+and moving towards it drifts. With none that close, the query is left where it is (docs/QUALITY.md)."""
+
+
 def expansion_terms(feedback: Sequence[FeedbackText], count: int) -> list[WeightedTerm]:
-    """The ``count`` strongest terms of the feedback texts, weights summing to 1 (ties by term)."""
+    """The ``count`` strongest terms of the feedback texts that at least ``MIN_VOTERS`` of them use,
+    weights summing to 1 (ties by term)."""
     votes: dict[str, float] = {}
+    voters: dict[str, int] = {}
+    usable = 0
     for text, score in feedback:
         words = [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and len(w) > 2]
         if not words or score <= 0:
             continue
+        usable += 1
         share = score / len(words)
         for word in words:
             votes[word] = votes.get(word, 0.0) + share
+        for word in set(words):
+            voters[word] = voters.get(word, 0) + 1
+    needed = min(MIN_VOTERS, usable)  # feedback hits that share no word add nothing
+    votes = {word: vote for word, vote in votes.items() if voters[word] >= needed}
     best = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[:count]
     total = sum(weight for _, weight in best)
     return [WeightedTerm(term, weight / total) for term, weight in best] if total > 0 else []
@@ -103,8 +121,9 @@ def boosts(text: str, terms: Sequence[WeightedTerm], weight: float) -> list[tupl
 
 
 def rocchio(query: Sequence[float], feedback: Sequence[Sequence[float]], weight: float) -> list[float]:
-    """``query`` plus ``weight`` times the mean of the feedback vectors, scaled back to unit length (the
-    index compares by cosine); the query itself when there is nothing to move towards."""
+    """``query`` plus ``weight`` times the mean of the feedback vectors that agree with it (cosine at
+    least ``ROCCHIO_MIN_COSINE``), scaled back to unit length (the index compares by cosine); the query
+    itself when there is nothing to move towards."""
     if not feedback or weight <= 0:
         return list(query)
     dims = len(query)
@@ -113,6 +132,14 @@ def rocchio(query: Sequence[float], feedback: Sequence[Sequence[float]], weight:
     if not usable or not length > 0:
         return list(query)
     unit = [q / length for q in query]  # a caller's own vector need not be unit length
+    usable = [v for v in usable if _cosine(unit, v) >= ROCCHIO_MIN_COSINE]
+    if not usable:
+        return list(query)
     moved = [u + weight * math.fsum(v[i] for v in usable) / len(usable) for i, u in enumerate(unit)]
     norm = math.sqrt(math.fsum(x * x for x in moved))
     return [x / norm for x in moved] if norm > 0 and math.isfinite(norm) else list(query)
+
+
+def _cosine(unit: Sequence[float], vector: Sequence[float]) -> float:
+    norm = math.sqrt(math.fsum(x * x for x in vector))
+    return math.fsum(u * x for u, x in zip(unit, vector, strict=True)) / norm if norm > 0 else 0.0

@@ -17,6 +17,13 @@ from ..models.hits import Candidate, Hit, Signal
 from ..models.vocabulary import Kind
 
 Normalization = Literal["min_max", "l2"]
+SCORED_ARMS = frozenset({"lexical", "vector"})
+"""Arms whose scores measure relevance to the question (BM25, cosine): score fusion normalises them. The
+other arms (auto's entity, window and valid-now arms) are filters ordered by a text score or by
+confidence, so score fusion places them by rank instead (``ARM_RANK_CONSTANT``)."""
+ARM_RANK_CONSTANT = 10
+"""Score fusion's rank-placed arms count ``(k + 1) / (k + rank)`` (1 for their first): RRF's curve, kept
+on the same [0, 1] scale as a normalised score."""
 
 
 class Ranked(Protocol):
@@ -95,23 +102,41 @@ def weighted_score_fusion(
     stays clearly ahead. ``min_max`` maps each arm's scores onto [0, 1]; ``l2`` divides them by the
     arm's Euclidean norm (OpenSearch's two normalisation techniques). The fused score is divided by the
     weights' sum, so with min-max it lies in [0, 1].
+
+    An arm that returned fewer candidates than the deepest arm returned everything it matches: what it
+    left out scores nothing there, so min-max maps its scores from 0, not from its last candidate (which
+    would otherwise count as much as a miss: a rare word's second BM25 match, a two-item focus arm's
+    second item). Arms outside ``SCORED_ARMS`` are placed by rank.
     """
-    scale = {arm: _normaliser([item.score for item in items], normalization) for arm, items in arms.items()}
+    deepest = max((len(items) for items in arms.values()), default=0)
+    scale = {
+        arm: _normaliser([item.score for item in items], normalization, complete=len(items) < deepest)
+        for arm, items in arms.items()
+    }
     total_weight = math.fsum(float(w) for w in weights.values()) or 1.0
     fused = []
     for hit_id, (item, seen) in _merged(arms).items():
         total = 0.0
-        for arm, (_, score) in seen.items():
-            total += float(weights.get(arm, 0.0)) * scale[arm](score)
+        for arm, (rank, score) in seen.items():
+            placed = (
+                scale[arm](score)
+                if arm in SCORED_ARMS
+                else (ARM_RANK_CONSTANT + 1) / (ARM_RANK_CONSTANT + rank)
+            )
+            total += float(weights.get(arm, 0.0)) * placed
         fused.append(Fused(hit_id, item.kind, total / total_weight, item, seen))
     return order(fused)
 
 
-def _normaliser(scores: Sequence[float], normalization: Normalization) -> Callable[[float], float]:
+def _normaliser(
+    scores: Sequence[float], normalization: Normalization, *, complete: bool = False
+) -> Callable[[float], float]:
     if normalization == "l2":
         norm = math.sqrt(math.fsum(s * s for s in scores))
         return (lambda s: s / norm) if norm > 0 else (lambda s: 1.0)
     low, high = min(scores, default=0.0), max(scores, default=0.0)
+    if complete:
+        low = min(low, 0.0)
     return (lambda s: (s - low) / (high - low)) if high > low else (lambda s: 1.0)
 
 

@@ -200,7 +200,8 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     print(table(table_rows))
     chosen = choose(table_rows)
     print(
-        "\nthe rule (no significant loss on any collection, then the best worst change, then the best mean) "
+        "\nthe rule (no significant loss on any collection, then the best worst change, within 0.005, then "
+        "the best mean) "
         f"picks: {chosen.configuration.name if chosen else 'nothing'}"
     )
     print(f"{round(time.perf_counter() - started)} s")

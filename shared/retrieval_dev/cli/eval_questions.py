@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ..evaluation.embedding_cache import DEFAULT_CACHE
     from ..evaluation.questions import DEFAULT_CORPUS, DEFAULT_QUESTIONS, MODES, TOP_K
 
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
@@ -22,6 +23,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--top-k", type=int, default=TOP_K)
     parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help="Where embeddings are remembered between runs (keyed by model and text).",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="Embed everything afresh.")
     parser.add_argument("--show", action="store_true", help="Print each question's scores and inferences.")
     parser.set_defaults(run=run)
 
@@ -30,9 +38,11 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
+    from retrieval_core import bootstrap
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
+    from ..evaluation.embedding_cache import CachedEmbedder
     from ..evaluation.provision import scratch_index
     from ..evaluation.questions import read_questions, run_questions, table
 
@@ -40,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     lines = args.corpus.read_text(encoding="utf-8").splitlines()
     print(f"loading {len(lines)} items from {args.corpus}; {len(questions)} questions", flush=True)
     try:
-        with scratch_index(Settings.from_env(), lines):
+        embedder = (
+            None if args.no_cache else CachedEmbedder(bootstrap.container().embedder, args.embedding_cache)
+        )
+        with scratch_index(Settings.from_env(), lines, embedder=embedder):
             runs = {mode: run_questions(mode, questions, args.top_k) for mode in args.modes}
     except RetrievalError as error:
         print(f"retrieval eval-questions: {error.message}", file=sys.stderr)

@@ -27,6 +27,8 @@ RRF_60 = {"preset": "rrf", "rank_constant": 60}
 MIN_MAX = {"preset": "score_min_max"}
 
 LEXICAL, VECTOR, HYBRID = "lexical, one-pass", "vector, one-pass", "hybrid, one-pass (RRF k=10)"
+HYBRID_DEFAULT = "hybrid, default (min-max + Rocchio 1.0)"
+"""The deployment default's row: no options, so it is whatever the `default` preset is."""
 
 
 @dataclass(frozen=True)
@@ -44,44 +46,26 @@ def _hybrid(name: str, fusion: Mapping[str, Any], feedback: Mapping[str, Any] | 
     return Configuration(name, "hybrid", options, HYBRID)
 
 
+LIGHT = {"docs": 5, "terms": 20, "weight": 0.3, "vector_weight": 0.5, "first_pass": "lexical"}
+"""Light, selective feedback: the expansion at 0.3 of the query, Rocchio at half weight."""
+
 CONFIGURATIONS: tuple[Configuration, ...] = (
     Configuration(LEXICAL, "lexical", ONE_PASS),
-    Configuration("lexical + PRF 0.8 (issue 28)", "lexical", {"feedback": ISSUE_28}, LEXICAL),
-    Configuration("lexical + PRF 0.5", "lexical", {"feedback": {**ISSUE_28, "weight": 0.5}}, LEXICAL),
-    Configuration("lexical + PRF 0.3", "lexical", {"feedback": {**ISSUE_28, "weight": 0.3}}, LEXICAL),
-    Configuration("lexical, default", "lexical", {}, LEXICAL),
+    Configuration("lexical + PRF 0.8 (issue 28's weight)", "lexical", {"feedback": ISSUE_28}, LEXICAL),
+    Configuration("lexical + PRF 0.5", "lexical", {"feedback": {**LIGHT, "weight": 0.5}}, LEXICAL),
+    Configuration("lexical + PRF 0.3", "lexical", {"feedback": LIGHT}, LEXICAL),
     Configuration(VECTOR, "vector", ONE_PASS),
-    Configuration("vector + Rocchio 1.0 (issue 28)", "vector", {"feedback": ISSUE_28}, VECTOR),
-    Configuration("vector + Rocchio 0.5", "vector", {"feedback": {**ISSUE_28, "vector_weight": 0.5}}, VECTOR),
-    Configuration("vector, default", "vector", {}, VECTOR),
+    Configuration("vector + Rocchio 0.5", "vector", {"feedback": LIGHT}, VECTOR),
+    Configuration("vector, default (+ Rocchio 1.0)", "vector", {}, VECTOR),
     Configuration(HYBRID, "hybrid", ONE_PASS),
     _hybrid("hybrid RRF k=60", RRF_60),
     _hybrid("hybrid min-max", MIN_MAX),
-    _hybrid("hybrid RRF k=10 + PRF 0.8 + Rocchio 1.0 (issue 28)", RRF_10, ISSUE_28),
-    _hybrid(
-        "hybrid RRF k=10 + PRF 0.5 + Rocchio 0.5", RRF_10, {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5}
-    ),
-    _hybrid("hybrid RRF k=60 + Rocchio 1.0", RRF_60, {**ISSUE_28, "weight": 0}),
-    _hybrid(
-        "hybrid RRF k=60 + PRF 0.5 + Rocchio 0.5", RRF_60, {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5}
-    ),
-    _hybrid("hybrid RRF k=60 + PRF 0.8 + Rocchio 1.0", RRF_60, ISSUE_28),
-    _hybrid("hybrid min-max + Rocchio 1.0", MIN_MAX, {**ISSUE_28, "weight": 0}),
-    _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, {**ISSUE_28, "weight": 0, "vector_weight": 0.5}),
-    _hybrid(
-        "hybrid min-max + PRF 0.3 + Rocchio 0.5", MIN_MAX, {**ISSUE_28, "weight": 0.3, "vector_weight": 0.5}
-    ),
-    _hybrid(
-        "hybrid min-max + PRF 0.5 + Rocchio 0.5", MIN_MAX, {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5}
-    ),
-    _hybrid("hybrid min-max + PRF 0.5 + Rocchio 1.0", MIN_MAX, {**ISSUE_28, "weight": 0.5}),
-    _hybrid("hybrid min-max + PRF 0.8 + Rocchio 1.0", MIN_MAX, ISSUE_28),
-    _hybrid(
-        "hybrid min-max lexical 0.7 + PRF 0.5 + Rocchio 0.5",
-        {**MIN_MAX, "weights": {"lexical": 0.7, "vector": 1.0}},
-        {**ISSUE_28, "weight": 0.5, "vector_weight": 0.5},
-    ),
-    Configuration("hybrid, default", "hybrid", {}, HYBRID),
+    _hybrid("hybrid RRF k=10 + PRF 0.8 + Rocchio 1.0 (issue 28's weights)", RRF_10, ISSUE_28),
+    _hybrid("hybrid RRF k=10 + PRF 0.3 + Rocchio 0.5", RRF_10, LIGHT),
+    _hybrid("hybrid min-max + PRF 0.3 + Rocchio 0.5", MIN_MAX, LIGHT),
+    _hybrid("hybrid min-max + PRF 0.5 + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0.5}),
+    _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0}),
+    Configuration(HYBRID_DEFAULT, "hybrid", {}, HYBRID),
 )
 
 
