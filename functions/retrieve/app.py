@@ -101,7 +101,9 @@ def session(
 def documents(
     prefix: Annotated[str, Query(max_length=MAX_KEY_CHARS, description="Keys starting with this.")] = "",
     limit: Annotated[int, Query(description="Clamped to 1..100.")] = 100,
-    next_token: Annotated[str | None, Query(max_length=2 * MAX_KEY_CHARS)] = None,
+    next_token: Annotated[
+        str | None, Query(max_length=MAX_KEY_CHARS, description="The previous page's next_token.")
+    ] = None,
 ) -> Response[str]:
     request = DocumentListRequest(prefix=prefix, limit=limit, next_token=next_token)
     listing = container().document_listing.list(current_caller(app).context.context_id, request)

@@ -152,7 +152,9 @@ def test_csv_rows_follow_the_record_structure() -> None:
     }
     records = read_sidecar(json.dumps(config).encode(), {}, DOCUMENT_LIMITS).records
     parsed = parse(DocumentFormat.CSV, b"body,region,secret\nhello,eu,x\n", DOCUMENT_LIMITS, records)
-    assert [(b.text, b.metadata) for b in parsed.blocks] == [("body: hello", {"region": "eu"})]
+    assert [(b.text, b.metadata, b.section) for b in parsed.blocks] == [
+        ("body: hello", {"region": "eu"}, ("row 1",))
+    ]
     with pytest.raises(DocumentRejectedError, match="without the columns"):
         parse(DocumentFormat.CSV, b"text\nhello\n", DOCUMENT_LIMITS, records)
 

@@ -12,7 +12,7 @@
 A chunk never spans two pages or two sections (so its page and section are exact). No chunk is longer
 than the embedder's window (``windows.py``): an explicit size past it is refused, the default shrinks
 to it. Tokens are counted by ``estimate_tokens``, which never undercounts the embedders' tokenizers
-on English prose (tests/unit/test_document_chunking.py measures it against MiniLM's).
+on English prose (tests/unit/test_documents.py measures it against MiniLM's).
 """
 
 from __future__ import annotations

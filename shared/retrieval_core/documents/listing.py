@@ -4,13 +4,9 @@ missing one are the same 404."""
 
 from __future__ import annotations
 
-import binascii
-
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from .. import base64url
-from ..errors import InvalidRequestError, NotFoundError
-from ..models.limits import MAX_REQUEST_INT
+from ..errors import NotFoundError
 from .status import DocumentStatus, DocumentStatusStore
 
 MAX_KEY_CHARS = 1024
@@ -28,8 +24,10 @@ class DocumentListRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     prefix: str = Field(default="", max_length=MAX_KEY_CHARS, description="Keys starting with this.")
-    limit: StrictInt = Field(default=100, ge=1, le=MAX_REQUEST_INT, description="Clamped to 1..100.")
-    next_token: str | None = Field(default=None, max_length=2 * MAX_KEY_CHARS)
+    limit: StrictInt = Field(default=100, description="Clamped to 1..100.")
+    next_token: str | None = Field(
+        default=None, max_length=MAX_KEY_CHARS, description="The last key of the previous page."
+    )
 
     @field_validator("limit")
     @classmethod
@@ -47,10 +45,10 @@ class DocumentStatuses:
         self._store = store
 
     def list(self, context_id: str, request: DocumentListRequest) -> DocumentList:
-        after = None if request.next_token is None else _opened(request.next_token)
-        page = self._store.page(context_id, request.prefix, limit=request.limit, after=after)
-        token = None if page.next_token is None else base64url.encode(page.next_token.encode("utf-8"))
-        return DocumentList(documents=page.documents, next_token=token)
+        # The token is the last key listed: it names only the caller's own file, and any string is a
+        # valid place to resume (the keys after it), so no token can be refused or lead elsewhere.
+        page = self._store.page(context_id, request.prefix, limit=request.limit, after=request.next_token)
+        return DocumentList(documents=page.documents, next_token=page.next_token)
 
     def get(self, context_id: str, key: str) -> DocumentStatus:
         if not key or len(key) > MAX_KEY_CHARS:
@@ -59,10 +57,3 @@ class DocumentStatuses:
         if status is None:
             raise DocumentNotFoundError()
         return status
-
-
-def _opened(token: str) -> str:
-    try:
-        return base64url.decode(token).decode("utf-8")
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise InvalidRequestError("next_token is not a token this listing returned") from None

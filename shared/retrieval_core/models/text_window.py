@@ -32,7 +32,7 @@ def estimate_tokens(text: str) -> int:
     letters one and a longer one one per four letters begun, a number one per two digits begun
     (word-piece tokenizers split rare words and long numbers). On Cranfield it counts 1.39 times
     MiniLM's tokens, and a chunk's count is never below its real one
-    (tests/unit/test_document_chunking.py)."""
+    (tests/unit/test_documents.py)."""
     count = 0
     for match in _PIECES.finditer(text):
         piece = match.group()

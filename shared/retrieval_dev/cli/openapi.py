@@ -169,7 +169,7 @@ ROUTES: dict[tuple[str, str], dict[str, Any]] = {
         "query": {"statuses": {"schema": STATUSES_QUERY, "style": "form", "explode": False}},
     },
     ("/v1/why/{item_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
-    ("/v1/documents", "get"): {"errors": ("400", "401", "403", "422"), "headers": []},
+    ("/v1/documents", "get"): {"errors": ("401", "403", "422"), "headers": []},
     ("/v1/documents/{key}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
 }
 """Every route of the API, with the 4xx statuses it can answer (each also answers 500 and 503)."""

@@ -32,8 +32,8 @@ def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None =
             if not body:
                 continue
             metadata = {name: row[name] for name in _metadata_fields(columns, records) if row.get(name)}
-            # A row's offsets are its line span's stand-in: the row number (1-based, header excluded).
-            parsed.blocks.append(Block(body, number, number, None, (), metadata))
+            # A row is cited by its number (1-based, the header not counted); offsets are within its text.
+            parsed.blocks.append(Block(body, 0, len(body), None, (f"row {number}",), metadata))
     except csv.Error as error:
         raise DocumentRejectedError(f"is not a readable CSV ({error})") from None
     return parsed
