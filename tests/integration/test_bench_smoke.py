@@ -206,7 +206,7 @@ def test_cost_per_million_covers_each_function_from_its_measured_units(
 
 def test_documents_go_through_the_handler_beside_a_plain_loop(tiny_report: tuple[dict, str, Path]) -> None:
     report, stdout, _ = tiny_report
-    documents = report["documents"]
+    documents = report["results"]["documents"]
     assert (documents["files"], documents["pages"]) == (22, 20 + 2 * 10)
     assert documents["handler"]["chunks"] > 0 and documents["plain"]["chunks"] > 0
     assert documents["handler"]["pages_per_second"] > 0 < documents["plain"]["pages_per_second"]

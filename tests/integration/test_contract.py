@@ -65,6 +65,8 @@ RETRIEVE_RULES_IN_WORDS = (
     "expand_graph is for hybrid",  # auto adds a linked entity's edges itself
     "cannot filter",  # a filter the index cannot apply exactly (the deployment's metadata types)
     "idempotency_key needs a session_id",  # a key is kept in its session
+    "already used for a different request in this session",  # a key generated twice, another body
+    "use a new key for a new request",
 )
 
 

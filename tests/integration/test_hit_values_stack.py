@@ -41,9 +41,13 @@ def _expected_location(item: dict[str, Any]) -> dict[str, Any] | None:
                 "chunk_id": span.get("chunk_id"),
                 "start": span.get("start"),
                 "end": span.get("end"),
+                "page": span.get("page"),
+                "section": span.get("section"),
+                "version": span.get("version"),
             }
     uri = (item.get("metadata") or {}).get("uri")
-    return {"uri": uri, "chunk_id": None, "start": None, "end": None} if uri else None
+    empty = dict.fromkeys(("chunk_id", "start", "end", "page", "section", "version"))
+    return {"uri": uri, **empty} if uri else None
 
 
 @pytest.mark.parametrize("mode", list(MODES))

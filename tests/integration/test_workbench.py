@@ -97,7 +97,8 @@ def test_a_question_renders_the_apis_hits_with_a_bar_per_signal(page: Any, base_
     page.get_by_label("Feedback (expansion terms)").first.check()
     body = ask(page, AUTO_QUESTION, mode="auto")
     status, answer = api(base_url, "POST", "/v1/retrieve", body)
-    assert status == 200 and body["feedback"] == {"enabled": True}
+    assert status == 200 and body["feedback"] == {"enabled": True, "weight": 0.3}
+    assert answer["applied"]["expansion_terms"], "the box asks for expansion terms"
     assert shown_ids(page, "#hits") == [hit["id"] for hit in answer["hits"]]
     for hit in answer["hits"]:
         card = page.locator(f'#hits [data-hit-id="{hit["id"]}"]')

@@ -75,6 +75,8 @@ class LexicalArm:
         require(self._lexical, "lexical")
 
     def first_pass(self, job: Job, query: SearchQuery, options: FeedbackOptions) -> FirstPass | None:
+        if options.weight <= 0:
+            return None  # no expansion terms asked for: lexical has no vector to move, so no first pass
         # BM25 ranks exactly: its top hits are the same whatever the depth, so the first pass asks for
         # just the hits feedback reads.
         shallow = replace(job.filters, size=options.docs)

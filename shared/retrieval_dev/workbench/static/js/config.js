@@ -9,6 +9,7 @@ const RERANKS = ["none", "mmr", "model"];
 const TEXT_MODES = new Set(["auto", "hybrid", "lexical", "vector"]);
 const FUSED_MODES = new Set(["auto", "hybrid"]);
 const FEEDBACK_MODES = new Set(["auto", "hybrid", "lexical"]);
+const EXPANSION_WEIGHT = 0.3; // PRF 0.3: the lightest weight measured in docs/QUALITY.md
 
 function select(id, label, values, chosen, describe = (value) => value) {
   return [
@@ -61,7 +62,8 @@ export function requestBody(config, ask) {
     body.entity_id = ask.entityId;
   if (ask.window && (config.mode === "temporal" || config.mode === "auto")) body.window = ask.window;
   if (config.fusion && FUSED_MODES.has(config.mode)) body.fusion = { preset: config.fusion };
-  if (config.feedback && FEEDBACK_MODES.has(config.mode)) body.feedback = { enabled: true };
+  // The deployment's default feedback moves only the vector (docs/QUALITY.md); the box asks for terms too.
+  if (config.feedback && FEEDBACK_MODES.has(config.mode)) body.feedback = { enabled: true, weight: EXPANSION_WEIGHT };
   if (config.rerank !== "none") body.rerank = { method: config.rerank };
   if (ask.filter) body.filter = ask.filter;
   if (ask.session) body.session_id = ask.session;
