@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import BeforeValidator
 
-from .limits import MAX_REQUEST_INT
-
 
 def _whole(value: Any) -> Any:
-    if type(value) is float and value.is_integer() and abs(value) <= MAX_REQUEST_INT:
+    # Any whole float, however far out: the field's own bounds then refuse it in JSON Schema's words
+    # (or, for a count without a lower bound, it is clamped like the integer it spells).
+    if type(value) is float and value.is_integer():
         return int(value)
     return value
 
