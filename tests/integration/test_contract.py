@@ -63,6 +63,8 @@ RETRIEVE_RULES_IN_WORDS = (
     "holds a NUL character",  # strings the product cannot hold (models/text.py)
     "lone surrogate",
     "expand_graph is for hybrid",  # auto adds a linked entity's edges itself
+    "auto adds a linked entity's edges as an arm itself",  # the same message's second clause
+    "scale it down",  # a number too large to represent's second clause
     "cannot filter",  # a filter the index cannot apply exactly (the deployment's metadata types)
     "idempotency_key needs a session_id",  # a key is kept in its session
     "already used for a different request in this session",  # a key generated twice, another body
