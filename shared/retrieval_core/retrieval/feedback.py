@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+from ..models.whole_numbers import WHOLE
 
 _WORD = re.compile(r"[^\W\d_][^\W_]+")
 FirstPass = Literal["lexical", "fused"]
@@ -39,8 +41,12 @@ class FeedbackOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     enabled: StrictBool = Field(default=True, description="false: one pass, no feedback.")
-    docs: int = Field(default=5, ge=1, le=20, description="How many top hits of the first pass are read.")
-    terms: int = Field(default=20, ge=1, le=50, description="How many expansion terms are added.")
+    docs: Annotated[int, WHOLE] = Field(
+        default=5, ge=1, le=20, description="How many top hits of the first pass are read."
+    )
+    terms: Annotated[int, WHOLE] = Field(
+        default=20, ge=1, le=50, description="How many expansion terms are added."
+    )
     weight: float = Field(
         default=0.0,
         ge=0,

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import BackendUnavailableError
 from ..models.hits import Hit, Signal
+from ..models.whole_numbers import WHOLE
 from ..ports import Reranker, VectorReader
 from .mmr import mmr_order
 
@@ -43,7 +44,7 @@ class RerankOptions(BaseModel):
         description="`model`: the deployment's rerank model (Amazon Bedrock Rerank); `mmr`: maximal "
         "marginal relevance over the hits' own vectors; `none`: the fused order.",
     )
-    depth: int = Field(
+    depth: Annotated[int, WHOLE] = Field(
         default=DEFAULT_RERANK_DEPTH,
         ge=1,
         le=MAX_RERANK_DEPTH,
