@@ -152,6 +152,8 @@ def test_compare_renders_two_lists_with_rank_changes_and_ndcg(page: Any) -> None
     judged = next(json.loads(line) for line in QUESTIONS.read_text().splitlines() if '"a01"' in line)
     page.get_by_role("tab", name="Compare").click()
     page.locator("#qrels").set_input_files(str(QUESTIONS))
+    # The page reads the file asynchronously, then enables the list it fills.
+    page.wait_for_selector("#qrels-query:not([disabled])")
     offered = page.locator("#qrels-query option").evaluate_all("els => els.map(e => e.value)")
     assert offered and all(key.startswith("a") for key in offered)  # acme's questions only
     page.get_by_label("Judged question").select_option("a01")
