@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 def configure(parser: argparse.ArgumentParser) -> None:
     from ..evaluation.beir import DEFAULT_SPLIT
     from ..evaluation.collection import DEFAULT_DATA_DIR
-    from ..evaluation.embedding_cache import DEFAULT_CACHE
+    from ..evaluation.embedding_cache import add_cache_arguments
     from ..evaluation.runner import MODES, TOP_K
 
     parser.add_argument("--documents", type=Path, default=DEFAULT_DATA_DIR / "documents.json")
@@ -47,13 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="Every configuration on Cranfield dev, CACM and the agent questions: the multi-collection "
         "table (docs/QUALITY.md) and the configuration its rule picks.",
     )
-    parser.add_argument(
-        "--embedding-cache",
-        type=Path,
-        default=DEFAULT_CACHE,
-        help="Where embeddings are remembered between runs (keyed by model and text).",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="Embed everything afresh.")
+    add_cache_arguments(parser)
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--top-k", type=int, default=TOP_K, help="Hits asked for per query (max 100).")
     parser.add_argument("--limit", type=int, help="Only the first N queries (smoke runs).")
@@ -85,13 +79,13 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluation.as_files import files_index
     from ..evaluation.beir import read_beir
     from ..evaluation.collection import read_collection
-    from ..evaluation.embedding_cache import CachedEmbedder
+    from ..evaluation.embedding_cache import cached_embedder
     from ..evaluation.provision import describe_index, evaluation_index
     from ..evaluation.report import comparison, hybrid_gain, record, table
     from ..evaluation.runner import Run, run_interleaved, run_mode
 
     started = time.perf_counter()
-    embedder = None if args.no_cache else CachedEmbedder(bootstrap.container().embedder, args.embedding_cache)
+    embedder = cached_embedder(args, bootstrap.container().embedder)
     if args.suite:
         return _suite(args, embedder)
     source = args.beir or args.documents

@@ -15,7 +15,7 @@ from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from ..evaluation.embedding_cache import DEFAULT_CACHE
+    from ..evaluation.embedding_cache import add_cache_arguments
     from ..evaluation.questions import DEFAULT_CORPUS, DEFAULT_QUESTIONS, MODES, TOP_K
 
     parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS)
@@ -23,13 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--top-k", type=int, default=TOP_K)
     parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")
-    parser.add_argument(
-        "--embedding-cache",
-        type=Path,
-        default=DEFAULT_CACHE,
-        help="Where embeddings are remembered between runs (keyed by model and text).",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="Embed everything afresh.")
+    add_cache_arguments(parser)
     parser.add_argument("--show", action="store_true", help="Print each question's scores and inferences.")
     parser.set_defaults(run=run)
 
@@ -42,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
-    from ..evaluation.embedding_cache import CachedEmbedder
+    from ..evaluation.embedding_cache import cached_embedder
     from ..evaluation.provision import scratch_index
     from ..evaluation.questions import read_questions, run_questions, table
 
@@ -50,9 +44,7 @@ def run(args: argparse.Namespace) -> int:
     lines = args.corpus.read_text(encoding="utf-8").splitlines()
     print(f"loading {len(lines)} items from {args.corpus}; {len(questions)} questions", flush=True)
     try:
-        embedder = (
-            None if args.no_cache else CachedEmbedder(bootstrap.container().embedder, args.embedding_cache)
-        )
+        embedder = cached_embedder(args, bootstrap.container().embedder)
         with scratch_index(Settings.from_env(), lines, embedder=embedder):
             runs = {mode: run_questions(mode, questions, args.top_k) for mode in args.modes}
     except RetrievalError as error:

@@ -8,6 +8,7 @@ lives under ``.eval/`` (ignored by git); delete the file to start afresh. Develo
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import sqlite3
 import threading
@@ -18,6 +19,22 @@ from pathlib import Path
 from retrieval_core.ports import Embedder
 
 DEFAULT_CACHE = Path(".eval") / "embeddings.sqlite"
+
+
+def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags every evaluation command takes for the cache."""
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=DEFAULT_CACHE,
+        help="Where embeddings are remembered between runs (keyed by model and text).",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="Embed everything afresh.")
+
+
+def cached_embedder(args: argparse.Namespace, inner: Embedder) -> Embedder | None:
+    """What the flags chose: ``inner`` behind the cache, or None (the deployment's embedder, afresh)."""
+    return None if args.no_cache else CachedEmbedder(inner, args.embedding_cache)
 
 
 class CachedEmbedder:
