@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
 
 import pytest
 from stack_state import REPO
@@ -62,3 +66,14 @@ def serving(args: list[str], log: Path, env: dict[str, str]) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def json_call(url: str, method: str, headers: dict[str, str], body: Any = None) -> tuple[int, Any]:
+    """One HTTP request to a served process: its status and JSON body (None for an empty error body)."""
+    data = None if body is None else json.dumps(body).encode("utf-8")
+    request = Request(url, data=data, method=method, headers=headers)
+    try:
+        with urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read())
+    except HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")

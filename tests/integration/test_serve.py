@@ -12,12 +12,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import Any
-from urllib.error import HTTPError
 from urllib.parse import quote, urlencode
-from urllib.request import Request, urlopen
 
 import pytest
-from cli_process import RETRIEVAL, free_port, serving
+from cli_process import RETRIEVAL, free_port, json_call, serving
 from retrieval_dev.serving import routes
 
 from dev.sample import known
@@ -48,13 +46,7 @@ def call(base_url: str, route: str, token: str | None) -> tuple[int, dict[str, A
     headers = {"Content-Type": "application/json"}
     if token is not None:
         headers["Authorization"] = token
-    data = None if body is None else json.dumps(body).encode("utf-8")
-    request = Request(base_url + path, data=data, method=method, headers=headers)
-    try:
-        with urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except HTTPError as error:
-        return error.code, json.loads(error.read())
+    return json_call(base_url + path, method, headers, body)
 
 
 def test_every_route_answers_a_dev_token(base_url: str) -> None:

@@ -11,13 +11,11 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.error import HTTPError
 from urllib.parse import parse_qs, quote, urlsplit
-from urllib.request import Request, urlopen
 
 import pytest
 from browser import Browser, chromium
-from cli_process import serving
+from cli_process import json_call, serving
 from retrieval_dev.evaluation.metrics import ndcg
 from stack_state import REPO
 
@@ -61,13 +59,7 @@ def page(browser: Browser, base_url: str) -> Iterator[Any]:
 
 def api(base_url: str, method: str, path: str, body: Any = None, token: str = "dev:acme") -> tuple[int, Any]:
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    data = None if body is None else json.dumps(body).encode("utf-8")
-    request = Request(base_url + path, data=data, method=method, headers=headers)
-    try:
-        with urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+    return json_call(base_url + path, method, headers, body)
 
 
 def ask(page: Any, question: str, **options: str) -> dict[str, Any]:
