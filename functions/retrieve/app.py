@@ -22,6 +22,7 @@ from retrieval_core.entrypoints.api import (
     lambda_entry,
     model_response,
     serialised,
+    validated_body,
 )
 from retrieval_core.entrypoints.bedrock import route as knowledge_base
 from retrieval_core.entrypoints.direct import DirectInvocation
@@ -38,7 +39,12 @@ from retrieval_core.retrieval.responses import RetrieveResponse
 tools, app = api_function()
 
 
-@app.post("/v1/retrieve", responses=model_response(RetrieveResponse))
+@app.post(
+    "/v1/retrieve",
+    responses=model_response(RetrieveResponse),
+    enable_validation=False,
+    middlewares=[validated_body(RetrieveRequest, "query")],
+)
 def retrieve(query: RetrieveRequest) -> Response[str]:
     caller = current_caller(app)
     tools.logger.append_keys(mode=query.mode)

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from retrieval_core.errors import InvalidRequestError
 from retrieval_core.policy.kind import allow_within_context
-from retrieval_core.policy.query import MAX_QUERY_BYTES, canonical_key, checked_key, prepare_query
+from retrieval_core.policy.query import (
+    MAX_QUERY_BYTES,
+    PreparedQuestion,
+    canonical_json,
+    canonical_key,
+    checked_key,
+    prepare_query,
+)
 
 
 def key_of(query: dict) -> str:
@@ -70,3 +79,27 @@ def test_default_authorization_treats_foreign_ids_like_missing_ones() -> None:
     """No refusal for another context's ids: the reads find nothing for them, as for a missing id."""
     assert allow_within_context("acme", {"entity_id": "globex:e-1"}) is None
     assert allow_within_context("acme", {"entity_id": "acme:e-404"}) is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, derandomize=True)
+@given(
+    question=st.dictionaries(st.text(max_size=6), json_values, min_size=1, max_size=6),
+    leaving_out=st.frozensets(st.text(max_size=6), max_size=3),
+)
+def test_a_prepared_question_spells_its_canonical_json_byte_for_byte(
+    question: dict, leaving_out: frozenset[str]
+) -> None:
+    prepared = PreparedQuestion(question)
+    kept = {k: v for k, v in question.items() if k not in leaving_out}
+    assert prepared.spelled(leaving_out) == canonical_json(kept)
+    assert prepared.spelled() == canonical_json(question)  # the kept field spellings serve every call
+    assert canonical_key(prepared, leaving_out) == canonical_key(kept)

@@ -11,6 +11,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
@@ -88,6 +89,39 @@ def header(app: APIGatewayRestResolver, name: str) -> str | None:
     # The raw event's headers: the event's ``headers`` property builds a case-insensitive copy per read.
     headers: dict[str, str] = app.current_event.raw_event.get("headers") or {}
     return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
+
+
+def validated_body(model: type[BaseModel], parameter: str) -> Callable[..., Response[Any]]:
+    """A route middleware that validates the JSON body as ``model`` and hands it to the route as its
+    ``parameter``: what Powertools' validation middleware does for a route whose one input is a body,
+    with the same errors (a missing body, a malformed one, each offending field), without its generic
+    per-request work (~0.1 ms a request, ~0.7 ms with a 384-number query vector: docs/PERFORMANCE.md).
+    The route declares ``enable_validation=False`` and keeps ``parameter: model`` in its signature, so
+    the OpenAPI document still describes the body."""
+
+    def middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response[Any]:
+        try:
+            data = app.current_event.json_body
+        except json.JSONDecodeError as error:
+            raise RequestValidationError(
+                [
+                    {
+                        "type": "json_invalid",
+                        "loc": ("body", error.pos),
+                        "msg": "JSON decode error",
+                        "ctx": {"error": error.msg},
+                    }
+                ]
+            ) from error
+        if data is None:
+            raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required"}])
+        # Powertools' own key for the route's arguments (its validation middleware writes it too).
+        app.append_context(
+            _route_args={**app.context.get("_route_args", {}), parameter: model.model_validate(data)}
+        )
+        return next_middleware(app)
+
+    return middleware
 
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response[str]:

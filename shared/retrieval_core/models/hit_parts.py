@@ -59,6 +59,8 @@ def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any],
     """``metadata`` cut to ``METADATA_CAP_CHARS`` by whole keys, and whether any key was left out."""
     if not metadata:
         return {}, False
+    if len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))) <= METADATA_CAP_CHARS:
+        return dict(metadata), False  # the usual case, in one measure
     # Measured as compact JSON: two braces, then each key-value pair and a comma between pairs.
     kept: dict[str, Any] = {}
     used = 2

@@ -48,7 +48,12 @@ def first_problem(value: Any) -> tuple[str, str] | None:
                     return f"{path or '(value)'} key", problem
                 pending.append((where, child))
         elif isinstance(node, list | tuple):
-            pending.extend((f"{path}[{n}]", child) for n, child in enumerate(node))
+            # Only strings and containers can hold a string: a vector's numbers get no path each.
+            pending.extend(
+                (f"{path}[{n}]", child)
+                for n, child in enumerate(node)
+                if isinstance(child, str | dict | list | tuple)
+            )
     return None
 
 

@@ -27,7 +27,25 @@ UNORDERED_FIELDS = frozenset({"kinds", "statuses"})
 
 class PreparedQuestion(dict[str, Any]):
     """A query in normal form. ``prepare_query`` hands one back as it is: a caller that prepared its
-    question at the door (the retrieve service does) gets it keyed without a second normalisation."""
+    question at the door (the retrieve service does) gets it keyed without a second normalisation.
+    Read-only once made: its fields' canonical JSON is written once and kept (``spelled``)."""
+
+    _field_json: dict[str, str] | None = None
+
+    def spelled(self, leaving_out: frozenset[str] = frozenset()) -> str:
+        """``canonical_json`` of this question less the ``leaving_out`` fields, byte for byte. The page
+        fingerprint and the dedup key spell nearly the same question: a query vector's 384 numbers
+        are written once for both."""
+        if self._field_json is None:
+            self._field_json = {name: canonical_json(value) for name, value in self.items()}
+        fields = self._field_json
+        return (
+            "{"
+            + ",".join(
+                f"{canonical_json(name)}:{fields[name]}" for name in sorted(fields) if name not in leaving_out
+            )
+            + "}"
+        )
 
 
 def prepare_query(query: Any) -> Any:
@@ -75,7 +93,7 @@ def checked_key(query: Any) -> str:
     if not all(isinstance(name, str) for name in query):
         raise InvalidQueryError("Query field names must be strings.")
     try:
-        spelled = canonical_json(query).encode()
+        spelled = (query.spelled() if isinstance(query, PreparedQuestion) else canonical_json(query)).encode()
     except (TypeError, ValueError) as exc:
         raise InvalidQueryError("The query must hold JSON values only (finite numbers).") from exc
     if len(spelled) > MAX_QUERY_BYTES:
@@ -83,14 +101,17 @@ def checked_key(query: Any) -> str:
     return _digest(spelled)
 
 
-def canonical_json(query: Mapping[str, Any]) -> str:
+def canonical_json(query: Any) -> str:
     """One spelling per meaning: sorted keys, no insignificant whitespace."""
     return json.dumps(query, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def canonical_key(query: Mapping[str, Any]) -> str:
-    """The dedup key: a short digest of the canonical JSON (bounded size, and no query text at rest)."""
-    return _digest(canonical_json(query).encode())
+def canonical_key(query: Mapping[str, Any], leaving_out: frozenset[str] = frozenset()) -> str:
+    """The dedup key: a short digest of the canonical JSON (bounded size, and no query text at rest)
+    of ``query`` less the ``leaving_out`` fields."""
+    if isinstance(query, PreparedQuestion):
+        return _digest(query.spelled(leaving_out).encode())
+    return _digest(canonical_json({k: v for k, v in query.items() if k not in leaving_out}).encode())
 
 
 def _digest(spelled: bytes) -> str:

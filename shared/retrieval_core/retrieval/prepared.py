@@ -111,7 +111,7 @@ def prepare(
         check_header_fits(request.pack, request.text)
     tuning = Tuning.of(request, config)
     question = question_of(request)
-    fingerprint = canonical_key({k: v for k, v in question.items() if k not in PAGE_FIELDS})
+    fingerprint = canonical_key(question, leaving_out=PAGE_FIELDS)
     position = None
     if request.next_token is not None:
         position = open_token(request.next_token, context.context_id, fingerprint)
