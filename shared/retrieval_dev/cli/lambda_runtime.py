@@ -127,8 +127,8 @@ class FunctionOutput(io.TextIOBase):
 
 def is_metric_line(line: str) -> bool:
     """True for a CloudWatch embedded-metric-format record, the lines Powertools' Metrics prints."""
-    if not line.lstrip().startswith("{"):
-        return False
+    if '"_aws"' not in line or not line.lstrip().startswith("{"):
+        return False  # a log line: most lines, told apart without parsing them
     try:
         record = json.loads(line)
     except ValueError:
