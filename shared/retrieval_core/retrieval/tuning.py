@@ -6,10 +6,11 @@ and a named fusion preset (``fusion.preset``) starts from one of ``FUSION_PRESET
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..models.whole_numbers import WHOLE
 from .config import MAX_RANK_CONSTANT, ArmWeights, FusionConfig, FusionMethod
 from .fusion import Normalization
 
@@ -35,7 +36,9 @@ class FusionOptions(BaseModel):
     method: FusionMethod | None = Field(
         default=None, description="`rrf`: weighted reciprocal ranks; `score`: weighted normalised scores."
     )
-    rank_constant: int | None = Field(default=None, ge=1, le=MAX_RANK_CONSTANT, description="RRF's k.")
+    rank_constant: Annotated[int, WHOLE] | None = Field(
+        default=None, ge=1, le=MAX_RANK_CONSTANT, description="RRF's k."
+    )
     weights: ArmWeights | None = Field(default=None, description="Relative weight of each arm, 0..10.")
     normalization: Normalization | None = Field(
         default=None, description="score: `min_max` (each arm onto [0, 1]) or `l2` (by the arm's norm)."
