@@ -36,8 +36,8 @@ class FusionOptions(BaseModel):
     method: FusionMethod | None = Field(
         default=None, description="`rrf`: weighted reciprocal ranks; `score`: weighted normalised scores."
     )
-    rank_constant: Annotated[int, WHOLE] | None = Field(
-        default=None, ge=1, le=MAX_RANK_CONSTANT, description="RRF's k."
+    rank_constant: Annotated[int, Field(ge=1, le=MAX_RANK_CONSTANT), WHOLE] | None = Field(
+        default=None, description="RRF's k."
     )
     weights: ArmWeights | None = Field(default=None, description="Relative weight of each arm, 0..10.")
     normalization: Normalization | None = Field(
