@@ -39,8 +39,10 @@ def parse_json(text: str | bytes) -> Any:
     """``json.loads`` that fails only with ``json.JSONDecodeError``: too deep a nesting or too long an
     integer is a malformed body (422), not a RecursionError or a ValueError (500)."""
     source = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+    if source.startswith("\ufeff"):  # as json.loads says it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", source, 0)
     try:
-        value = json.loads(source, parse_int=_bounded_int)
+        value = _DECODER.decode(source)
     except RecursionError:
         raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", source, 0) from None
     if _depth_exceeds(value, MAX_JSON_DEPTH):
@@ -57,16 +59,22 @@ def _bounded_int(digits: str) -> int | float:
     return int(digits)
 
 
+_CONTAINERS = frozenset({dict, list})
+_DECODER = json.JSONDecoder(parse_int=_bounded_int)
+"""Made once: ``json.loads`` with a ``parse_int`` builds a decoder per call."""
+
+
 def _depth_exceeds(value: Any, limit: int) -> bool:
     """Iterative, so that checking a deep value cannot itself exhaust the stack."""
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
         node, depth = pending.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        children = node.values() if type(node) is dict else node if type(node) is list else None
         if children is None:
             continue
         if depth > limit:
             return True
-        # Only containers can be too deep: a vector's components need no place on the stack.
-        pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        # Only containers can be too deep: a vector's components need no place on the stack. (Parsed
+        # JSON: its containers are exactly dict and list, which a type lookup tells fastest.)
+        pending.extend((child, depth + 1) for child in children if type(child) in _CONTAINERS)
     return False

@@ -31,6 +31,9 @@ def text_problem(value: str) -> str | None:
     return None
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
 def first_problem(value: Any) -> tuple[str, str] | None:
     """The path (``filter.all_of[0].eq.value``) and problem of the first string in ``value`` (keys and
     values, at any depth) that cannot enter; None when all can. Walked without recursion."""
@@ -48,11 +51,9 @@ def first_problem(value: Any) -> tuple[str, str] | None:
                     return f"{path or '(value)'} key", problem
                 pending.append((where, child))
         elif isinstance(node, list | tuple):
-            # Only strings and containers can hold a string: a vector's numbers get no path each.
+            # A number holds no string: a vector's components get no path spelled and no check each.
             pending.extend(
-                (f"{path}[{n}]", child)
-                for n, child in enumerate(node)
-                if isinstance(child, str | dict | list | tuple)
+                (f"{path}[{n}]", child) for n, child in enumerate(node) if type(child) not in _SCALARS
             )
     return None
 
