@@ -55,17 +55,21 @@ def omitted_fields(include: Sequence[HitPart] | None) -> frozenset[str]:
     return frozenset(f for part, fields in HIT_PART_FIELDS.items() if part not in include for f in fields)
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once (``json.dumps`` with options builds an encoder per call)."""
+
+
 def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
     """``metadata`` cut to ``METADATA_CAP_CHARS`` by whole keys, and whether any key was left out."""
     if not metadata:
         return {}, False
-    if len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))) <= METADATA_CAP_CHARS:
+    if len(_COMPACT.encode(metadata)) <= METADATA_CAP_CHARS:
         return dict(metadata), False  # the usual case, in one measure
     # Measured as compact JSON: two braces, then each key-value pair and a comma between pairs.
     kept: dict[str, Any] = {}
     used = 2
     for key, value in metadata.items():
-        size = len(json.dumps({key: value}, ensure_ascii=False, separators=(",", ":"))) - 2 + bool(kept)
+        size = len(_COMPACT.encode({key: value})) - 2 + bool(kept)
         if used + size <= METADATA_CAP_CHARS:
             kept[key] = value
             used += size

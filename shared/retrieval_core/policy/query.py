@@ -101,9 +101,13 @@ def checked_key(query: Any) -> str:
     return _digest(spelled)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""Made once (``json.dumps`` with options builds an encoder per call)."""
+
+
 def canonical_json(query: Any) -> str:
     """One spelling per meaning: sorted keys, no insignificant whitespace."""
-    return json.dumps(query, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _CANONICAL.encode(query)
 
 
 def canonical_key(query: Mapping[str, Any], leaving_out: frozenset[str] = frozenset()) -> str:
