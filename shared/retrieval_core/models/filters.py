@@ -10,6 +10,7 @@ answered loosely. Error locations are paths inside the filter (``filter.all_of[2
 from __future__ import annotations
 
 import math
+import re
 from datetime import UTC
 from typing import Annotated, Any
 
@@ -62,11 +63,22 @@ outside float32 is refused here, not by the index."""
 
 SCALAR_SCHEMA = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
 Scalar = Annotated[Any, WithJsonSchema(SCALAR_SCHEMA)]
+KEY_PATTERN = (
+    "^(?:"
+    + "|".join(re.escape(name) for name in BUILTIN_FIELDS)
+    + "|"
+    + re.escape(METADATA_PREFIX)
+    + METADATA_NAME_PATTERN.pattern.removeprefix("^").removesuffix("$")
+    + ")$"
+)
+"""What ``_check_key`` takes, as JSON Schema's ``pattern`` (so a client generating from the OpenAPI
+document never sends a key the API refuses)."""
 Key = Annotated[
     str,
     Field(
         min_length=1,
         max_length=80,
+        json_schema_extra={"pattern": KEY_PATTERN},
         description="metadata.<name>, or kind, status, confidence, created_at, valid_from, valid_to, "
         "source_ids, mentions.entity_id, mentions.type",
     ),
