@@ -203,6 +203,32 @@ def test_the_estimate_never_undercounts_minilm_on_chunks_of_cranfield() -> None:
     )
 
 
+def test_chunks_counted_by_the_local_model_fill_its_window_and_never_pass_it() -> None:
+    from pathlib import Path
+
+    from retrieval_core.embedding.local import LocalEmbedder
+    from retrieval_core.models.text_window import token_counter
+
+    embedder = LocalEmbedder()
+    count = token_counter(embedder)
+    assert count == embedder.count_tokens  # the local model counts with its own tokenizer
+    assert token_counter(object()) is estimate_tokens
+    documents = json.loads((Path(__file__).parents[2] / "data" / "cranfield" / "documents.json").read_text())
+    parsed = ParsedDocument([Block(d["body"], 0, len(d["body"])) for d in documents[:300]])
+    exact = chunk_document(parsed, ChunkingConfig(), window=254, count_tokens=count)
+    estimated = chunk_document(parsed, ChunkingConfig(), window=254)
+    real = [count(c.text) for c in exact]
+    assert max(real) <= 254
+    # The estimate's 1.39x overcount made ~30% more, smaller chunks; the exact count packs fuller ones.
+    assert len(exact) < 0.85 * len(estimated)
+    assert sum(real) / len(real) > 1.2 * sum(map(count, (c.text for c in estimated))) / len(estimated)
+    # A sentence longer than the window is cut at words, each piece within it, nothing lost.
+    long_sentence = " ".join(["aerodynamically"] * 400) + "."
+    pieces = chunk_document(_prose([long_sentence]), ChunkingConfig(), window=254, count_tokens=count)
+    assert len(pieces) > 1 and all(count(c.text) <= 254 for c in pieces)
+    assert " ".join(c.text for c in pieces) == long_sentence
+
+
 def test_hierarchical_children_answer_with_their_parent_and_none_is_one_chunk() -> None:
     parsed = _prose([SENTENCES])
     config = ChunkingConfig(
