@@ -42,11 +42,21 @@ class RuleBasedExtractor:
     tests; a stack uses its dictionary and, opted in, Comprehend."""
 
     NAME = re.compile(r"\b(?:[A-Z][a-z]+(?:[ -](?:of |de |the )?[A-Z][a-z]+)+|[A-Z]{2,6}\b)")
+    OPENERS = frozenset(
+        {
+            *("The", "A", "An", "This", "That", "These", "Those", "Its", "Our", "Their", "Every", "Each"),
+            *("In", "On", "At", "For", "From", "By", "With", "And", "But", "If"),
+            *("When", "Where", "What", "Which", "Who", "How", "Why"),
+        }
+    )
+    """Capitalised only because they open a sentence: ``The Falcon Jet`` names ``Falcon Jet``."""
 
     def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
         found = []
         for text in texts:
-            names = dict.fromkeys(m.group() for m in self.NAME.finditer(text))
+            names = dict.fromkeys(
+                name for m in self.NAME.finditer(text) if (name := self._without_opener(m.group()))
+            )
             found.append(
                 [
                     FoundEntity(n, "acronym" if n.isupper() else "name")
@@ -55,6 +65,16 @@ class RuleBasedExtractor:
                 ]
             )
         return found
+
+    def _without_opener(self, name: str) -> str | None:
+        """``name`` less the sentence openers it starts with; None when one word is left (a word that
+        opens a sentence is capitalised anyway)."""
+        words = name.split(" ")
+        while words and words[0] in self.OPENERS:
+            words = words[1:]
+        if len(words) < 2 and not name.isupper():
+            return None
+        return " ".join(words)
 
 
 class MentionFinder:
