@@ -10,10 +10,12 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from ..models.limits import LIMITS
 from ..ports import NamedEntity
+from .chunk_items import FILE_ENTITY_TYPE
 
 MIN_NAME_CHARS = 3
 
@@ -87,8 +89,14 @@ class MentionFinder:
 
     def mentions(self, context_id: str, texts: Sequence[str]) -> list[list[dict[str, str]]]:
         known = self._dictionary.entity_names(context_id) if self._dictionary else []
-        by_name = {entry.name.lower(): entry for entry in known if len(entry.name) >= MIN_NAME_CHARS}
-        pattern = _names_pattern(list(by_name))
+        # Files are entities too (each chunk names its own), but no text names a file: leaving them
+        # out keeps the pattern to the context's real names however many files it holds.
+        by_name = {
+            entry.name.lower(): entry
+            for entry in known
+            if len(entry.name) >= MIN_NAME_CHARS and entry.type != FILE_ENTITY_TYPE
+        }
+        pattern = _names_pattern(tuple(sorted(by_name)))
         extracted = self._extractor.extract(texts) if self._extractor else [[] for _ in texts]
         result = []
         for text, found in zip(texts, extracted, strict=True):
@@ -111,7 +119,10 @@ def _mention(entity_id: str, name: str, type_: str) -> dict[str, str]:
     return {"entity_id": entity_id, "name": name[:256], "type": type_[:256]}
 
 
-def _names_pattern(names: list[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=8)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for the dictionary, compiled once while it stays the same (a sync's files mostly
+    add nothing to it)."""
     if not names:
         return None
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
