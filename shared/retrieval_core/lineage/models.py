@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
+from ..models.defaults import empty_list
 from ..models.hits import Hit, MentionView
 from ..models.limits import DEPTH_RANGE, clamp
 from ..models.text import DoorModel
@@ -32,7 +33,7 @@ class ItemView(BaseModel):
     confidence: float | None = None
     created_at: str
     mentions: list[MentionView] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="The entities it names (a chunk of a file names the file too: `entity` mode on that "
         "id returns the file's every chunk).",
     )
