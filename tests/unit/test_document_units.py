@@ -381,3 +381,34 @@ def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:
         "x-amz-bedrock-kb-data-source-id": "bucket-1",
         "x-amz-bedrock-kb-document-page-number": 3,
     }
+
+
+def test_a_chunk_of_a_file_pairs_its_first_names_but_not_its_file_and_other_items_pair_nothing() -> None:
+    from retrieval_core.adapters.dynamodb_rows import TableNames, rows_of
+    from retrieval_core.documents.chunk_items import PAIRED_NAMES, co_mentioned
+    from retrieval_core.models.item import Item
+
+    chunk_id = "acme:doc/a.txt#0000"
+    names = [{"entity_id": f"acme:entity/n{n}", "name": f"Name {n}", "type": "name"} for n in range(12)]
+    file_mention = {"entity_id": "acme:doc/a.txt", "name": "a.txt", "type": "file"}
+
+    def item(grounding: list[dict[str, str]], mentions: list[dict[str, str]]) -> Item:
+        return Item.model_validate(
+            {
+                "context_id": "acme",
+                "id": chunk_id,
+                "kind": "document",
+                "text": "Name 0 met Name 1.",
+                "created_at": "2026-03-02T09:00:00Z",
+                "grounding": grounding,
+                "mentions": mentions,
+            }
+        )
+
+    chunk = item([{"chunk_id": chunk_id, "uri": "s3://b/contexts/acme/a.txt"}], [file_mention, *names])
+    assert co_mentioned(chunk) == [f"acme:entity/n{n}" for n in range(PAIRED_NAMES)]
+    edges = [ref for ref, row in rows_of(chunk, TableNames("E", "L")).owned if ref.table == "E"]
+    assert len(edges) == PAIRED_NAMES * (PAIRED_NAMES - 1)
+    # A JSON Lines document (no file behind it) pairs nothing, as before.
+    assert co_mentioned(item([], [file_mention, *names])) == []
+    assert co_mentioned(item([{"chunk_id": "acme:other", "uri": "s3://b/k"}], names)) == []

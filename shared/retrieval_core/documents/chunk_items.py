@@ -21,6 +21,9 @@ SECTION_SEPARATOR = " > "
 LONGEST_CHUNK_SUFFIX = len("#000000")
 FILE_ENTITY_TYPE = "file"
 """The type of the mention every chunk of a file carries of the file itself (``FileRef.file_id``)."""
+PAIRED_NAMES = 8
+"""A chunk pairs at most its first 8 names (the dictionary's come first): 56 edge rows, where a
+proposition names a few entities but a 300-token chunk of prose can name thirty (870 rows)."""
 
 
 def co_mentioned(item: Item) -> list[str]:
@@ -31,7 +34,8 @@ def co_mentioned(item: Item) -> list[str]:
     pairing it would make the file a hub joining every name in it."""
     if item.kind is not Kind.DOCUMENT or not any(g.chunk_id == item.id and g.uri for g in item.grounding):
         return []
-    return list(dict.fromkeys(m.entity_id for m in item.mentions if m.type != FILE_ENTITY_TYPE))
+    named = dict.fromkeys(m.entity_id for m in item.mentions if m.type != FILE_ENTITY_TYPE)
+    return list(named)[:PAIRED_NAMES]
 
 
 @dataclass(frozen=True, slots=True)
