@@ -128,7 +128,6 @@ class Figures:
         }
 
 
-Retrieve = Callable[[dict[str, Any]], list[dict[str, Any]]]
 Say = Callable[[str], None]
 
 
