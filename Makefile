@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up up-cluster down test unit demo bench eval lint format typecheck check-prereqs test-cluster \
+.PHONY: install up up-cluster down test unit demo bench sync-check eval lint format typecheck check-prereqs test-cluster \
   test-latest-clients load fuzz
 
 check-prereqs:
@@ -112,6 +112,16 @@ bench: install check-prereqs
 	      || echo "sam build failed (see .bench/sam-build.log): package sizes not measured" >&2; \
 	  fi; \
 	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# `retrieval sync` on a generated folder of FILES text files with sidecars, a PDF and a corrupt PDF, then an
+# edit and a removal (bench/documents_sync.py; docs/DOCUMENTS.md, "A few thousand files"): checks every promise
+# and reports files/s; the first sync stops at MAX_SECONDS. Stops the stack unless KEEP=1.
+FILES ?= 2500
+MAX_SECONDS ?= 1800
+sync-check: install check-prereqs
+	@$(PY) -m dev.stack up
+	@status=0; $(PY) -m bench.documents_sync --files $(FILES) --max-seconds $(MAX_SECONDS) || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # Fair share under load (docs/FAIRSHARE.md): quiet tenants alone, then beside a tenant flooding at many

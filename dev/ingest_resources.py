@@ -57,9 +57,16 @@ def create_ingest_resources(
 def delete_ingest_resources(endpoint: str, resources: IngestResources) -> None:
     """Empty (every version) and delete the bucket, delete the queue."""
     s3 = aws_client("s3", endpoint)
-    for page in s3.get_paginator("list_object_versions").paginate(Bucket=resources.bucket):
-        for entry in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]:
-            s3.delete_object(Bucket=resources.bucket, Key=entry["Key"], VersionId=entry["VersionId"])
+    # Every version listed before any is deleted (deleting while paging skips some of a large bucket),
+    # then removed a thousand a request.
+    versions = [
+        {"Key": entry["Key"], "VersionId": entry["VersionId"]}
+        for page in s3.get_paginator("list_object_versions").paginate(Bucket=resources.bucket)
+        for entry in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]
+    ]
+    for start in range(0, len(versions), 1000):
+        batch = versions[start : start + 1000]
+        s3.delete_objects(Bucket=resources.bucket, Delete={"Objects": batch, "Quiet": True})
     s3.delete_bucket(Bucket=resources.bucket)
     aws_client("sqs", endpoint).delete_queue(QueueUrl=resources.queue_url)
 

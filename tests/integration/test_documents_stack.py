@@ -439,3 +439,101 @@ def test_names_in_documents_link_to_the_entities_json_lines_items_gave(
     put(resources, settings, "contexts/acme/ops/guide.md", MARKDOWN)
     hits = retrieve({"mode": "entity", "entity_id": "acme:service/gateway", "top_k": 10})
     assert {h["id"] for h in hits} >= {"acme:p-1", "acme:doc/ops/guide.md#0000"}
+
+
+FLEET = b"""# Fleet
+
+The Hangar Crew services the Falcon Jet every night.
+
+## Fuel
+
+Nothing else is said here about crews.
+"""
+DEPOT = b"The Falcon Jet refuels at the North Depot before dawn."
+
+
+def test_a_documents_only_context_answers_entity_graph_walk_graph_path_and_auto_with_chunks(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    put(resources, settings, "contexts/acme/fleet/guide.md", FLEET)
+    put(resources, settings, "contexts/acme/fleet/depot.txt", DEPOT)
+    crew, jet, depot = (f"acme:entity/{slug}" for slug in ("hangar-crew", "falcon-jet", "north-depot"))
+    guide_chunk, depot_chunk = "acme:doc/fleet/guide.md#0000", "acme:doc/fleet/depot.txt#0000"
+
+    # entity: the name the extractor found in both files is one entity.
+    assert {h["id"] for h in retrieve({"mode": "entity", "entity_id": jet, "top_k": 10})} == {
+        guide_chunk,
+        depot_chunk,
+    }
+    # graph_walk: the chunk naming two entities carries their edge; a second hop reaches the other file.
+    one_hop = retrieve({"mode": "graph_walk", "entity_id": crew, "depth": 1, "top_k": 10})
+    assert [h["id"] for h in one_hop] == [guide_chunk]
+    two_hops = retrieve({"mode": "graph_walk", "entity_id": crew, "depth": 2, "top_k": 10})
+    assert [h["id"] for h in two_hops] == [guide_chunk, depot_chunk]
+    assert two_hops[1]["location"]["uri"].endswith("contexts/acme/fleet/depot.txt")
+    # graph_path: the crew reaches the depot through the jet, each hop carried by a chunk.
+    query = {"from": crew, "to": depot}
+    response = invoke("graph_path", api_event("GET", "/v1/graph/path", "acme", query=query))
+    assert response["statusCode"] == 200, response["body"]
+    (path,) = json.loads(response["body"])["paths"]
+    assert path["entity_ids"] == [crew, jet, depot]
+    assert [e["proposition_id"] for e in path["edges"]] == [guide_chunk, depot_chunk]
+    assert path["edges"][1]["text"] == DEPOT.decode()
+    # auto links the names the documents gave and answers with their chunks.
+    response = invoke(
+        "retrieve",
+        api_event(
+            "POST", "/v1/retrieve", "acme", body={"mode": "auto", "text": "Where does the Falcon Jet refuel?"}
+        ),
+    )
+    body = json.loads(response["body"])
+    assert jet in [i["value"] for i in body["applied"]["inferred"] if i["became"] == "entity"]
+    assert body["hits"][0]["id"] == depot_chunk
+    # The file's own mention pairs with nothing: no edge joins every name of a file.
+    assert retrieve({"mode": "graph_walk", "entity_id": "acme:doc/fleet/guide.md", "top_k": 10}) == []
+
+    # An edit replaces the chunk's edges: the crew no longer reaches the jet.
+    put(resources, settings, "contexts/acme/fleet/guide.md", b"# Fleet\n\nThe Hangar Crew went home.")
+    assert retrieve({"mode": "graph_walk", "entity_id": crew, "depth": 2, "top_k": 10}) == []
+    response = invoke("graph_path", api_event("GET", "/v1/graph/path", "acme", query=query))
+    assert json.loads(response["body"])["paths"] == []
+
+
+def test_why_explain_on_a_chunk_shows_its_file_version_page_and_section_and_reaches_its_siblings(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    body = fixtures.docx(
+        [
+            ("h1", "Maintenance"),
+            ("p", "Check the hydraulic pressure weekly."),
+            ("break", 0),
+            ("h2", "Tyres"),
+            ("p", "Replace tyres after two hundred landings."),
+        ]
+    )
+    event = put(resources, settings, "contexts/acme/manual.docx", body)
+    version = event["Records"][0]["s3"]["object"]["versionId"]
+    (tyres,) = retrieve({"mode": "lexical", "text": "tyres landings", "top_k": 1})
+    encoded = quote(tyres["id"], safe="")
+    request = api_event("GET", f"/v1/why/{encoded}", "acme", path_parameters={"proposition_id": encoded})
+    response = invoke("why_explain", request)
+    assert response["statusCode"] == 200, response["body"]
+    explained = json.loads(response["body"])
+    (span,) = explained["grounding"]
+    assert span == {
+        "chunk_id": tyres["id"],
+        "uri": f"s3://{resources.bucket}/contexts/acme/manual.docx",
+        "start": span["start"],
+        "end": span["end"],
+        "page": 2,
+        "section": "Maintenance > Tyres",
+        "version": version,
+    }
+    # The item names its file as an entity: asking for it returns the file's every chunk.
+    (file_mention,) = [m for m in explained["item"]["mentions"] if m["type"] == "file"]
+    assert file_mention["entity_id"] == "acme:doc/manual.docx"
+    siblings = retrieve({"mode": "entity", "entity_id": file_mention["entity_id"], "top_k": 10})
+    assert {h["id"] for h in siblings} == {f"acme:doc/manual.docx#{n:04d}" for n in range(2)}
+    assert status("manual.docx")[1]["chunks"] == 2

@@ -203,6 +203,32 @@ def test_the_estimate_never_undercounts_minilm_on_chunks_of_cranfield() -> None:
     )
 
 
+def test_chunks_counted_by_the_local_model_fill_its_window_and_never_pass_it() -> None:
+    from pathlib import Path
+
+    from retrieval_core.embedding.local import LocalEmbedder
+    from retrieval_core.models.text_window import token_counter
+
+    embedder = LocalEmbedder()
+    count = token_counter(embedder)
+    assert count == embedder.count_tokens  # the local model counts with its own tokenizer
+    assert token_counter(object()) is estimate_tokens
+    documents = json.loads((Path(__file__).parents[2] / "data" / "cranfield" / "documents.json").read_text())
+    parsed = ParsedDocument([Block(d["body"], 0, len(d["body"])) for d in documents[:300]])
+    exact = chunk_document(parsed, ChunkingConfig(), window=254, count_tokens=count)
+    estimated = chunk_document(parsed, ChunkingConfig(), window=254)
+    real = [count(c.text) for c in exact]
+    assert max(real) <= 254
+    # The estimate's 1.39x overcount made ~30% more, smaller chunks; the exact count packs fuller ones.
+    assert len(exact) < 0.85 * len(estimated)
+    assert sum(real) / len(real) > 1.2 * sum(map(count, (c.text for c in estimated))) / len(estimated)
+    # A sentence longer than the window is cut at words, each piece within it, nothing lost.
+    long_sentence = " ".join(["aerodynamically"] * 400) + "."
+    pieces = chunk_document(_prose([long_sentence]), ChunkingConfig(), window=254, count_tokens=count)
+    assert len(pieces) > 1 and all(count(c.text) <= 254 for c in pieces)
+    assert " ".join(c.text for c in pieces) == long_sentence
+
+
 def test_hierarchical_children_answer_with_their_parent_and_none_is_one_chunk() -> None:
     parsed = _prose([SENTENCES])
     config = ChunkingConfig(
@@ -355,3 +381,34 @@ def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:
         "x-amz-bedrock-kb-data-source-id": "bucket-1",
         "x-amz-bedrock-kb-document-page-number": 3,
     }
+
+
+def test_a_chunk_of_a_file_pairs_its_first_names_but_not_its_file_and_other_items_pair_nothing() -> None:
+    from retrieval_core.adapters.dynamodb_rows import TableNames, rows_of
+    from retrieval_core.documents.chunk_items import PAIRED_NAMES, co_mentioned
+    from retrieval_core.models.item import Item
+
+    chunk_id = "acme:doc/a.txt#0000"
+    names = [{"entity_id": f"acme:entity/n{n}", "name": f"Name {n}", "type": "name"} for n in range(12)]
+    file_mention = {"entity_id": "acme:doc/a.txt", "name": "a.txt", "type": "file"}
+
+    def item(grounding: list[dict[str, str]], mentions: list[dict[str, str]]) -> Item:
+        return Item.model_validate(
+            {
+                "context_id": "acme",
+                "id": chunk_id,
+                "kind": "document",
+                "text": "Name 0 met Name 1.",
+                "created_at": "2026-03-02T09:00:00Z",
+                "grounding": grounding,
+                "mentions": mentions,
+            }
+        )
+
+    chunk = item([{"chunk_id": chunk_id, "uri": "s3://b/contexts/acme/a.txt"}], [file_mention, *names])
+    assert co_mentioned(chunk) == [f"acme:entity/n{n}" for n in range(PAIRED_NAMES)]
+    edges = [ref for ref, row in rows_of(chunk, TableNames("E", "L")).owned if ref.table == "E"]
+    assert len(edges) == PAIRED_NAMES * (PAIRED_NAMES - 1)
+    # A JSON Lines document (no file behind it) pairs nothing, as before.
+    assert co_mentioned(item([], [file_mention, *names])) == []
+    assert co_mentioned(item([{"chunk_id": "acme:other", "uri": "s3://b/k"}], names)) == []

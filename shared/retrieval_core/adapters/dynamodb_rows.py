@@ -1,7 +1,8 @@
 """The DynamoDB rows one item owns, and the manifest that lets a reload remove stale ones.
 
 An item owns: its lineage card; if it is a proposition, one edge row per ordered pair of distinct
-mentioned entities; and a reverse-link row on the partition of every item it points at
+mentioned entities (a chunk of a file too, over the names it mentions: ``documents.chunk_items``);
+and a reverse-link row on the partition of every item it points at
 (derived-from, supersedes, contradicts). The card lists the addresses of the other rows (its
 manifest), so reloading a changed item deletes exactly the rows it no longer owns.
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
 
+from ..documents.chunk_items import co_mentioned
 from ..models.item import Item
 from ..models.vocabulary import Kind, iso
 from . import dynamodb_keys as keys
@@ -44,22 +46,22 @@ class ItemRows:
 def rows_of(item: Item, tables: TableNames) -> ItemRows:
     ctx = item.context_id
     owned: list[tuple[RowRef, dict[str, Any]]] = []
-    if item.kind is Kind.PROPOSITION:
-        for a, b in permutations(item.entity_ids, 2):
-            owned.append(
-                (
-                    RowRef(tables.edges, keys.partition(ctx, a), keys.edge_sort_key(b, item.id)),
-                    {
-                        "context_id": ctx,
-                        "from": a,
-                        "to": b,
-                        "proposition_id": item.id,
-                        "status": str(item.status),
-                        "confidence": _decimal(item.confidence),
-                        "created_at": iso(item.created_at),
-                    },
-                )
+    paired = item.entity_ids if item.kind is Kind.PROPOSITION else co_mentioned(item)
+    for a, b in permutations(paired, 2):
+        owned.append(
+            (
+                RowRef(tables.edges, keys.partition(ctx, a), keys.edge_sort_key(b, item.id)),
+                {
+                    "context_id": ctx,
+                    "from": a,
+                    "to": b,
+                    "proposition_id": item.id,
+                    "status": str(item.status),
+                    "confidence": _decimal(item.confidence),
+                    "created_at": iso(item.created_at),
+                },
             )
+        )
     for link, targets in (
         (keys.DERIVED_TO, item.source_ids),
         (keys.SUPERSEDED_BY, item.supersedes),

@@ -1,6 +1,7 @@
 """A file's chunks as loadable item lines: kind ``document``, an id naming the file and the position
 (``acme:doc/<key>#0003``), grounded in ``s3://bucket/key`` with the page, section and span, the sidecar's
-metadata, and the entities found in it."""
+metadata, and the entities found in it. ``co_mentioned`` says which of a chunk's entities the graph
+pairs into edges, as a proposition's are."""
 
 from __future__ import annotations
 
@@ -11,12 +12,30 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..models.item import Item
 from ..models.limits import MAX_ITEM_ID_CHARS
-from ..models.vocabulary import iso
+from ..models.vocabulary import Kind, iso
 from .chunking import Chunk
 
 SECTION_SEPARATOR = " > "
 LONGEST_CHUNK_SUFFIX = len("#000000")
+FILE_ENTITY_TYPE = "file"
+"""The type of the mention every chunk of a file carries of the file itself (``FileRef.file_id``)."""
+PAIRED_NAMES = 8
+"""A chunk pairs at most its first 8 names (the dictionary's come first): 56 edge rows, where a
+proposition names a few entities but a 300-token chunk of prose can name thirty (870 rows)."""
+
+
+def co_mentioned(item: Item) -> list[str]:
+    """The entities a chunk of a file names together (its mentions but the file's own), which the graph
+    pairs into edges carried by the chunk, so ``graph_walk`` and ``graph_path`` reach documents. A
+    chunk of a file is a ``document`` grounded in itself at a ``uri``; any other item pairs nothing
+    here. The file's mention is left out: every chunk has it (``entity`` mode reaches them all), and
+    pairing it would make the file a hub joining every name in it."""
+    if item.kind is not Kind.DOCUMENT or not any(g.chunk_id == item.id and g.uri for g in item.grounding):
+        return []
+    named = dict.fromkeys(m.entity_id for m in item.mentions if m.type != FILE_ENTITY_TYPE)
+    return list(named)[:PAIRED_NAMES]
 
 
 @dataclass(frozen=True, slots=True)

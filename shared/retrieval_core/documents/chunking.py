@@ -10,9 +10,10 @@
 - ``none``: one chunk per file.
 
 A chunk never spans two pages or two sections (so its page and section are exact). No chunk is longer
-than the embedder's window (``windows.py``): an explicit size past it is refused, the default shrinks
-to it. Tokens are counted by ``estimate_tokens``, which never undercounts the embedders' tokenizers
-on English prose (tests/unit/test_documents.py measures it against MiniLM's).
+than the embedder's window (``models/text_window.py``): an explicit size past it is refused, the default
+shrinks to it. Tokens are counted by the caller's ``TokenCounter``: the embedder's own tokenizer where
+it is local, else ``estimate_tokens``, which never undercounts the embedders' tokenizers on English prose
+(tests/unit/test_document_units.py measures both against MiniLM's).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..models.text_window import estimate_tokens
+from ..models.text_window import TokenCounter, estimate_tokens
 from .errors import ChunkingConfigError
 from .parsed import Block, ParsedDocument
 
@@ -84,30 +85,36 @@ Embed = Callable[[Sequence[str]], list[list[float]]]
 
 
 def chunk_document(
-    parsed: ParsedDocument, config: ChunkingConfig, *, window: int, embed: Embed | None = None
+    parsed: ParsedDocument,
+    config: ChunkingConfig,
+    *,
+    window: int,
+    embed: Embed | None = None,
+    count_tokens: TokenCounter = estimate_tokens,
 ) -> list[Chunk]:
-    """The file's chunks in reading order. Records (CSV rows) are one chunk each, whatever the strategy,
-    cut only when a row is longer than the window."""
+    """The file's chunks in reading order, sized by ``count_tokens``. Records (CSV rows) are one chunk
+    each, whatever the strategy, cut only when a row is longer than the window."""
     limit = config.search_tokens(window)
+    count = count_tokens
     if parsed.records:
-        return [c for block in parsed.blocks for c in _pack([block], limit, 0, record=block.metadata)]
+        return [c for block in parsed.blocks for c in _pack([block], limit, 0, count, record=block.metadata)]
     if config.strategy == "none":
         return _whole(parsed.blocks)
     chunks: list[Chunk] = []
     for run in _runs(parsed.blocks):
         match config.strategy:
             case "fixed":
-                chunks += _pack(run, limit, limit * config.overlap_percent // 100)
+                chunks += _pack(run, limit, limit * config.overlap_percent // 100, count)
             case "semantic":
                 if embed is None:
                     raise ChunkingConfigError("semantic chunking needs the deployment's embedder")
-                chunks += _semantic(run, limit, config, embed)
+                chunks += _semantic(run, limit, config, embed, count)
             case "hierarchical":
-                for parent in _pack(run, config.parent_max_tokens, 0):
+                for parent in _pack(run, config.parent_max_tokens, 0, count):
                     child_run = [Block(parent.text, parent.start, parent.end, parent.page, parent.section)]
                     chunks += [
                         replace(child, parent_text=parent.text)
-                        for child in _pack(child_run, limit, config.overlap_tokens)
+                        for child in _pack(child_run, limit, config.overlap_tokens, count)
                     ]
     return chunks
 
@@ -131,7 +138,7 @@ class _Sentence:
     tokens: int
 
 
-def _sentences(blocks: list[Block], limit: int) -> list[_Sentence]:
+def _sentences(blocks: list[Block], limit: int, count: TokenCounter) -> list[_Sentence]:
     """Each block's sentences with their offsets; a sentence longer than ``limit`` is cut at words."""
     sentences: list[_Sentence] = []
     for block in blocks:
@@ -141,34 +148,47 @@ def _sentences(blocks: list[Block], limit: int) -> list[_Sentence]:
                 continue
             at = block.text.index(piece, position)
             position = at + len(piece)
-            sentences += _cut(piece, block.start + at, limit)
+            sentences += _cut(piece, block.start + at, limit, count)
     return sentences
 
 
-def _cut(text: str, start: int, limit: int) -> list[_Sentence]:
-    tokens = estimate_tokens(text)
+def _cut(text: str, start: int, limit: int, count: TokenCounter) -> list[_Sentence]:
+    """``text`` as one sentence, or cut at words into pieces of at most ``limit`` tokens (a text's count
+    is its words' counts summed: both counters split at whitespace first)."""
+    tokens = count(text)
     if tokens <= limit:
         return [_Sentence(text, start, start + len(text), tokens)]
     pieces: list[_Sentence] = []
-    words = list(re.finditer(r"\S+", text))
+    words = [(word, count(word.group())) for word in re.finditer(r"\S+", text)]
     begin = 0
     while begin < len(words):
-        end = begin + 1
-        while end < len(words) and estimate_tokens(text[words[begin].start() : words[end].end()]) <= limit:
+        end, used = begin, 0
+        while end < len(words) and used + words[end][1] <= limit:
+            used += words[end][1]
             end += 1
-        span = text[words[begin].start() : words[end - 1].end()]
-        if estimate_tokens(span) > limit:  # one word past the window: keep what fits of it
-            span = span[: limit * 2]
-        at = start + words[begin].start()
-        pieces.append(_Sentence(span, at, at + len(span), estimate_tokens(span)))
+        if end == begin:  # one word past the window: keep what fits of it (a token takes a character)
+            word = words[begin][0]
+            span, at = word.group()[:limit], start + word.start()
+            pieces.append(_Sentence(span, at, at + len(span), count(span)))
+            begin += 1
+            continue
+        at = start + words[begin][0].start()
+        span = text[words[begin][0].start() : words[end - 1][0].end()]
+        pieces.append(_Sentence(span, at, at + len(span), used))
         begin = end
     return pieces
 
 
-def _pack(blocks: list[Block], limit: int, overlap: int, record: dict[str, Any] | None = None) -> list[Chunk]:
+def _pack(
+    blocks: list[Block],
+    limit: int,
+    overlap: int,
+    count: TokenCounter,
+    record: dict[str, Any] | None = None,
+) -> list[Chunk]:
     """Whole sentences up to ``limit`` tokens a chunk; the next starts ``overlap`` tokens back."""
     first = blocks[0]
-    sentences = _sentences(blocks, limit)
+    sentences = _sentences(blocks, limit, count)
     chunks: list[Chunk] = []
     begin = 0
     while begin < len(sentences):
@@ -202,10 +222,12 @@ def _whole(blocks: list[Block]) -> list[Chunk]:
     return [Chunk(text, first.start, end, first.page, first.section)]
 
 
-def _semantic(blocks: list[Block], limit: int, config: ChunkingConfig, embed: Embed) -> list[Chunk]:
-    sentences = _sentences(blocks, limit)
+def _semantic(
+    blocks: list[Block], limit: int, config: ChunkingConfig, embed: Embed, count: TokenCounter
+) -> list[Chunk]:
+    sentences = _sentences(blocks, limit, count)
     if len(sentences) < 3:
-        return _pack(blocks, limit, 0)
+        return _pack(blocks, limit, 0, count)
     buffer = config.buffer_size
     windows = [
         " ".join(s.text for s in sentences[max(0, i - buffer) : i + buffer + 1])

@@ -10,10 +10,12 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from ..models.limits import LIMITS
 from ..ports import NamedEntity
+from .chunk_items import FILE_ENTITY_TYPE
 
 MIN_NAME_CHARS = 3
 
@@ -42,11 +44,21 @@ class RuleBasedExtractor:
     tests; a stack uses its dictionary and, opted in, Comprehend."""
 
     NAME = re.compile(r"\b(?:[A-Z][a-z]+(?:[ -](?:of |de |the )?[A-Z][a-z]+)+|[A-Z]{2,6}\b)")
+    OPENERS = frozenset(
+        {
+            *("The", "A", "An", "This", "That", "These", "Those", "Its", "Our", "Their", "Every", "Each"),
+            *("In", "On", "At", "For", "From", "By", "With", "And", "But", "If"),
+            *("When", "Where", "What", "Which", "Who", "How", "Why"),
+        }
+    )
+    """Capitalised only because they open a sentence: ``The Falcon Jet`` names ``Falcon Jet``."""
 
     def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
         found = []
         for text in texts:
-            names = dict.fromkeys(m.group() for m in self.NAME.finditer(text))
+            names = dict.fromkeys(
+                name for m in self.NAME.finditer(text) if (name := self._without_opener(m.group()))
+            )
             found.append(
                 [
                     FoundEntity(n, "acronym" if n.isupper() else "name")
@@ -55,6 +67,16 @@ class RuleBasedExtractor:
                 ]
             )
         return found
+
+    def _without_opener(self, name: str) -> str | None:
+        """``name`` less the sentence openers it starts with; None when one word is left (a word that
+        opens a sentence is capitalised anyway)."""
+        words = name.split(" ")
+        while words and words[0] in self.OPENERS:
+            words = words[1:]
+        if len(words) < 2 and not name.isupper():
+            return None
+        return " ".join(words)
 
 
 class MentionFinder:
@@ -67,8 +89,14 @@ class MentionFinder:
 
     def mentions(self, context_id: str, texts: Sequence[str]) -> list[list[dict[str, str]]]:
         known = self._dictionary.entity_names(context_id) if self._dictionary else []
-        by_name = {entry.name.lower(): entry for entry in known if len(entry.name) >= MIN_NAME_CHARS}
-        pattern = _names_pattern(list(by_name))
+        # Files are entities too (each chunk names its own), but no text names a file: leaving them
+        # out keeps the pattern to the context's real names however many files it holds.
+        by_name = {
+            entry.name.lower(): entry
+            for entry in known
+            if len(entry.name) >= MIN_NAME_CHARS and entry.type != FILE_ENTITY_TYPE
+        }
+        pattern = _names_pattern(tuple(sorted(by_name)))
         extracted = self._extractor.extract(texts) if self._extractor else [[] for _ in texts]
         result = []
         for text, found in zip(texts, extracted, strict=True):
@@ -91,7 +119,10 @@ def _mention(entity_id: str, name: str, type_: str) -> dict[str, str]:
     return {"entity_id": entity_id, "name": name[:256], "type": type_[:256]}
 
 
-def _names_pattern(names: list[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=8)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for the dictionary, compiled once while it stays the same (a sync's files mostly
+    add nothing to it)."""
     if not names:
         return None
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))

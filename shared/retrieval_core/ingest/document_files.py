@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from ..documents.chunk_items import FileRef, chunk_lines
+from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_lines
 from ..documents.chunking import chunk_document
 from ..documents.entities import MentionFinder
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
@@ -30,14 +30,12 @@ from ..documents.sidecar import NO_SIDECAR, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
 from ..models.ingest import ObjectRef
 from ..models.metadata import MetadataSchema
-from ..models.text_window import window_of
+from ..models.text_window import token_counter, window_of
 from ..models.vocabulary import iso
 from ..ports import Embedder, VectorReader
 from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import LineLoader, ObjectStore
-
-FILE_ENTITY_TYPE = "file"
 
 
 def is_document_key(key: str) -> bool:
@@ -143,11 +141,19 @@ class DocumentFiles:
             return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes)
         window = window_of(self._embedder.name)
         parsed = parse(fmt, data, self._limits, sidecar.records)
-        chunks = chunk_document(parsed, chunking, window=window, embed=self._embedder.embed)
+        chunks = chunk_document(
+            parsed,
+            chunking,
+            window=window,
+            embed=self._embedder.embed,
+            count_tokens=token_counter(self._embedder),
+        )
         if not chunks:
             raise DocumentRejectedError("holds no text")
         ids = [file.chunk_id(position) for position in range(len(chunks))]
-        stored = self._vectors.vectors(file.context_id, ids) if self._vectors else {}
+        # Only a file indexed before has vectors to reuse: a new one costs no read.
+        indexed_before = previous is not None and previous.chunks > 0
+        stored = self._vectors.vectors(file.context_id, ids) if self._vectors and indexed_before else {}
         reusable = {
             chunk_id: stored[chunk_id].vector
             for chunk_id, chunk in zip(ids, chunks, strict=True)
@@ -173,8 +179,8 @@ class DocumentFiles:
             raise DocumentRejectedError(
                 f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
             )
-        fresh = previous is None or previous.chunks == 0
-        return self._record(file, "indexed" if fresh else "updated", len(chunks), None, sequencer, hashes)
+        status: Status = "updated" if indexed_before else "indexed"
+        return self._record(file, status, len(chunks), None, sequencer, hashes)
 
     def _remove(
         self,

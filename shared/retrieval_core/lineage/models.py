@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from ..models.hits import Hit
+from ..models.defaults import empty_list
+from ..models.hits import Hit, MentionView
 from ..models.limits import DEPTH_RANGE, clamp
 from ..models.text import DoorModel
 from ..models.vocabulary import Kind, Status
@@ -31,6 +32,11 @@ class ItemView(BaseModel):
     status: Status
     confidence: float | None = None
     created_at: str
+    mentions: list[MentionView] = Field(
+        default_factory=empty_list,
+        description="The entities it names (a chunk of a file names the file too: `entity` mode on that "
+        "id returns the file's every chunk).",
+    )
 
     @classmethod
     def of(cls, hit: Hit) -> ItemView:
@@ -41,6 +47,7 @@ class ItemView(BaseModel):
             status=hit.status,
             confidence=hit.confidence,
             created_at=hit.created_at,
+            mentions=hit.mentions,
         )
 
 

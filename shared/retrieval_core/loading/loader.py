@@ -25,7 +25,7 @@ from typing import Protocol
 
 from ..errors import BackendUnavailableError, IncompleteBatchError
 from ..models.metadata import MetadataSchema
-from ..models.text_window import estimate_tokens, window_of
+from ..models.text_window import token_counter, window_of
 from ..ports import Embedder, ItemKey, ItemWriter, LineageWriter, WriteRefusal
 from .lines import OversizedLine
 from .metadata_keys import PoolKeyBudget
@@ -54,9 +54,10 @@ class LoadReport:
     stopped: str | None = None
     """Why the load stopped early (a backend became unavailable), or None when every line was tried."""
     past_window: list[str] = field(default_factory=list)
-    """Items embedded here whose text (by ``estimate_tokens``, which overcounts) passes the embedder's
-    window: their vector leaves the rest out, so vector search cannot find what the end says. Loaded all
-    the same; split them (documents are chunked within the window)."""
+    """Items embedded here whose text passes the embedder's window (counted with its own tokenizer where
+    it is local, else by ``estimate_tokens``, which overcounts): their vector leaves the rest out, so
+    vector search cannot find what the end says. Loaded all the same; split them (documents are chunked
+    within the window)."""
 
     @property
     def ok(self) -> bool:
@@ -238,7 +239,8 @@ class Loader:
             vectors[parsed.item.id] = given
         if missing:
             window = window_of(self._embedder.name)
-            report.past_window += [p.item.id for p in missing if estimate_tokens(p.item.text) > window]
+            count = token_counter(self._embedder)
+            report.past_window += [p.item.id for p in missing if count(p.item.text) > window]
             computed = self._embedder.embed([p.item.text for p in missing])
             vectors.update({p.item.id: v for p, v in zip(missing, computed, strict=True)})
         return vectors

@@ -1,11 +1,14 @@
-"""How much text an embedder sees: its window in tokens, and a token count that never falls short of
-the embedders' own tokenizers on English prose, without loading any of them (the Lambda layer has
-none). Text past the window is left out of the item's vector, so chunking keeps below it and the loader
-reports items whose text passes it."""
+"""How much text an embedder sees: its window in tokens, and how to count a text's tokens: with the
+embedder's own tokenizer where it has one on this machine (the local model), else an estimate that
+never falls short of the embedders' tokenizers on English prose, without loading any of them (the Lambda
+layer has none). Text past the window is left out of the item's vector, so chunking keeps below it and
+the loader reports items whose text passes it."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 WINDOWS = {
     "local:all-MiniLM-L6-v2-int8": 254,  # 256 with [CLS] and [SEP]
@@ -20,6 +23,22 @@ DEFAULT_WINDOW = 254
 """An embedder not listed is assumed to see as little as the smallest listed one."""
 
 _PIECES = re.compile(r"[^\W\d_]+|\d+|[^\w\s]|_", re.UNICODE)
+
+
+TokenCounter = Callable[[str], int]
+"""Tokens a text costs the embedder (its [CLS]/[SEP] aside); additive over whitespace-separated words."""
+
+
+@runtime_checkable
+class CountsTokens(Protocol):
+    """An embedder that can count tokens exactly (it holds its tokenizer)."""
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+def token_counter(embedder: object) -> TokenCounter:
+    """The embedder's exact count when it has one, else ``estimate_tokens``."""
+    return embedder.count_tokens if isinstance(embedder, CountsTokens) else estimate_tokens
 
 
 def window_of(embedder_name: str) -> int:

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {source}",
             flush=True,
         )
-        provision = files_index if args.as_files else partial(evaluation_index, embedder=embedder)
+        provision = partial(files_index if args.as_files else evaluation_index, embedder=embedder)
         with provision(Settings.from_env(), collection.documents) as settings:
             loaded = time.perf_counter()
             results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]

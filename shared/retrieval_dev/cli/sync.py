@@ -12,12 +12,17 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 
+if TYPE_CHECKING:
+    from retrieval_core.documents.status import DocumentStatus
+
 SIDECAR = ".metadata.json"
+STATUS_PAGE = 1000
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -49,8 +54,11 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(entry["status"] == "failed" for entry in report) else 0
 
 
-def sync(folder: Path, context_id: str, *, delete: bool) -> list[dict[str, Any]]:
-    """The per-file report: each document's status after its event, in key order."""
+def sync(
+    folder: Path, context_id: str, *, delete: bool, progress: Callable[[int], None] | None = None
+) -> list[dict[str, Any]]:
+    """The per-file report: each document's status after its event, in key order. ``progress`` is told
+    how many documents (sidecars aside) were handled so far, after each."""
     import boto3
 
     from .lambda_runtime import invoke
@@ -66,13 +74,17 @@ def sync(folder: Path, context_id: str, *, delete: bool) -> list[dict[str, Any]]
     }
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
+    statuses = _statuses(context_id) if stored else {}
     results: dict[str, dict[str, Any]] = {}
     for key in order:
         body = local[key].read_bytes()
         if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
-            results[key] = _unchanged(key, prefix)  # same bytes: not uploaded, so no event at all
-            continue
-        _record(results, key, prefix, invoke("ingest", upload(body, key)))
+            # Same bytes: not uploaded, so no event at all.
+            results[key] = _unchanged(key[len(prefix) :], statuses.get(key[len(prefix) :]))
+        else:
+            _record(results, key, prefix, invoke("ingest", upload(body, key)))
+        if progress is not None and not key.endswith(SIDECAR):
+            progress(sum(not done.endswith(SIDECAR) for done in results))
     if delete:
         for key in sorted(set(stored) - set(local)):
             s3.delete_object(Bucket=bucket, Key=key)
@@ -91,14 +103,26 @@ def _stored_etags(s3: Any, bucket: str, prefix: str) -> dict[str, str]:
     return etags
 
 
-def _unchanged(key: str, prefix: str) -> dict[str, Any]:
+def _statuses(context_id: str) -> dict[str, DocumentStatus]:
+    """Every file status of the context, a page of them per read (not one read per unchanged file)."""
     from retrieval_core.bootstrap import container
 
-    status = container().document_statuses.get(prefix.split("/")[1], key[len(prefix) :])
+    store = container().document_statuses
+    statuses: dict[str, DocumentStatus] = {}
+    after: str | None = None
+    while True:
+        page = store.page(context_id, "", limit=STATUS_PAGE, after=after)
+        statuses.update((status.key, status) for status in page.documents)
+        if page.next_token is None:
+            return statuses
+        after = page.next_token
+
+
+def _unchanged(key: str, status: DocumentStatus | None) -> dict[str, Any]:
     if status is not None and status.status == "failed":  # the same bad bytes fail as they did
         return {"key": status.key, "status": "failed", "chunks": 0, "reason": status.reason}
     chunks = status.chunks if status is not None else 0
-    return {"key": key[len(prefix) :], "status": "unchanged", "chunks": chunks, "reason": None}
+    return {"key": key, "status": "unchanged", "chunks": chunks, "reason": None}
 
 
 def _record(results: dict[str, dict[str, Any]], key: str, prefix: str, response: dict[str, Any]) -> None:

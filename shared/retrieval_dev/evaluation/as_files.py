@@ -9,11 +9,16 @@ import os
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from retrieval_core.config import Settings
+from retrieval_core.ports import Embedder
 
 from .collection import CONTEXT_ID, Document
 from .provision import ALIAS_PREFIX, EvalLoadError, _delete_indices
+
+PROGRESS_EVERY = 100
+"""Files between two progress lines."""
 
 
 def file_key(document_id: str) -> str:
@@ -21,15 +26,19 @@ def file_key(document_id: str) -> str:
 
 
 @contextmanager
-def files_index(settings: Settings, documents: Sequence[Document]) -> Iterator[Settings]:
+def files_index(
+    settings: Settings, documents: Sequence[Document], *, embedder: Embedder | None = None
+) -> Iterator[Settings]:
     """Ingest ``documents`` as text files into a fresh alias and bucket; the handlers serve it until the
-    block ends."""
+    block ends. ``embedder`` (a cache, say) replaces the deployment's, for the ingest function and the
+    queries alike, as ``provision.evaluation_index`` does for JSON Lines."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters import s3_objects
     from retrieval_core.adapters.opensearch.client import shared_client
 
     from ..cli.ingest import DEFAULT_BUCKET, upload
     from ..cli.lambda_runtime import invoke
+    from ..cli.progress import Progress
 
     scoped = settings.model_copy(
         update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}", "ingest_queue_url": None}
@@ -39,16 +48,19 @@ def files_index(settings: Settings, documents: Sequence[Document]) -> Iterator[S
     keys = [file_key(d.id) for d in documents if d.text]
     _forget(scoped, keys)  # a run that crashed left statuses saying these files are indexed already
     try:
-        with bootstrap.use(bootstrap.Container(scoped)):
+        overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
+        with bootstrap.use(bootstrap.Container(scoped, overrides=overrides)):
             s3_objects.s3_client.cache_clear()
             failed = []
-            for document in documents:
-                if not document.text:
-                    continue
+            progress, reported = Progress(len(keys), label="ingesting files"), 0
+            for done, document in enumerate((d for d in documents if d.text), start=1):
                 key = file_key(document.id)
                 summary = invoke("ingest", upload(document.text.encode("utf-8"), key))["body"]["objects"][0]
                 if summary["document"]["status"] == "failed":
                     failed.append((key, summary["document"]["reason"]))
+                if done % PROGRESS_EVERY == 0 or done == len(keys):
+                    progress.advance(done - reported)
+                    reported = done
             if failed:
                 raise EvalLoadError(f"{len(failed)} files failed, e.g. {failed[0]}")
             yield scoped

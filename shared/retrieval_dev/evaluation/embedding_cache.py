@@ -16,6 +16,7 @@ from array import array
 from collections.abc import Sequence
 from pathlib import Path
 
+from retrieval_core.models.text_window import token_counter
 from retrieval_core.ports import Embedder
 
 DEFAULT_CACHE = Path(".eval") / "embeddings.sqlite"
@@ -59,6 +60,10 @@ class CachedEmbedder:
     @property
     def name(self) -> str:
         return self._inner.name
+
+    def count_tokens(self, text: str) -> int:
+        """The inner embedder's count (chunking sizes by it), exact when the inner one can count."""
+        return token_counter(self._inner)(text)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         digests = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
