@@ -36,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from retrieval_core.config import Settings
+from retrieval_dev.cli.serve import DEFAULT_CONTAINERS
 from retrieval_dev.cli.tiers import TIERS
 
 from dev.tables import scratch_space
@@ -82,11 +83,16 @@ class LoadPlan(BaseModel):
     flooder: str = "initech"
     # Sized for a 2-core machine shared with other work: the quiet load stays well under what one
     # ``retrieval serve`` process (one interpreter) can answer, so what the flood adds is what is measured.
-    quiet_rate: float = Field(default=0.75, gt=0, description="Requests/s of each quiet tenant.")
+    quiet_rate: float = Field(default=3.0, gt=0, description="Requests/s of each quiet tenant.")
     flood_rate: float = Field(default=20.0, gt=0, description="Requests/s the flooder sends.")
-    phase_seconds: float = Field(default=15.0, gt=0)
-    rounds: int = Field(default=3, ge=1)
+    # Many short rounds: the machine's other load drifts, and alternating often lets both phases see
+    # the same drift; pooled, 10 rounds give each quiet tenant 300 requests per phase (p99 = 3rd slowest).
+    phase_seconds: float = Field(default=10.0, gt=0)
+    rounds: int = Field(default=10, ge=1)
     warmup_requests: int = Field(default=5, ge=0, description="Unmeasured requests per tenant first.")
+    containers: int = Field(
+        default=DEFAULT_CONTAINERS, ge=0, description="serve's --containers (0: handlers on its threads)."
+    )
 
     @model_validator(mode="after")
     def _bounded(self) -> LoadPlan:
@@ -120,6 +126,9 @@ class Sample:
     round: int
     status: int
     seconds: float
+    sent: float = 0.0
+    """When it left, in seconds from the run's start."""
+    expensive: bool = False
 
 
 # -------------------------------------------------------------------------------------------- corpus
@@ -184,7 +193,10 @@ def serving(settings: Settings, plan: LoadPlan, workdir: Path) -> Iterator[str]:
     port = _free_port()
     log = (workdir / "load-serve.log").open("wb")
     process = subprocess.Popen(
-        [str(RETRIEVAL), "serve", "--host", "127.0.0.1", "--port", str(port), "--tiers", str(tiers)],
+        [
+            *(str(RETRIEVAL), "serve", "--host", "127.0.0.1", "--port", str(port), "--tiers", str(tiers)),
+            *("--containers", str(plan.containers)),
+        ],
         env=os.environ | settings.to_env(),
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -238,7 +250,7 @@ def _quiet_body(tenant: str, n: int) -> dict[str, Any]:
 
 
 def run_phase(
-    base_url: str, plan: LoadPlan, phase: str, round_no: int, pool: ThreadPoolExecutor
+    base_url: str, plan: LoadPlan, phase: str, round_no: int, pool: ThreadPoolExecutor, origin: float
 ) -> list[Sample]:
     """Open loop: each tenant's requests leave on schedule, whether or not earlier ones have answered
     (a slowed server cannot slow the offered load and so hide its own latency)."""
@@ -255,9 +267,10 @@ def run_phase(
     def one(tenant: str, n: int) -> None:
         expensive = tenant == plan.flooder and n % EXPENSIVE_EVERY == 0
         body = FLOOD_REQUEST if expensive else _quiet_body(tenant, n)
+        sent = time.monotonic() - origin
         status, seconds = _call(base_url, tenant, body)
         with lock:
-            samples.append(Sample(tenant, phase, round_no, status, seconds))
+            samples.append(Sample(tenant, phase, round_no, status, seconds, sent, expensive))
 
     end = start + plan.phase_seconds
     while due and due[0][0] < end:
@@ -275,14 +288,16 @@ def run_phase(
 def run(plan: LoadPlan, base_url: str) -> list[Sample]:
     samples: list[Sample] = []
     with ThreadPoolExecutor(max_workers=96, thread_name_prefix="load") as pool:
-        for tenant in (*plan.quiet, plan.flooder):
-            for n in range(plan.warmup_requests):  # cold imports and caches, not measured
-                _call(base_url, tenant, _quiet_body(tenant, n))
+        # Cold starts, not measured: every tenant's requests at once, so that every one of serve's
+        # containers (a container starts on the first invocation that finds all others busy) is warm.
+        warmup = [(tenant, n) for n in range(plan.warmup_requests) for tenant in (*plan.quiet, plan.flooder)]
+        list(pool.map(lambda call: _call(base_url, call[0], _quiet_body(*call)), warmup))
         time.sleep(1 / TIERS[FLOOD_TIER].rate_per_second * TIERS[FLOOD_TIER].burst)  # refill the buckets
+        origin = time.monotonic()
         for round_no in range(plan.rounds):
             for phase in ("alone", "flood"):
                 say(f"round {round_no + 1}/{plan.rounds}: {phase} ({plan.phase_seconds:.0f} s)")
-                samples += run_phase(base_url, plan, phase, round_no, pool)
+                samples += run_phase(base_url, plan, phase, round_no, pool, origin)
     return samples
 
 
