@@ -50,3 +50,20 @@ def test_the_report_puts_alone_beside_flood_and_counts_throttles_and_5xx() -> No
     flooder = result["flooder"]
     assert (flooder["requests"], flooder["throttled"], flooder["throttled_share"]) == (10, 9, 0.9)
     assert result["server_errors"] == 1
+
+
+def test_the_report_finds_the_quiet_requests_that_ran_beside_an_admitted_expensive_one() -> None:
+    plan = LoadPlan(quiet=("acme",), flooder="initech", rounds=1)
+    samples = [
+        Sample("initech", "flood", 0, 200, 1.0, sent=10.0, expensive=True),
+        Sample("initech", "flood", 0, 200, 1.0, sent=20.0, expensive=False),
+        Sample("initech", "flood", 0, 429, 1.0, sent=30.0, expensive=True),
+        Sample("acme", "flood", 0, 200, 0.5, sent=10.5),  # beside the admitted expensive one
+        Sample("acme", "flood", 0, 200, 0.1, sent=20.5),  # beside a cheap one
+        Sample("acme", "flood", 0, 200, 0.1, sent=30.5),  # beside a throttled one
+        Sample("acme", "alone", 0, 200, 0.1, sent=0.0),
+    ]
+    acme = report(plan, samples)["quiet"]["acme"]
+    assert acme["beside_expensive"] == {"requests": 1, "p50_ms": 500.0, "p99_ms": 500.0}
+    assert acme["p90_ms"] == {"alone": 100.0, "flood": 500.0}
+    assert acme["requests"] == {"alone": 1, "flood": 3}
