@@ -16,9 +16,9 @@ into a scratch space (fresh tables and alias) removed afterwards.
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -90,6 +90,7 @@ class LoadPlan(BaseModel):
     phase_seconds: float = Field(default=5.0, gt=0)
     rounds: int = Field(default=20, ge=1)
     warmup_requests: int = Field(default=5, ge=0, description="Unmeasured requests per tenant first.")
+    seed: int = Field(default=41, description="Of the departures' jitter: every run offers the same load.")
     containers: int = Field(
         default=DEFAULT_CONTAINERS, ge=0, description="serve's --containers (0: handlers on its threads)."
     )
@@ -249,17 +250,29 @@ def _quiet_body(tenant: str, n: int) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------- running
 
 
+def schedule(plan: LoadPlan, phase: str, round_no: int) -> list[tuple[float, str, int]]:
+    """When each request of a phase leaves (seconds from its start), which tenant sends it and its number:
+    ``rate x phase_seconds`` requests per tenant, the n-th at a seeded random point of the n-th
+    ``1 / rate`` slot. Jittered, not periodic: periodic schedules lock each quiet tenant to a fixed
+    offset from the flooder's admitted requests (one tenant then always asks 40 ms after the bucket
+    refills, another never), so the tenants' tails would measure their offsets, not the flood."""
+    rates = {tenant: plan.quiet_rate for tenant in plan.quiet}
+    if phase == "flood":
+        rates[plan.flooder] = plan.flood_rate
+    departures = []
+    for tenant, rate in rates.items():
+        jitter = random.Random(f"{plan.seed}:{round_no}:{phase}:{tenant}")
+        departures += [
+            ((n + jitter.random()) / rate, tenant, n) for n in range(round(rate * plan.phase_seconds))
+        ]
+    return sorted(departures)
+
+
 def run_phase(
     base_url: str, plan: LoadPlan, phase: str, round_no: int, pool: ThreadPoolExecutor, origin: float
 ) -> list[Sample]:
     """Open loop: each tenant's requests leave on schedule, whether or not earlier ones have answered
     (a slowed server cannot slow the offered load and so hide its own latency)."""
-    rates = {tenant: plan.quiet_rate for tenant in plan.quiet}
-    if phase == "flood":
-        rates[plan.flooder] = plan.flood_rate
-    start = time.monotonic()
-    due = [(start + i / len(rates) / rate, tenant, 0) for i, (tenant, rate) in enumerate(rates.items())]
-    heapq.heapify(due)
     samples: list[Sample] = []
     lock = threading.Lock()
     futures = []
@@ -272,14 +285,12 @@ def run_phase(
         with lock:
             samples.append(Sample(tenant, phase, round_no, status, seconds, sent, expensive))
 
-    end = start + plan.phase_seconds
-    while due and due[0][0] < end:
-        at, tenant, n = heapq.heappop(due)
-        wait = at - time.monotonic()
+    start = time.monotonic()
+    for at, tenant, n in schedule(plan, phase, round_no):
+        wait = start + at - time.monotonic()
         if wait > 0:
             time.sleep(wait)  # the schedule's pacing, not a timing assertion
         futures.append(pool.submit(one, tenant, n))
-        heapq.heappush(due, (at + 1 / rates[tenant], tenant, n + 1))
     for future in futures:
         future.result()
     return samples
