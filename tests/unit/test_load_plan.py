@@ -8,7 +8,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from bench.load import MAX_REQUESTS, MAX_SECONDS, LoadPlan, Sample, report, tenant_lines
+from bench.load import MAX_REQUESTS, MAX_SECONDS, LoadPlan, Sample, report, schedule, tenant_lines
 
 
 def test_a_plan_past_its_bounds_is_refused() -> None:
@@ -50,3 +50,34 @@ def test_the_report_puts_alone_beside_flood_and_counts_throttles_and_5xx() -> No
     flooder = result["flooder"]
     assert (flooder["requests"], flooder["throttled"], flooder["throttled_share"]) == (10, 9, 0.9)
     assert result["server_errors"] == 1
+
+
+def test_the_report_finds_the_quiet_requests_that_ran_beside_an_admitted_expensive_one() -> None:
+    plan = LoadPlan(quiet=("acme",), flooder="initech", rounds=1)
+    samples = [
+        Sample("initech", "flood", 0, 200, 1.0, sent=10.0, expensive=True),
+        Sample("initech", "flood", 0, 200, 1.0, sent=20.0, expensive=False),
+        Sample("initech", "flood", 0, 429, 1.0, sent=30.0, expensive=True),
+        Sample("acme", "flood", 0, 200, 0.5, sent=10.5),  # beside the admitted expensive one
+        Sample("acme", "flood", 0, 200, 0.1, sent=20.5),  # beside a cheap one
+        Sample("acme", "flood", 0, 200, 0.1, sent=30.5),  # beside a throttled one
+        Sample("acme", "alone", 0, 200, 0.1, sent=0.0),
+    ]
+    acme = report(plan, samples)["quiet"]["acme"]
+    assert acme["beside_expensive"] == {"requests": 1, "p50_ms": 500.0, "p99_ms": 500.0}
+    assert acme["p90_ms"] == {"alone": 100.0, "flood": 500.0}
+    assert acme["requests"] == {"alone": 1, "flood": 3}
+
+
+def test_each_tenant_sends_its_rate_once_per_slot_at_a_seeded_point_of_it() -> None:
+    plan = LoadPlan(quiet=("acme", "globex"), flooder="initech", quiet_rate=3, flood_rate=20, phase_seconds=5)
+    departures = schedule(plan, "flood", 0)
+    assert departures == schedule(plan, "flood", 0)  # the same load every run
+    assert departures != schedule(plan, "flood", 1)
+    for tenant, rate in (("acme", 3), ("globex", 3), ("initech", 20)):
+        mine = [(at, n) for at, who, n in departures if who == tenant]
+        assert [n for _, n in mine] == list(range(rate * 5))
+        assert all(n / rate <= at < (n + 1) / rate for at, n in mine)
+    offsets = {round(at % (1 / 3), 3) for at, who, _ in departures if who == "acme"}
+    assert len(offsets) > 1  # not locked to one phase of the flooder's schedule
+    assert {who for _, who, _ in schedule(plan, "alone", 0)} == {"acme", "globex"}

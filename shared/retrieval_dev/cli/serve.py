@@ -7,6 +7,8 @@ a deadline for each request's head and body, an idle timeout and a cap on connec
 functions would refuse is refused here, with the reason, instead of serving empty answers. With
 ``--tiers FILE`` (``dev/tiers.json``) each context is metered on its usage tier as the deployed usage
 plans meter it (``retrieval_dev.serving.usage_gate``): over its rate or quota, a 429 before the function runs.
+The handlers run in ``--containers`` warm worker processes, one invocation at a time each, as Lambda runs
+them (``retrieval_dev.serving.containers``); ``--containers 0`` runs them on threads of the serving process.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from .lambda_runtime import add_show_metrics_flag
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+    from ..serving.containers import Functions
     from ..serving.usage_gate import UsageGate
 
 DEFAULTS = ServeLimits()
+DEFAULT_CONTAINERS = 4
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +43,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--tiers",
         type=Path,
         help="Meter each context on its usage tier, from this JSON file (dev/tiers.json; docs/FAIRSHARE.md).",
+    )
+    parser.add_argument(
+        "--containers",
+        type=int,
+        default=DEFAULT_CONTAINERS,
+        help="Warm worker processes that run the functions, one invocation at a time each, as Lambda's "
+        "containers do (0: on threads of the serving process, one interpreter for every request).",
     )
     add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
@@ -84,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval serve: not serving: {settings_problems(error)}", file=sys.stderr)
         return 2
     show_metrics(args.show_metrics)
-    gateway = Gateway(limits_from(args), usage_gate(args.tiers))
+    gateway = Gateway(limits_from(args), usage_gate(args.tiers), functions(args))
     print(
         f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')",
         flush=True,
@@ -97,6 +108,15 @@ def run(args: argparse.Namespace) -> int:
         finally:
             gateway.close()
     return 0
+
+
+def functions(args: argparse.Namespace) -> Functions | None:
+    """The containers that run the handlers (None: the gateway's threads)."""
+    if args.containers <= 0:
+        return None
+    from ..serving.containers import FunctionContainers
+
+    return FunctionContainers(args.containers, show_metrics=args.show_metrics)
 
 
 def usage_gate(tiers: Path | None) -> UsageGate | None:

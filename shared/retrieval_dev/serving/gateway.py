@@ -16,14 +16,14 @@ is answered as the template's ``Cors`` mock integration does, and every gateway 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from .containers import FunctionCrashedError, Functions, FunctionThreads
 from .routes import (
+    CRASHED_FUNCTION_BODY,
     MAX_BODY_BYTES,
     MISSING_ROUTE_BODY,
     SIGV4_RESOURCES,
@@ -71,10 +71,12 @@ class ClientGoneError(Exception):
 
 
 class Gateway:
-    def __init__(self, limits: ServeLimits, usage_gate: UsageGate | None = None) -> None:
+    def __init__(
+        self, limits: ServeLimits, usage_gate: UsageGate | None = None, functions: Functions | None = None
+    ) -> None:
         self.limits = limits
         self.usage_gate = usage_gate
-        self._workers = ThreadPoolExecutor(max_workers=limits.workers, thread_name_prefix="serve")
+        self.functions = functions or FunctionThreads(limits.workers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -117,21 +119,14 @@ class Gateway:
         refused = self.usage_gate.refusal(event) if self.usage_gate else None
         if refused is not None:
             return gateway_answer(429, refused, extra_headers=[("Retry-After", RETRY_AFTER_SECONDS)])
-        response = await self.invoke(function, event)
+        try:
+            response = await self.functions.invoke(function, event)
+        except FunctionCrashedError:
+            return gateway_answer(502, CRASHED_FUNCTION_BODY)
         return Answer(response["statusCode"], proxy_response_headers(response), response.get("body") or "")
 
-    async def invoke(self, function: str, event: dict[str, Any]) -> dict[str, Any]:
-        """The function's handler on a worker thread (handlers block; the event loop keeps answering)."""
-        from retrieval_dev.cli.lambda_runtime import invoke
-
-        call = contextvars.copy_context().run
-        response: dict[str, Any] = await asyncio.get_running_loop().run_in_executor(
-            self._workers, call, invoke, function, event
-        )
-        return response
-
     def close(self) -> None:
-        self._workers.shutdown(wait=False, cancel_futures=True)
+        self.functions.close()
 
 
 async def read_request(scope: Scope, receive: Receive, limits: ServeLimits) -> Request:

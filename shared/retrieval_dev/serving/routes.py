@@ -31,6 +31,8 @@ UNAUTHORIZED_BODY = {
     "message": "Missing or invalid credentials: send a valid token in the Authorization header.",
 }
 MISSING_ROUTE_BODY = {"error": "gateway_error", "message": "Missing Authentication Token"}
+CRASHED_FUNCTION_BODY = {"error": "gateway_error", "message": "Internal server error"}
+"""DEFAULT_5XX, as API Gateway answers when the function's container died before it answered."""
 
 
 def dev_claims(authorization: str | None) -> dict[str, str] | None:
