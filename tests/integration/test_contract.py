@@ -69,6 +69,19 @@ RETRIEVE_RULES_IN_WORDS = (
     "idempotency_key needs a session_id",  # a key is kept in its session
     "already used for a different request in this session",  # a key generated twice, another body
     "use a new key for a new request",
+    # A filter value of its key's type (the key picks the type: a rule across fields).
+    "' is a keyword)",
+    "' is a number)",
+    "' is a date)",
+    "' is a boolean)",
+    "' is a float32)",
+    "must be one of",  # kind and status values
+    ": ranges apply to numbers and dates",
+    ": patterns apply to strings",
+    "must be a number or an ISO-8601 timestamp with a zone",
+    "levels deep; at most",  # a filter's depth and size (recursive: JSON Schema cannot count them)
+    "leaves; at most",
+    "The packet header alone needs",  # pack: a budget below the header the request itself makes
 )
 
 

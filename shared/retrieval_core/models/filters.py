@@ -138,7 +138,10 @@ class _Leaf(BaseModel):
 class Match(_Leaf):
     """``equals`` / ``not_equals`` / ``list_contains``: some value of ``key`` is (not) ``value``."""
 
-    value: Scalar = Field(description="A string, number, boolean or ISO-8601 timestamp.")
+    value: Scalar = Field(
+        description="A string, number, boolean or ISO-8601 timestamp, of the key's type (kind and status: "
+        "one of their values)."
+    )
 
     @field_validator("value")
     @classmethod
