@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import quote
 
 import pytest
 from browser import Browser, chromium
@@ -294,48 +294,69 @@ def test_documents_view_renders_the_route_or_says_it_is_not_available(page: Any,
         assert keys == [doc["key"] for doc in answer["documents"]]
 
 
-def test_documents_view_renders_the_documents_contract(page: Any) -> None:
-    """The documents route's answer as its issue defines it, rendered with paging. This server may not
-    have the route yet, so the browser answers it with that shape (only for this route, only here);
-    the test above checks what the real server says."""
-    pages = {
-        None: {
-            "documents": [_document("a.md", "indexed", 3), _document("b.pdf", "failed", 0, "not UTF-8")],
-            "next_token": "t2",
-        },
-        "t2": {"documents": [_document("c.md", "deleted", 0)], "next_token": None},
-    }
-    asked: list[str] = []
+NOTES = 101  # one more than the route's page: the view must page
 
-    def answer(route: Any) -> None:
-        query = parse_qs(urlsplit(route.request.url).query)
-        asked.append(route.request.url)
-        token = query.get("next_token", [None])[0]
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(pages[token]))
 
-    page.route("**/v1/documents*", answer)
+@pytest.fixture(scope="module")
+def documents_context(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A context of its own (the corpus's contexts stay as they are) whose files went through `retrieval
+    sync`: NOTES Markdown notes (indexed), a corrupt PDF (failed) and a file synced then removed
+    (deleted); the served workbench reads their statuses from the same table."""
+    from retrieval_core import bootstrap
+    from retrieval_core.adapters import s3_objects
+    from retrieval_dev.cli.sync import sync
+
+    from dev.ingest_resources import scratch_ingest
+    from tests.document_fixtures import corrupt_pdf
+
+    context = f"wbdocs-{uuid.uuid4().hex[:8]}"
+    folder = tmp_path_factory.mktemp("documents")
+    (folder / "a").mkdir()
+    (folder / "a" / "broken.pdf").write_bytes(corrupt_pdf())
+    (folder / "a" / "removed.txt").write_text("Soon gone.")
+    (folder / "notes").mkdir()
+    for n in range(NOTES):
+        (folder / "notes" / f"n{n:03d}.md").write_text(f"# Note {n}\n\nThe beacon number {n} blinks.")
+    with scratch_ingest(corpus_settings, "wb") as resources, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AWS_ENDPOINT_URL_S3", corpus_settings.dynamodb_endpoint)
+        patch.setenv("RETRIEVAL_INGEST_BUCKET", resources.bucket)
+        s3_objects.s3_client.cache_clear()
+        settings = corpus_settings.model_copy(update={"ingest_queue_url": None})
+        with bootstrap.use(bootstrap.Container(settings)):
+            sync(folder, context, delete=True)
+            (folder / "a" / "removed.txt").unlink()
+            sync(folder, context, delete=True)
+    s3_objects.s3_client.cache_clear()
+    yield context
+
+
+def test_documents_view_renders_real_ingested_files_with_paging(page: Any, documents_context: str) -> None:
+    """The statuses `retrieval sync` left, through the real route: every file once, in key order, the
+    failed one with its reason, a second page behind More."""
+    page.get_by_label("Token", exact=True).fill(f"dev:{documents_context}")
+    page.get_by_label("Token", exact=True).dispatch_event("change")
     page.get_by_role("tab", name="Documents").click()
-    page.get_by_label("Key prefix").fill("contexts/acme/")
     page.get_by_role("button", name="List documents").click()
-    page.wait_for_selector('#documents-rows [data-document-key="b.pdf"]')
+    page.wait_for_selector('#documents-rows [data-document-key="a/broken.pdf"]')
+    assert page.locator("#documents-rows [data-document-key]").count() == 100
     page.get_by_role("button", name="More").click()
-    page.wait_for_selector('#documents-rows [data-document-key="c.md"]')
-    assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == ["a.md", "b.pdf", "c.md"]
-    assert data_of(page, "#documents-rows [data-status]", "status") == ["indexed", "failed", "deleted"]
-    assert "not UTF-8" in page.locator('#documents-rows [data-document-key="b.pdf"]').inner_text()
+    last = f"notes/n{NOTES - 1:03d}.md"
+    page.wait_for_selector(f'#documents-rows [data-document-key="{last}"]')
+    keys = ["a/broken.pdf", "a/removed.txt", *(f"notes/n{n:03d}.md" for n in range(NOTES))]
+    assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == keys
+    assert (
+        data_of(page, "#documents-rows [data-status]", "status")
+        == ["failed", "deleted"] + ["indexed"] * NOTES
+    )
+    assert (
+        "not a readable PDF"
+        in page.locator('#documents-rows [data-document-key="a/broken.pdf"]').inner_text()
+    )
     assert page.locator("#documents-more").is_hidden()
-    assert all("prefix=contexts%2Facme%2F" in url for url in asked)
-
-
-def _document(key: str, status: str, chunks: int, reason: str | None = None) -> dict[str, Any]:
-    return {
-        "key": key,
-        "status": status,
-        "version": "v1",
-        "chunks": chunks,
-        "reason": reason,
-        "updated_at": "2026-03-02T10:00:00Z",
-    }
+    page.get_by_label("Key prefix").fill("notes/n10")
+    page.get_by_role("button", name="List documents").click()
+    page.wait_for_selector('#documents-rows [data-document-key="a/broken.pdf"]', state="detached")
+    assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == ["notes/n100.md"]
 
 
 def test_tabs_move_with_the_arrow_keys(page: Any) -> None:
