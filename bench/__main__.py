@@ -18,7 +18,7 @@ from retrieval_core.config import Settings
 from . import coldstart, documents, filtered, graph, ingest, isolation, micro, paging, policy, retrieve
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
 from .cost import cost_table
-from .dynamodb_server import DynamoDBStartError, indexed_moto
+from .dynamodb_server import DynamoDBStartError, add_stack_dynamodb_flag, bench_dynamodb
 from .handlers import HandlerFailedError, graph_path_event, retrieve_event, why_event
 from .machine import facts
 from .probes import Probe
@@ -52,8 +52,7 @@ def run(
     stack_dynamodb: bool = False,
 ) -> dict:
     """Measure at ``scale_name``; DynamoDB is the bench's own indexed moto unless ``stack_dynamodb``."""
-    with contextlib.ExitStack() as stack:
-        endpoint = None if stack_dynamodb else stack.enter_context(indexed_moto(out_dir))
+    with bench_dynamodb(out_dir, use_stack=stack_dynamodb) as endpoint:
         label = (
             "the stack's moto" if stack_dynamodb else "moto with partition-indexed Query (bench.moto_indexed)"
         )
@@ -164,11 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="run only these")
     parser.add_argument("--keep-data", action="store_true", help="leave the loaded index behind")
-    parser.add_argument(
-        "--stack-dynamodb",
-        action="store_true",
-        help="use the stack's moto (whole-table Query scans) instead of the bench's partition-indexed one",
-    )
+    add_stack_dynamodb_flag(parser)
     args = parser.parse_args(argv)
     try:
         run(args.scale, args.out, args.sam_build_dir, tuple(args.only), args.keep_data, args.stack_dynamodb)

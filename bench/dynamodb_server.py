@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import socket
 import sys
 import time
@@ -46,3 +47,22 @@ def indexed_moto(log_dir: Path) -> Iterator[str]:
         yield endpoint
     finally:
         processes.stop_group(pid)
+
+
+def add_stack_dynamodb_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stack-dynamodb",
+        action="store_true",
+        help="use the stack's moto (whole-table Query scans) instead of the bench's partition-indexed one",
+    )
+
+
+@contextmanager
+def bench_dynamodb(log_dir: Path, *, use_stack: bool) -> Iterator[str | None]:
+    """The DynamoDB endpoint to measure against: the bench's own indexed moto, or None (the stack's)
+    when ``use_stack``."""
+    if use_stack:
+        yield None
+        return
+    with indexed_moto(log_dir) as endpoint:
+        yield endpoint

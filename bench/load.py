@@ -16,7 +16,6 @@ into a scratch space (fresh tables and alias) removed afterwards.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
@@ -41,7 +40,7 @@ from retrieval_dev.cli.tiers import TIERS
 
 from dev.tables import scratch_space
 
-from .dynamodb_server import indexed_moto
+from .dynamodb_server import add_stack_dynamodb_flag, bench_dynamodb
 from .progress import say
 from .workspace import stack_settings
 
@@ -450,18 +449,13 @@ def main(argv: list[str] | None = None) -> int:
         if field.annotation in (float, int):
             parser.add_argument(f"--{name.replace('_', '-')}", type=field.annotation, default=field.default)
     parser.add_argument("--out", type=Path, default=REPO / ".bench")
-    parser.add_argument(
-        "--stack-dynamodb",
-        action="store_true",
-        help="use the stack's moto (whole-table Query scans) instead of the bench's partition-indexed one",
-    )
+    add_stack_dynamodb_flag(parser)
     args = parser.parse_args(argv)
     plan = LoadPlan(**{name: getattr(args, name) for name in LoadPlan.model_fields if hasattr(args, name)})
     say(f"load: {plan.requests} requests over {plan.seconds:.0f} s, loopback only")
-    with contextlib.ExitStack() as stack:
-        # As `make bench`: the stack's moto answers a Query by sorting the whole table, so a flood's graph
-        # walks would measure moto's scan (CPU the quiet tenants' cores then lose), not our requests.
-        endpoint = None if args.stack_dynamodb else stack.enter_context(indexed_moto(args.out))
+    # As `make bench`: the stack's moto answers a Query by sorting the whole table, so a flood's graph
+    # walks would measure moto's scan (CPU the quiet tenants' cores then lose), not our requests.
+    with bench_dynamodb(args.out, use_stack=args.stack_dynamodb) as endpoint:
         result = measure(plan, stack_settings(endpoint), args.out)
     print(markdown(result))
     print(f"\nreport: {save(result, args.out)}")

@@ -93,7 +93,7 @@ def checked_key(query: Any) -> str:
     if not all(isinstance(name, str) for name in query):
         raise InvalidQueryError("Query field names must be strings.")
     try:
-        spelled = (query.spelled() if isinstance(query, PreparedQuestion) else canonical_json(query)).encode()
+        spelled = canonical_spelling(query).encode()
     except (TypeError, ValueError) as exc:
         raise InvalidQueryError("The query must hold JSON values only (finite numbers).") from exc
     if len(spelled) > MAX_QUERY_BYTES:
@@ -110,12 +110,18 @@ def canonical_json(query: Any) -> str:
     return _CANONICAL.encode(query)
 
 
+def canonical_spelling(query: Mapping[str, Any], leaving_out: frozenset[str] = frozenset()) -> str:
+    """``canonical_json`` of ``query`` less the ``leaving_out`` fields; a ``PreparedQuestion`` spells it
+    from the field spellings it keeps."""
+    if isinstance(query, PreparedQuestion):
+        return query.spelled(leaving_out)
+    return canonical_json({k: v for k, v in query.items() if k not in leaving_out})
+
+
 def canonical_key(query: Mapping[str, Any], leaving_out: frozenset[str] = frozenset()) -> str:
     """The dedup key: a short digest of the canonical JSON (bounded size, and no query text at rest)
     of ``query`` less the ``leaving_out`` fields."""
-    if isinstance(query, PreparedQuestion):
-        return _digest(query.spelled(leaving_out).encode())
-    return _digest(canonical_json({k: v for k, v in query.items() if k not in leaving_out}).encode())
+    return _digest(canonical_spelling(query, leaving_out).encode())
 
 
 def _digest(spelled: bytes) -> str:
