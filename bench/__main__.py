@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, documents, filtered, graph, ingest, isolation, micro, paging, policy, retrieve
+from . import coldstart, documents, filtered, floor, graph, ingest, isolation, micro, paging, policy, retrieve
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
 from .cost import cost_table
 from .dynamodb_server import DynamoDBStartError, add_stack_dynamodb_flag, bench_dynamodb
@@ -30,6 +30,7 @@ from .workspace import StackDownError, load, stack_settings, workspace
 REPO = Path(__file__).resolve().parents[1]
 SECTIONS = (
     "retrieve",
+    "floor",
     "filtered",
     "paging",
     "graph",
@@ -93,6 +94,8 @@ def _run(
         probe = Probe()
         if "retrieve" in sections:
             results["retrieve"] = retrieve.measure(settings, corpus, probe)
+        if "floor" in sections:
+            results["floor"] = floor.measure(settings, corpus, scale.rounds)
         if "filtered" in sections:
             results["filtered"] = filtered.measure(settings, corpus)
         if "paging" in sections:

@@ -250,6 +250,7 @@ def markdown(report: dict[str, Any]) -> str:
                 ["naive: two searches + client RRF", _ms(naive["naive"]["p50_ms"]), "1.00x"],
             ],
         )  # fmt: skip
+    lines += _floor(r.get("floor"))
     filtered = r.get("filtered", {})
     if filtered:
         lines += [
@@ -391,6 +392,32 @@ def markdown(report: dict[str, Any]) -> str:
         [[t["name"], t["goal"], t["measured"], t["status"]] for t in report["targets"]],
     )
     return "\n".join(lines)
+
+
+def _floor(floor: dict[str, Any] | None) -> list[str]:
+    """Section ``floor``: each step towards the retrieve function, over the raw call (``bench.floor``)."""
+    if not floor:
+        return []
+    modes = list(floor)
+    lines = ["### Where the overhead goes: steps towards the retrieve function, over the raw call", ""]
+    rows = [
+        [
+            side,
+            *(
+                f"{_ms(floor[mode][side]['p50_ms'])} ({floor[mode][side]['over_raw_p50']:.2f}x)"
+                for mode in modes
+            ),
+        ]
+        for side in floor[modes[0]]
+    ]
+    lines += _table(["side", *(f"{mode}: p50 (over raw)" for mode in modes)], rows)
+    lines += [
+        "search: the body validated, the function's bounded search, the sources as JSON; + instruments: in "
+        "the Logger and Metrics decorators; + API frame: as a route behind the Powertools resolver and "
+        "lambda_entry; + response hits: pydantic Hit models; retrieve: the function (docs/PERFORMANCE.md).",
+        "",
+    ]
+    return lines
 
 
 def _with_feedback(moved: dict[str, Any] | None) -> list[str]:

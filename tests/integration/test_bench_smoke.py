@@ -80,6 +80,17 @@ def test_retrieve_costs_one_opensearch_call_and_no_dynamodb_call(tiny_report: tu
     assert retrieve["auto"]["dynamodb_calls"] == 0
 
 
+def test_floor_measures_every_step_towards_the_function(tiny_report: tuple[dict, str, Path]) -> None:
+    report, stdout, _ = tiny_report
+    floor = report["results"]["floor"]
+    assert set(floor) == {"lexical", "vector"}
+    for sides in floor.values():
+        assert list(sides) == ["raw", "search", "+ instruments", "+ API frame", "+ response hits", "retrieve"]
+        assert sides["raw"]["over_raw_p50"] == 1.0
+        assert all(side["p50_ms"] > 0 for side in sides.values())
+    assert "### Where the overhead goes" in stdout and "| + API frame |" in stdout
+
+
 def test_paging_writes_at_the_second_page_only(tiny_report: tuple[dict, str, Path]) -> None:
     paging = tiny_report[0]["results"]["paging"]
     for mode in ("lexical", "vector", "hybrid"):
