@@ -99,14 +99,15 @@ Expansion = Sequence[tuple[str, float]]
 class LexicalSearch(Protocol):
     def lexical(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
-    ) -> list[Hit]:
-        """BM25 search over item text (and the expansion terms, when given)."""
+    ) -> list[Candidate]:
+        """BM25 search over item text (and the expansion terms, when given), best first: candidates whose
+        response ``Hit`` is built only if the ranking keeps them."""
         ...
 
 
 class VectorSearch(Protocol):
-    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
-        """Approximate k-NN search with the filters applied inside the k-NN clause."""
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
+        """Approximate k-NN search with the filters applied inside the k-NN clause, best first."""
         ...
 
 

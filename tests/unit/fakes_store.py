@@ -71,9 +71,11 @@ class InMemoryLexicalStore:
 
     def lexical(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
-    ) -> list[Hit]:
+    ) -> list[Candidate]:
         self.calls.append("lexical")
-        return self._rank(self._overlap(context_id, text, filters, expansion), "lexical", filters.size)
+        return _candidates(
+            self._rank(self._overlap(context_id, text, filters, expansion), "lexical", filters.size)
+        )
 
     def _overlap(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
@@ -97,9 +99,9 @@ class InMemoryLexicalStore:
 class InMemoryStore(InMemoryLexicalStore):
     """Every search capability: lexical, vector, hybrid, entity, temporal."""
 
-    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
         self.calls.append("vector")
-        return self._vector(context_id, vector, filters, filters.size)
+        return _candidates(self._vector(context_id, vector, filters, filters.size))
 
     def _vector(
         self, context_id: str, vector: Sequence[float], filters: SearchFilters, size: int

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fakes_store import FixedEmbedder, InMemoryStore
 from retrieval_core.context import CallerContext
-from retrieval_core.models.hits import Hit
+from retrieval_core.models.hits import Candidate, Hit
 from retrieval_core.models.item import Item
 from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import PRESETS, FusionConfig, RetrievalConfig
@@ -151,7 +151,7 @@ class VectorRecordingStore(InMemoryStore):
         super().__init__(items)
         self.searched: list[list[float]] = []
 
-    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
         self.searched.append(list(vector))
         return super().vector(context_id, vector, filters)
 

@@ -158,14 +158,6 @@ def built(fused: Sequence[Fused[Candidate]]) -> list[Hit]:
     return [f.item.build(score=f.score, signals=f.signals, found_by=f.found_by) for f in fused]
 
 
-def normalise_by_max(hits: Sequence[RescorableT]) -> list[RescorableT]:
-    """Scale raw scores (e.g. BM25) into [0, 1] relative to the best hit; raw scores stay in signals."""
-    top = max((h.score for h in hits), default=0.0)
-    if top <= 0 or not math.isfinite(top):
-        return list(hits)
-    return [h.rescored(h.score / top) for h in hits]
-
-
 def weigh(hits: Sequence[RescorableT], weights: Mapping[Kind, float]) -> list[RescorableT]:
     """Multiply each hit's score by its kind's weight (default 1)."""
     if not weights:

@@ -20,11 +20,10 @@ from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .first_pass import concurrently
-from .fusion import normalise_by_max
 from .requests import Mode
 from .responses import GRAPH_ARM
 from .stages.base import Arms, FirstPass, Job, Searched, SearchQuery, Step
-from .stages.fusion import fuse
+from .stages.fusion import alone, fuse
 from .stages.graph_arm import GraphArm
 
 T = TypeVar("T")
@@ -80,15 +79,17 @@ class LexicalArm:
         # BM25 ranks exactly: its top hits are the same whatever the depth, so the first pass asks for
         # just the hits feedback reads.
         shallow = replace(job.filters, size=options.docs)
-        first = normalise_by_max(
-            require(self._lexical, "lexical").lexical(job.context_id, query.text, shallow)
-        )
-        return FirstPass(texts=[FeedbackText(hit.text, hit.score) for hit in first], vectors=None)
+        first = require(self._lexical, "lexical").lexical(job.context_id, query.text, shallow)
+        texts = [
+            FeedbackText(f.item.build(score=f.score, signals={}, found_by=[]).text, f.score)
+            for f in alone("lexical", first, "by_best")
+        ]
+        return FirstPass(texts=texts, vectors=None)
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         lexical = require(self._lexical, "lexical")
-        hits = lexical.lexical(job.context_id, query.text, job.filters, query.expansion)
-        return one_arm("lexical", normalise_by_max(hits), job.size)
+        candidates = lexical.lexical(job.context_id, query.text, job.filters, query.expansion)
+        return Step(Searched({"lexical": candidates}, asked=job.size, fuse=False, single="by_best"))
 
 
 class VectorArm(_Embedding):
@@ -106,10 +107,10 @@ class VectorArm(_Embedding):
         return FirstPass(texts=None, vectors=[hit.vector for hit in top], vector=vector)
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
-        hits = require(self._can.vector, "vector").vector(
+        candidates = require(self._can.vector, "vector").vector(
             job.context_id, self.vector(job, query), job.filters
         )
-        return one_arm("vector", hits, job.size)
+        return Step(Searched({"vector": candidates}, asked=job.size, fuse=False, single="raw"))
 
 
 class HybridArms(_Embedding):
@@ -235,7 +236,7 @@ class GraphWalkArm(_NoFeedback):
 
 
 def one_arm(name: str, hits: Sequence[Hit], asked: int | None) -> Step[Searched]:
-    """A single arm's hits as candidates that keep everything but the score they are ranked with."""
+    """A single arm's built hits as candidates that keep everything but the score they are ranked with."""
     candidates = [Candidate(hit.id, hit.kind, hit.score, partial(_as_ranked, hit)) for hit in hits]
     return Step(Searched({name: candidates}, asked=asked, fuse=False))
 

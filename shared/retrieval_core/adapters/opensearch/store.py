@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ... import deadline
 from ...metering import CallCounter
 from ...models.filters import Filter
-from ...models.hits import Candidate, Hit, Signal
+from ...models.hits import Candidate, Hit
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import bounds, queries, question_queries
 from .client import failure_of, opensearch_failures
@@ -53,13 +53,13 @@ class OpenSearchStore:
 
     def lexical(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
-    ) -> list[Hit]:
+    ) -> list[Candidate]:
         body = queries.lexical_body(context_id, text, filters, filters.size, expansion)
         return self._lexical(self._search(context_id, body))
 
-    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Hit]:
+    def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
         body = queries.knn_body(context_id, vector, filters, filters.size)
-        return _ranked(self._search(context_id, body), VECTOR_ARM)
+        return _candidates(self._search(context_id, body))
 
     def hybrid(
         self,
@@ -117,12 +117,7 @@ class OpenSearchStore:
         )
 
     def _hybrid_arms(self, lexical: dict[str, Any], vector: dict[str, Any]) -> ArmResults:
-        return ArmResults(
-            arms={
-                LEXICAL_ARM: _candidates(lexical, rank_only=not self._layout.siloed),
-                VECTOR_ARM: _candidates(vector),
-            }
-        )
+        return ArmResults(arms={LEXICAL_ARM: self._lexical(lexical), VECTOR_ARM: _candidates(vector)})
 
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         response = self._search(context_id, queries.entity_body(context_id, entity_id, filters))
@@ -211,9 +206,9 @@ class OpenSearchStore:
             )
         )
 
-    def _lexical(self, response: dict[str, Any]) -> list[Hit]:
+    def _lexical(self, response: dict[str, Any]) -> list[Candidate]:
         """Raw BM25 scores in a silo (its statistics are its own); reciprocal ranks in the pool."""
-        return _ranked(response, LEXICAL_ARM, rank_only=not self._layout.siloed)
+        return _candidates(response, rank_only=not self._layout.siloed)
 
     def _call(self, request: Callable[[float], T]) -> T:
         """``request(timeout)``, with the configured timeout cut to the request's deadline."""
@@ -221,16 +216,6 @@ class OpenSearchStore:
         self._calls.add()
         with opensearch_failures():
             return request(timeout)
-
-
-def _ranked(response: dict[str, Any], arm: str, *, rank_only: bool = False) -> list[Hit]:
-    hits = []
-    for rank, h in enumerate(_hits(response), start=1):
-        score = _arm_score(h, rank, rank_only)
-        hits.append(
-            hit_of(h["_source"], score=score, signals={arm: Signal(rank=rank, score=score)}, found_by=[arm])
-        )
-    return hits
 
 
 def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:

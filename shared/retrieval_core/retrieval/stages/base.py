@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypedDict, TypeVar
+from typing import Generic, Literal, Protocol, TypedDict, TypeVar
 
 from ...models.hits import Candidate, Hit
 from ...models.vocabulary import Kind
@@ -62,6 +62,13 @@ class FirstPass:
     vector: list[float] | None = None
 
 
+SingleArm = Literal["built", "raw", "by_best"]
+"""How one arm (``Searched.fuse`` False) is ranked: ``built``: its candidates wrap hits already built
+(entity, temporal, a graph walk), each keeping its own score and signals; ``raw``: by the arm's scores,
+each hit carrying its rank and score there as its signal (vector); ``by_best``: the same with the scores
+divided by the best one (lexical: BM25 has no fixed range), the raw score staying in the signal."""
+
+
 @dataclass(frozen=True, slots=True)
 class Searched:
     """Every arm's candidates, best first. ``asked``: how deep each arm was asked (an arm that returned
@@ -75,6 +82,7 @@ class Searched:
     """Weights of arms beyond the text arms (auto's focus arms)."""
     kind_weights: Mapping[Kind, float] | None = None
     """None: the request's ``weights``."""
+    single: SingleArm = "built"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,12 +3,13 @@ fusion options say (``retrieval.fusion``); one arm is its own ranking, scores un
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 from ...models.hits import Candidate
 from ..config import FusionConfig
 from ..fusion import Fused, reciprocal_rank_fusion, weighted_score_fusion
-from .base import Job, Pool, Searched, Step
+from .base import Job, Pool, Searched, SingleArm, Step
 
 
 def fused(job: Job, searched: Searched) -> Step[Pool]:
@@ -18,7 +19,7 @@ def fused(job: Job, searched: Searched) -> Step[Pool]:
     if searched.fuse:
         pool = fuse(arms, job.query.tuning.fusion, searched.arm_weights)
     else:
-        pool = [Fused(c.id, c.kind, c.score, c, {}) for candidates in arms.values() for c in candidates]
+        pool = [f for name, candidates in arms.items() for f in alone(name, candidates, searched.single)]
     asked = searched.asked
     return Step(
         Pool(
@@ -39,3 +40,15 @@ def fuse(
     if fusion.method == "score":
         return weighted_score_fusion(arms, weights, fusion.normalization)
     return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)
+
+
+def alone(name: str, candidates: Sequence[Candidate], single: SingleArm) -> list[Fused[Candidate]]:
+    """One arm's candidates as its own ranking (``SingleArm`` says how)."""
+    if single == "built":
+        return [Fused(c.id, c.kind, c.score, c, {}) for c in candidates]
+    best = max((c.score for c in candidates), default=0.0) if single == "by_best" else 1.0
+    scale = best if best > 0 and math.isfinite(best) else 1.0
+    return [
+        Fused(c.id, c.kind, c.score / scale, c, {name: (rank, c.score)})
+        for rank, c in enumerate(candidates, start=1)
+    ]
