@@ -36,16 +36,12 @@ class PreparedQuestion(dict[str, Any]):
         """``canonical_json`` of this question less the ``leaving_out`` fields, byte for byte. The page
         fingerprint and the dedup key spell nearly the same question: a query vector's 384 numbers
         are written once for both."""
-        if self._field_json is None:
-            self._field_json = {name: canonical_json(value) for name, value in self.items()}
-        fields = self._field_json
-        return (
-            "{"
-            + ",".join(
-                f"{canonical_json(name)}:{fields[name]}" for name in sorted(fields) if name not in leaving_out
-            )
-            + "}"
-        )
+        if self._field_json is None:  # each member, "name":value, spelled once
+            self._field_json = {
+                name: f"{canonical_json(name)}:{canonical_json(v)}" for name, v in self.items()
+            }
+        members = self._field_json
+        return "{" + ",".join(members[name] for name in sorted(members) if name not in leaving_out) + "}"
 
 
 def prepare_query(query: Any) -> Any:
