@@ -40,11 +40,13 @@ lint: install
 	@$(MAKE) --no-print-directory typecheck
 
 # mypy strict on the runtime package and on every function's handler (one run each: they are all
-# `app.py`, which one mypy run would take for one module); the test fakes are checked against their ports.
+# `app.py`, which one mypy run would take for one module); the test fakes are checked against their ports,
+# and the bench (whose figures the docs quote) is checked too.
 typecheck: install
 	@$(VENV)/bin/mypy
 	@for handler in functions/*/app.py; do $(VENV)/bin/mypy --no-error-summary $$handler || exit 1; done
 	@MYPYPATH=shared:tests/unit $(VENV)/bin/mypy --follow-imports=silent tests/unit/port_conformance.py
+	@MYPYPATH=shared $(VENV)/bin/mypy --follow-imports=silent --no-error-summary bench
 
 # Fast feedback: the unit tests only (in-memory fakes, no stack), in seconds.
 unit: install

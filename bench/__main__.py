@@ -51,7 +51,7 @@ def run(
     sections: tuple[str, ...],
     keep: bool,
     stack_dynamodb: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Measure at ``scale_name``; DynamoDB is the bench's own indexed moto unless ``stack_dynamodb``."""
     with bench_dynamodb(out_dir, use_stack=stack_dynamodb) as endpoint:
         label = (
@@ -69,7 +69,7 @@ def _run(
     keep: bool,
     base: Settings,
     dynamodb_label: str,
-) -> dict:
+) -> dict[str, Any]:
     from retrieval_core.adapters.opensearch.client import build_client
 
     say(f"scale {scale.name}: generating {scale.items:,} items / {scale.edges:,} edges (fixed seed)")

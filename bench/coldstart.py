@@ -182,7 +182,7 @@ def first_call(
     )
     if result.returncode != 0:
         raise ColdStartError(f"first call of {function} failed:\n{result.stderr[-2000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _last_line(result.stdout)
 
 
 def _context_alias(base_env: dict[str, str]) -> str:
@@ -200,7 +200,7 @@ def plain_first_call(text: str, base_env: dict[str, str]) -> dict[str, float]:
     )
     if result.returncode != 0:
         raise ColdStartError(f"the plain-client handler failed:\n{result.stderr[-2000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return _last_line(result.stdout)
 
 
 def _with_session(event: dict[str, Any]) -> dict[str, Any]:
@@ -266,3 +266,9 @@ def _breakdown(runs: list[dict[str, float]], top: int = 6) -> dict[str, float]:
     names = {name for run in runs for name in run} - {"total"}
     medians = {name: median([run.get(name, 0.0) for run in runs]) * 1000 for name in names}
     return dict(sorted(medians.items(), key=lambda kv: -kv[1])[:top])
+
+
+def _last_line(stdout: str) -> dict[str, float]:
+    """The figures a measuring process printed last, as JSON."""
+    figures: dict[str, float] = json.loads(stdout.strip().splitlines()[-1])
+    return figures

@@ -98,7 +98,8 @@ def _words(rng: np.random.Generator, count: int) -> list[str]:
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    unit: np.ndarray = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+    return unit
 
 
 class _Generator:

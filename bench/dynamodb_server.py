@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -21,16 +20,10 @@ class DynamoDBStartError(RuntimeError):
     """The bench's moto server did not come up."""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextmanager
 def indexed_moto(log_dir: Path) -> Iterator[str]:
     """Yield the endpoint of a fresh partition-indexed moto server; stop its process group afterwards."""
-    port = _free_port()
+    port = processes.free_port()
     endpoint = f"http://127.0.0.1:{port}"
     log_dir.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "bench.moto_indexed", "127.0.0.1", str(port)]

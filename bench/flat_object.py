@@ -70,7 +70,7 @@ def median_took(client: Any, name: str, condition: dict[str, Any]) -> float:
         client.search(index=name, body={"query": query, "size": 10}, request_cache=False)["took"]
         for _ in range(RUNS)
     ]
-    return statistics.median(took)
+    return float(statistics.median(took))
 
 
 def field_count(client: Any, name: str) -> int:

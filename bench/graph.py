@@ -9,6 +9,7 @@ last-generation propositions, whose ancestry is full at every depth up to 5.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .corpus import MAX_DEPTH, Corpus, pairs_at_distance
@@ -98,7 +99,7 @@ def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
             scale.rounds,
             probe,
             ledger,
-            lambda body, d=depth: body["found"] and len(body["paths"][0]["edges"]) == d,
+            partial(_path_of_length, depth),
         )
     items = corpus.deepest[: scale.graph_samples]
     for depth in range(1, MAX_DEPTH + 1):
@@ -110,6 +111,14 @@ def measure(corpus: Corpus, probe: Probe) -> dict[str, Any]:
             scale.rounds,
             probe,
             ledger,
-            lambda body, d=depth: body["explored"]["levels"] == d,
+            partial(_climbed, depth),
         )
     return results
+
+
+def _path_of_length(depth: int, body: dict[str, Any]) -> bool:
+    return bool(body["found"]) and len(body["paths"][0]["edges"]) == depth
+
+
+def _climbed(depth: int, body: dict[str, Any]) -> bool:
+    return bool(body["explored"]["levels"] == depth)

@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 import threading
 import time
@@ -36,8 +35,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from retrieval_core.config import Settings
 from retrieval_dev.cli.serve import DEFAULT_CONTAINERS
-from retrieval_dev.cli.tiers import TIERS
+from retrieval_dev.cli.tiers import TIERS, TierName
 
+from dev import processes
 from dev.tables import scratch_space
 
 from .dynamodb_server import add_stack_dynamodb_flag, bench_dynamodb
@@ -51,8 +51,8 @@ MAX_SECONDS = 600
 MAX_REQUESTS = 40_000
 REQUEST_TIMEOUT_SECONDS = 10.0
 READY_SECONDS = 60.0
-QUIET_TIER = "standard"
-FLOOD_TIER = "basic"
+QUIET_TIER: TierName = "standard"
+FLOOD_TIER: TierName = "basic"
 QUIET_QUESTIONS = (
     "who leads the payments team",
     "what did the platform team decide about the database migration",
@@ -177,51 +177,24 @@ def provisioned(base: Settings, plan: LoadPlan) -> Iterator[Settings]:
 # ------------------------------------------------------------------------------------------- serving
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serving(settings: Settings, plan: LoadPlan, workdir: Path) -> Iterator[str]:
     """``retrieval serve --tiers`` on a free loopback port, until the block ends."""
-    import socket
-
     tiers = workdir / "load-tiers.json"
     tiers.write_text(json.dumps(plan.tiers()), encoding="utf-8")
-    port = _free_port()
-    log = (workdir / "load-serve.log").open("wb")
-    process = subprocess.Popen(
-        [
-            *(str(RETRIEVAL), "serve", "--host", "127.0.0.1", "--port", str(port), "--tiers", str(tiers)),
-            *("--containers", str(plan.containers)),
-        ],
-        env=os.environ | settings.to_env(),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    port = processes.free_port()
+    command = [
+        *(str(RETRIEVAL), "serve", "--host", "127.0.0.1", "--port", str(port), "--tiers", str(tiers)),
+        *("--containers", str(plan.containers)),
+    ]
+    log = workdir / "load-serve.log"
     try:
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"retrieval serve did not start (log: {log.name})") from None
-                time.sleep(0.1)  # polling a child's port, not timing anything measured
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        with processes.serving(
+            command, port=port, log=log, env=os.environ | settings.to_env(), ready_seconds=READY_SECONDS
+        ) as url:
+            yield url
+    except processes.NotServingError as error:
+        raise RuntimeError(f"retrieval serve did not start: {error} (log: {log})") from error
 
 
 def _call(base_url: str, tenant: str, body: dict[str, Any]) -> tuple[int, float]:

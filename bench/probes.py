@@ -47,7 +47,7 @@ class Probe:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _local: threading.local = field(default_factory=threading.local)
     _opensearch: int = 0
-    _calls: Counter = field(default_factory=Counter)
+    _calls: Counter[str] = field(default_factory=Counter)
     _intervals: list[tuple[float, float]] = field(default_factory=list)
     _installed: set[int] = field(default_factory=set)
 

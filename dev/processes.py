@@ -11,8 +11,11 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+
+LOOPBACK = "127.0.0.1"
 
 
 def spawn_detached(command: Sequence[str], log_path: Path, cwd: Path) -> int:
@@ -116,3 +119,65 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
         except OSError:
             return True
     return False
+
+
+def free_port(host: str = LOOPBACK) -> int:
+    """A port nothing listens on at ``host`` (now): the kernel's pick."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+class NotServingError(RuntimeError):
+    """A child meant to serve on a port exited first, or did not accept a connection in time."""
+
+
+def wait_until_accepting(process: subprocess.Popen[bytes], port: int, seconds: float) -> None:
+    """Return once the loopback ``port`` accepts a connection. Between tries it waits on ``process``, so
+    a child that crashed is reported at once (with its exit code), not after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    name = Path(str(process.args[0] if isinstance(process.args, list) else process.args)).name
+    while True:
+        try:
+            with socket.create_connection((LOOPBACK, port), timeout=1):
+                return
+        except OSError:
+            pass
+        try:
+            code = process.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            if time.monotonic() > deadline:
+                raise NotServingError(
+                    f"{name} did not accept connections on port {port} in {seconds:.0f}s"
+                ) from None
+            continue
+        raise NotServingError(f"{name} exited with {code} before accepting connections")
+
+
+@contextmanager
+def serving(
+    command: Sequence[str],
+    *,
+    port: int,
+    log: Path,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+    ready_seconds: float = 30.0,
+) -> Iterator[str]:
+    """``command`` (which listens on the loopback ``port``) running until the block ends, its output in
+    ``log``; yields its base URL. Raises ``NotServingError`` when it does not come up; stopped with
+    SIGTERM, then SIGKILL after 10 s."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            list(command), cwd=cwd, env=dict(env), stdout=output, stderr=subprocess.STDOUT
+        )
+        try:
+            wait_until_accepting(process, port, ready_seconds)
+            yield f"http://{LOOPBACK}:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

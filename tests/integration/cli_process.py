@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,56 +14,33 @@ from urllib.request import Request, urlopen
 import pytest
 from stack_state import REPO
 
+from dev import processes
+
 RETRIEVAL = Path(sys.executable).with_name("retrieval")
-READY_TRIES = 150
-READY_WAIT_SECONDS = 0.2
+READY_SECONDS = 30.0
 
 
 def free_port() -> int:
     """A loopback port nothing listens on (now)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_until_accepting(process: subprocess.Popen[bytes], port: int) -> None:
-    """Try to connect a bounded number of times; between tries, wait on the process so a crash shows."""
-    for _ in range(READY_TRIES):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            pass
-        try:
-            code = process.wait(timeout=READY_WAIT_SECONDS)
-        except subprocess.TimeoutExpired:
-            continue
-        pytest.fail(f"retrieval {process.args[1]} exited with {code} before accepting connections")
-    pytest.fail(f"retrieval {process.args[1]} did not accept connections on port {port}")
+    return processes.free_port()
 
 
 @contextmanager
 def serving(args: list[str], log: Path, env: dict[str, str]) -> Iterator[str]:
     """`retrieval ARGS --port P` running until the block ends; yields its base URL."""
     port = free_port()
-    with log.open("wb") as output:
-        process = subprocess.Popen(
+    try:
+        with processes.serving(
             [str(RETRIEVAL), *args, "--port", str(port)],
-            cwd=REPO,
+            port=port,
+            log=log,
             env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            wait_until_accepting(process, port)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            cwd=REPO,
+            ready_seconds=READY_SECONDS,
+        ) as url:
+            yield url
+    except processes.NotServingError as error:
+        pytest.fail(f"retrieval {args[0]}: {error} (log: {log})")
 
 
 def json_call(url: str, method: str, headers: dict[str, str], body: Any = None) -> tuple[int, Any]:
