@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from . import deadline
 from .errors import BackendUnavailableError
 
 log = logging.getLogger(__name__)
@@ -50,3 +51,35 @@ class LazyClient:
                 if self._client is None:
                     self._client = self._build()
         return self._client
+
+
+def deadline_bound_client(
+    service: str, region: str | None, *, connect_seconds: float, read_seconds: float, attempts: int
+) -> Any:
+    """A boto3 ``service`` client with short timeouts and standard retries, none of whose attempts starts
+    unless it could finish before the request's deadline (``bind_attempts_to_deadline``): a slow or
+    throttled service fails the request inside the function's budget, as a 503 with ``Retry-After``,
+    instead of running it into Lambda's timeout."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(
+        connect_timeout=connect_seconds,
+        read_timeout=read_seconds,
+        retries={"mode": "standard", "total_max_attempts": attempts},
+    )
+    client = boto3.client(service, region_name=region, config=config)
+    bind_attempts_to_deadline(client, connect_seconds + read_seconds)
+    return client
+
+
+def bind_attempts_to_deadline(client: Any, attempt_seconds: float) -> None:
+    """Refuse any attempt of ``client``'s, first or retry, with less than ``attempt_seconds`` left before
+    the deadline (``deadline.require``: ``DeadlineExceededError``). Registered on the event botocore
+    sends before each attempt, named after the client's own service id."""
+
+    def attempt_fits_the_deadline(**_: Any) -> None:
+        deadline.require(attempt_seconds)
+
+    service = client.meta.service_model.service_id.hyphenize()
+    client.meta.events.register(f"before-send.{service}", attempt_fits_the_deadline)

@@ -14,10 +14,12 @@ import pytest
 from botocore.config import Config
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
+from retrieval_core import deadline
+from retrieval_core.aws import deadline_bound_client
 from retrieval_core.config import Settings
 from retrieval_core.embedding import BedrockEmbedder, EmbeddingDimensionMismatchError, embedder_from_settings
 from retrieval_core.entrypoints.status import status_of
-from retrieval_core.errors import BackendUnavailableError
+from retrieval_core.errors import BackendUnavailableError, DeadlineExceededError
 from retrieval_core.ports import Embedder
 
 MODEL = "amazon.titan-embed-text-v2:0"
@@ -155,3 +157,29 @@ def test_factory_builds_bedrock_with_the_configured_dimension() -> None:
 def test_factory_rejects_a_dimension_titan_v2_cannot_produce() -> None:
     with pytest.raises(EmbeddingDimensionMismatchError):
         embedder_from_settings(Settings(embedder="bedrock", embedding_dimension=384))
+
+
+def test_no_embedding_starts_without_time_for_it_before_the_deadline(stubbed: tuple[Any, Stubber]) -> None:
+    bedrock, _ = stubbed  # nothing queued: a call that started would fail the Stubber instead
+    with deadline.within(0.5), pytest.raises(DeadlineExceededError) as refused:
+        BedrockEmbedder(client=bedrock).embed(["text"])
+    assert status_of(refused.value) == 503
+
+
+@pytest.mark.parametrize(
+    ("service", "operation"), [("bedrock-runtime", "InvokeModel"), ("bedrock-agent-runtime", "Rerank")]
+)
+def test_the_deployed_clients_refuse_an_attempt_that_cannot_finish_before_the_deadline(
+    service: str, operation: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every attempt, retries included, passes the event botocore sends before it; with too little time
+    left the attempt is refused there, and with enough it goes ahead."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    made = deadline_bound_client(service, "us-east-1", connect_seconds=1, read_seconds=2, attempts=2)
+    event = f"before-send.{service}.{operation}"
+    with deadline.within(2.5), pytest.raises(DeadlineExceededError):
+        made.meta.events.emit(event, request=None)
+    with deadline.within(10):
+        made.meta.events.emit(event, request=None)
+    assert made.meta.config.read_timeout == 2 and made.meta.config.retries["total_max_attempts"] == 2

@@ -11,7 +11,12 @@ import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
 from retrieval_core import deadline
-from retrieval_core.adapters.bedrock_rerank import BedrockReranker, attach_deadline
+from retrieval_core.adapters.bedrock_rerank import (
+    CONNECT_TIMEOUT_SECONDS,
+    READ_TIMEOUT_SECONDS,
+    BedrockReranker,
+)
+from retrieval_core.aws import bind_attempts_to_deadline
 from retrieval_core.errors import BackendUnavailableError, DeadlineExceededError
 
 MODEL = "amazon.rerank-v1:0"
@@ -27,7 +32,7 @@ def client() -> Any:
         aws_access_key_id="testing",
         aws_secret_access_key="testing",
     )
-    attach_deadline(made)
+    bind_attempts_to_deadline(made, CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
     return made
 
 

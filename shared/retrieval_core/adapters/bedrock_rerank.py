@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import deadline
-from ..aws import LazyClient, aws_failures
+from ..aws import LazyClient, aws_failures, deadline_bound_client
 from ..errors import BackendUnavailableError
 
 log = logging.getLogger(__name__)
@@ -86,26 +86,10 @@ def _scores(response: Any, count: int) -> list[float]:
 
 def new_client(region: str) -> Any:
     """A ``bedrock-agent-runtime`` client whose attempts each fit the request's deadline."""
-    import boto3
-    from botocore.config import Config
-
-    client = boto3.client(
+    return deadline_bound_client(
         "bedrock-agent-runtime",
-        region_name=region,
-        config=Config(
-            connect_timeout=CONNECT_TIMEOUT_SECONDS,
-            read_timeout=READ_TIMEOUT_SECONDS,
-            retries={"mode": "standard", "total_max_attempts": MAX_ATTEMPTS},
-        ),
+        region,
+        connect_seconds=CONNECT_TIMEOUT_SECONDS,
+        read_seconds=READ_TIMEOUT_SECONDS,
+        attempts=MAX_ATTEMPTS,
     )
-    attach_deadline(client)
-    return client
-
-
-def attach_deadline(client: Any) -> None:
-    """Refuse any attempt, first or retry, that could not finish before the request's deadline."""
-
-    def attempt_fits_the_deadline(**_: Any) -> None:
-        deadline.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
-
-    client.meta.events.register("before-send.bedrock-agent-runtime", attempt_fits_the_deadline)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from .. import deadline
+from ..aws import bind_attempts_to_deadline
 from ..config import Settings
 
 
@@ -33,9 +33,5 @@ def dynamodb_client(settings: Settings) -> Any:
         ),
     )
     attempt_seconds = settings.dynamodb_connect_timeout_seconds + settings.dynamodb_read_timeout_seconds
-
-    def attempt_fits_the_deadline(**_: Any) -> None:
-        deadline.require(attempt_seconds)
-
-    client.meta.events.register("before-send.dynamodb", attempt_fits_the_deadline)
+    bind_attempts_to_deadline(client, attempt_seconds)
     return client

@@ -1,7 +1,9 @@
 """The deployed embedder: Amazon Titan Text Embeddings V2 on Bedrock, one InvokeModel per text.
 
 boto3 is imported only when the client is first needed (the Lambda runtime provides it); the client is
-created once per embedder and reused by every call, including from several threads.
+created once per embedder and reused by every call, including from several threads. Its attempts are
+short and none starts that could not finish before the request's deadline: a slow or throttled model
+costs the caller a 503 with ``Retry-After``, not a Lambda timeout. (Ingest runs without a deadline.)
 """
 
 from __future__ import annotations
@@ -11,13 +13,18 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..aws import LazyClient, aws_failures
+from .. import deadline
+from ..aws import LazyClient, aws_failures, deadline_bound_client
 from ..errors import BackendUnavailableError
 from .errors import EmbeddingDimensionMismatchError
 
 log = logging.getLogger(__name__)
 
 TITAN_V2 = "amazon.titan-embed-text-v2:0"
+CONNECT_TIMEOUT_SECONDS = 1.0
+READ_TIMEOUT_SECONDS = 3.0
+"""Titan answers a query-sized text in well under a second; an attempt that takes longer is retried."""
+MAX_ATTEMPTS = 3
 # Output sizes a model accepts in its request's "dimensions" field, for the models that take one.
 SUPPORTED_DIMENSIONS: dict[str, tuple[int, ...]] = {TITAN_V2: (256, 512, 1024)}
 
@@ -61,6 +68,7 @@ class BedrockEmbedder:
 
     def _embed_one(self, text: str) -> list[float]:
         body = json.dumps({"inputText": text, "dimensions": self._dimension, "normalize": self._normalize})
+        deadline.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
         with aws_failures("bedrock", "invoke_model"):
             response = self._client.get().invoke_model(
                 modelId=self._model_id, body=body, contentType="application/json", accept="application/json"
@@ -82,10 +90,10 @@ class BedrockEmbedder:
 
 
 def _new_client(region: str | None) -> Any:
-    """A ``bedrock-runtime`` client with short timeouts and standard retries, so a throttled or slow
-    model fails the request within the function's budget instead of hanging it."""
-    import boto3
-    from botocore.config import Config
-
-    config = Config(connect_timeout=2, read_timeout=10, retries={"mode": "standard", "max_attempts": 3})
-    return boto3.client("bedrock-runtime", region_name=region, config=config)
+    return deadline_bound_client(
+        "bedrock-runtime",
+        region,
+        connect_seconds=CONNECT_TIMEOUT_SECONDS,
+        read_seconds=READ_TIMEOUT_SECONDS,
+        attempts=MAX_ATTEMPTS,
+    )
