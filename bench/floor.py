@@ -26,6 +26,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
+from retrieval_core import deadline
 from retrieval_core.adapters.opensearch import bounds, queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.documents import hit_of
@@ -45,7 +46,6 @@ from .retrieve import TOP_K, WARMUP, Query, RawClient, build_queries, request_bo
 from .stats import Latency, median_ratio
 
 MODES = ("lexical", "vector")
-SIDES = ("search", "+ instruments", "+ API frame", "+ response hits", "retrieve")
 
 
 Call = Callable[[dict[str, Any]], dict[str, Any]]
@@ -73,13 +73,14 @@ class _Search:
         else:
             vector = [float(v) for v in request.vector or ()]
             body = queries.knn_body(CONTEXT, vector, self._filters, TOP_K + 1)
+        timeout = deadline.timeout(self._timeout)  # cut to the invocation's deadline, as the store does
         response = self._client.search(
             index=self._alias,
-            body=bounds.bounded(body, self._timeout),
+            body=bounds.bounded(body, timeout),
             routing=CONTEXT,
             ignore_unavailable=True,
-            request_timeout=self._timeout,
-            cancel_after_time_interval=bounds.cancel_after(self._timeout),
+            request_timeout=timeout,
+            cancel_after_time_interval=bounds.cancel_after(timeout),
         )
         hits: list[dict[str, Any]] = response["hits"]["hits"][:TOP_K]
         return hits
