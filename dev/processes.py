@@ -110,7 +110,7 @@ def stop_group(pgid: int, grace_seconds: float = 30.0) -> None:
         raise StopError(f"process group {pgid} still has live members {survivors} after SIGKILL")
 
 
-def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+def port_in_use(port: int, host: str = LOOPBACK) -> bool:
     """True if something listens on ``host:port`` (binding fails); TIME_WAIT leftovers do not count."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -132,11 +132,10 @@ class NotServingError(RuntimeError):
     """A child meant to serve on a port exited first, or did not accept a connection in time."""
 
 
-def wait_until_accepting(process: subprocess.Popen[bytes], port: int, seconds: float) -> None:
+def _wait_until_accepting(process: subprocess.Popen[bytes], name: str, port: int, seconds: float) -> None:
     """Return once the loopback ``port`` accepts a connection. Between tries it waits on ``process``, so
     a child that crashed is reported at once (with its exit code), not after ``seconds``."""
     deadline = time.monotonic() + seconds
-    name = Path(str(process.args[0] if isinstance(process.args, list) else process.args)).name
     while True:
         try:
             with socket.create_connection((LOOPBACK, port), timeout=1):
@@ -172,7 +171,7 @@ def serving(
             list(command), cwd=cwd, env=dict(env), stdout=output, stderr=subprocess.STDOUT
         )
         try:
-            wait_until_accepting(process, port, ready_seconds)
+            _wait_until_accepting(process, Path(command[0]).name, port, ready_seconds)
             yield f"http://{LOOPBACK}:{port}"
         finally:
             process.terminate()

@@ -15,14 +15,10 @@ import pytest
 from stack_state import REPO
 
 from dev import processes
+from dev.processes import free_port
 
 RETRIEVAL = Path(sys.executable).with_name("retrieval")
 READY_SECONDS = 30.0
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (now)."""
-    return processes.free_port()
 
 
 @contextmanager

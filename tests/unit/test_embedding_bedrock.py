@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +20,8 @@ from retrieval_core.embedding import BedrockEmbedder, EmbeddingDimensionMismatch
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError, DeadlineExceededError
 from retrieval_core.ports import Embedder
+
+from dev.processes import free_port
 
 MODEL = "amazon.titan-embed-text-v2:0"
 
@@ -134,9 +135,7 @@ def test_unreadable_response_is_backend_unavailable(stubbed: tuple[Any, Stubber]
 
 
 def test_unreachable_endpoint_becomes_backend_unavailable() -> None:
-    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()  # free a moment ago: nothing listens there
     embedder = BedrockEmbedder(client=client(f"http://127.0.0.1:{port}"))
     with pytest.raises(BackendUnavailableError):
         embedder.embed(["text"])

@@ -95,26 +95,29 @@ def chunk_document(
     """The file's chunks in reading order, sized by ``count_tokens``. Records (CSV rows) are one chunk
     each, whatever the strategy, cut only when a row is longer than the window."""
     limit = config.search_tokens(window)
-    count = count_tokens
     if parsed.records:
-        return [c for block in parsed.blocks for c in _pack([block], limit, 0, count, record=block.metadata)]
+        return [
+            c
+            for block in parsed.blocks
+            for c in _pack([block], limit, 0, count_tokens, record=block.metadata)
+        ]
     if config.strategy == "none":
         return _whole(parsed.blocks)
     chunks: list[Chunk] = []
     for run in _runs(parsed.blocks):
         match config.strategy:
             case "fixed":
-                chunks += _pack(run, limit, limit * config.overlap_percent // 100, count)
+                chunks += _pack(run, limit, limit * config.overlap_percent // 100, count_tokens)
             case "semantic":
                 if embed is None:
                     raise ChunkingConfigError("semantic chunking needs the deployment's embedder")
-                chunks += _semantic(run, limit, config, embed, count)
+                chunks += _semantic(run, limit, config, embed, count_tokens)
             case "hierarchical":
-                for parent in _pack(run, config.parent_max_tokens, 0, count):
+                for parent in _pack(run, config.parent_max_tokens, 0, count_tokens):
                     child_run = [Block(parent.text, parent.start, parent.end, parent.page, parent.section)]
                     chunks += [
                         replace(child, parent_text=parent.text)
-                        for child in _pack(child_run, limit, config.overlap_tokens, count)
+                        for child in _pack(child_run, limit, config.overlap_tokens, count_tokens)
                     ]
     return chunks
 
