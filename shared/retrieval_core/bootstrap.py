@@ -336,6 +336,7 @@ class Container:
             embedder=self.embedder,
             vectors=self.store,
             mentions=MentionFinder(self.store, extractor),
+            naming=self.store,
             chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
             metadata=self.settings.metadata_fields,
         )

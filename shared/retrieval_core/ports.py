@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .models.cursors import FrozenRanking
 from .models.hits import Candidate, Edge, Hit
@@ -33,6 +33,8 @@ class SearchFilters:
     size: int = 10
     where: Filter | None = None
     """The caller's filter, resolved against the metadata schema; applied inside the query too."""
+    entities: tuple[str, ...] = ()
+    """Only items that mention (or are about) one of these entities: a multi-hop stage's linked pages."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +228,16 @@ class VectorReader(Protocol):
     def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
         """The texts and stored embeddings of the caller's items among ``ids``, in one round trip;
         foreign and missing ids are simply absent."""
+        ...
+
+
+class NamingChunks(Protocol):
+    def chunks_naming(
+        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
+    ) -> list[dict[str, Any]]:
+        """The stored items (their loadable fields, embedding included) of the context's document chunks
+        whose text holds one of ``names`` as a phrase and that do not mention ``entity`` (that id, name
+        and type) yet, at most ``limit``, in one round trip."""
         ...
 
 

@@ -493,9 +493,11 @@ def test_a_documents_only_context_answers_entity_graph_walk_graph_path_and_auto_
     # The file's own mention pairs with nothing: no edge joins every name of a file.
     assert retrieve({"mode": "graph_walk", "entity_id": "acme:doc/fleet/guide.md", "top_k": 10}) == []
 
-    # An edit replaces the chunk's edges: the crew no longer reaches the jet.
+    # An edit replaces the chunk's edges: the crew no longer reaches the jet (only the page it is on,
+    # "Fleet", whose entity the chunk is about).
     put(resources, settings, "contexts/acme/fleet/guide.md", b"# Fleet\n\nThe Hangar Crew went home.")
-    assert retrieve({"mode": "graph_walk", "entity_id": crew, "depth": 2, "top_k": 10}) == []
+    walked = retrieve({"mode": "graph_walk", "entity_id": crew, "depth": 2, "top_k": 10})
+    assert [h["id"] for h in walked] == [guide_chunk]
     response = invoke("graph_path", api_event("GET", "/v1/graph/path", "acme", query=query))
     assert json.loads(response["body"])["paths"] == []
 

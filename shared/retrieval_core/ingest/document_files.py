@@ -18,21 +18,24 @@ import json
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
+from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
 from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_lines
 from ..documents.chunking import chunk_document
-from ..documents.entities import MentionFinder
+from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
 from ..documents.formats import DocumentFormat, document_of_sidecar, format_of, is_sidecar, sidecar_of
 from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from ..documents.pages import about_mention, page_title
 from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
 from ..models.ingest import ObjectRef
 from ..models.metadata import MetadataSchema
+from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.text_window import token_counter, window_of
 from ..models.vocabulary import iso
-from ..ports import Embedder, VectorReader
+from ..ports import Embedder, NamedEntity, NamingChunks, VectorReader
 from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import LineLoader, ObjectStore
@@ -56,6 +59,7 @@ class DocumentFiles:
         chunking: ChunkingPolicy,
         metadata: MetadataSchema,
         limits: DocumentLimits = DOCUMENT_LIMITS,
+        naming: NamingChunks | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._loader = loader
@@ -67,6 +71,7 @@ class DocumentFiles:
         self._chunking = chunking
         self._metadata = metadata
         self._limits = limits
+        self._naming = naming
         self._clock = clock
 
     def created(self, ref: ObjectRef) -> DocumentStatus | None:
@@ -161,11 +166,16 @@ class DocumentFiles:
         }
         mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks])
         file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
+        title = page_title(chunks)
+        own = [file_mention] if title is None else [file_mention, about_mention(file.context_id, title)]
+        own_ids = {m["entity_id"] for m in own}
         lines = chunk_lines(
             file,
             chunks,
             metadata=dict(sidecar.metadata),
-            mentions=[[file_mention, *found][:32] for found in mentions],
+            mentions=[
+                [*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions
+            ],
             vectors=reusable,
             created_at=self._clock(),
         )
@@ -179,8 +189,25 @@ class DocumentFiles:
             raise DocumentRejectedError(
                 f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
             )
+        if title is not None:
+            self._link_back(file.context_id, title)
         status: Status = "updated" if indexed_before else "indexed"
         return self._record(file, status, len(chunks), None, sequencer, hashes)
+
+    def _link_back(self, context_id: str, title: str) -> None:
+        """The chunks indexed before this page that name its title now mention it (``backlinks``)."""
+        if self._naming is None:
+            return
+        entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
+        names = backlink_names(entry, self._mentions.dictionary(context_id))
+        sources = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
+        lines = backlinked(sources, entry, names)
+        if lines:
+            report = self._loader.load_lines(lines, context_id=context_id)
+            if report.unwritten or report.stopped:
+                raise IngestIncompleteError(
+                    f"{len(report.unwritten)} back-links to {title!r} were not written"
+                )
 
     def _remove(
         self,

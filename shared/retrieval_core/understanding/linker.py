@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..models.page_titles import PAGE_ENTITY_TYPE, title_aliases
 from ..ports import NamedEntity
 from .spans import Span
 
@@ -79,11 +80,17 @@ def aliases(entity: NamedEntity) -> list[tuple[tuple[str, ...], str]]:
     for prefix in _NAME_PREFIXES:
         if lowered.startswith(prefix) and len(full) > 1:
             found.append((full[1:], "alias"))
-    if entity.type.casefold() == "person" and len(full) >= 2:
+    if entity.type == PAGE_ENTITY_TYPE:  # a page answers to its title's aliases: "Maurice (film)"
+        found += [(alias, "alias") for a in title_aliases(entity.name) if (alias := _norms(a))]
+    elif entity.type.casefold() == "person" and len(full) >= 2:
         found += [((full[0],), "alias"), ((full[-1],), "alias")]
     elif _proper_head(entity):
         found.append(((full[0],), "alias"))
     return found
+
+
+def _norms(name: str) -> tuple[str, ...]:
+    return tuple(t.norm for t in tokens(name))
 
 
 def _proper_head(entity: NamedEntity) -> bool:

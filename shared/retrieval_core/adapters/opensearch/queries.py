@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...models.filters import Filter
+from ...models.vocabulary import Kind
 from ...ports import Expansion, SearchFilters, TimeWindow
 from .filters import filter_clause
 from .index import VECTOR_FIELD
@@ -66,6 +67,8 @@ def filter_clauses(
             clauses.append({"terms": {"status": [str(s) for s in filters.statuses]}})
         if filters.kinds:
             clauses.append({"terms": {"kind": [str(k) for k in filters.kinds]}})
+        if filters.entities:
+            clauses.append({"terms": {"entity_ids": list(filters.entities)}})
         where = where or filters.where
     if where is not None:
         clauses.append(filter_clause(where))
@@ -167,6 +170,28 @@ def ids_body(context_id: str, ids: Sequence[str], where: Filter | None = None) -
         "_source": SOURCE_FIELDS,
         "query": {
             "bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id, where=where)]}
+        },
+    }
+
+
+DERIVED_FIELDS = ["entity_ids", "mention_types", "entity_names", "entity_name_keys"]
+"""Index fields computed from an item's mentions (``documents.document_of``), not part of the item."""
+
+
+def naming_body(context_id: str, names: Sequence[str], name_key: str, limit: int) -> dict[str, Any]:
+    """The caller's document chunks holding one of ``names`` as a phrase and not mentioning the entry
+    ``name_key`` (``entity_name_keys``): the chunks indexed before a page whose title they name
+    (``chunks_naming``)."""
+    return {
+        "size": limit,
+        "_source": {"excludes": DERIVED_FIELDS},
+        "query": {
+            "bool": {
+                "filter": [*filter_clauses(context_id), {"term": {"kind": str(Kind.DOCUMENT)}}],
+                "should": [{"match_phrase": {"text": name}} for name in names],
+                "minimum_should_match": 1,
+                "must_not": [{"term": {"entity_name_keys": name_key}}],
+            }
         },
     }
 

@@ -152,6 +152,16 @@ class OpenSearchStore:
             if h["_source"].get(VECTOR_FIELD)
         }
 
+    def chunks_naming(
+        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
+    ) -> list[dict[str, Any]]:
+        """``ports.NamingChunks``: what a page's title links back to once the page is indexed."""
+        if not names or limit < 1:
+            return []
+        key = NAME_KEY_SEPARATOR.join((entity.entity_id, entity.name, entity.type))
+        response = self._search(context_id, queries.naming_body(context_id, names, key, limit))
+        return [h["_source"] for h in _hits(response)]
+
     def entity_names(self, context_id: str) -> list[NamedEntity]:
         """The context's entity dictionary (``documents.entities.EntityDictionary``): the names its items'
         mentions give, up to ``question_queries.DICTIONARY_ENTRIES``, in one aggregation."""
