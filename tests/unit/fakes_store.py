@@ -51,6 +51,8 @@ class InMemoryLexicalStore:
             found = [i for i in found if i.status in filters.statuses]
             if filters.kinds:
                 found = [i for i in found if i.kind in filters.kinds]
+            if filters.entities:
+                found = [i for i in found if set(i.entity_ids) & set(filters.entities)]
             where = where or filters.where
         if where is not None:
             found = [i for i in found if matches(i, where.echo(), self.metadata_types)]

@@ -35,7 +35,7 @@ class ItemView(BaseModel):
     mentions: list[MentionView] = Field(
         default_factory=empty_list,
         description="The entities it names (a chunk of a file names the file too: `entity` mode on that "
-        "id returns the file's every chunk).",
+        "id returns the file's every chunk; a chunk of a page is `about` the page's own entity, its role).",
     )
 
     @classmethod

@@ -31,7 +31,7 @@ class HitPart(StrEnum):
 
 HIT_PART_FIELDS: dict[HitPart, tuple[str, ...]] = {
     HitPart.TEXT: ("text", "truncated"),
-    HitPart.SIGNALS: ("signals",),
+    HitPart.SIGNALS: ("signals", "path"),
     HitPart.MENTIONS: ("mentions",),
     HitPart.PROVENANCE: ("provenance",),
     HitPart.METADATA: ("metadata", "metadata_truncated"),
@@ -41,7 +41,8 @@ HIT_PART_FIELDS: dict[HitPart, tuple[str, ...]] = {
 """The response fields of each part."""
 
 HIT_PARTS_DESCRIPTION = (
-    "text: the item's text; signals: each arm's rank and score; mentions: the entities it names; "
+    "text: the item's text; signals: each arm's rank and score (and a multi-hop hit's path); "
+    "mentions: the entities it names; "
     "provenance: source ids, grounding URIs and what it supersedes; metadata: the item's metadata "
     f"(at most {METADATA_CAP_CHARS:,} characters of JSON); validity: valid_from and valid_to; location: "
     "where to cite it (the first grounding span with a URI, else metadata.uri)."

@@ -30,6 +30,19 @@ class MentionView(BaseModel):
     role: str | None = None
 
 
+class Hop(BaseModel):
+    """One link a multi-hop walk followed to reach a hit: from a passage ranked above it, through an
+    entity that passage names (``mentions``) to the page about it (``about``), or to another passage
+    naming it too (``co_mentions``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    from_id: str = Field(description="The passage the link leaves from (a hit of the same answer).")
+    entity_id: str
+    entity: str = Field(description="The entity's name.")
+    link: str = Field(description="`about`: the hit is the entity's page; `mentions`: it names it too.")
+
+
 class Provenance(BaseModel):
     """A short summary of where a hit came from; ``why_explain`` gives the full lineage."""
 
@@ -73,6 +86,11 @@ class Hit(BaseModel):
     valid_from: str | None = Field(default=None, description="When the fact became true, if known.")
     valid_to: str | None = Field(default=None, description="When it stopped being true; null while it is.")
     location: Location | None = Field(default=None, description="Where to cite it from, when known.")
+    path: list[Hop] | None = Field(
+        default=None,
+        description="Multi-hop (hops > 1): how the walk reached this hit, hop by hop from a passage the "
+        "text search found; null for a hit the text search ranked on its own.",
+    )
 
     @property
     def location_uri(self) -> str | None:

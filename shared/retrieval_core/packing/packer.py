@@ -212,6 +212,7 @@ def pack_hits(
                 truncated=block.truncated,
                 compressed=block.compressed,
                 uri=hits[rank].location_uri,
+                via=_via(hits[rank], source_ids),
             )
             for rank, block in sorted(packer.chosen.items())
         ],
@@ -221,6 +222,13 @@ def pack_hits(
         ],
         n_candidates=len(hits),
     )
+
+
+def _via(hit: Hit, source_ids: Mapping[str, str]) -> list[str] | None:
+    """A multi-hop hit's path in the packet's citation labels (a hop from a hit left out: its id)."""
+    if not hit.path:
+        return None
+    return [f"{source_ids.get(hop.from_id, hop.from_id)} > {hop.entity} ({hop.link})" for hop in hit.path]
 
 
 def _candidate(rank: int, hit: Hit, source_id: str, task: str | None, compress: bool) -> _Candidate:

@@ -21,6 +21,11 @@ class PackedItem(BaseModel):
     truncated: bool = Field(description="The text was cut short to fit.")
     compressed: bool = Field(description="Only the sentences most relevant to the task were kept.")
     uri: str | None = Field(default=None, description="Where to cite it from (the hit's location.uri).")
+    via: list[str] | None = Field(
+        default=None,
+        description="A multi-hop hit: the links that reached it, each `<source> > <entity> (<about or "
+        "mentions>)`, e.g. `S1 > Ada Smith (about)`; null for a hit the text search found.",
+    )
 
 
 class DroppedItem(BaseModel):

@@ -89,6 +89,41 @@ class GraphExpansionConfig(BaseModel):
     )
 
 
+class MultiHopConfig(BaseModel):
+    """The multi-hop stage (``stages/multihop.py``): how far it looks and how much a link weighs. The
+    defaults were chosen on both multi-hop development sets together (MuSiQue and HotpotQA train
+    samples, docs/QUALITY.md, "Multi-hop questions"), keeping only what held on each."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seed_hits: int = Field(default=5, ge=1, le=20, description="Top hits whose linked pages seed a hop.")
+    entities: int = Field(default=24, ge=1, le=100, description="Most linked entities one hop follows.")
+    candidates: int = Field(default=30, ge=1, le=100, description="Passages one hop fetches per arm.")
+    weight: float = Field(
+        default=0.7, ge=0, description="A linked passage's score beside the text ranking's (best: 1)."
+    )
+    about: float = Field(default=1.0, ge=0, le=1, description="The weight of a link to the page about it.")
+    mention: float = Field(
+        default=0.1, ge=0, le=1, description="The weight of a link to a passage that mentions the entity."
+    )
+    decay: float = Field(
+        default=0.8, ge=0, le=1, description="How much a seed's weight falls per rank below the top."
+    )
+    lexical_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="A linked passage's similarity to the question: this share BM25, the rest k-NN.",
+    )
+    relative: float = Field(
+        default=1.0,
+        ge=0,
+        le=1,
+        description="This share of a linked passage's similarity is measured against the most similar "
+        "passage its seed links to (the rest: against the ranked hits' best).",
+    )
+
+
 class RetrievalConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -98,6 +133,7 @@ class RetrievalConfig(BaseModel):
         default=None, description="Pseudo-relevance feedback for the lexical arm; None: only on request."
     )
     expansion: GraphExpansionConfig = GraphExpansionConfig()
+    multihop: MultiHopConfig = MultiHopConfig()
     metadata: dict[str, FieldType] = Field(
         default_factory=empty_dict, description="Declared metadata types filters are checked against."
     )

@@ -24,11 +24,12 @@ from .prepared import PreparedQuery
 from .requests import Mode
 from .responses import AppliedLimits
 from .router import routes
-from .stages.base import Applied, Job, Pool, Ranked, SearchQuery, Stage, Step
+from .stages.base import Applied, Job, Pool, Ranked, Searched, SearchQuery, Stage, Step
 from .stages.cut import weighed_and_cut
 from .stages.feedback import pseudo_relevance_feedback
 from .stages.fusion import fused
 from .stages.graph_expansion import GraphExpansion
+from .stages.multihop import MultiHop
 from .stages.rerank import Reranking
 
 T = TypeVar("T")
@@ -58,6 +59,7 @@ class RankingPipeline:
         self._pool_stages: Sequence[Stage[Pool]] = (weighed_and_cut,)
         self._hit_stages: Sequence[Stage[Ranked]] = (
             Reranking(capabilities),
+            MultiHop(capabilities, config.multihop),
             GraphExpansion(capabilities, config.expansion),
         )
 
@@ -88,10 +90,16 @@ class RankingPipeline:
         applied = Applied()
         text = SearchQuery(job.query.request.text or "")
         text = _through(self._query_stages, job, text, applied)
-        searched = _noted(job.arms.search(job, text), applied)
-        pool = _through(self._pool_stages, job, _noted(fused(job, searched), applied), applied)
-        ranked = _through(self._hit_stages, job, Ranked(built(pool.fused), pool.arms), applied)
+        searched = job.arms.search(job, text)
+        applied.update(searched.applied)
+        pool = _through(self._pool_stages, job, _noted(fused(job, searched.value), applied), applied)
+        first = Ranked(built(pool.fused), pool.arms, text.text, searched_vector(searched, text))
+        ranked = _through(self._hit_stages, job, first, applied)
         return ranked, pool, applied
+
+
+def searched_vector(searched: Step[Searched], query: SearchQuery) -> list[float] | None:
+    return searched.value.vector if searched.value.vector is not None else query.vector
 
 
 def _through(stages: Sequence[Stage[T]], job: Job, value: T, applied: Applied) -> T:

@@ -301,6 +301,13 @@ class RetrieveRequest(DoorModel):
         description="hybrid: append up to 10 edge propositions one hop from the top hits' entities, "
         "ranked below every fused hit and marked found_by ['graph'].",
     )
+    hops: RequestInt | None = Field(
+        default=None,
+        description="hybrid and auto: how many passages deep to follow links between pages (clamped to "
+        "1..3): 2 adds the pages the top hits name (a bridge passage that shares no word with the "
+        "question can rank first), each with its path; 1 is text search alone. Default: hybrid 1; auto "
+        '2 when the question reads as multi-hop ("the director of X", "born first, X or Y"), else 1.',
+    )
     fusion: FusionOptions | None = Field(
         default=None, description="hybrid: how the arms are fused (unset fields: the deployment's)."
     )
@@ -365,6 +372,8 @@ class RetrieveRequest(DoorModel):
         needs = MODE_NEEDS[self.mode]
         if all(getattr(self, name) is None for name in needs):
             raise ValueError(f"{' or '.join(needs)} is required for mode '{self.mode}'")
+        if self.hops is not None and self.mode not in (Mode.HYBRID, Mode.AUTO):
+            raise ValueError("hops is for hybrid and auto")
         if self.mode == Mode.AUTO and self.expand_graph:
             raise ValueError("expand_graph is for hybrid; auto adds a linked entity's edges as an arm itself")
         return self

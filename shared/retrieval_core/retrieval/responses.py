@@ -79,6 +79,12 @@ class AppliedLimits(BaseModel):
         "`bedrock:amazon.rerank-v1:0(depth=30)`), or `skipped: <reason>` when the reranker failed or "
         "ran out of time and the fused order was kept; null when no rerank was asked for.",
     )
+    multihop: str | None = Field(
+        default=None,
+        description="hybrid and auto with hops > 1: what the multi-hop stage did and cost, e.g. "
+        "`hops=2 seeds=5 entities=12 fetched=30 linked=4 round_trips=1`, or `skipped: <reason>`; null "
+        "when it did not run.",
+    )
     expansion_terms: list[str] | None = Field(
         default=None, description="feedback: the terms added to the lexical query, strongest first."
     )

@@ -167,7 +167,7 @@ class HybridArms(_Embedding):
         arms = (
             self._store().hybrid(job.context_id, query.text, vector, job.filters, depth, query.expansion).arms
         )
-        return Step(Searched(arms, asked=depth, fuse=True))
+        return Step(Searched(arms, asked=depth, fuse=True, vector=vector))
 
 
 class AutoArms(HybridArms):
@@ -185,7 +185,12 @@ class AutoArms(HybridArms):
         request = job.query.request
         read = auto_arms(store, job.context_id, request, vector, job.filters, depth, query.expansion)
         searched = Searched(
-            read.arms, asked=depth, fuse=True, arm_weights=read.arm_weights, kind_weights=read.kind_weights
+            read.arms,
+            asked=depth,
+            fuse=True,
+            arm_weights=read.arm_weights,
+            kind_weights=read.kind_weights,
+            vector=vector,
         )
         return Step(searched, {"inferred": read.inferred})
 

@@ -1,4 +1,5 @@
-"""The collection as files: each document written as ``<id>.txt`` under ``contexts/cran/`` of the local
+"""The collection as files: each document written as a Markdown page ``<id>.md`` (``# title``, then the
+body) under ``contexts/cran/`` of the local
 ingest bucket and run through the ingest function (parsing, chunking, entity mentions, statuses), the
 path a team with a folder of documents takes. ``retrieval eval --as-files`` scores it beside nothing
 else changed, so the documents path can be compared with loading the same texts as JSON Lines."""
@@ -22,7 +23,7 @@ PROGRESS_EVERY = 100
 
 
 def file_key(document_id: str) -> str:
-    return f"contexts/{CONTEXT_ID}/{document_id}.txt"
+    return f"contexts/{CONTEXT_ID}/{document_id}.md"
 
 
 @contextmanager
@@ -55,7 +56,7 @@ def files_index(
             progress, reported = Progress(len(keys), label="ingesting files"), 0
             for done, document in enumerate((d for d in documents if d.text), start=1):
                 key = file_key(document.id)
-                summary = invoke("ingest", upload(document.text.encode("utf-8"), key))["body"]["objects"][0]
+                summary = invoke("ingest", upload(document.page.encode("utf-8"), key))["body"]["objects"][0]
                 if summary["document"]["status"] == "failed":
                     failed.append((key, summary["document"]["reason"]))
                 if done % PROGRESS_EVERY == 0 or done == len(keys):

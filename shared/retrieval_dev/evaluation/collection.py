@@ -45,6 +45,13 @@ class Document(_Loose):
         """Title, then body: what is indexed and embedded (empty for the few blank documents)."""
         return f"{self.title}\n{self.body}".strip()
 
+    @property
+    def page(self) -> str:
+        """The document as a Markdown page, the way users bring pages: ``# title``, then the body (the
+        title is then the page's entity, docs/DOCUMENTS.md); the body alone when it has no title."""
+        title = " ".join(self.title.split())
+        return f"# {title}\n\n{self.body.strip()}\n" if title else self.text
+
 
 class Query(_Loose):
     id: str
@@ -90,8 +97,8 @@ def item_id(doc_id: str) -> str:
     return f"{DOC_ID_PREFIX}{doc_id}"
 
 
-FILE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^/#]+)\.txt#\d+$")
-"""A chunk of the collection ingested as files (``evaluation/as_files.py``): ``cran:doc/12.txt#0000``."""
+FILE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^/#]+)\.md#\d+$")
+"""A chunk of the collection ingested as files (``evaluation/as_files.py``): ``cran:doc/12.md#0000``."""
 
 
 def doc_id_of(item_id: str) -> str | None:

@@ -13,12 +13,14 @@ COLUMNS = (
     (NDCG, f"nDCG@{NDCG_AT}", "{:.3f}"),
     (f"recall@{RECALL_AT}", f"R@{RECALL_AT}", "{:.3f}"),
     (f"mrr@{MRR_AT}", f"MRR@{MRR_AT}", "{:.3f}"),
+    ("recall@2", "R@2", "{:.3f}"),
+    ("recall@5", "R@5", "{:.3f}"),
     ("latency_ms_p50", "p50 ms", "{:.1f}"),
     ("latency_ms_p95", "p95 ms", "{:.1f}"),
     ("latency_ms_mean", "mean ms", "{:.1f}"),
 )
 COMPARISON_COLUMNS = (
-    *COLUMNS[:5],
+    *COLUMNS[:7],
     ("round_trips_mean", "round trips", "{:.1f}"),
 )
 

@@ -20,7 +20,7 @@ from retrieval_core.errors import RetrievalError
 from .collection import CONTEXT_ID, Query, doc_id_of
 from .metrics import mean, ndcg, recall, reciprocal_rank
 
-MODES = ("lexical", "vector", "hybrid")
+MODES = ("lexical", "vector", "hybrid", "auto")
 TOP_K = 100
 NDCG_AT, RECALL_AT, MRR_AT = 10, 100, 10
 
@@ -34,6 +34,10 @@ class QueryScore:
     ndcg: float | None
     recall: float | None
     reciprocal_rank: float | None
+    recall_at_2: float | None = None
+    """Passage recall at 2 and 5, as HippoRAG reports it for multi-hop questions: the share of the
+    question's supporting passages in the top k (a passage's chunks counting once)."""
+    recall_at_5: float | None = None
 
 
 @dataclass
@@ -53,6 +57,8 @@ class ModeResult:
             f"ndcg@{NDCG_AT}": mean(s.ndcg for s in scored),
             f"recall@{RECALL_AT}": mean(s.recall for s in scored),
             f"mrr@{MRR_AT}": mean(s.reciprocal_rank for s in scored),
+            "recall@2": mean(s.recall_at_2 for s in scored),
+            "recall@5": mean(s.recall_at_5 for s in scored),
             "queries": len(self.scores),
             "unscored_queries": sum(s.ndcg is None for s in scored),
             "latency_ms_p50": percentile(self.latencies_ms, 50),
@@ -145,5 +151,7 @@ def run_interleaved(
                 ndcg=ndcg(ranking, judged, NDCG_AT),
                 recall=recall(ranking, judged, RECALL_AT),
                 reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
+                recall_at_2=recall(ranking, judged, 2),
+                recall_at_5=recall(ranking, judged, 5),
             )
     return results

@@ -29,6 +29,7 @@ class Applied(TypedDict, total=False):
     """What stages report for the response's ``applied`` (only the keys a stage set)."""
 
     rerank: str | None
+    multihop: str | None
     expansion_terms: list[str] | None
     inferred: list[Inference] | None
 
@@ -83,6 +84,8 @@ class Searched:
     kind_weights: Mapping[Kind, float] | None = None
     """None: the request's ``weights``."""
     single: SingleArm = "built"
+    vector: list[float] | None = None
+    """The query vector the arms searched with, when they had one (later stages search with it too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +115,9 @@ class Ranked:
 
     hits: list[Hit]
     arms: tuple[str, ...]
+    text: str = ""
+    """What the arms searched for, and with what vector (None: none), for stages that search again."""
+    vector: list[float] | None = None
 
 
 class Arms(Protocol):

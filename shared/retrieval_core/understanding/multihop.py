@@ -1,0 +1,47 @@
+"""Whether a question reads as multi-hop: it asks for a relation of a thing it names ("the director of
+Maurice", "Hello Love's performer"), compares named things ("born first, X or Y"), or nests one
+description in another ("the country where the university ... is"). ``auto`` then follows links
+between pages (``hops`` 2). Pure and cheap: a few patterns over the question's words, no model."""
+
+from __future__ import annotations
+
+import re
+
+RELATION = re.compile(
+    r"\bthe\s+(?:[a-z]+\s+){0,2}?(?:of|for|by|from|in|at|with)\s+(?:the\s+)?[A-Z0-9\"'\u201c]"
+    r"|[A-Za-z0-9)][\u2019']s\s+(?![A-Z])[a-z]+",
+)
+"""A relation of a named thing: "the <role> of <Name>", "<Name>'s <role>"."""
+
+COMPARISON = re.compile(
+    r"\b(?:first|earlier|later|older|younger|longer|shorter|larger|smaller|bigger|higher|lower|more|less"
+    r"|both|same|either)\b[^?]*\bor\b|\bor\b[^?]*\b(?:first|earlier|older|younger|both|same)\b",
+    re.IGNORECASE,
+)
+"""A comparison of two named things: "which was born first, X or Y"."""
+
+NESTED = re.compile(
+    r"\b(?:where|which|that|who|whose|when)\b[^?]*\b(?:where|which|that|who|whose)\b"
+    r"|\b(?:of|in|for|by)\s+the\s+\w+\s+(?:that|which|who|where|whose)\b",
+    re.IGNORECASE,
+)
+"""One description inside another: "the city where the company that made X is based"."""
+
+
+QUESTION = re.compile(
+    r"^(?:who|whom|whose|what|which|where|when|why|how|in|on|at|for|from|by|of|is|are|was|were|did|does|do"
+    r"|has|have|had|can|could)\b|\?\s*$",
+    re.IGNORECASE,
+)
+"""Phrased as a question, not as keywords."""
+
+COMPOSED_WORDS = 7
+"""A question this long composes descriptions often enough to be worth a hop: "What currency predated the
+Euro in the country Signmark is from?" matches none of the patterns above."""
+
+
+def reads_as_multihop(question: str) -> bool:
+    text = " ".join(question.split())
+    if RELATION.search(text) or COMPARISON.search(text) or NESTED.search(text):
+        return True
+    return bool(QUESTION.search(text)) and len(text.split()) >= COMPOSED_WORDS

@@ -1,0 +1,120 @@
+"""Multi-hop evidence through the documents path on the local stack: pages are entities, a page
+indexed later links the pages already there that name it, and ``auto`` follows a link to a page the
+question never names, showing the path, in the caller's context only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from retrieval_core.config import Settings
+from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.lambda_runtime import invoke
+
+from dev.ingest_resources import IngestResources
+from tests.integration.test_documents_stack import docs, put, remove, retrieve
+
+__all__ = ["docs"]  # the fixture, shared with the documents tests
+
+LIBRARY = b"""# Kelmscott Library
+
+The Kelmscott Library is a reading room in Hammersmith for the printers' guild. Its architect was
+Edith Marlowe, who drew the vaulted hall in 1894.
+"""
+ARCHITECT = b"""# Edith Marlowe
+
+Edith Marlowe (1851-1920) was an English designer. She came into the world at Whitby, a fishing town
+on the Yorkshire coast, and trained in Glasgow.
+"""
+DISTRACTORS = {
+    "contexts/acme/reed.md": b"# Thomas Reed\n\nThomas Reed was an architect of public libraries in York.\n",
+    "contexts/acme/hall.md": b"# Guild Hall\n\nThe Guild Hall in Hammersmith holds the printers' library "
+    b"of pattern books.\n",
+    "contexts/acme/bridge.md": b"# Hammersmith Bridge\n\nHammersmith Bridge crosses the Thames; its "
+    b"architect was born in London.\n",
+}
+QUESTION = "Where was the architect of the Kelmscott Library born?"
+LIBRARY_CHUNK, ARCHITECT_CHUNK = "acme:doc/library.md#0000", "acme:doc/marlowe.md#0000"
+
+
+def load(settings: Settings, resources: IngestResources) -> None:
+    """The library first: it names its architect before her page exists (the back-link case)."""
+    put(resources, settings, "contexts/acme/library.md", LIBRARY)
+    for key, body in DISTRACTORS.items():
+        put(resources, settings, key, body)
+    put(resources, settings, "contexts/acme/marlowe.md", ARCHITECT)
+    put(resources, settings, "contexts/globex/marlowe.md", ARCHITECT.replace(b"Whitby", b"Leeds"))
+
+
+def ask(**fields: Any) -> list[dict[str, Any]]:
+    return retrieve({"text": QUESTION, "top_k": 5, "diversify": False, **fields})
+
+
+def test_auto_finds_the_page_the_question_never_names_with_its_path(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    hits = ask(mode="auto")
+    assert [h["id"] for h in hits[:2]] == [LIBRARY_CHUNK, ARCHITECT_CHUNK]
+    bridge = hits[1]
+    assert "multihop" in bridge["found_by"] and "multihop" in bridge["signals"]
+    assert bridge["path"] == [
+        {
+            "from_id": LIBRARY_CHUNK,
+            "entity_id": "acme:entity/edith-marlowe",
+            "entity": "Edith Marlowe",
+            "link": "about",
+        }
+    ]
+    # The library's page names her, though it was indexed before her page: the back-link.
+    library = hits[0]
+    assert {"entity_id": "acme:entity/edith-marlowe", "name": "Edith Marlowe", "type": "page"} in [
+        {k: m[k] for k in ("entity_id", "name", "type")} for m in library["mentions"]
+    ]
+    assert all(h["id"].startswith("acme:") for h in hits)  # globex's Marlowe page is never reached
+
+
+def test_text_search_ranks_it_last_and_hops_lift_it_in_hybrid_too(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    for mode in ("hybrid", "auto"):
+        alone = [h["id"] for h in ask(mode=mode, hops=1)]
+        assert alone[-1] == ARCHITECT_CHUNK  # it shares no word with the question but "born"
+    response = retrieve_body({"mode": "hybrid", "text": QUESTION, "top_k": 5, "hops": 2})
+    assert ARCHITECT_CHUNK in [h["id"] for h in response["hits"][:3]]
+    assert response["applied"]["multihop"].startswith("hops=2 ")
+    assert "round_trips=1" in response["applied"]["multihop"]
+
+
+def test_graph_path_joins_two_pages_through_the_chunk_that_names_the_other(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    query = {"from": "acme:entity/kelmscott-library", "to": "acme:entity/edith-marlowe"}
+    response = invoke("graph_path", api_event("GET", "/v1/graph/path", "acme", query=query))
+    assert response["statusCode"] == 200, response["body"]
+    (path, *_) = json.loads(response["body"])["paths"]
+    assert path["entity_ids"] == [query["from"], query["to"]]
+    assert [e["proposition_id"] for e in path["edges"]] == [LIBRARY_CHUNK]
+    # globex has a Marlowe page but no library: no path, as for an entity that does not exist.
+    response = invoke("graph_path", api_event("GET", "/v1/graph/path", "globex", query=query))
+    assert json.loads(response["body"])["paths"] == []
+
+
+def test_a_removed_page_is_no_longer_a_bridge(docs: tuple[Settings, IngestResources]) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    remove(resources, settings, "contexts/acme/marlowe.md")
+    hits = ask(mode="auto")
+    assert ARCHITECT_CHUNK not in [h["id"] for h in hits]
+    assert all(h.get("path") is None for h in hits)  # her name is no page of acme's any more
+
+
+def retrieve_body(body: dict[str, Any]) -> dict[str, Any]:
+    response = invoke("retrieve", api_event("POST", "/v1/retrieve", "acme", body=body))
+    assert response["statusCode"] == 200, response["body"]
+    return dict(json.loads(response["body"]))

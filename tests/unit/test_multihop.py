@@ -1,0 +1,181 @@
+"""The multi-hop stage on a small graph whose scores are worked out by hand, and auto's multi-hop reading.
+
+The graph: a library's page (K) names its architect (A); the architect's page names a birthplace. The
+question names only the library, so text search ranks K first and a distractor (D) second; the stage
+follows K's link to A's page and ranks it by the question among the pages K links to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import pytest
+from retrieval_core.context import CallerContext
+from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
+from retrieval_core.models.vocabulary import Kind, Status
+from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
+from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
+from retrieval_core.retrieval.paging import PagePosition
+from retrieval_core.retrieval.prepared import prepare
+from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.stages.base import Job, Ranked
+from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, MultiHop, hops_of
+from retrieval_core.understanding.multihop import reads_as_multihop
+
+K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
+PAGE_K, PAGE_A = "acme:entity/kelmscott-library", "acme:entity/ada-smith"
+
+
+def page(entity_id: str, name: str, role: str | None = None) -> MentionView:
+    return MentionView(entity_id=entity_id, name=name, type="page", role=role)
+
+
+MENTIONS = {
+    K: [page(PAGE_K, "Kelmscott Library", "about"), page(PAGE_A, "Ada Smith")],
+    A: [page(PAGE_A, "Ada Smith", "about")],
+    D: [],
+    X: [page(PAGE_A, "Ada Smith")],
+}
+
+
+def hit(hit_id: str, score: float, signals: dict[str, Signal] | None = None, **extra: object) -> Hit:
+    return Hit(
+        id=hit_id,
+        kind=Kind.DOCUMENT,
+        text=hit_id,
+        score=score,
+        status=Status.ACTIVE,
+        created_at="2026-01-01T00:00:00Z",
+        mentions=MENTIONS[hit_id],
+        signals=signals or {},
+        **extra,
+    )
+
+
+def built(hit_id: str, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
+    return hit(hit_id, score, signals, found_by=found_by)
+
+
+def candidate(hit_id: str, score: float) -> Candidate:
+    return Candidate(hit_id, Kind.DOCUMENT, score, partial(built, hit_id))
+
+
+class LinkedSearch:
+    """The hybrid search of the linked pages: A (sharing no word with the question) and X (naming A)."""
+
+    def __init__(self) -> None:
+        self.asked: list[SearchFilters] = []
+
+    def hybrid(
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        expansion: Expansion = (),
+        *,
+        ids_only: bool = False,
+    ) -> ArmResults:
+        self.asked.append(filters)
+        return ArmResults(
+            arms={"lexical": [candidate(X, 4.0)], "vector": [candidate(A, 0.72), candidate(X, 0.45)]}
+        )
+
+
+def refuse_tokens(token: str, context_id: str, fingerprint: str) -> PagePosition:
+    raise AssertionError("no page token is sent here")
+
+
+def job(**fields: object) -> Job:
+    request = RetrieveRequest.model_validate(
+        {"mode": "hybrid", "text": "where was its architect born", **fields}
+    )
+    query = prepare(
+        request, CallerContext("acme"), config=RetrievalConfig(), dimension=None, open_token=refuse_tokens
+    )
+    return Job(query, arms=None, filters=SearchFilters(size=10), all_fused=False)  # type: ignore[arg-type]
+
+
+TEXT_RANKING = Ranked(
+    [
+        hit(K, 2.0, {"lexical": Signal(rank=1, score=10.0), "vector": Signal(rank=1, score=0.9)}),
+        hit(D, 1.0, {"lexical": Signal(rank=2, score=5.0), "vector": Signal(rank=2, score=0.8)}),
+    ],
+    ("lexical", "vector"),
+    text="where was its architect born",
+    vector=[1.0, 0.0],
+)
+CONFIG = MultiHopConfig(
+    seed_hits=2, weight=2.0, about=1.0, mention=0.5, decay=0.8, lexical_share=0.5, relative=0.0
+)
+
+
+def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
+    search = LinkedSearch()
+    step = MultiHop(Capabilities(hybrid=search), CONFIG)(job(hops=2), TEXT_RANKING)
+    scores = {h.id: h.score for h in step.value.hits}
+    # Seeds: K weighs 2/2 = 1 (rank 0), D 1/2 x 0.8 = 0.4 and names nothing. K links to A's page.
+    # A: about A (1.0) x similarity (0.5 x 0/10 + 0.5 x 0.72/0.9 = 0.4) = 0.4, scored 2 x 0.4 = 0.8.
+    # X: mentions A (0.5) x (0.5 x 4/10 + 0.5 x 0.45/0.9 = 0.45) = 0.225, scored 0.45.
+    # K keeps 1.0 (its own links lead back to itself), D keeps 0.5.
+    assert [h.id for h in step.value.hits] == [K, A, D, X]
+    assert scores == pytest.approx({K: 1.0, A: 0.8, D: 0.5, X: 0.45})
+    bridge = step.value.hits[1]
+    assert bridge.found_by == [MULTIHOP_ARM]
+    assert bridge.path is not None and [(p.from_id, p.entity, p.link) for p in bridge.path] == [
+        (K, "Ada Smith", "about")
+    ]
+    assert step.value.hits[0].path is None
+    assert search.asked[0].entities == (PAGE_A, PAGE_K)  # K's two pages (equally strong: by id), in the query
+    assert step.applied["multihop"] == "hops=2 seeds=2 entities=2 fetched=3 linked=2 round_trips=1"
+
+
+def test_relative_similarity_gives_a_seed_s_likeliest_link_the_seed_s_weight() -> None:
+    config = CONFIG.model_copy(update={"relative": 1.0, "weight": 0.7})
+    step = MultiHop(Capabilities(hybrid=LinkedSearch()), config)(job(hops=2), TEXT_RANKING)
+    scores = {h.id: h.score for h in step.value.hits}
+    # K links to A (similarity 0.4) and X (0.45): each is measured against X's 0.45.
+    # A: 1.0 (about) x 0.4 / 0.45, scored 0.7 x 0.889 = 0.622; X: 0.5 (a mention) x 1, scored 0.35.
+    assert scores == pytest.approx({K: 1.0, A: 0.7 * 0.4 / 0.45, D: 0.5, X: 0.35})
+    assert [h.id for h in step.value.hits] == [K, A, D, X]
+
+
+def test_one_hop_changes_nothing_and_searches_nothing() -> None:
+    search = LinkedSearch()
+    step = MultiHop(Capabilities(hybrid=search), CONFIG)(job(hops=1), TEXT_RANKING)
+    assert step.value is TEXT_RANKING and search.asked == []
+
+
+def test_hops_are_clamped_and_auto_reads_the_question() -> None:
+    assert hops_of(job(hops=9)) == 3
+    question = "Where was the architect of the Kelmscott Library born?"
+    assert hops_of(job(mode="auto", text=question)) == 2
+    assert hops_of(job(mode="auto", text="kelmscott library opening hours")) == 1
+    assert hops_of(job(mode="auto", text=question, infer=False)) == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where was the architect of the Kelmscott Library born?",
+        "Who was born first, Ada Smith or Tom Jones?",
+        "How many stores are in the state where Hello Love's performer died?",
+        "What is the capital of the country that makes the Fiat 500?",
+    ],
+)
+def test_multi_hop_questions_read_as_such(question: str) -> None:
+    assert reads_as_multihop(question)
+
+
+@pytest.mark.parametrize(
+    "question", ["payments team on-call runbook", "Who leads payments?", "ledger reconciliation design"]
+)
+def test_single_hop_questions_do_not(question: str) -> None:
+    assert not reads_as_multihop(question)
+
+
+def test_hops_are_refused_for_modes_without_text_arms() -> None:
+    with pytest.raises(ValueError, match="hops is for hybrid and auto"):
+        RetrieveRequest.model_validate({"mode": "lexical", "text": "x", "hops": 2})
