@@ -82,16 +82,18 @@ demo: install check-prereqs
 # Quality through the real handler: every configuration of evaluation/compare.py on Cranfield's dev half,
 # CACM and the agent questions, in one multi-collection table (docs/QUALITY.md), then auto beside hybrid
 # on the agent questions. QUERIES=... QRELS=... [DOCUMENTS=...] or BEIR=DIR [SPLIT=test] evaluate one
-# other collection instead of the suite. Embeddings are cached in .eval/embeddings.sqlite.
+# other collection instead of the suite. Embeddings are cached in .eval/embeddings.sqlite. The collections
+# are read from ../shared/data beside the checkout (never committed); DATA=DIR or RETRIEVAL_EVAL_DATA=DIR
+# names another folder holding cranfield/ and cacm/.
 eval: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; \
 	  if [ -n "$(QUERIES)$(BEIR)" ]; then \
-	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) \
+	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) $(if $(DATA),--data $(DATA)) \
 	      $(if $(DOCUMENTS),--documents $(DOCUMENTS)) $(if $(QUERIES),--queries $(QUERIES)) \
 	      $(if $(QRELS),--qrels $(QRELS)) || status=$$?; \
 	  else \
-	    $(VENV)/bin/retrieval eval --suite || status=$$?; \
+	    $(VENV)/bin/retrieval eval --suite $(if $(DATA),--data $(DATA)) || status=$$?; \
 	    $(VENV)/bin/retrieval eval-questions || status=$$?; \
 	  fi; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
