@@ -37,8 +37,9 @@ VECTOR_ARM = "vector"
 
 
 class OpenSearchStore:
-    """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader,
-    VectorReader and FeedbackSearch."""
+    """Implements ``ports.SearchStore``, all nine of its ports: LexicalSearch, VectorSearch,
+    HybridSearch, QuestionSearch, EntityIndex, TemporalSearch, ItemReader, VectorReader and
+    FeedbackSearch."""
 
     def __init__(self, client: OpenSearch, layout: IndexLayout, *, timeout: float) -> None:
         self._client = client
