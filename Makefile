@@ -106,7 +106,9 @@ test-cluster: install check-prereqs
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # Starts the stack, sizes a fresh `sam build` (skipped with NO_PACKAGE=1), measures at SCALE
-# (small|medium|large; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and in .bench/.
+# (small|medium|large|xlarge; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and
+# in .bench/. ONLY="filtered vectors" runs only those sections; RESUME=1 skips the sections a stopped run of
+# the same scale saved (.bench/partial-SCALE.json); VECTORS=int8 loads int8 (sq) vectors instead of fp32.
 BENCH_SAM_DIR := .bench/sam-build
 bench: install check-prereqs
 	@$(PY) -m dev.stack up
@@ -115,7 +117,8 @@ bench: install check-prereqs
 	    $(MAKE) --no-print-directory sam-build SAM_BUILD_DIR=$(BENCH_SAM_DIR) >.bench/sam-build.log 2>&1 \
 	      || echo "sam build failed (see .bench/sam-build.log): package sizes not measured" >&2; \
 	  fi; \
-	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) || status=$$?; \
+	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) $(if $(ONLY),--only $(ONLY)) \
+	    $(if $(RESUME),--resume) $(if $(VECTORS),--vectors $(VECTORS)) || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # `retrieval sync` on a generated folder of FILES text files with sidecars, a PDF and a corrupt PDF, then an
