@@ -23,7 +23,10 @@ SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
 """The default: the team's shared data set beside the checkout (``../shared/data`` from the repository
 root). The collections are not the team's work, so they are read from there and never committed; each
 folder's README or PROVENANCE says where it came from and under which licence."""
-WHERE = f"the collections are read from ../shared/data beside the repository, or --data DIR or ${DATA_ENV}"
+WHERE = (
+    f"the collections are read from ../shared/data beside the repository unless --data DIR or ${DATA_ENV} "
+    "names another folder"
+)
 CONTEXT_ID = "cran"
 DOC_ID_PREFIX = f"{CONTEXT_ID}:d-"
 # Items need a creation time; the collection has none, so every document gets this fixed one.
