@@ -82,16 +82,18 @@ demo: install check-prereqs
 # Quality through the real handler: every configuration of evaluation/compare.py on Cranfield's dev half,
 # CACM and the agent questions, in one multi-collection table (docs/QUALITY.md), then auto beside hybrid
 # on the agent questions. QUERIES=... QRELS=... [DOCUMENTS=...] or BEIR=DIR [SPLIT=test] evaluate one
-# other collection instead of the suite. Embeddings are cached in .eval/embeddings.sqlite.
+# other collection instead of the suite. Embeddings are cached in .eval/embeddings.sqlite. The collections
+# are read from ../shared/data beside the checkout (never committed); DATA=DIR or RETRIEVAL_EVAL_DATA=DIR
+# names another folder holding cranfield/ and cacm/.
 eval: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; \
 	  if [ -n "$(QUERIES)$(BEIR)" ]; then \
-	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) \
+	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) $(if $(DATA),--data $(DATA)) \
 	      $(if $(DOCUMENTS),--documents $(DOCUMENTS)) $(if $(QUERIES),--queries $(QUERIES)) \
 	      $(if $(QRELS),--qrels $(QRELS)) || status=$$?; \
 	  else \
-	    $(VENV)/bin/retrieval eval --suite || status=$$?; \
+	    $(VENV)/bin/retrieval eval --suite $(if $(DATA),--data $(DATA)) || status=$$?; \
 	    $(VENV)/bin/retrieval eval-questions || status=$$?; \
 	  fi; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
@@ -104,7 +106,9 @@ test-cluster: install check-prereqs
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # Starts the stack, sizes a fresh `sam build` (skipped with NO_PACKAGE=1), measures at SCALE
-# (small|medium|large; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and in .bench/.
+# (small|medium|large|xlarge; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and
+# in .bench/. ONLY="filtered vectors" runs only those sections; RESUME=1 skips the sections a stopped run of
+# the same scale saved (.bench/partial-SCALE.json); VECTORS=int8 loads int8 (sq) vectors instead of fp32.
 BENCH_SAM_DIR := .bench/sam-build
 bench: install check-prereqs
 	@$(PY) -m dev.stack up
@@ -113,7 +117,8 @@ bench: install check-prereqs
 	    $(MAKE) --no-print-directory sam-build SAM_BUILD_DIR=$(BENCH_SAM_DIR) >.bench/sam-build.log 2>&1 \
 	      || echo "sam build failed (see .bench/sam-build.log): package sizes not measured" >&2; \
 	  fi; \
-	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) || status=$$?; \
+	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) $(if $(ONLY),--only $(ONLY)) \
+	    $(if $(RESUME),--resume) $(if $(VECTORS),--vectors $(VECTORS)) || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # `retrieval sync` on a generated folder of FILES text files with sidecars, a PDF and a corrupt PDF, then an

@@ -7,15 +7,30 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from retrieval_core.config import Settings
 
-from . import coldstart, documents, filtered, floor, graph, ingest, isolation, micro, paging, policy, retrieve
+from . import (
+    coldstart,
+    documents,
+    filtered,
+    floor,
+    graph,
+    ingest,
+    isolation,
+    micro,
+    paging,
+    policy,
+    retrieve,
+    vectors,
+)
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
 from .cost import cost_table
 from .dynamodb_server import DynamoDBStartError, add_stack_dynamodb_flag, bench_dynamodb
@@ -28,6 +43,8 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
+LOAD_FREE = {"packing", "ingest", "documents", "package"}
+"""Sections that measure without the loaded corpus (their own data or none)."""
 SECTIONS = (
     "retrieve",
     "floor",
@@ -41,7 +58,35 @@ SECTIONS = (
     "coldstart",
     "package",
     "isolation",
+    "vectors",
 )
+
+
+class Checkpoint:
+    """Each finished section's result, written as it finishes (``<out>/partial-<scale>.json``): a run
+    that stops is restarted with ``--resume`` and measures only the sections it had not finished (the
+    corpus is loaded again first, unless every section that needs it is done). Removed by a run that
+    completes."""
+
+    def __init__(self, out_dir: Path, scale: str, resume: bool) -> None:
+        self.path = out_dir / f"partial-{scale}.json"
+        self.results: dict[str, Any] = (
+            json.loads(self.path.read_text()) if resume and self.path.exists() else {}
+        )
+        if self.results:
+            say(f"resuming: {', '.join(self.results)} already measured ({self.path})")
+
+    def wants(self, section: str, sections: tuple[str, ...]) -> bool:
+        return section in sections and section not in self.results
+
+    def record(self, section: str, result: Any) -> None:
+        self.results[section] = result
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.results, default=str))
+        say(f"{section}: done (saved to {self.path.name})")
+
+    def finish(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
 def run(
@@ -51,14 +96,22 @@ def run(
     sections: tuple[str, ...],
     keep: bool,
     stack_dynamodb: bool = False,
+    *,
+    resume: bool = False,
+    encoding: str | None = None,
 ) -> dict[str, Any]:
-    """Measure at ``scale_name``; DynamoDB is the bench's own indexed moto unless ``stack_dynamodb``."""
+    """Measure at ``scale_name``; DynamoDB is the bench's own indexed moto unless ``stack_dynamodb``;
+    ``encoding`` (fp32 | int8) overrides the declared vector encoding of the index the bench loads."""
     with bench_dynamodb(out_dir, use_stack=stack_dynamodb) as endpoint:
         label = (
             "the stack's moto" if stack_dynamodb else "moto with partition-indexed Query (bench.moto_indexed)"
         )
-        base = stack_settings(endpoint).model_copy(update={"metadata_fields": METADATA_FIELDS})
-        return _run(SCALES[scale_name], out_dir, sam_build_dir, sections, keep, base, label)
+        update: dict[str, Any] = {"metadata_fields": METADATA_FIELDS}
+        if encoding:
+            update["opensearch_vector_encoding"] = encoding
+        base = stack_settings(endpoint).model_copy(update=update)
+        checkpoint = Checkpoint(out_dir, scale_name, resume)
+        return _run(SCALES[scale_name], out_dir, sam_build_dir, sections, keep, base, label, checkpoint)
 
 
 def _run(
@@ -69,6 +122,7 @@ def _run(
     keep: bool,
     base: Settings,
     dynamodb_label: str,
+    checkpoint: Checkpoint,
 ) -> dict[str, Any]:
     from retrieval_core.adapters.opensearch.client import build_client
 
@@ -77,7 +131,8 @@ def _run(
     client = build_client(base)
     machine = {**facts(client), "dynamodb": dynamodb_label}
     client.close()
-    results: dict[str, Any] = {}
+    results = checkpoint.results
+    loaded = [s for s in sections if s not in LOAD_FREE and checkpoint.wants(s, sections)]
     # The handlers print their metrics (EMF lines) and logs as in Lambda; stdout is for the report and
     # stderr for progress (which keeps its own handle), so both are sent away while measuring.
     warnings.filterwarnings("ignore", message="No application metrics to publish")
@@ -87,33 +142,31 @@ def _run(
         contextlib.redirect_stderr(sink),
         workspace(base, scale.name, keep=keep) as settings,
     ):
-        vectors = "local model (all-MiniLM-L6-v2)" if scale.real_embeddings else "synthetic unit"
-        say(f"loading through the real loader ({vectors} vectors)")
-        load_seconds = load(settings, corpus)
-        say(f"loaded in {load_seconds:.0f}s")
+        vectors_kind = "local model (all-MiniLM-L6-v2)" if scale.real_embeddings else "synthetic unit"
+        load_seconds = results.get("load_seconds", 0.0)
+        if loaded:
+            say(f"loading through the real loader ({vectors_kind} vectors) for {', '.join(loaded)}")
+            load_seconds = load(settings, corpus)
+            checkpoint.record("load_seconds", load_seconds)
         probe = Probe()
-        if "retrieve" in sections:
-            results["retrieve"] = retrieve.measure(settings, corpus, probe)
-        if "floor" in sections:
-            results["floor"] = floor.measure(settings, corpus, scale.rounds)
-        if "filtered" in sections:
-            results["filtered"] = filtered.measure(settings, corpus)
-        if "paging" in sections:
-            results["paging"] = paging.measure(settings, corpus, probe)
-        if "graph" in sections:
-            results["graph"] = graph.measure(corpus, probe)
-        if "policy" in sections:
-            results["policy"] = policy.measure(settings, corpus, probe)
-        if "isolation" in sections:
-            results["isolation"] = isolation.measure(settings, corpus)
-        if "packing" in sections:
-            say("packing")
-            results["packing"] = micro.packing(runs=5)
-        if "ingest" in sections:
-            results["ingest"] = ingest.measure(base, corpus, probe)
-        if "documents" in sections:
-            results["documents"] = documents.measure(base, scale.items // 10)
-        if "coldstart" in sections:
+        measures: dict[str, Callable[[], Any]] = {
+            "retrieve": lambda: retrieve.measure(settings, corpus, probe),
+            "floor": lambda: floor.measure(settings, corpus, scale.rounds),
+            "filtered": lambda: filtered.measure(settings, corpus),
+            "vectors": lambda: vectors.measure(settings),
+            "paging": lambda: paging.measure(settings, corpus, probe),
+            "graph": lambda: graph.measure(corpus, probe),
+            "policy": lambda: policy.measure(settings, corpus, probe),
+            "isolation": lambda: isolation.measure(settings, corpus),
+            "packing": lambda: micro.packing(runs=5),
+            "ingest": lambda: ingest.measure(base, corpus, probe),
+            "documents": lambda: documents.measure(base, scale.items // 10),
+        }
+        for section, measure in measures.items():
+            if checkpoint.wants(section, sections):
+                say(section)
+                checkpoint.record(section, measure())
+        if checkpoint.wants("coldstart", sections):
             source, target = pairs_at_distance(corpus, 2, 1)[0]
             events = {
                 "retrieve": retrieve_event(
@@ -122,16 +175,20 @@ def _run(
                 "graph_path": graph_path_event(source, target, 3),
                 "why_explain": why_event(corpus.deepest[0], 3),
             }
-            results["coldstart"] = coldstart.measure(
-                # a fresh process reads the workspace's settings from its environment, as Lambda would
-                {**os.environ, **settings.to_env()},
-                events,
-                corpus.entity_names[0],
-                scale.import_repeats,
-                scale.first_call_repeats,
+            checkpoint.record(
+                "coldstart",
+                coldstart.measure(
+                    # a fresh process reads the workspace's settings from its environment, as Lambda would
+                    {**os.environ, **settings.to_env()},
+                    events,
+                    corpus.entity_names[0],
+                    scale.import_repeats,
+                    scale.first_call_repeats,
+                ),
             )
-    if "package" in sections:
-        results["package"] = micro.package_sizes(sam_build_dir)
+    if checkpoint.wants("package", sections):
+        checkpoint.record("package", micro.package_sizes(sam_build_dir))
+    results = {k: v for k, v in checkpoint.results.items() if k != "load_seconds"}
     report = {
         "scale": scale.name,
         "machine": machine,
@@ -154,6 +211,7 @@ def _run(
     json_path, md_path = save(report, text, out_dir)
     print(text)
     say(f"saved {json_path} and {md_path}")
+    checkpoint.finish()
     return report
 
 
@@ -166,10 +224,29 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="+", choices=SECTIONS, default=list(SECTIONS), help="run only these")
     parser.add_argument("--keep-data", action="store_true", help="leave the loaded index behind")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip the sections a stopped run of this scale already saved (<out>/partial-<scale>.json)",
+    )
+    parser.add_argument(
+        "--vectors",
+        choices=("fp32", "int8"),
+        help="the index's vector encoding (default: RETRIEVAL_OPENSEARCH_VECTOR_ENCODING, else fp32)",
+    )
     add_stack_dynamodb_flag(parser)
     args = parser.parse_args(argv)
     try:
-        run(args.scale, args.out, args.sam_build_dir, tuple(args.only), args.keep_data, args.stack_dynamodb)
+        run(
+            args.scale,
+            args.out,
+            args.sam_build_dir,
+            tuple(args.only),
+            args.keep_data,
+            args.stack_dynamodb,
+            resume=args.resume,
+            encoding=args.vectors,
+        )
     except (StackDownError, HandlerFailedError, coldstart.ColdStartError, DynamoDBStartError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -385,6 +385,7 @@ def markdown(report: dict[str, Any]) -> str:
         rest.append(["package sizes", package["reason"]])
     if rest:
         lines += ["### Packing, cold start, package", "", *_table(["measure", "result"], rest)]
+    lines += _vectors(r.get("vectors"))
     lines += _cost(report.get("cost"))
     lines += ["### Targets", ""]
     lines += _table(
@@ -484,6 +485,26 @@ def _cost(rows: list[dict[str, Any]] | None) -> list[str]:
         "",
     ]
     return lines
+
+
+def _vectors(found: dict[str, Any] | None) -> list[str]:
+    if not found:
+        return []
+    files = found["file_bytes"]
+    rows = [
+        ["documents", f"{found['documents']:,}"],
+        ["index on disk (primaries)", f"{found['store_bytes'] / MIB:,.1f} MiB"],
+        ["HNSW graph (vex)", f"{files['vex'] / MIB:,.1f} MiB"],
+        ["float vectors (vec)", f"{files['vec'] / MIB:,.1f} MiB"],
+        ["quantized vectors (veq)", f"{files['veq'] / MIB:,.1f} MiB"],
+        ["what a search keeps hot (graph + compared vectors)", f"{found['searched_bytes'] / MIB:,.1f} MiB"],
+        ["OpenSearch's estimate, one copy", f"{found['estimate_bytes'] / MIB:,.1f} MiB"],
+        ["k-NN plugin graph_memory_usage (native engines only)", f"{found['knn_graph_memory_kb']:,} KiB"],
+    ]
+    title = (
+        f"### Vectors: {found['encoding']}, m = {found['m']}, ef_construction = {found['ef_construction']}"
+    )
+    return [title, "", *_table(["measure", "result"], rows), ""]
 
 
 def _isolation(found: dict[str, Any] | None) -> list[str]:

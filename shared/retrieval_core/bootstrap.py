@@ -86,6 +86,8 @@ class Container:
             shared_client(self.settings),
             IndexLayout.of(self.settings),
             timeout=self.settings.opensearch_timeout_seconds,
+            ef_search=self.settings.opensearch_knn_ef_search,
+            oversample=self.settings.knn_oversample,
         )
 
     @cached_property

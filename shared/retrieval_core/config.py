@@ -39,6 +39,20 @@ class Settings(BaseModel):
     opensearch_shards: int = Field(default=1, ge=1)
     opensearch_replicas: int = Field(default=0, ge=0)
     opensearch_refresh_interval: str = "1s"
+    # The k-NN graph as declared (docs/SCALING.md): a change applies to an index when it is rebuilt
+    # (`retrieval rebuild`, no downtime), except ef_search, which every query reads.
+    opensearch_vector_encoding: Literal["fp32", "int8"] = "fp32"
+    """``int8``: Lucene's scalar quantizer (encoder ``sq``, 7-bit values in a byte) keeps about a quarter
+    of the vectors' memory, beside the float vectors it also stores on disk."""
+    opensearch_knn_m: int = Field(default=16, ge=2, le=100)
+    """HNSW links per node: memory grows by 8 bytes per link and vector, recall with it."""
+    opensearch_knn_ef_construction: int = Field(default=128, ge=2, le=4096)
+    """The beam while the graph is built: a better graph for a slower load."""
+    opensearch_knn_ef_search: int = Field(default=100, ge=1, le=10_000)
+    """The beam per query (never below the hits asked for): recall for latency."""
+    opensearch_knn_int8_oversample: int = Field(default=2, ge=1, le=10)
+    """With int8 vectors a k-NN query reads this many times the hits asked for and orders them by their
+    exact float cosine before it keeps them: quantization reorders near neighbours (docs/SCALING.md)."""
     opensearch_timeout_seconds: float = Field(default=5.0, gt=0)
     """The longest one OpenSearch request may take (shortened to the request's deadline)."""
     opensearch_max_retries: int = Field(default=1, ge=0)
@@ -125,6 +139,11 @@ class Settings(BaseModel):
         if bad:
             raise ValueError(f"metadata key '{bad[0]}' must be 1-64 letters, digits, '_' or '-'")
         return value
+
+    @property
+    def knn_oversample(self) -> int:
+        """How many times the hits asked for a k-NN query reads and rescores (1: none, for fp32)."""
+        return self.opensearch_knn_int8_oversample if self.opensearch_vector_encoding == "int8" else 1
 
     def __hash__(self) -> int:
         # Settings key per-container caches (clients); the metadata declaration is a dict.

@@ -222,3 +222,15 @@ def test_documents_go_through_the_handler_beside_a_plain_loop(tiny_report: tuple
     assert documents["handler"]["chunks"] > 0 and documents["plain"]["chunks"] > 0
     assert documents["handler"]["pages_per_second"] > 0 < documents["plain"]["pages_per_second"]
     assert "### Documents: 22 files (40 pages" in stdout
+
+
+def test_vectors_reports_the_graph_and_vector_files_beside_the_estimate(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    found = tiny_report[0]["results"]["vectors"]
+    assert found["encoding"] == "fp32" and found["documents"] == TINY.items
+    files = found["file_bytes"]
+    assert files["vex"] > 0 and files["vec"] > 0 and files["veq"] == 0  # no quantized copy for fp32
+    assert found["searched_bytes"] == files["vex"] + files["vec"]
+    assert found["estimate_bytes"] == pytest.approx(1.1 * (4 * 384 + 8 * 16) * TINY.items)
+    assert "### Vectors: fp32, m = 16" in tiny_report[1]

@@ -14,22 +14,27 @@ import pytest
 from retrieval_core.config import Settings
 from retrieval_dev.cli import main
 from retrieval_dev.evaluation.compare import HYBRID, HYBRID_DEFAULT
-from stack_state import REPO
 
-CRANFIELD = REPO / "data" / "cranfield"
+from tests.eval_collections import collection_folder
+
 QUERIES = 5
 FILLER_DOCUMENTS = 60  # unjudged documents, so each query has something to rank its judged ones against
 
 
-def _slice(out: Path) -> tuple[Path, Path, Path]:
+@pytest.fixture
+def cranfield() -> Path:
+    return collection_folder("cranfield")
+
+
+def _slice(out: Path, cranfield: Path) -> tuple[Path, Path, Path]:
     """The first 5 dev queries, their judgments, and the documents judged for them plus some others."""
-    queries = json.loads((CRANFIELD / "queries-dev.json").read_text())[:QUERIES]
+    queries = json.loads((cranfield / "queries-dev.json").read_text())[:QUERIES]
     wanted = {q["id"] for q in queries}
-    qrels = [j for j in json.loads((CRANFIELD / "qrels-dev.json").read_text()) if j["queryId"] in wanted]
+    qrels = [j for j in json.loads((cranfield / "qrels-dev.json").read_text()) if j["queryId"] in wanted]
     judged = {j["docId"] for j in qrels}
     documents = [
         d
-        for i, d in enumerate(json.loads((CRANFIELD / "documents.json").read_text()))
+        for i, d in enumerate(json.loads((cranfield / "documents.json").read_text()))
         if d["id"] in judged or i < FILLER_DOCUMENTS
     ]
     paths = (out / "documents.json", out / "queries.json", out / "qrels.json")
@@ -44,10 +49,11 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    cranfield: Path,
 ) -> None:
     for name, value in fresh_settings.to_env().items():
         monkeypatch.setenv(name, value)
-    documents, queries, qrels = _slice(tmp_path)
+    documents, queries, qrels = _slice(tmp_path, cranfield)
     out = tmp_path / "records"
 
     status = main(
@@ -100,11 +106,11 @@ def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
     assert not opensearch.indices.exists_alias(name=record["run"]["index_alias"])
 
 
-def _beir_folder(root: Path) -> Path:
+def _beir_folder(root: Path, cranfield: Path) -> Path:
     """A tiny BEIR collection: 3 judged test queries (one more judged only in dev, one not at all) over
     20 Cranfield abstracts, in BEIR's own files."""
     root.mkdir()
-    documents = json.loads((CRANFIELD / "documents.json").read_text())[:20]
+    documents = json.loads((cranfield / "documents.json").read_text())[:20]
     (root / "corpus.jsonl").write_text(
         "".join(
             json.dumps({"_id": f"doc{d['id']}", "title": d["title"], "text": d["body"]}) + "\n"
@@ -132,10 +138,11 @@ def test_eval_reads_a_beir_folder_and_reports_progress_while_it_loads(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    cranfield: Path,
 ) -> None:
     for name, value in fresh_settings.to_env().items():
         monkeypatch.setenv(name, value)
-    folder = _beir_folder(tmp_path / "beir-tiny")
+    folder = _beir_folder(tmp_path / "beir-tiny", cranfield)
     out = tmp_path / "records"
     args = ["eval", "--beir", str(folder), "--split", "test", "--out", str(out), "--compare"]
 

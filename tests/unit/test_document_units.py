@@ -30,6 +30,7 @@ from retrieval_core.models.text_window import estimate_tokens, window_of
 from retrieval_core.ports import NamedEntity, Stored
 
 from tests import document_fixtures as fixtures
+from tests.eval_collections import collection_folder
 
 FORMATS = {DocumentFormat.TEXT, DocumentFormat.MARKDOWN, DocumentFormat.HTML}
 
@@ -187,14 +188,12 @@ def test_sizes_are_checked_against_the_embedder_window() -> None:
 
 
 def test_the_estimate_never_undercounts_minilm_on_chunks_of_cranfield() -> None:
-    from pathlib import Path
-
     from retrieval_core.embedding.local import TOKENIZER_PATH
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
     tokenizer.no_truncation()
-    documents = json.loads((Path(__file__).parents[2] / "data" / "cranfield" / "documents.json").read_text())
+    documents = json.loads((collection_folder("cranfield") / "documents.json").read_text())
     parsed = ParsedDocument([Block(d["body"], 0, len(d["body"])) for d in documents[:300]])
     chunks = chunk_document(parsed, ChunkingConfig(), window=254)
     real = [len(tokenizer.encode(c.text).ids) for c in chunks]
@@ -204,8 +203,6 @@ def test_the_estimate_never_undercounts_minilm_on_chunks_of_cranfield() -> None:
 
 
 def test_chunks_counted_by_the_local_model_fill_its_window_and_never_pass_it() -> None:
-    from pathlib import Path
-
     from retrieval_core.embedding.local import LocalEmbedder
     from retrieval_core.models.text_window import token_counter
 
@@ -213,7 +210,7 @@ def test_chunks_counted_by_the_local_model_fill_its_window_and_never_pass_it() -
     count = token_counter(embedder)
     assert count == embedder.count_tokens  # the local model counts with its own tokenizer
     assert token_counter(object()) is estimate_tokens
-    documents = json.loads((Path(__file__).parents[2] / "data" / "cranfield" / "documents.json").read_text())
+    documents = json.loads((collection_folder("cranfield") / "documents.json").read_text())
     parsed = ParsedDocument([Block(d["body"], 0, len(d["body"])) for d in documents[:300]])
     exact = chunk_document(parsed, ChunkingConfig(), window=254, count_tokens=count)
     estimated = chunk_document(parsed, ChunkingConfig(), window=254)

@@ -36,3 +36,41 @@ def test_mappings_are_strict_and_routing_is_required() -> None:
     assert mappings["_routing"] == {"required": True}
     for keyword in ("context_id", "kind", "status", "entity_ids"):
         assert mappings["properties"][keyword]["type"] == "keyword"
+
+
+def test_the_graph_is_built_as_declared_and_int8_names_lucenes_scalar_quantizer() -> None:
+    from retrieval_core.adapters.opensearch.index import IndexSpec
+    from retrieval_core.config import Settings
+
+    fp32 = IndexSpec.of(Settings(), 384).body()["mappings"]["properties"]["embedding"]["method"]
+    assert fp32["parameters"] == {"m": 16, "ef_construction": 128}  # no encoder: float vectors
+    declared = Settings(
+        opensearch_vector_encoding="int8", opensearch_knn_m=24, opensearch_knn_ef_construction=256
+    )
+    int8 = IndexSpec.of(declared, 384).body()["mappings"]["properties"]["embedding"]["method"]
+    assert int8 == {
+        "name": "hnsw",
+        "engine": "lucene",
+        "space_type": "cosinesimil",
+        "parameters": {"m": 24, "ef_construction": 256, "encoder": {"name": "sq"}},
+    }
+
+
+def test_int8_queries_oversample_and_rescore_on_the_float_vectors_and_fp32_ones_do_not() -> None:
+    from retrieval_core.adapters.opensearch.queries import knn_body
+    from retrieval_core.config import Settings
+    from retrieval_core.ports import SearchFilters
+
+    assert Settings().knn_oversample == 1
+    assert Settings(opensearch_vector_encoding="int8").knn_oversample == 2
+    plain = knn_body("acme", [0.1, 0.2], SearchFilters(size=10), 10, ef_search=50)
+    assert "rescore" not in plain
+    assert plain["query"]["knn"]["embedding"]["k"] == 10
+    assert plain["query"]["knn"]["embedding"]["method_parameters"] == {"ef_search": 50}
+    body = knn_body("acme", [0.1, 0.2], SearchFilters(size=10), 10, oversample=3)
+    assert (body["size"], body["query"]["knn"]["embedding"]["k"]) == (10, 30)
+    assert body["query"]["knn"]["embedding"]["method_parameters"] == {"ef_search": 100}
+    assert body["rescore"]["window_size"] == 30
+    rescore = body["rescore"]["query"]
+    assert (rescore["query_weight"], rescore["rescore_query_weight"]) == (0.0, 1.0)  # the exact score alone
+    assert rescore["rescore_query"]["script_score"]["script"]["params"]["query_value"] == [0.1, 0.2]

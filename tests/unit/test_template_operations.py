@@ -246,7 +246,7 @@ def test_the_dashboard_names_every_function() -> None:
 # ------------------------------------------------------------------------------------------- the domain
 
 
-def test_the_created_domain_spans_zones_with_dedicated_managers() -> None:
+def test_the_created_domain_spans_zones_and_keeps_a_manager_quorum_through_a_node_loss() -> None:
     cluster = resource("SearchDomain")["Properties"]["ClusterConfig"]
     assert cluster["ZoneAwarenessEnabled"] is True
     zones = template()["Parameters"]["SearchAvailabilityZoneCount"]
@@ -255,7 +255,10 @@ def test_the_created_domain_spans_zones_with_dedicated_managers() -> None:
     instances = template()["Parameters"]["SearchInstanceCount"]
     assert instances["MinValue"] >= 2 and instances["Default"] % zones["Default"] == 0
     assert cluster["DedicatedMasterEnabled"] == {"Fn::If": ["DedicatedMasters", True, False]}
-    assert template()["Parameters"]["SearchDedicatedMasterCount"]["Default"] == 3
+    # docs/SCALING.md's first row: three data nodes in three zones elect a manager among themselves.
+    masters = template()["Parameters"]["SearchDedicatedMasterCount"]["Default"]
+    assert masters == 3 or instances["Default"] >= 3
+    assert cluster["WarmEnabled"] is False  # every item searched hot
 
 
 def test_the_created_domain_takes_a_subnet_per_zone() -> None:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import dynamodb_keys as keys
 from .dynamodb_rows import MANIFEST_ATTRIBUTE, TableNames, decode_ref, rows_of
-from .dynamodb_writer import DynamoDBBatchWriter, RowRef, partition_rows, read_attribute
+from .dynamodb_writer import DynamoDBBatchWriter, partition_rows, read_attribute
+from .row_ref import RowRef
 
 if TYPE_CHECKING:
     from ..models.item import Item

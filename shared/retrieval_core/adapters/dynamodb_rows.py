@@ -18,7 +18,7 @@ from ..documents.chunk_items import co_mentioned
 from ..models.item import Item
 from ..models.vocabulary import Kind, iso
 from . import dynamodb_keys as keys
-from .dynamodb_writer import RowRef
+from .row_ref import RowRef
 
 MANIFEST_ATTRIBUTE = "manifest"
 _EDGES, _LINEAGE = "E", "L"

@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..aws import aws_failures
 from .errors import UnprocessedReadsError, UnprocessedWritesError
+from .row_ref import RowRef
 
 BATCH_LIMIT = 25
 MAX_ROUNDS = 8
-
-
-@dataclass(frozen=True, slots=True)
-class RowRef:
-    """A row's address: its table and key (``pk``, ``sk``; ``sk`` may be absent)."""
-
-    table: str
-    pk: str
-    sk: str | None = None
-
-    def key(self) -> dict[str, dict[str, str]]:
-        key = {"pk": {"S": self.pk}}
-        if self.sk is not None:
-            key["sk"] = {"S": self.sk}
-        return key
 
 
 class DynamoDBBatchWriter:

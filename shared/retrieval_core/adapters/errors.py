@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..errors import IncompleteBatchError, InvalidRequestError, RetrievalError
 
 if TYPE_CHECKING:
-    from .dynamodb_writer import RowRef
+    from .row_ref import RowRef
 
 
 class UnprocessedWritesError(IncompleteBatchError):

@@ -10,6 +10,7 @@ nothing about other contexts can leak into the expansion. A stop-word list keeps
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Sequence
 from typing import Annotated, Literal, NamedTuple
@@ -134,18 +135,26 @@ def rocchio(query: Sequence[float], feedback: Sequence[Sequence[float]], weight:
         return list(query)
     dims = len(query)
     usable = [v for v in feedback if len(v) == dims]
-    length = math.sqrt(math.fsum(q * q for q in query))
+    length = _norm(query)
     if not usable or not length > 0:
         return list(query)
     unit = [q / length for q in query]  # a caller's own vector need not be unit length
     usable = [v for v in usable if _cosine(unit, v) >= ROCCHIO_MIN_COSINE]
     if not usable:
         return list(query)
-    moved = [u + weight * math.fsum(v[i] for v in usable) / len(usable) for i, u in enumerate(unit)]
-    norm = math.sqrt(math.fsum(x * x for x in moved))
+    # Sums per dimension over columns (zip and fsum run in C): no generator step per dimension and hit.
+    sums = [math.fsum(column) for column in zip(*usable, strict=True)]
+    moved = [u + weight * total / len(usable) for u, total in zip(unit, sums, strict=True)]
+    norm = _norm(moved)
     return [x / norm for x in moved] if norm > 0 and math.isfinite(norm) else list(query)
 
 
+def _norm(vector: Sequence[float]) -> float:
+    return math.sqrt(math.fsum(map(operator.mul, vector, vector)))
+
+
 def _cosine(unit: Sequence[float], vector: Sequence[float]) -> float:
-    norm = math.sqrt(math.fsum(x * x for x in vector))
-    return math.fsum(u * x for u, x in zip(unit, vector, strict=True)) / norm if norm > 0 else 0.0
+    """The cosine with a unit vector. ``map`` over ``operator.mul`` runs in C: a 384-dimension cosine
+    was 385 generator steps in Python, the gate's cost on every hybrid request with feedback."""
+    norm = _norm(vector)
+    return math.fsum(map(operator.mul, unit, vector)) / norm if norm > 0 else 0.0

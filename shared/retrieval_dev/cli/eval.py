@@ -27,13 +27,20 @@ if TYPE_CHECKING:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from ..evaluation.beir import DEFAULT_SPLIT
-    from ..evaluation.collection import DEFAULT_DATA_DIR
+    from ..evaluation.collection import DATA_ENV
     from ..evaluation.embedding_cache import add_cache_arguments
     from ..evaluation.runner import MODES, TOP_K
 
-    parser.add_argument("--documents", type=Path, default=DEFAULT_DATA_DIR / "documents.json")
-    parser.add_argument("--queries", type=Path, default=DEFAULT_DATA_DIR / "queries-dev.json")
-    parser.add_argument("--qrels", type=Path, default=DEFAULT_DATA_DIR / "qrels-dev.json")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="DIR",
+        help=f"The folder holding the collections (cranfield/, cacm/); default ${DATA_ENV}, else "
+        "../shared/data beside the repository.",
+    )
+    parser.add_argument("--documents", type=Path, help="Default: DIR/cranfield/documents.json.")
+    parser.add_argument("--queries", type=Path, help="Default: DIR/cranfield/queries-dev.json.")
+    parser.add_argument("--qrels", type=Path, help="Default: DIR/cranfield/qrels-dev.json.")
     parser.add_argument(
         "--beir",
         type=Path,
@@ -88,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     embedder = cached_embedder(args, bootstrap.container().embedder)
     if args.suite:
         return _suite(args, embedder)
+    args.documents, args.queries, args.qrels = _files(args)
     source = args.beir or args.documents
     try:
         if args.beir:
@@ -181,7 +189,7 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     compared = _configurations(args.compare)
     started = time.perf_counter()
     try:
-        scores = run_suite(compared, Settings.from_env(), embedder=embedder)
+        scores = run_suite(compared, Settings.from_env(), embedder=embedder, data=args.data)
     except RetrievalError as error:
         print(f"retrieval eval: {error.message}", file=sys.stderr)
         return 1
@@ -212,6 +220,14 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     path.write_text(json.dumps(saved, indent=2))
     print(f"saved {path}")
     return 0
+
+
+def _files(args: argparse.Namespace) -> tuple[Path, Path, Path]:
+    """``--documents``, ``--queries`` and ``--qrels``, each defaulting to Cranfield dev's under ``--data``."""
+    from ..evaluation.collection import cranfield_dev, data_root
+
+    default = cranfield_dev(data_root(args.data))
+    return args.documents or default.documents, args.queries or default.queries, args.qrels or default.qrels
 
 
 def _configurations(names: list[str] | None) -> list[Configuration]:

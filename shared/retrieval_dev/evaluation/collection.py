@@ -7,17 +7,26 @@ qrels ``[{queryId, docId, relevance}]``. Ids may be numbers or strings; they are
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from retrieval_core.errors import InvalidRequestError
 
-DEFAULT_DATA_DIR = Path("data/cranfield")
-"""Relative to the repository root, where ``make eval`` runs (data/cranfield/README.md: provenance)."""
+DATA_ENV = "RETRIEVAL_EVAL_DATA"
+"""Names the folder holding the judged collections (``cranfield/``, ``cacm/``) when it is not the default."""
+SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
+"""The default: the team's shared data set beside the checkout (``../shared/data`` from the repository
+root). The collections are not the team's work, so they are read from there and never committed; each
+folder's README or PROVENANCE says where it came from and under which licence."""
+WHERE = (
+    f"the collections are read from ../shared/data beside the repository unless --data DIR or ${DATA_ENV} "
+    "names another folder"
+)
 CONTEXT_ID = "cran"
 DOC_ID_PREFIX = f"{CONTEXT_ID}:d-"
 # Items need a creation time; the collection has none, so every document gets this fixed one.
@@ -25,6 +34,31 @@ CREATED_AT = "1968-01-01T00:00:00Z"
 
 
 T = TypeVar("T")
+
+
+class CollectionFiles(NamedTuple):
+    documents: Path
+    queries: Path
+    qrels: Path
+
+
+def data_root(given: Path | None = None) -> Path:
+    """Where the collections are: ``given`` (``--data``), else ``$RETRIEVAL_EVAL_DATA``, else the default."""
+    if given is not None:
+        return given
+    named = os.environ.get(DATA_ENV)
+    return Path(named) if named else SHARED_DATA
+
+
+def cranfield_dev(root: Path) -> CollectionFiles:
+    """Cranfield's dev half (the other half is held back on purpose and is not in the data set)."""
+    folder = root / "cranfield"
+    return CollectionFiles(folder / "documents.json", folder / "queries-dev.json", folder / "qrels-dev.json")
+
+
+def cacm(root: Path) -> CollectionFiles:
+    folder = root / "cacm"
+    return CollectionFiles(folder / "documents.json", folder / "queries.json", folder / "qrels.json")
 
 
 class CollectionFileError(InvalidRequestError):
@@ -88,7 +122,7 @@ def _read(path: Path, shape: TypeAdapter[T]) -> T:
     try:
         return shape.validate_python(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError as error:
-        raise CollectionFileError(f"{path}: no such file") from error
+        raise CollectionFileError(f"{path}: no such file ({WHERE})") from error
     except (json.JSONDecodeError, ValidationError) as error:
         raise CollectionFileError(f"{path}: not a collection file ({error})") from error
 

@@ -10,29 +10,25 @@ contexts, as ``retrieval eval-questions`` asks them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_core.config import Settings
 from retrieval_core.ports import Embedder
 
-from .collection import read_collection
+from .collection import CollectionFiles, cacm, cranfield_dev, data_root, read_collection
 from .compare import Configuration, randomisation_p
 from .metrics import mean
 from .provision import evaluation_index, scratch_index
 from .questions import DEFAULT_CORPUS, DEFAULT_QUESTIONS, read_questions, run_questions
 from .runner import Run, run_interleaved
 
-DATA = Path(__file__).resolve().parents[3] / "data"
-DOCUMENT_COLLECTIONS: dict[str, tuple[Path, Path, Path]] = {
-    "Cranfield dev": (
-        DATA / "cranfield" / "documents.json",
-        DATA / "cranfield" / "queries-dev.json",
-        DATA / "cranfield" / "qrels-dev.json",
-    ),
-    "CACM": (DATA / "cacm" / "documents.json", DATA / "cacm" / "queries.json", DATA / "cacm" / "qrels.json"),
+DOCUMENT_COLLECTIONS: dict[str, Callable[[Path], CollectionFiles]] = {
+    "Cranfield dev": cranfield_dev,
+    "CACM": cacm,
 }
+"""Each collection's files under the data folder (``collection.data_root``)."""
 QUESTIONS = "agent questions"
 TOP_K = 100
 QUESTION_TOP_K = 10
@@ -49,13 +45,19 @@ Scores = dict[str, dict[str, dict[str, float]]]
 
 
 def run_suite(
-    configurations: Sequence[Configuration], settings: Settings, *, embedder: Embedder | None = None
+    configurations: Sequence[Configuration],
+    settings: Settings,
+    *,
+    embedder: Embedder | None = None,
+    data: Path | None = None,
 ) -> Scores:
-    """Every configuration's per-query nDCG@10 on every collection of the suite."""
+    """Every configuration's per-query nDCG@10 on every collection of the suite, the collections read
+    from ``data`` (default: ``collection.data_root``)."""
     runs = [Run(c.name, c.mode, c.options) for c in configurations]
     scores: Scores = {}
-    for name, (documents, queries, qrels) in DOCUMENT_COLLECTIONS.items():
-        collection = read_collection(documents, queries, qrels)
+    root = data_root(data)
+    for name, files in DOCUMENT_COLLECTIONS.items():
+        collection = read_collection(*files(root))
         print(f"{name}: {len(collection.documents)} documents, {len(collection.queries)} queries", flush=True)
         with evaluation_index(settings, collection.documents, embedder=embedder, label=name):
             results = run_interleaved(runs, collection.queries, collection.qrels, TOP_K)

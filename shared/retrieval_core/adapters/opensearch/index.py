@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...config import Settings
 from ...models.limits import LIMITS
@@ -29,6 +29,7 @@ VECTOR_FIELD = "embedding"
 KNN_ENGINE = "lucene"
 KNN_SPACE = "cosinesimil"
 TEXT_ANALYZER = "item_text"
+VectorEncoding = Literal["fp32", "int8"]
 
 
 METADATA_MAPPING = {
@@ -69,6 +70,33 @@ NAME_PROPERTIES: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class VectorIndexing:
+    """How the lucene HNSW graph is built and its vectors kept (``Settings.opensearch_vector_encoding``,
+    ``opensearch_knn_m``, ``opensearch_knn_ef_construction``). A mapping cannot change them in place:
+    an index takes new ones when it is rebuilt (docs/SCALING.md)."""
+
+    encoding: VectorEncoding = "fp32"
+    m: int = 16
+    ef_construction: int = 128
+
+    def method(self) -> dict[str, Any]:
+        parameters: dict[str, Any] = {"m": self.m, "ef_construction": self.ef_construction}
+        if self.encoding == "int8":
+            # Lucene's scalar quantizer (OpenSearch 2.16+): 7-bit values in a byte per dimension,
+            # quantiles per segment; the float vectors stay on disk for merges and rescoring.
+            parameters["encoder"] = {"name": "sq"}
+        return {"name": "hnsw", "engine": KNN_ENGINE, "space_type": KNN_SPACE, "parameters": parameters}
+
+    @classmethod
+    def of(cls, settings: Settings) -> VectorIndexing:
+        return cls(
+            settings.opensearch_vector_encoding,
+            m=settings.opensearch_knn_m,
+            ef_construction=settings.opensearch_knn_ef_construction,
+        )
+
+
 def metadata_properties(schema: MetadataSchema) -> dict[str, Any]:
     return {name: dict(METADATA_MAPPING[field_type]) for name, field_type in schema.items()}
 
@@ -81,10 +109,12 @@ def index_body(
     refresh_interval: str,
     metadata: MetadataSchema | None = None,
     embedder: str | None = None,
+    vectors: VectorIndexing | None = None,
 ) -> dict[str, Any]:
     """Settings and strict mappings for the item index; ``metadata`` declares typed metadata keys and
     ``embedder`` (recorded in the mapping's ``_meta``) names what made its vectors, so a rebuild knows
-    when it must embed again."""
+    when it must embed again; ``vectors`` is how the k-NN graph is built."""
+    vectors = vectors or VectorIndexing()
     return {
         "settings": {
             "index": {
@@ -138,16 +168,7 @@ def index_body(
                     "dynamic": True,
                     "properties": metadata_properties(metadata or {}),
                 },
-                VECTOR_FIELD: {
-                    "type": "knn_vector",
-                    "dimension": dimension,
-                    "method": {
-                        "name": "hnsw",
-                        "engine": KNN_ENGINE,
-                        "space_type": KNN_SPACE,
-                        "parameters": {"m": 16, "ef_construction": 128},
-                    },
-                },
+                VECTOR_FIELD: {"type": "knn_vector", "dimension": dimension, "method": vectors.method()},
             },
         },
     }
@@ -163,6 +184,7 @@ class IndexSpec:
     refresh_interval: str = "1s"
     metadata: Mapping[str, FieldType] = field(default_factory=dict)
     embedder: str | None = None
+    vectors: VectorIndexing = VectorIndexing()
 
     @classmethod
     def of(cls, settings: Settings, dimension: int, embedder: str | None = None) -> IndexSpec:
@@ -173,6 +195,7 @@ class IndexSpec:
             refresh_interval=settings.opensearch_refresh_interval,
             metadata=settings.metadata_fields,
             embedder=embedder,
+            vectors=VectorIndexing.of(settings),
         )
 
     def body(self) -> dict[str, Any]:
@@ -183,6 +206,7 @@ class IndexSpec:
             refresh_interval=self.refresh_interval,
             metadata=dict(self.metadata),
             embedder=self.embedder,
+            vectors=self.vectors,
         )
 
 

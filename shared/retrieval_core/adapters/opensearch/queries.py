@@ -10,9 +10,11 @@ from ...models.filters import Filter
 from ...models.vocabulary import Kind
 from ...ports import Expansion, SearchFilters, TimeWindow
 from .filters import filter_clause
-from .index import VECTOR_FIELD
+from .index import KNN_SPACE, VECTOR_FIELD
 
 KNN_EF_SEARCH = 100
+"""The default beam per k-NN query (``Settings.opensearch_knn_ef_search``): lucene's own default (k) is
+narrow for filtered searches; 100 keeps recall near exact."""
 
 # Only what a response hit holds (``documents.hit_of``): never the vector (large, says nothing to a
 # caller), nor the fields only queries read (entity ids, mention types, contradicts); the document's
@@ -104,20 +106,46 @@ def knn_body(
     size: int,
     *,
     fields: dict[str, Any] = SOURCE_FIELDS,
+    ef_search: int = KNN_EF_SEARCH,
+    oversample: int = 1,
 ) -> dict[str, Any]:
-    return {
+    """The filtered k-NN query; ``oversample`` > 1 asks the graph for that many times ``size`` and
+    orders them by their exact cosine (``exact_rescore``) before the first ``size`` are kept."""
+    k = size * oversample
+    body: dict[str, Any] = {
         "size": size,
         "_source": fields,
         "query": {
             "knn": {
                 VECTOR_FIELD: {
                     "vector": list(vector),
-                    "k": size,
+                    "k": k,
                     "filter": {"bool": {"filter": filter_clauses(context_id, filters)}},
-                    # lucene's default beam is narrow for filtered searches; 100 keeps recall near exact.
-                    "method_parameters": {"ef_search": max(KNN_EF_SEARCH, size)},
+                    "method_parameters": {"ef_search": max(ef_search, k)},
                 }
             }
+        },
+    }
+    if oversample > 1:
+        body["rescore"] = exact_rescore(vector, k)
+    return body
+
+
+def exact_rescore(vector: Sequence[float], window: int) -> dict[str, Any]:
+    """The top ``window`` hits of a quantized graph scored again on the float vectors the index also
+    keeps (the k-NN plugin's ``knn_score``, on the same scale as the k-NN query's score): quantization
+    error reorders near neighbours, and this puts them back (docs/SCALING.md)."""
+    script = {
+        "source": "knn_score",
+        "lang": "knn",
+        "params": {"field": VECTOR_FIELD, "query_value": list(vector), "space_type": KNN_SPACE},
+    }
+    return {
+        "window_size": window,
+        "query": {
+            "rescore_query": {"script_score": {"query": {"match_all": {}}, "script": script}},
+            "query_weight": 0.0,
+            "rescore_query_weight": 1.0,
         },
     }
 

@@ -37,13 +37,26 @@ VECTOR_ARM = "vector"
 
 
 class OpenSearchStore:
-    """Implements LexicalSearch, VectorSearch, HybridSearch, EntityIndex, TemporalSearch, ItemReader,
-    VectorReader and FeedbackSearch."""
+    """Implements ``ports.SearchStore``, all nine of its ports: LexicalSearch, VectorSearch,
+    HybridSearch, QuestionSearch, EntityIndex, TemporalSearch, ItemReader, VectorReader and
+    FeedbackSearch."""
 
-    def __init__(self, client: OpenSearch, layout: IndexLayout, *, timeout: float) -> None:
+    def __init__(
+        self,
+        client: OpenSearch,
+        layout: IndexLayout,
+        *,
+        timeout: float,
+        ef_search: int = queries.KNN_EF_SEARCH,
+        oversample: int = 1,
+    ) -> None:
+        """``ef_search``: the k-NN beam per query; ``oversample``: how many times the hits asked for a
+        k-NN query reads and orders by exact cosine (``Settings.knn_oversample``: int8 vectors)."""
         self._client = client
         self._layout = layout
         self._timeout = timeout
+        self._ef_search = ef_search
+        self._oversample = oversample
         self._calls = CallCounter()
 
     @property
@@ -58,7 +71,7 @@ class OpenSearchStore:
         return self._lexical(self._search(context_id, body))
 
     def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
-        body = queries.knn_body(context_id, vector, filters, filters.size)
+        body = self._knn(context_id, vector, filters, filters.size)
         return _candidates(self._search(context_id, body))
 
     def hybrid(
@@ -77,7 +90,7 @@ class OpenSearchStore:
         lexical, vector_result = self._msearch(
             context_id,
             queries.lexical_body(context_id, text, filters, depth, expansion, fields=fields),
-            queries.knn_body(context_id, vector, filters, depth, fields=fields),
+            self._knn(context_id, vector, filters, depth, fields=fields),
         )
         return self._hybrid_arms(lexical, vector_result)
 
@@ -94,7 +107,7 @@ class OpenSearchStore:
         lexical, vector_result, names = self._msearch(
             context_id,
             queries.lexical_body(context_id, text, filters, depth, expansion),
-            queries.knn_body(context_id, vector, filters, depth),
+            self._knn(context_id, vector, filters, depth),
             question_queries.names_body(context_id, text, filters),
         )
         buckets = names.get("aggregations", {}).get("names", {}).get("buckets", [])
@@ -176,8 +189,27 @@ class OpenSearchStore:
     def vector_feedback(
         self, context_id: str, vector: Sequence[float], filters: SearchFilters
     ) -> list[FeedbackHit]:
-        body = queries.knn_body(context_id, vector, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
+        body = self._knn(context_id, vector, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
         return _feedback(self._search(context_id, body))
+
+    def _knn(
+        self,
+        context_id: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        size: int,
+        *,
+        fields: dict[str, Any] = queries.SOURCE_FIELDS,
+    ) -> dict[str, Any]:
+        return queries.knn_body(
+            context_id,
+            vector,
+            filters,
+            size,
+            fields=fields,
+            ef_search=self._ef_search,
+            oversample=self._oversample,
+        )
 
     def _msearch(self, context_id: str, *bodies: dict[str, Any]) -> list[dict[str, Any]]:
         """Several searches in one ``_msearch`` round trip, the alias in the path (where IAM policies see

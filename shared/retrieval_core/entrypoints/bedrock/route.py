@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 
-from ...retrieval.responses import RetrieveResponse
 from . import GENERATE_ROUTES, RESOURCE, ROUTE
+from .knowledge_base import KnowledgeBase
 from .shapes import ErrorMessage, KnowledgeBaseRetrieveResponse
 
 __all__ = [
@@ -61,21 +60,6 @@ GENERATE_RESPONSES: dict[int, Any] = {
         "content": {"application/json": {"model": ErrorMessage}},
     }
 }
-
-
-@dataclass(frozen=True, slots=True)
-class KnowledgeBase:
-    """What the route needs of its function: the retrieve service's call, the claim that names contexts,
-    the mode a request without ``overrideSearchType`` gets, the rerank model a
-    ``rerankingConfiguration`` may name (``none``: no reranking on request), which context each
-    knowledge base id serves, and the region an ARN must name."""
-
-    retrieve: Callable[..., RetrieveResponse]
-    context_claim: str
-    default_mode: str
-    rerank_model: str
-    context_of: Callable[[str], str | None]
-    region: str
 
 
 def answer_retrieve(

@@ -20,7 +20,7 @@ from .errors import bedrock_error
 from .request import retrieve_request
 
 if TYPE_CHECKING:
-    from .route import KnowledgeBase
+    from .knowledge_base import KnowledgeBase
 
 
 def serve_retrieve(
