@@ -19,7 +19,9 @@ DEFAULT_BUCKET = "retrieval-ingest"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "file", type=Path, help="JSON Lines (or gzip of it), or a document (.txt .md .html .pdf .docx .csv)."
+        "file",
+        type=Path,
+        help="JSON Lines (.jsonl, .ndjson, gzip too), or a document (docs/DOCUMENTS.md; others are skipped).",
     )
     parser.add_argument("--context", required=True, help="The context: the key goes under contexts/<it>/.")
     parser.add_argument("--key", help="The object key (default: contexts/<context>/<file name>).")
