@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     ),
     "schema": ("schema", "Print the JSON Schema of the item format."),
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
+    "search": ("search", 'Ask one question of a context: `search "question" --context C`, a ranked list.'),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),
     "serve": ("serve", "Serve the API on 127.0.0.1:3000, like `sam local start-api`."),
     "mcp": ("mcp", "Serve retrieve, graph_path, why_explain and session as MCP tools (stdio or HTTP)."),
