@@ -12,10 +12,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from ..project import project_path
 from .lambda_runtime import add_show_metrics_flag
 
-DEFAULT_CORPUS = Path("dev/sample/corpus.jsonl")
-INGEST_SAMPLE = Path("events/ingest/acme-sample.jsonl")
+DEFAULT_CORPUS = project_path("dev/sample/corpus.jsonl")
+INGEST_SAMPLE = project_path("events/ingest/acme-sample.jsonl")
 INGEST_IDS = ("acme:p-9001", "acme:doc-9001")
 WIDTH = 100
 

@@ -16,7 +16,9 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from retrieval_core.errors import InvalidRequestError
 
-DEFAULT_DATA_DIR = Path("data/cranfield")
+from ..project import project_path
+
+DEFAULT_DATA_DIR = project_path("data/cranfield")
 """Relative to the repository root, where ``make eval`` runs (data/cranfield/README.md: provenance)."""
 CONTEXT_ID = "cran"
 DOC_ID_PREFIX = f"{CONTEXT_ID}:d-"
