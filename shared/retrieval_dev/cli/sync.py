@@ -41,7 +41,14 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    report = sync(args.folder, args.context, delete=args.delete)
+    from .progress import Progress
+
+    files = sum(1 for path in args.folder.rglob("*") if path.is_file() and not path.name.endswith(SIDECAR))
+    bar = Progress(files, label="syncing", unit="files", quiet=args.json)
+    try:
+        report = sync(args.folder, args.context, delete=args.delete, progress=bar.update)
+    finally:
+        bar.close()
     if args.json:
         print(json.dumps({"files": report}, indent=2))
     else:

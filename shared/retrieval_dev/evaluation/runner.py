@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,10 +103,12 @@ def run_mode(
     *,
     options: Mapping[str, Any] | None = None,
     label: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ModeResult:
     """Every query once, timed, with its OpenSearch round trips counted; one unmeasured warm-up call
     first so model loading and connection set-up are not charged to the first query."""
-    return run_interleaved([Run(label or mode, mode, options or {})], queries, qrels, top_k)[label or mode]
+    runs = [Run(label or mode, mode, options or {})]
+    return run_interleaved(runs, queries, qrels, top_k, progress=progress)[label or mode]
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,12 @@ class Run:
 
 
 def run_interleaved(
-    runs: Sequence[Run], queries: Sequence[Query], qrels: Mapping[str, Mapping[str, int]], top_k: int = TOP_K
+    runs: Sequence[Run],
+    queries: Sequence[Query],
+    qrels: Mapping[str, Mapping[str, int]],
+    top_k: int = TOP_K,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, ModeResult]:
     """Every run on every query, query by query (the runs' order rotating from one query to the next),
     so a change of load on a shared machine weighs on every run alike and their latencies compare; one
@@ -146,4 +153,6 @@ def run_interleaved(
                 recall=recall(ranking, judged, RECALL_AT),
                 reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
             )
+        if progress is not None:
+            progress((number + 1) * len(runs))
     return results
