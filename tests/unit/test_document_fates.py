@@ -5,6 +5,7 @@ never mistaken for ``unchanged`` or a failure."""
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from retrieval_core.documents.sidecar import RecordStructure
 from retrieval_core.ingest.document_files import DocumentFiles, is_document_key
 from retrieval_core.ingest.service import IngestService
 from retrieval_core.models.ingest import ObjectRef
+from retrieval_core.models.metadata import FieldType
 
 from tests.unit.test_document_units import Embedder, Vectors
 
@@ -165,3 +167,57 @@ def test_the_ingest_service_never_reads_a_stray_file_as_json_lines() -> None:
     assert outcome.report is None and outcome.document is not None
     assert (outcome.document.status, outcome.document.chunks) == ("indexed", 1)
     assert statuses.get("acme", "misc/pip_hash.rst") is not None
+
+
+def test_a_typed_sidecar_value_of_an_undeclared_key_says_how_to_declare_it_in_one_line() -> None:
+    files, objects, _, _ = _files()
+    key = "contexts/acme/report.txt"
+    objects.blobs[("b", key)] = b"Quarterly figures."
+    typed = {
+        "year": {"value": {"type": "NUMBER", "numberValue": 2024}},
+        "draft": {"value": {"type": "BOOLEAN", "booleanValue": False}},
+        "team": "a",
+    }
+    objects.blobs[("b", key + ".metadata.json")] = json.dumps({"metadataAttributes": typed}).encode()
+    status = files.created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert status is not None and status.status == "indexed" and status.reason is not None
+    assert "\n" not in status.reason
+    assert '{"draft": "boolean", "year": "number"} to RETRIEVAL_METADATA_FIELDS' in status.reason
+    assert status.reason.endswith("then `retrieval rebuild`")
+    declared = DocumentFiles(
+        loader=ScriptedLoader(),
+        objects=objects,
+        statuses=MemoryDocumentStatuses(),
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={"year": FieldType.NUMBER, "draft": FieldType.BOOLEAN},
+    )
+    assert declared.created(ObjectRef("b", key, "v1", sequencer="01")).reason is None  # type: ignore[union-attr]
+    conflicting = DocumentFiles(
+        loader=ScriptedLoader(),
+        objects=objects,
+        statuses=MemoryDocumentStatuses(),
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={"year": FieldType.DATE},
+    )
+    failed = conflicting.created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert failed is not None and failed.status == "failed" and failed.reason is not None
+    assert (
+        "metadata.year" in failed.reason
+        and "RETRIEVAL_METADATA_FIELDS and run `retrieval rebuild`" in failed.reason
+    )
+
+
+def test_a_range_on_an_undeclared_key_names_the_declaration_and_the_rebuild() -> None:
+    from retrieval_core.models.filters import Filter, FilterNotApplicableError, resolve
+
+    with pytest.raises(FilterNotApplicableError) as raised:
+        resolve(Filter.model_validate({"gte": {"key": "metadata.year", "value": 2020}}), {})
+    assert 'RETRIEVAL_METADATA_FIELDS (template parameter MetadataFields, e.g. {"year": "number"})' in str(
+        raised.value
+    ) and "`retrieval rebuild`" in str(raised.value)

@@ -192,7 +192,9 @@ class DocumentFiles:
                 f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
             )
         status: Status = "updated" if indexed_before else "indexed"
+        note = sidecar.undeclared(self._metadata)
         reason = METADATA_ONLY if indexed_before and _same_text(previous, hashes) else None
+        reason = f"{reason}; {note}" if reason and note else reason or note
         return self._record(file, status, len(chunks), reason, sequencer, hashes)
 
     def _too_large(self, data: bytes) -> str | None:
