@@ -118,8 +118,8 @@ def parsers(keep_chrome: bool) -> Iterator[None]:
     from retrieval_core.documents.parsers import html, pdf
 
     originals = html.parse, pdf.parse
-    html.parse = partial(originals[0], keep_chrome=keep_chrome)  # type: ignore[assignment]
-    pdf.parse = partial(originals[1], keep_chrome=keep_chrome)  # type: ignore[assignment]
+    html.parse = partial(originals[0], keep_chrome=keep_chrome)
+    pdf.parse = partial(originals[1], keep_chrome=keep_chrome)
     try:
         yield
     finally:
@@ -168,7 +168,7 @@ def main() -> int:
         for path in SOURCES:
             shutil.copy(path, folder / path.name)
         run = str(int(time.time()))
-        result = {
+        result: dict[str, Any] = {
             "files": len(SOURCES),
             "before": {**share(folder, True), **rank_one(folder, f"chrome-before-{run}", True)},
             "after": {**share(folder, False), **rank_one(folder, f"chrome-after-{run}", False)},
