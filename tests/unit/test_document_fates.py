@@ -221,3 +221,31 @@ def test_a_range_on_an_undeclared_key_names_the_declaration_and_the_rebuild() ->
     assert 'RETRIEVAL_METADATA_FIELDS (template parameter MetadataFields, e.g. {"year": "number"})' in str(
         raised.value
     ) and "`retrieval rebuild`" in str(raised.value)
+
+
+def test_the_sync_report_says_a_shared_note_once_and_keeps_each_files_own_reason() -> None:
+    from retrieval_dev.cli.sync import render
+
+    note = "typed sidecar values (year) are not declared, so they filter as exact strings: add ..."
+    report = [
+        {"key": "a.txt", "status": "indexed", "chunks": 1, "reason": note},
+        {
+            "key": "b.txt",
+            "status": "updated",
+            "chunks": 1,
+            "reason": f"metadata only: the sidecar changed; {note}",
+        },
+        {
+            "key": "logo.png",
+            "status": "skipped",
+            "chunks": 0,
+            "reason": "its type (.png) is not one that is read",
+        },
+    ]
+    assert render(report).splitlines() == [
+        "indexed       1  a.txt",
+        "updated       1  b.txt  metadata only: the sidecar changed",
+        "skipped       0  logo.png  its type (.png) is not one that is read",
+        "1 indexed, 1 skipped, 1 updated",
+        f"note: {note}",
+    ]

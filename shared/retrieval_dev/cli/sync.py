@@ -52,14 +52,30 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"files": report}, indent=2))
     else:
-        for entry in report:
-            reason = f"  {entry['reason']}" if entry["reason"] else ""
-            print(f"{entry['status']:<9} {entry['chunks']:>5}  {entry['key']}{reason}")
-        counts: dict[str, int] = {}
-        for entry in report:
-            counts[entry["status"]] = counts.get(entry["status"], 0) + 1
-        print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to sync")
+        print(render(report))
     return 1 if any(entry["status"] == "failed" for entry in report) else 0
+
+
+def render(report: list[dict[str, Any]]) -> str:
+    """One line per file, then the counts; a note many files share (an undeclared typed sidecar key)
+    is said once at the end, not on every file's line."""
+    lines, notes = [], list[str]()
+    for entry in report:
+        parts = (entry["reason"] or "").split("; ")
+        shared = [part for part in parts if part.startswith(SHARED_NOTE)]
+        notes += [note for note in shared if note not in notes]
+        reason = "; ".join(part for part in parts if part and part not in shared)
+        lines.append(
+            f"{entry['status']:<9} {entry['chunks']:>5}  {entry['key']}" + (f"  {reason}" if reason else "")
+        )
+    counts: dict[str, int] = {}
+    for entry in report:
+        counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+    lines.append(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to sync")
+    return "\n".join([*lines, *(f"note: {note}" for note in notes)])
+
+
+SHARED_NOTE = "typed sidecar values"
 
 
 def sync(
