@@ -539,3 +539,67 @@ def test_why_explain_on_a_chunk_shows_its_file_version_page_and_section_and_reac
     siblings = retrieve({"mode": "entity", "entity_id": file_mention["entity_id"], "top_k": 10})
     assert {h["id"] for h in siblings} == {f"acme:doc/manual.docx#{n:04d}" for n in range(2)}
     assert status("manual.docx")[1]["chunks"] == 2
+
+
+def test_a_mixed_folder_gives_every_file_a_fate_and_a_second_sync_the_same_skips(
+    docs: tuple[Settings, IngestResources], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's folder in small: text-like types read by their type (never as JSON Lines), stray
+    types skipped with the reason in the report and in GET /v1/documents, the same on the next sync,
+    and a sidecar-only change reported ``updated`` (metadata)."""
+    import io
+
+    from openpyxl import Workbook
+    from retrieval_dev.cli.sync import sync
+
+    _, resources = docs
+    monkeypatch.setenv("RETRIEVAL_INGEST_BUCKET", resources.bucket)
+    folder = tmp_path / "mixed"
+    (folder / "misc").mkdir(parents=True)
+    (folder / "misc" / "pip_hash.rst").write_text("pip hash\n========\n\nCompute a digest of a wheel.\n")
+    (folder / "guide.adoc").write_text("= Guide\n\n== Setup\n\nThe lantern daemon listens on port 7000.\n")
+    (folder / "settings.json").write_text('{"harbour": "Valletta", "ships": 12}\n')
+    (folder / "feed.xml").write_text("<feed><entry>The ferry leaves at noon.</entry></feed>")
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["crate", "weight"])
+    sheet.append(["anchors", 900])
+    out = io.BytesIO()
+    book.save(out)
+    (folder / "cargo.xlsx").write_bytes(out.getvalue())
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    (folder / "Makefile").write_text("all:\n\techo hi\n")
+    (folder / "note.md").write_text("# Note\n\nThe beacon blinks.")
+    (folder / "note.md.metadata.json").write_text(json.dumps({"metadataAttributes": {"team": "a"}}))
+    report = {entry["key"]: entry for entry in sync(folder, "acme", delete=True)}
+    assert {k: v["status"] for k, v in report.items()} == {
+        "misc/pip_hash.rst": "indexed",
+        "guide.adoc": "indexed",
+        "settings.json": "indexed",
+        "feed.xml": "indexed",
+        "cargo.xlsx": "indexed",
+        "note.md": "indexed",
+        "logo.png": "skipped",
+        "Makefile": "skipped",
+    }
+    assert ".png" in report["logo.png"]["reason"] and "without a suffix" in report["Makefile"]["reason"]
+    (hit,) = retrieve({"mode": "lexical", "text": "anchors weight", "top_k": 1})
+    assert hit["id"] == "acme:doc/cargo.xlsx#0000" and hit["location"]["section"] == "Sheet > row 2"
+    (hit,) = retrieve({"mode": "lexical", "text": "lantern daemon port", "top_k": 1})
+    assert hit["location"]["section"] == "Guide > Setup"
+    listed = json.loads(invoke("retrieve", api_event("GET", "/v1/documents", "acme"))["body"])["documents"]
+    assert {d["key"]: d["status"] for d in listed}["logo.png"] == "skipped"
+    assert next(d for d in listed if d["key"] == "Makefile")["reason"] == report["Makefile"]["reason"]
+
+    (folder / "note.md.metadata.json").write_text(json.dumps({"metadataAttributes": {"team": "b"}}))
+    again = {entry["key"]: entry for entry in sync(folder, "acme", delete=True)}
+    assert {k: v["status"] for k, v in again.items()} == {
+        **{k: "unchanged" for k in report if k not in {"logo.png", "Makefile", "note.md"}},
+        "logo.png": "skipped",
+        "Makefile": "skipped",
+        "note.md": "updated",
+    }
+    assert again["note.md"]["reason"].startswith("metadata only")
+    (hit,) = retrieve({"mode": "lexical", "text": "beacon", "top_k": 1})
+    assert hit["metadata"]["team"] == "b"

@@ -326,13 +326,13 @@ def _files(
     return files, objects, loader, statuses, vectors
 
 
-def test_a_file_over_the_limit_fails_and_a_later_event_beats_an_earlier_one() -> None:
+def test_a_file_over_the_limit_is_skipped_and_a_later_event_beats_an_earlier_one() -> None:
     files, objects, loader, statuses, _ = _files(file_bytes=100)
     objects.blobs[("b", "contexts/acme/big.txt")] = b"x" * 101
     status = files.created(ObjectRef("b", "contexts/acme/big.txt", "v2", sequencer="0B"))
     assert status is not None and (status.status, status.reason) == (
-        "failed",
-        "the file is larger than 100 bytes",
+        "skipped",
+        "larger than 100 bytes (the size limit)",
     )
     objects.blobs[("b", "contexts/acme/big.txt")] = b"Small now."
     late = files.created(ObjectRef("b", "contexts/acme/big.txt", "v1", sequencer="0A"))
@@ -351,6 +351,7 @@ def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors
     objects.blobs[("b", key + ".metadata.json")] = b'{"metadataAttributes": {"k": "v"}}'
     updated = files.created(ObjectRef("b", key + ".metadata.json", "v1", sequencer="03"))
     assert updated is not None and updated.status == "updated"
+    assert updated.reason == "metadata only: the sidecar changed, the text is as it was"
     line = json.loads(loader.calls[-1][1][0])
     assert line["metadata"] == {"k": "v"} and line["embedding"] == [0.0, 1.0]
     assert line["grounding"][0]["section"] == "T"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..models.limits import LIMITS
-from ..models.metadata import METADATA_NAME_PATTERN, MetadataSchema, metadata_problems
+from ..models.metadata import METADATA_NAME_PATTERN, FieldType, MetadataSchema, metadata_problems
 from .errors import DocumentRejectedError
 from .limits import DocumentLimits
 
@@ -44,6 +44,21 @@ class RecordStructure:
 class Sidecar:
     metadata: dict[str, Any] = field(default_factory=dict)
     records: RecordStructure | None = None
+    typed: dict[str, FieldType] = field(default_factory=dict)
+    """The attributes a typed value gave a type a filter ranges or matches on (NUMBER, BOOLEAN)."""
+
+    def undeclared(self, schema: MetadataSchema) -> str | None:
+        """One line for the file's report when a typed attribute's key is not declared, so it filters
+        as an exact string: the declaration to add and the rebuild it needs."""
+        missing = {name: kind for name, kind in self.typed.items() if name not in schema}
+        if not missing:
+            return None
+        declaration = json.dumps({name: str(kind) for name, kind in sorted(missing.items())})
+        return (
+            f"typed sidecar values ({', '.join(sorted(missing))}) are not declared, so they filter as exact "
+            f"strings: add {declaration} to RETRIEVAL_METADATA_FIELDS (MetadataFields), then "
+            "`retrieval rebuild`"
+        )
 
 
 NO_SIDECAR = Sidecar()
@@ -74,9 +89,18 @@ def read_sidecar(data: bytes, schema: MetadataSchema, limits: DocumentLimits) ->
     if problems:
         where, message = problems[0]
         raise DocumentRejectedError(
-            f"has a sidecar value that contradicts the declared type: {where} {message}"
+            f"has a sidecar value that contradicts the declared type: {where} {message} (fix the value, or "
+            "change the key's type in RETRIEVAL_METADATA_FIELDS and run `retrieval rebuild`)"
         )
-    return Sidecar(metadata, _records(document.get("documentStructureConfiguration")))
+    typed = {name: TYPE_OF[value["value"]["type"]] for name, value in attributes.items() if _typed(value)}
+    return Sidecar(metadata, _records(document.get("documentStructureConfiguration")), typed)
+
+
+TYPE_OF = {"NUMBER": FieldType.NUMBER, "BOOLEAN": FieldType.BOOLEAN}
+
+
+def _typed(value: Any) -> bool:
+    return isinstance(value, dict) and value["value"]["type"] in TYPE_OF
 
 
 def _name(name: str) -> str:

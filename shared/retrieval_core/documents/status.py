@@ -9,7 +9,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Status = Literal["indexed", "updated", "unchanged", "deleted", "failed"]
+Status = Literal["indexed", "updated", "unchanged", "deleted", "failed", "skipped"]
 
 
 class DocumentStatus(BaseModel):
@@ -21,7 +21,12 @@ class DocumentStatus(BaseModel):
     status: Status
     version: str | None = Field(default=None, description="The S3 version (or ETag) last applied.")
     chunks: int = Field(default=0, ge=0, description="The file's chunks now in the indexes.")
-    reason: str | None = Field(default=None, description="Why the file failed; null otherwise.")
+    reason: str | None = Field(
+        default=None,
+        description="Why the file failed or was skipped (its type, its size); for an update of its sidecar "
+        "alone, that only its metadata changed; for typed sidecar values of undeclared keys, the "
+        "declaration and rebuild that make them filterable as typed; null otherwise.",
+    )
     updated_at: str = Field(description="When this status was written (ISO-8601, UTC).")
     content_hash: str | None = Field(default=None, exclude=True)
     sidecar_hash: str | None = Field(default=None, exclude=True)

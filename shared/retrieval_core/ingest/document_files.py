@@ -23,7 +23,15 @@ from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_lines
 from ..documents.chunking import chunk_document
 from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
-from ..documents.formats import DocumentFormat, document_of_sidecar, format_of, is_sidecar, sidecar_of
+from ..documents.formats import (
+    DocumentFormat,
+    document_of_sidecar,
+    format_of,
+    is_lines,
+    is_sidecar,
+    sidecar_of,
+    skip_reason,
+)
 from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
 from ..documents.pages import about_mention, page_title
 from ..documents.parsers import parse
@@ -40,10 +48,12 @@ from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import LineLoader, ObjectStore
 
+METADATA_ONLY = "metadata only: the sidecar changed, the text is as it was"
+
 
 def is_document_key(key: str) -> bool:
-    """Keys this use case owns: a document of a supported format, or a sidecar."""
-    return format_of(key) is not None or is_sidecar(key)
+    """Keys this use case owns: every one but JSON Lines (a document, a sidecar, or a file it skips)."""
+    return not is_lines(key)
 
 
 class DocumentFiles:
@@ -89,7 +99,7 @@ class DocumentFiles:
 
     def _reconsider(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
         """The file as it now is: indexed from its current version, or removed when it has none."""
-        if format_of(ref.key) is None:
+        if format_of(ref.key) is None and skip_reason(ref.key) is None:
             return None
         return self._apply(ref, sequencer)
 
@@ -98,16 +108,20 @@ class DocumentFiles:
         if context_id is None:
             return None
         fmt = format_of(ref.key)
-        assert fmt is not None
         file_key = ref.key[len(f"{CONTEXTS_PREFIX}{context_id}/") :]
         previous = self._statuses.get(context_id, file_key)
         if previous is not None and not later(sequencer, previous.sequencer):
             return previous  # an older event arriving late: the newer one already applied
-        data = self._objects.read_bytes(ref, self._limits.file_bytes)
+        # A file of a type that is skipped is only checked for being there (one byte read).
+        data = self._objects.read_bytes(ref, self._limits.file_bytes if fmt is not None else 0)
         version = ref.version_id or (ref.etag or "").strip('"') or None
         file = FileRef(context_id, ref.bucket, ref.key, file_key, version or "")
         if data is None:  # gone (or a sidecar ahead of its file): remove what is indexed, if anything
             return None if previous is None else self._remove(file, previous, sequencer, "deleted", None)
+        skipped = skip_reason(ref.key) if fmt is None else self._too_large(data)
+        if skipped is not None:  # not a failure: listed, its old chunks (if any) removed
+            return self._remove(file, previous, sequencer, "skipped", skipped)
+        assert fmt is not None
         try:
             return self._index(file, fmt, data, previous, sequencer)
         except (DocumentRejectedError, ChunkingConfigError) as rejected:
@@ -121,8 +135,6 @@ class DocumentFiles:
         previous: DocumentStatus | None,
         sequencer: str | None,
     ) -> DocumentStatus:
-        if len(data) > self._limits.file_bytes:
-            raise DocumentRejectedError(f"is larger than {_size(self._limits.file_bytes)}")
         if not data.strip():
             raise DocumentRejectedError("is empty")
         sidecar_bytes = self._objects.read_bytes(
@@ -192,7 +204,16 @@ class DocumentFiles:
         if title is not None:
             self._link_back(file.context_id, title)
         status: Status = "updated" if indexed_before else "indexed"
-        return self._record(file, status, len(chunks), None, sequencer, hashes)
+        note = sidecar.undeclared(self._metadata)
+        reason = METADATA_ONLY if indexed_before and _same_text(previous, hashes) else None
+        reason = f"{reason}; {note}" if reason and note else reason or note
+        return self._record(file, status, len(chunks), reason, sequencer, hashes)
+
+    def _too_large(self, data: bytes) -> str | None:
+        """Bedrock skips a file over its size limit; so do we (the reason names the limit)."""
+        if len(data) > self._limits.file_bytes:
+            return f"larger than {_size(self._limits.file_bytes)} (the size limit)"
+        return None
 
     def _link_back(self, context_id: str, title: str) -> None:
         """The chunks indexed before this page that name its title now mention it (``backlinks``)."""
@@ -248,6 +269,11 @@ class DocumentFiles:
         )
         self._statuses.put(file.context_id, record)
         return record
+
+
+def _same_text(previous: DocumentStatus | None, hashes: tuple[str, str, str]) -> bool:
+    """The file's bytes and chunking are those indexed: only its sidecar changed."""
+    return previous is not None and (previous.content_hash, previous.chunking) == (hashes[0], hashes[2])
 
 
 def _size(limit: int) -> str:

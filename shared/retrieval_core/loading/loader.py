@@ -64,9 +64,10 @@ class LoadReport:
         return not self.errors and not self.unwritten and self.stopped is None
 
     def summary(self) -> str:
-        parts = [f"{self.loaded} items loaded ({self.updated} updated)"]
+        # A reload replaces every item: "329 loaded (0 new, 329 replaced)", never "329 (329 updated)".
+        parts = [f"{self.loaded} items loaded ({self.loaded - self.updated} new, {self.updated} replaced)"]
         if self.deleted or self.absent:
-            parts.append(f"{self.deleted} deleted ({self.absent} were already absent)")
+            parts.append(f"{self.deleted} deleted ({self.absent} deletes named ids that were not there)")
         if self.errors:
             parts.append(f"{len(self.errors)} bad lines skipped")
         if self.unwritten:

@@ -325,7 +325,12 @@ def resolve(node: Filter, schema: MetadataSchema, path: str = "filter") -> Filte
     leaf_path = f"{path}.{operator}"
     if isinstance(leaf, Range) and field_type not in RANGEABLE:
         raise FilterNotApplicableError(
-            leaf_path, leaf.key, _indexed_as(declared) + "; ranges apply to keys declared number or date"
+            leaf_path,
+            leaf.key,
+            _indexed_as(declared)
+            + "; ranges apply to keys declared number or date: declare it in RETRIEVAL_METADATA_FIELDS "
+            + f'(template parameter MetadataFields, e.g. {{"{name}": "number"}}), then run `retrieval '
+            + "rebuild` (the rebuild function when deployed) so the index compares it as declared",
         )
     if isinstance(leaf, Pattern) and field_type is not FieldType.KEYWORD:
         raise FilterNotApplicableError(

@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     ),
     "schema": ("schema", "Print the JSON Schema of the item format."),
     "openapi": ("openapi", "Print the OpenAPI document of the API (docs/openapi.json)."),
+    "search": ("search", 'Ask one question of a context: `search "question" --context C`, a ranked list.'),
     "invoke": ("invoke", "Run a function's handler in-process on an event file, like `sam local invoke`."),
     "serve": ("serve", "Serve the API on 127.0.0.1:3000, like `sam local start-api`."),
     "mcp": ("mcp", "Serve retrieve, graph_path, why_explain and session as MCP tools (stdio or HTTP)."),
@@ -48,9 +49,48 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
+OFFLINE = frozenset({"schema", "openapi"})
+"""Commands that need no backend; every other one finds the settings and checks the stack first."""
+UNAVAILABLE_EXIT = 3
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return int(args.run(args) or 0)
+    try:
+        if args.command not in OFFLINE:
+            _require_stack()
+        return int(args.run(args) or 0)
+    except Exception as error:
+        message = expected_failure(error)
+        if message is None:
+            raise
+        print(f"retrieval {args.command}: {message}", file=sys.stderr)
+        return UNAVAILABLE_EXIT
+
+
+def _require_stack() -> None:
+    from .environment import use_local_stack_env
+    from .stack_check import require_local_stack
+
+    use_local_stack_env()
+    require_local_stack()
+
+
+def expected_failure(error: Exception) -> str | None:
+    """The one line for a condition a user meets (the stack down or gone mid-command, no credentials for
+    it); None for a bug, whose traceback is the report."""
+    from botocore.exceptions import EndpointConnectionError, NoCredentialsError
+    from retrieval_core.errors import BackendUnavailableError
+
+    from .stack_check import StackUnavailableError, start_command
+
+    if isinstance(error, StackUnavailableError):
+        return str(error)
+    if isinstance(error, NoCredentialsError):
+        return f"no AWS credentials for the local stack (no .stack/env found?): `{start_command({})}`"
+    if isinstance(error, EndpointConnectionError | BackendUnavailableError | ConnectionError):
+        return f"a backend stopped answering ({error}): is the stack up? `{start_command({})}`"
+    return None
 
 
 if __name__ == "__main__":

@@ -12,10 +12,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from ..project import project_path
 from .lambda_runtime import add_show_metrics_flag
 
-DEFAULT_CORPUS = Path("dev/sample/corpus.jsonl")
-INGEST_SAMPLE = Path("events/ingest/acme-sample.jsonl")
+DEFAULT_CORPUS = project_path("dev/sample/corpus.jsonl")
+INGEST_SAMPLE = project_path("events/ingest/acme-sample.jsonl")
 INGEST_IDS = ("acme:p-9001", "acme:doc-9001")
 WIDTH = 100
 
@@ -108,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     print(textwrap.indent(packet.get("text", ""), "  | "))
     print(
         f"  used {packet.get('used')}/{packet.get('budget')} {packet.get('unit')}, "
-        f"dropped {len(packet.get('dropped', []))}; receipt #{packed['receipt']['sequence']} "
+        f"{dropped_line(packet.get('dropped', []))}; receipt #{packed['receipt']['sequence']} "
         f"sources {packed['receipt']['source_ids']}"
     )
 
@@ -151,14 +152,32 @@ def _ingest_step(retrieve: Any, invoke: Any) -> None:
     ):  # fmt: skip
         invoke_with_parts(upload(body, key))
         report = read_report(key)
-        counts = ", ".join(
-            f"{name} {report[name]}" for name in ("loaded", "updated", "deleted", "absent", "rejected")
-        )
-        print(f"  {label}: reports/{key}.json: {report['status']}, {counts}")
+        print(f"  {label}: reports/{key}.json: {report['status']}, {ingest_counts(report)}")
         found = retrieve({"mode": "hybrid", "text": "Who is on call for Payments?", "top_k": 3})
         _hits('hybrid "Who is on call for Payments?"', found)
     status = _why_status("acme", INGEST_IDS[0], invoke)
     print(f"  why_explain {INGEST_IDS[0]} after the delete: {status} (as for an id that never existed)")
+
+
+def dropped_line(dropped: list[dict[str, Any]]) -> str:
+    """The packet's left-out hits with their reasons, so the receipt's sources (every hit) and the
+    packet's citations (those that fit) add up in view: "dropped 1 (S8 acme:p-1: over_budget)"."""
+    if not dropped:
+        return "dropped none"
+    listed = ", ".join(f"{d['source_id']} {d['id']}: {d['reason']}" for d in dropped)
+    return f"dropped {len(dropped)} ({listed})"
+
+
+def ingest_counts(report: dict[str, Any]) -> str:
+    """An ingest report's counts, each saying what it counts (a bare "absent 1" did not)."""
+    new = report["loaded"] - report["updated"]
+    parts = [f"{report['loaded']} items loaded ({new} new, {report['updated']} replaced)"]
+    if report["deleted"] or report["absent"]:
+        parts.append(
+            f"{report['deleted']} deleted ({report['absent']} deletes named ids that were not there)"
+        )
+    parts.append(f"{report['rejected']} lines rejected")
+    return ", ".join(parts)
 
 
 def _why_response(ctx: str, item_id: str, invoke: Any) -> Any:

@@ -13,10 +13,11 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -113,11 +114,21 @@ def run(args: argparse.Namespace) -> int:
         provision = partial(files_index if args.as_files else evaluation_index, embedder=embedder)
         with provision(Settings.from_env(), collection.documents) as settings:
             loaded = time.perf_counter()
-            results = [run_mode(mode, queries, collection.qrels, args.top_k) for mode in args.modes]
+            results = [
+                _measured(
+                    f"eval {mode}",
+                    len(queries),
+                    partial(run_mode, mode, queries, collection.qrels, args.top_k),
+                )
+                for mode in args.modes
+            ]
             compared = _configurations(args.compare)
             # Interleaved query by query: on a shared machine, load changes weigh on every row alike.
-            comparisons = run_interleaved(
-                [Run(c.name, c.mode, c.options) for c in compared], queries, collection.qrels, args.top_k
+            runs = [Run(c.name, c.mode, c.options) for c in compared]
+            comparisons = _measured(
+                "eval comparisons",
+                len(queries) * len(runs),
+                partial(run_interleaved, runs, queries, collection.qrels, args.top_k),
             )
             container = bootstrap.container()
             configuration = {
@@ -228,6 +239,20 @@ def _files(args: argparse.Namespace) -> tuple[Path, Path, Path]:
 
     default = cranfield_dev(data_root(args.data))
     return args.documents or default.documents, args.queries or default.queries, args.qrels or default.qrels
+
+
+T = TypeVar("T")
+
+
+def _measured(label: str, total: int, work: Callable[..., T]) -> T:
+    """``work(progress=...)`` with a bar of ``total`` queries on a terminal."""
+    from .progress import Progress
+
+    bar = Progress(total, label=label, unit="queries", quiet=not total)
+    try:
+        return work(progress=bar.update)
+    finally:
+        bar.close()
 
 
 def _configurations(names: list[str] | None) -> list[Configuration]:

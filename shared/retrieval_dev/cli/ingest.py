@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,9 @@ DEFAULT_BUCKET = "retrieval-ingest"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "file", type=Path, help="JSON Lines (or gzip of it), or a document (.txt .md .html .pdf .docx .csv)."
+        "file",
+        type=Path,
+        help="JSON Lines (.jsonl, .ndjson, gzip too), or a document (docs/DOCUMENTS.md; others are skipped).",
     )
     parser.add_argument("--context", required=True, help="The context: the key goes under contexts/<it>/.")
     parser.add_argument("--key", help="The object key (default: contexts/<context>/<file name>).")
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if args.upload_only:
         print(json.dumps(event, indent=2))
         return 0
-    response = invoke_with_parts(event)
+    response = invoke_with_parts(event, show_progress=True)
     document = response["body"]["objects"][0].get("document") if response["statusCode"] == 200 else None
     if document is not None:
         print(json.dumps(document, indent=2))
@@ -105,23 +108,30 @@ def s3_event(bucket: str, key: str, *, size: int, etag: str, version_id: str | N
     }
 
 
-def invoke_with_parts(event: dict[str, Any]) -> dict[str, Any]:
+def invoke_with_parts(event: dict[str, Any], *, show_progress: bool = False) -> dict[str, Any]:
     """Run the handler on ``event``, then on each queued part until the queue is empty, as the SQS
-    trigger would (one message per invocation). The response lists the part invocations' bodies."""
+    trigger would (one message per invocation). The response lists the part invocations' bodies. With
+    ``show_progress``, the parts are counted on a terminal as they load."""
     from retrieval_core.bootstrap import container
 
     from .lambda_runtime import invoke
+    from .progress import Progress
 
     response = dict(invoke("ingest", event))
     queue_url = container().settings.ingest_queue_url
     if queue_url and response.get("statusCode") == 200:
-        response["parts"] = [part["body"] for part in drain(queue_url)]
+        queued = sum(summary.get("parts_queued", 0) for summary in response["body"]["objects"])
+        bar = Progress(queued, label="ingesting", unit="parts", quiet=not show_progress or not queued)
+        try:
+            response["parts"] = [part["body"] for part in drain(queue_url, bar.update)]
+        finally:
+            bar.close()
     return response
 
 
-def drain(queue_url: str) -> list[dict[str, Any]]:
-    """Invoke the handler once per queued message; a failing part is made visible again at once (a
-    fast retry) and its error raised, as Lambda would retry it."""
+def drain(queue_url: str, progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+    """Invoke the handler once per queued message (``progress`` told how many ran); a failing part is
+    made visible again at once (a fast retry) and its error raised, as Lambda would retry it."""
     import boto3
 
     from .lambda_runtime import invoke
@@ -152,3 +162,5 @@ def drain(queue_url: str) -> list[dict[str, Any]]:
             )
             raise
         sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+        if progress is not None:
+            progress(len(responses))

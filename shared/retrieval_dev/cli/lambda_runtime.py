@@ -19,9 +19,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from ..project import project_path
+
 API_FUNCTIONS = ("retrieve", "graph_path", "why_explain")
 FUNCTIONS = (*API_FUNCTIONS, "ingest", "rebuild")
-FUNCTIONS_DIR = Path("functions")
+FUNCTIONS_DIR = project_path("functions")
+"""The handlers: ``functions/`` here, else the checkout's (the CLI works from any directory)."""
 METRICS_NAMESPACE = "RetrievalFunctions"
 
 

@@ -72,22 +72,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _local_checkout() -> str | None:
     """Why the local backend cannot run from here, or None once it can: it reads ``functions/`` and the
-    stack's ``.stack/env`` relative to the repository, so a server started elsewhere (an MCP host starts
-    it in its own directory) moves to the checkout this command was installed from, and says so.
-    Checked at start-up: a server that listed its tools and then failed every call would hide the cause."""
-    from pathlib import Path
-
-    from .environment import STACK_ENV
+    stack's settings from the checkout this command was installed from (``retrieval_dev.project``), so
+    an MCP host may start it in any directory. Checked at start-up: a server that listed its tools and
+    then failed every call would hide the cause."""
     from .lambda_runtime import FUNCTIONS_DIR
+    from .stack_check import StackUnavailableError, require_local_stack
 
     if not FUNCTIONS_DIR.is_dir():
-        checkout = Path(__file__).resolve().parents[3]
-        if not (checkout / FUNCTIONS_DIR).is_dir():
-            return f"no {FUNCTIONS_DIR}/ here or in {checkout}: run it from the repository root"
-        os.chdir(checkout)
-        print(f"retrieval mcp: serving the handlers of {checkout}", file=sys.stderr)
-    if not STACK_ENV.is_file() and not os.environ.get("RETRIEVAL_OPENSEARCH_ENDPOINT"):
-        return f"the local stack is not up (no {Path.cwd() / STACK_ENV}): run `make up` in {Path.cwd()}"
+        return f"no {FUNCTIONS_DIR}/ here or in the checkout: run it from the repository root"
+    try:
+        require_local_stack()
+    except StackUnavailableError as error:
+        return str(error)
     return None
 
 

@@ -34,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
     from retrieval_core.bootstrap import Container
     from retrieval_core.errors import RetrievalError
 
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
+    from .progress import CopyProgress
 
+    progress = CopyProgress()
     try:
         service = Container(settings).rebuilder(progress)
         if args.rollback:
@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     except RetrievalError as error:
         print(f"retrieval rebuild: {error.message}", file=sys.stderr)
         return 1
+    finally:
+        progress.close()
     if not switches:
         print("nothing to rebuild: the deployment has no index yet")
     for switch in switches:

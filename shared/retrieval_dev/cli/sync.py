@@ -3,7 +3,8 @@ local ingest bucket under ``contexts/acme/`` and run the ingest function on each
 stack's notifications would: new and changed files are indexed, unchanged ones (same bytes, the bucket's
 ETag) are not uploaded again, and with ``--delete`` objects no longer in the folder are removed (an
 ``ObjectRemoved`` event each). Sidecars (``<file>.metadata.json``) go first, so their file is read with
-them. Prints each file's status, chunk count and reason; exits 1 when any file failed."""
+them. Prints each file's status (files of other types ``skipped``, with the reason), chunk count and
+reason; exits 1 when any file failed (a skip is not a failure)."""
 
 from __future__ import annotations
 
@@ -40,18 +41,41 @@ def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    report = sync(args.folder, args.context, delete=args.delete)
+    from .progress import Progress
+
+    files = sum(1 for path in args.folder.rglob("*") if path.is_file() and not path.name.endswith(SIDECAR))
+    bar = Progress(files, label="syncing", unit="files", quiet=args.json)
+    try:
+        report = sync(args.folder, args.context, delete=args.delete, progress=bar.update)
+    finally:
+        bar.close()
     if args.json:
         print(json.dumps({"files": report}, indent=2))
     else:
-        for entry in report:
-            reason = f"  {entry['reason']}" if entry["reason"] else ""
-            print(f"{entry['status']:<9} {entry['chunks']:>5}  {entry['key']}{reason}")
-        counts: dict[str, int] = {}
-        for entry in report:
-            counts[entry["status"]] = counts.get(entry["status"], 0) + 1
-        print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to sync")
+        print(render(report))
     return 1 if any(entry["status"] == "failed" for entry in report) else 0
+
+
+def render(report: list[dict[str, Any]]) -> str:
+    """One line per file, then the counts; a note many files share (an undeclared typed sidecar key)
+    is said once at the end, not on every file's line."""
+    lines, notes = [], list[str]()
+    for entry in report:
+        parts = (entry["reason"] or "").split("; ")
+        shared = [part for part in parts if part.startswith(SHARED_NOTE)]
+        notes += [note for note in shared if note not in notes]
+        reason = "; ".join(part for part in parts if part and part not in shared)
+        lines.append(
+            f"{entry['status']:<9} {entry['chunks']:>5}  {entry['key']}" + (f"  {reason}" if reason else "")
+        )
+    counts: dict[str, int] = {}
+    for entry in report:
+        counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+    lines.append(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to sync")
+    return "\n".join([*lines, *(f"note: {note}" for note in notes)])
+
+
+SHARED_NOTE = "typed sidecar values"
 
 
 def sync(
@@ -92,7 +116,7 @@ def sync(
             event["Records"][0]["eventName"] = "ObjectRemoved:Delete"
             event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
             _record(results, key, prefix, invoke("ingest", event))
-    return [results[key] for key in sorted(results) if not key.endswith(SIDECAR)]
+    return [_with_sidecar(results, key) for key in sorted(results) if not key.endswith(SIDECAR)]
 
 
 def _stored_etags(s3: Any, bucket: str, prefix: str) -> dict[str, str]:
@@ -118,9 +142,18 @@ def _statuses(context_id: str) -> dict[str, DocumentStatus]:
         after = page.next_token
 
 
+def _with_sidecar(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+    """A file whose bytes are unchanged but whose sidecar's event re-applied its metadata is that
+    event's result (``updated``), not ``unchanged``."""
+    result, by_sidecar = results[key], results.get(key + SIDECAR)
+    if result["status"] == "unchanged" and by_sidecar is not None and by_sidecar["key"] == result["key"]:
+        return by_sidecar
+    return result
+
+
 def _unchanged(key: str, status: DocumentStatus | None) -> dict[str, Any]:
-    if status is not None and status.status == "failed":  # the same bad bytes fail as they did
-        return {"key": status.key, "status": "failed", "chunks": 0, "reason": status.reason}
+    if status is not None and status.status in {"failed", "skipped"}:  # the same bytes fare as they did
+        return {"key": status.key, "status": status.status, "chunks": 0, "reason": status.reason}
     chunks = status.chunks if status is not None else 0
     return {"key": key, "status": "unchanged", "chunks": chunks, "reason": None}
 

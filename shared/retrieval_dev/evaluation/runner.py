@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,10 +109,12 @@ def run_mode(
     *,
     options: Mapping[str, Any] | None = None,
     label: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ModeResult:
     """Every query once, timed, with its OpenSearch round trips counted; one unmeasured warm-up call
     first so model loading and connection set-up are not charged to the first query."""
-    return run_interleaved([Run(label or mode, mode, options or {})], queries, qrels, top_k)[label or mode]
+    runs = [Run(label or mode, mode, options or {})]
+    return run_interleaved(runs, queries, qrels, top_k, progress=progress)[label or mode]
 
 
 @dataclass(frozen=True)
@@ -125,7 +127,12 @@ class Run:
 
 
 def run_interleaved(
-    runs: Sequence[Run], queries: Sequence[Query], qrels: Mapping[str, Mapping[str, int]], top_k: int = TOP_K
+    runs: Sequence[Run],
+    queries: Sequence[Query],
+    qrels: Mapping[str, Mapping[str, int]],
+    top_k: int = TOP_K,
+    *,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, ModeResult]:
     """Every run on every query, query by query (the runs' order rotating from one query to the next),
     so a change of load on a shared machine weighs on every run alike and their latencies compare; one
@@ -154,4 +161,6 @@ def run_interleaved(
                 recall_at_2=recall(ranking, judged, 2),
                 recall_at_5=recall(ranking, judged, 5),
             )
+        if progress is not None:
+            progress((number + 1) * len(runs))
     return results

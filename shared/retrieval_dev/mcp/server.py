@@ -58,7 +58,9 @@ def in_mcp_words(message: str) -> str:
     return message
 
 
-def tool_result(answer: ApiAnswer, tool: str | None = None) -> types.CallToolResult:
+def tool_result(
+    answer: ApiAnswer, tool: str | None = None, asked: dict[str, Any] | None = None
+) -> types.CallToolResult:
     """200: the body as structured content; as text, retrieve's hits as a citable list (plus the packet
     text when one was built), any other tool's body as compact JSON. Anything else: a tool error whose
     text starts with the API's error code."""
@@ -78,7 +80,7 @@ def tool_result(answer: ApiAnswer, tool: str | None = None) -> types.CallToolRes
             is_error=True,
         )
     content: list[Any] = (
-        [types.TextContent(type="text", text=hit_list(body))] if tool == "retrieve" else [as_json]
+        [types.TextContent(type="text", text=hit_list(body, asked))] if tool == "retrieve" else [as_json]
     )
     packet = body.get("context_packet")
     if isinstance(packet, dict) and packet.get("text"):
@@ -107,7 +109,7 @@ def build_server(backend: Backend) -> Server[Any]:
             return tool_result(ApiAnswer(422, error.body))
         # Backends block (handlers, HTTP): a worker thread keeps the event loop answering.
         answer = await anyio.to_thread.run_sync(backend.send, request)
-        return tool_result(answer, tool.name)
+        return tool_result(answer, tool.name, request.body)
 
     return Server(
         SERVER_NAME,

@@ -20,9 +20,10 @@ from typing import Any
 
 from retrieval_core.errors import RetrievalError
 
+from ..project import project_path
 from .lambda_api import lambda_invoke_app
 
-DEFINITION = Path("statemachine/evidence.asl.json")
+DEFINITION = project_path("statemachine/evidence.asl.json")
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 STATE_MACHINE_NAME = "evidence"

@@ -13,10 +13,14 @@ from ..sidecar import RecordStructure
 _MODULES = {
     DocumentFormat.TEXT: "text",
     DocumentFormat.MARKDOWN: "markdown",
+    DocumentFormat.RESTRUCTUREDTEXT: "restructuredtext",
+    DocumentFormat.ASCIIDOC: "asciidoc",
     DocumentFormat.HTML: "html",
+    DocumentFormat.XML: "xml",
     DocumentFormat.PDF: "pdf",
     DocumentFormat.DOCX: "docx",
     DocumentFormat.CSV: "csv",
+    DocumentFormat.XLSX: "xlsx",
 }
 
 

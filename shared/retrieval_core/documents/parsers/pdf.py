@@ -1,5 +1,6 @@
 """PDF with pypdf (BSD-3; the ingest function's own dependency, imported here only): one page at a time,
-pages numbered from 1, offsets within the page's text. Encrypted, corrupt and truncated files are
+pages numbered from 1, offsets within the page's text; running headers and footers blanked
+(``running_lines``). Encrypted, corrupt and truncated files are
 refused with the reason; pages and characters are bounded."""
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ from ..errors import DocumentRejectedError
 from ..limits import DocumentLimits
 from ..parsed import Budget, ParsedDocument, paragraphs
 from ..sidecar import RecordStructure
+from .running_lines import without_running_lines
 
 
-def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None = None) -> ParsedDocument:
+def parse(
+    data: bytes, limits: DocumentLimits, records: RecordStructure | None = None, *, keep_chrome: bool = False
+) -> ParsedDocument:
+    """``keep_chrome``: running headers and footers kept, as read before (measurement only)."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -31,10 +36,13 @@ def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None =
         if count > limits.pages:
             raise DocumentRejectedError(f"has {count:,} pages, more than {limits.pages:,}")
         parsed = ParsedDocument(pages=count)
-        for number, page in enumerate(reader.pages, start=1):
-            text = page.extract_text() or ""
-            budget.spend(text)
-            parsed.blocks += paragraphs(text.replace("\r\n", "\n"), page=number)
+        texts = []
+        for page in reader.pages:
+            texts.append((page.extract_text() or "").replace("\r\n", "\n"))
+            budget.spend(texts[-1])
+        # Running headers and footers blanked in place: offsets and page numbers stay as extracted.
+        for number, text in enumerate(texts if keep_chrome else without_running_lines(texts), start=1):
+            parsed.blocks += paragraphs(text, page=number)
     except DocumentRejectedError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as error:

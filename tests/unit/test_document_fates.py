@@ -1,0 +1,251 @@
+"""Every file in a folder has a fate by its type: a document parsed by its own parser, JSON Lines only
+for .jsonl/.ndjson, and anything else ``skipped`` with the reason, listed like any other status and
+never mistaken for ``unchanged`` or a failure."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from fakes_documents import MemoryDocumentStatuses
+from fakes_ingest import MemoryObjects, ScriptedLoader
+from retrieval_core.documents.entities import MentionFinder
+from retrieval_core.documents.errors import DocumentRejectedError
+from retrieval_core.documents.formats import DocumentFormat, format_of, is_lines, skip_reason
+from retrieval_core.documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from retrieval_core.documents.parsers import parse
+from retrieval_core.documents.policy import ChunkingPolicy
+from retrieval_core.documents.sidecar import RecordStructure
+from retrieval_core.ingest.document_files import DocumentFiles, is_document_key
+from retrieval_core.ingest.service import IngestService
+from retrieval_core.models.ingest import ObjectRef
+from retrieval_core.models.metadata import FieldType
+
+from tests.unit.test_document_units import Embedder, Vectors
+
+
+@pytest.mark.parametrize(
+    ("key", "fmt"),
+    [
+        ("contexts/a/pip_hash.rst", DocumentFormat.RESTRUCTUREDTEXT),
+        ("contexts/a/guide.ADOC", DocumentFormat.ASCIIDOC),
+        ("contexts/a/conf/settings.json", DocumentFormat.TEXT),
+        ("contexts/a/feed.xml", DocumentFormat.XML),
+        ("contexts/a/budget.xlsx", DocumentFormat.XLSX),
+        ("contexts/a/notes.txt", DocumentFormat.TEXT),
+    ],
+)
+def test_text_like_types_are_documents_of_their_own_type(key: str, fmt: DocumentFormat) -> None:
+    assert format_of(key) is fmt and skip_reason(key) is None and is_document_key(key)
+
+
+def test_json_lines_are_named_jsonl_or_ndjson_only_and_everything_else_has_a_reason() -> None:
+    for key in ("contexts/a/b.jsonl", "contexts/a/b.NDJSON", "contexts/a/b.jsonl.gz"):
+        assert is_lines(key) and not is_document_key(key) and skip_reason(key) is None
+    reason = "its type (.png) is not one that is read (docs/DOCUMENTS.md, Files)"
+    assert skip_reason("contexts/a/logo.png") == reason
+    assert "a name without a suffix" in (skip_reason("contexts/a/Makefile") or "")
+    assert skip_reason("contexts/a/x.pdf.metadata.json") is None  # a sidecar, not a stray file
+    assert is_document_key("contexts/a/logo.png")  # the documents use case lists it as skipped
+
+
+def test_restructuredtext_sections_follow_their_underline_styles() -> None:
+    text = "Title\n=====\n\nIntro words.\n\nHashes\n------\n\nUse sha256.\n\nOther\n=====\n\nLast.\n"
+    blocks = parse(DocumentFormat.RESTRUCTUREDTEXT, text.encode(), DOCUMENT_LIMITS).blocks
+    assert [(b.text, b.section) for b in blocks] == [
+        ("Intro words.", ("Title",)),
+        ("Use sha256.", ("Title", "Hashes")),
+        ("Last.", ("Other",)),
+    ]
+    assert all(text[b.start : b.end] == b.text for b in blocks)
+
+
+def test_asciidoc_titles_nest_and_listing_blocks_are_not_titles() -> None:
+    text = "= Guide\n\nOpening.\n\n== Install\n\n----\n== not a title\n----\n\nRun it.\n"
+    blocks = parse(DocumentFormat.ASCIIDOC, text.encode(), DOCUMENT_LIMITS).blocks
+    assert [b.section for b in blocks] == [("Guide",), ("Guide", "Install"), ("Guide", "Install")]
+    assert "== not a title" in blocks[1].text and all(text[b.start : b.end] == b.text for b in blocks)
+
+
+def test_xml_is_its_text_and_entities_are_refused() -> None:
+    xml = b"<feed><title>Release notes</title><entry>Fixed <b>the</b> parser.</entry></feed>"
+    texts = [b.text for b in parse(DocumentFormat.XML, xml, DOCUMENT_LIMITS).blocks]
+    assert texts == ["Release notes", "Fixed", "the", "parser."]
+    bomb = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><x>&a;</x>'
+    with pytest.raises(DocumentRejectedError, match="entities"):
+        parse(DocumentFormat.XML, bomb, DOCUMENT_LIMITS)
+
+
+def _xlsx(rows: list[list[Any]], title: str = "Budget") -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = title
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_xlsx_rows_are_records_under_their_sheet_and_follow_the_record_structure() -> None:
+    rows = [["item", "cost", "region"], ["Servers", 1200, "eu"], [None, None, None], ["Cloud", 30.5, "us"]]
+    data = _xlsx(rows)
+    parsed = parse(DocumentFormat.XLSX, data, DOCUMENT_LIMITS)
+    assert parsed.records
+    assert [(b.text, b.section) for b in parsed.blocks] == [
+        ("item: Servers\ncost: 1200\nregion: eu", ("Budget", "row 2")),
+        ("item: Cloud\ncost: 30.5\nregion: us", ("Budget", "row 4")),
+    ]
+    records = RecordStructure(content_fields=("item",), include=(), exclude=("cost",))
+    (first, _) = parse(DocumentFormat.XLSX, data, DOCUMENT_LIMITS, records).blocks
+    assert (first.text, first.metadata) == ("item: Servers", {"region": "eu"})
+
+
+def test_xlsx_bounds_and_damage_are_reasons() -> None:
+    data = _xlsx([["a"], *[[n] for n in range(5)]])
+    with pytest.raises(DocumentRejectedError, match="more than 3 rows"):
+        parse(DocumentFormat.XLSX, data, DocumentLimits(rows=3))
+    with pytest.raises(DocumentRejectedError, match="not an XLSX"):
+        parse(DocumentFormat.XLSX, b"PK\x03\x04 no zip", DOCUMENT_LIMITS)
+    with pytest.raises(DocumentRejectedError, match="inflates to"):
+        parse(DocumentFormat.XLSX, data, DocumentLimits(decompressed_bytes=100))
+
+
+def _files() -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses]:
+    objects, loader, statuses = MemoryObjects(), ScriptedLoader(), MemoryDocumentStatuses()
+    files = DocumentFiles(
+        loader=loader,
+        objects=objects,
+        statuses=statuses,
+        embedder=Embedder(),
+        vectors=Vectors(),
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={},
+        limits=DocumentLimits(),
+    )
+    return files, objects, loader, statuses
+
+
+def test_a_stray_file_is_skipped_listed_skipped_again_and_deleted_when_removed() -> None:
+    files, objects, loader, statuses = _files()
+    key = "contexts/acme/img/logo.png"
+    objects.blobs[("b", key)] = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+    first = files.created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert first is not None and (first.key, first.status, first.chunks) == ("img/logo.png", "skipped", 0)
+    assert first.reason is not None and ".png" in first.reason and not loader.calls
+    assert statuses.get("acme", "img/logo.png") == first  # so GET /v1/documents lists it
+    again = files.created(ObjectRef("b", key, "v2", sequencer="02"))
+    assert again is not None and again.status == "skipped"  # never "unchanged"
+    del objects.blobs[("b", key)]
+    gone = files.removed(ObjectRef("b", key, None, sequencer="03"))
+    assert gone is not None and gone.status == "deleted"
+
+
+def test_a_file_that_becomes_too_large_is_skipped_and_its_chunks_go() -> None:
+    files, objects, loader, _ = _files()
+    key = "contexts/acme/grow.txt"
+    objects.blobs[("b", key)] = b"Small words here."
+    assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
+    files._limits = DocumentLimits(file_bytes=10)
+    skipped = files.created(ObjectRef("b", key, "v2", sequencer="02"))
+    assert skipped is not None and (skipped.status, skipped.chunks) == ("skipped", 0)
+    assert b'"op": "delete"' in loader.calls[-1][1][0]
+
+
+def test_the_ingest_service_never_reads_a_stray_file_as_json_lines() -> None:
+    files, objects, loader, statuses = _files()
+    service = IngestService(loader=loader, objects=objects, queue=None, part_lines=100, documents=files)
+    key = "contexts/acme/misc/pip_hash.rst"
+    objects.blobs[("b", key)] = b"pip hash\n========\n\nCompute a hash of a file.\n"
+    outcome = service.object_created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert outcome.report is None and outcome.document is not None
+    assert (outcome.document.status, outcome.document.chunks) == ("indexed", 1)
+    assert statuses.get("acme", "misc/pip_hash.rst") is not None
+
+
+def test_a_typed_sidecar_value_of_an_undeclared_key_says_how_to_declare_it_in_one_line() -> None:
+    files, objects, _, _ = _files()
+    key = "contexts/acme/report.txt"
+    objects.blobs[("b", key)] = b"Quarterly figures."
+    typed = {
+        "year": {"value": {"type": "NUMBER", "numberValue": 2024}},
+        "draft": {"value": {"type": "BOOLEAN", "booleanValue": False}},
+        "team": "a",
+    }
+    objects.blobs[("b", key + ".metadata.json")] = json.dumps({"metadataAttributes": typed}).encode()
+    status = files.created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert status is not None and status.status == "indexed" and status.reason is not None
+    assert "\n" not in status.reason
+    assert '{"draft": "boolean", "year": "number"} to RETRIEVAL_METADATA_FIELDS' in status.reason
+    assert status.reason.endswith("then `retrieval rebuild`")
+    declared = DocumentFiles(
+        loader=ScriptedLoader(),
+        objects=objects,
+        statuses=MemoryDocumentStatuses(),
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={"year": FieldType.NUMBER, "draft": FieldType.BOOLEAN},
+    )
+    assert declared.created(ObjectRef("b", key, "v1", sequencer="01")).reason is None  # type: ignore[union-attr]
+    conflicting = DocumentFiles(
+        loader=ScriptedLoader(),
+        objects=objects,
+        statuses=MemoryDocumentStatuses(),
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={"year": FieldType.DATE},
+    )
+    failed = conflicting.created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert failed is not None and failed.status == "failed" and failed.reason is not None
+    assert (
+        "metadata.year" in failed.reason
+        and "RETRIEVAL_METADATA_FIELDS and run `retrieval rebuild`" in failed.reason
+    )
+
+
+def test_a_range_on_an_undeclared_key_names_the_declaration_and_the_rebuild() -> None:
+    from retrieval_core.models.filters import Filter, FilterNotApplicableError, resolve
+
+    with pytest.raises(FilterNotApplicableError) as raised:
+        resolve(Filter.model_validate({"gte": {"key": "metadata.year", "value": 2020}}), {})
+    assert 'RETRIEVAL_METADATA_FIELDS (template parameter MetadataFields, e.g. {"year": "number"})' in str(
+        raised.value
+    ) and "`retrieval rebuild`" in str(raised.value)
+
+
+def test_the_sync_report_says_a_shared_note_once_and_keeps_each_files_own_reason() -> None:
+    from retrieval_dev.cli.sync import render
+
+    note = "typed sidecar values (year) are not declared, so they filter as exact strings: add ..."
+    report = [
+        {"key": "a.txt", "status": "indexed", "chunks": 1, "reason": note},
+        {
+            "key": "b.txt",
+            "status": "updated",
+            "chunks": 1,
+            "reason": f"metadata only: the sidecar changed; {note}",
+        },
+        {
+            "key": "logo.png",
+            "status": "skipped",
+            "chunks": 0,
+            "reason": "its type (.png) is not one that is read",
+        },
+    ]
+    assert render(report).splitlines() == [
+        "indexed       1  a.txt",
+        "updated       1  b.txt  metadata only: the sidecar changed",
+        "skipped       0  logo.png  its type (.png) is not one that is read",
+        "1 indexed, 1 skipped, 1 updated",
+        f"note: {note}",
+    ]
