@@ -82,7 +82,8 @@ demo: install check-prereqs
 # Quality through the real handler: every configuration of evaluation/compare.py on Cranfield's dev half,
 # CACM and the agent questions, in one multi-collection table (docs/QUALITY.md), then auto beside hybrid
 # on the agent questions. QUERIES=... QRELS=... [DOCUMENTS=...] or BEIR=DIR [SPLIT=test] evaluate one
-# other collection instead of the suite. Embeddings are cached in .eval/embeddings.sqlite. The collections
+# other collection instead of the suite (AS_FILES=1: as files, a BEIR corpus as Markdown pages, and auto
+# measured too: the multi-hop sets, docs/QUALITY.md). Embeddings are cached in .eval/embeddings.sqlite. The collections
 # are read from ../shared/data beside the checkout (never committed); DATA=DIR or RETRIEVAL_EVAL_DATA=DIR
 # names another folder holding cranfield/ and cacm/.
 eval: install check-prereqs
@@ -91,7 +92,8 @@ eval: install check-prereqs
 	  if [ -n "$(QUERIES)$(BEIR)" ]; then \
 	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) $(if $(DATA),--data $(DATA)) \
 	      $(if $(DOCUMENTS),--documents $(DOCUMENTS)) $(if $(QUERIES),--queries $(QUERIES)) \
-	      $(if $(QRELS),--qrels $(QRELS)) || status=$$?; \
+	      $(if $(QRELS),--qrels $(QRELS)) $(if $(AS_FILES),--as-files --modes lexical vector hybrid auto) \
+	      || status=$$?; \
 	  else \
 	    $(VENV)/bin/retrieval eval --suite $(if $(DATA),--data $(DATA)) || status=$$?; \
 	    $(VENV)/bin/retrieval eval-questions || status=$$?; \

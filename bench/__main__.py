@@ -26,6 +26,7 @@ from . import (
     ingest,
     isolation,
     micro,
+    multihop,
     paging,
     policy,
     retrieve,
@@ -43,7 +44,7 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-LOAD_FREE = {"packing", "ingest", "documents", "package"}
+LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package"}
 """Sections that measure without the loaded corpus (their own data or none)."""
 SECTIONS = (
     "retrieve",
@@ -55,6 +56,7 @@ SECTIONS = (
     "packing",
     "ingest",
     "documents",
+    "multihop",
     "coldstart",
     "package",
     "isolation",
@@ -161,6 +163,7 @@ def _run(
             "packing": lambda: micro.packing(runs=5),
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
+            "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),
         }
         for section, measure in measures.items():
             if checkpoint.wants(section, sections):

@@ -326,6 +326,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
     lines += _documents(r.get("documents"))
+    lines += _multihop(r.get("multihop"))
     rest = []
     if "packing" in r:
         p = r["packing"]
@@ -582,6 +583,38 @@ def _documents(documents: dict[str, Any] | None) -> list[str]:
     ]
     lines += _table(["path", "files/s", "pages/s", "chunks"], rows)
     lines += [f"Handler time over the plain loop: {documents['handler_over_plain']:.2f}x.", ""]
+    return lines
+
+
+def _multihop(found: dict[str, Any] | None) -> list[str]:
+    if not found:
+        return []
+    lines = [
+        f"### Multi-hop: {found['questions']:,} two-hop questions over {found['pages']:,} generated pages, "
+        "through the retrieve handler (top_k 2)",
+        "",
+    ]
+    rows = [
+        [
+            label,
+            side,
+            f"{answers['p50_ms']:.1f}",
+            f"{answers['p95_ms']:.1f}",
+            f"{answers['round_trips']:.1f}",
+            f"{answers['recall_at_2']:.3f}",
+            f"{found[side]['index_ms_per_page']:.1f}",
+        ]
+        for side in ("without the matcher", "with the matcher")
+        for label, answers in found[side]["asked"].items()
+    ]
+    lines += _table(
+        ["asked as", "pages indexed", "p50 ms", "p95 ms", "round trips", "R@2", "index ms/page"], rows
+    )
+    lines += [
+        f"With the matcher, the walk's p50 over hybrid's: {found['walk_p50_over_hybrid']:.2f}x; round trips "
+        f"beyond hybrid's: {found['walk_rounds_over_hybrid']:+.1f}.",
+        "",
+    ]
     return lines
 
 

@@ -63,8 +63,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--as-files",
         action="store_true",
-        help="Ingest the documents as .txt files through the ingest function (parsed, chunked) instead "
-        "of loading them as JSON Lines: the documents path, scored the same way (docs/QUALITY.md).",
+        help="Ingest the documents as files through the ingest function (parsed, chunked) instead of "
+        "loading them as JSON Lines: .txt files, or with --beir Markdown pages (# title, then the text: "
+        "the title is the page's entity), scored the same way (docs/QUALITY.md).",
     )
     parser.add_argument(
         "--compare",
@@ -111,7 +112,11 @@ def run(args: argparse.Namespace) -> int:
             f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {source}",
             flush=True,
         )
-        provision = partial(files_index if args.as_files else evaluation_index, embedder=embedder)
+        provision = (
+            partial(files_index, embedder=embedder, pages=bool(args.beir))
+            if args.as_files
+            else partial(evaluation_index, embedder=embedder)
+        )
         with provision(Settings.from_env(), collection.documents) as settings:
             loaded = time.perf_counter()
             results = [

@@ -1,5 +1,5 @@
-"""The collection as files: each document written as a Markdown page ``<id>.md`` (``# title``, then the
-body) under ``contexts/cran/`` of the local
+"""The collection as files: each document written as ``<id>.txt`` (title and body) or, for a BEIR corpus,
+as a Markdown page ``<id>.md`` (``# title``, then the body) under ``contexts/cran/`` of the local
 ingest bucket and run through the ingest function (parsing, chunking, entity mentions, statuses), the
 path a team with a folder of documents takes. ``retrieval eval --as-files`` scores it beside nothing
 else changed, so the documents path can be compared with loading the same texts as JSON Lines."""
@@ -22,16 +22,21 @@ PROGRESS_EVERY = 100
 """Files between two progress lines."""
 
 
-def file_key(document_id: str) -> str:
-    return f"contexts/{CONTEXT_ID}/{document_id}.md"
+def file_key(document_id: str, pages: bool) -> str:
+    return f"contexts/{CONTEXT_ID}/{document_id}.{'md' if pages else 'txt'}"
 
 
 @contextmanager
 def files_index(
-    settings: Settings, documents: Sequence[Document], *, embedder: Embedder | None = None
+    settings: Settings,
+    documents: Sequence[Document],
+    *,
+    embedder: Embedder | None = None,
+    pages: bool = False,
 ) -> Iterator[Settings]:
     """Ingest ``documents`` as text files into a fresh alias and bucket; the handlers serve it until the
-    block ends. ``embedder`` (a cache, say) replaces the deployment's, for the ingest function and the
+    block ends. ``pages``: as Markdown pages (``# title``, then the body: the title is the page's
+    entity), as a BEIR corpus of encyclopaedia passages is brought; else as ``.txt`` of title and body. ``embedder`` (a cache, say) replaces the deployment's, for the ingest function and the
     queries alike, as ``provision.evaluation_index`` does for JSON Lines."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters import s3_objects
@@ -46,7 +51,7 @@ def files_index(
     )
     client = shared_client(scoped)
     bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
-    keys = [file_key(d.id) for d in documents if d.text]
+    keys = [file_key(d.id, pages) for d in documents if d.text]
     _forget(scoped, keys)  # a run that crashed left statuses saying these files are indexed already
     try:
         overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
@@ -55,8 +60,9 @@ def files_index(
             failed = []
             progress, reported = Progress(len(keys), label="ingesting files"), 0
             for done, document in enumerate((d for d in documents if d.text), start=1):
-                key = file_key(document.id)
-                summary = invoke("ingest", upload(document.page.encode("utf-8"), key))["body"]["objects"][0]
+                key = file_key(document.id, pages)
+                text = document.page if pages else document.text
+                summary = invoke("ingest", upload(text.encode("utf-8"), key))["body"]["objects"][0]
                 if summary["document"]["status"] == "failed":
                     failed.append((key, summary["document"]["reason"]))
                 if done % PROGRESS_EVERY == 0 or done == len(keys):

@@ -131,8 +131,8 @@ def item_id(doc_id: str) -> str:
     return f"{DOC_ID_PREFIX}{doc_id}"
 
 
-FILE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^/#]+)\.md#\d+$")
-"""A chunk of the collection ingested as files (``evaluation/as_files.py``): ``cran:doc/12.md#0000``."""
+FILE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^/#]+)\.(?:txt|md)#\d+$")
+"""A chunk of the collection ingested as files (``evaluation/as_files.py``): ``cran:doc/12.txt#0000``."""
 
 
 def doc_id_of(item_id: str) -> str | None:

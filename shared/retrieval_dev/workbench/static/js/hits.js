@@ -113,11 +113,23 @@ export function renderHits(list, hits, options = {}) {
         names.filter((name) => hit.signals && hit.signals[name])
           .map((name) => signalRow(name, hit.signals[name], maxima[name]))),
       options.compact ? null : el("p", { class: "found-by" }, `found by ${(hit.found_by || []).join(", ") || "—"}`),
+      options.compact ? null : walkPath(hit, hits, offset),
       options.compact ? null : origin(hit, options.onWhy),
       options.compact ? null : metadataList(hit),
     );
     return item;
   }));
+}
+
+/** How the multi-hop walk reached a hit: each hop from a hit ranked above it, through the entity it names. */
+function walkPath(hit, hits, offset) {
+  if (!hit.path || !hit.path.length) return null;
+  const rankOf = new Map(hits.map((other, index) => [other.id, offset + index + 1]));
+  return el("ol", { class: "walk-path", "aria-label": `How the walk reached ${hit.id}` },
+    ...hit.path.map((hop) => el("li", {},
+      el("code", {}, rankOf.has(hop.from_id) ? `#${rankOf.get(hop.from_id)}` : hop.from_id),
+      " names ", el("strong", {}, hop.entity),
+      hop.link === "about" ? " \u2192 this is its page" : " \u2192 this names it too")));
 }
 
 /** The entities the hits mention, for the path finder's suggestions. */
