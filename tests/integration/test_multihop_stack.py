@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from retrieval_core.config import Settings
-from retrieval_dev.cli.events import api_event
+from retrieval_dev.cli.events import api_event, why_event
 from retrieval_dev.cli.lambda_runtime import invoke
 
 from dev.ingest_resources import IngestResources
@@ -103,6 +103,19 @@ def test_graph_path_joins_two_pages_through_the_chunk_that_names_the_other(
     # globex has a Marlowe page but no library: no path, as for an entity that does not exist.
     response = invoke("graph_path", api_event("GET", "/v1/graph/path", "globex", query=query))
     assert json.loads(response["body"])["paths"] == []
+
+
+def test_why_explain_on_a_chunk_lists_the_page_it_is_about_and_the_pages_it_names(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    response = invoke("why_explain", why_event("acme", LIBRARY_CHUNK))
+    assert response["statusCode"] == 200, response["body"]
+    mentions = json.loads(response["body"])["item"]["mentions"]
+    roles = {(m["entity_id"], m["type"], m.get("role")) for m in mentions}
+    assert ("acme:entity/kelmscott-library", "page", "about") in roles
+    assert ("acme:entity/edith-marlowe", "page", None) in roles
 
 
 def test_a_removed_page_is_no_longer_a_bridge(docs: tuple[Settings, IngestResources]) -> None:
