@@ -36,7 +36,8 @@ def files_index(
 ) -> Iterator[Settings]:
     """Ingest ``documents`` as text files into a fresh alias and bucket; the handlers serve it until the
     block ends. ``pages``: as Markdown pages (``# title``, then the body: the title is the page's
-    entity), as a BEIR corpus of encyclopaedia passages is brought; else as ``.txt`` of title and body. ``embedder`` (a cache, say) replaces the deployment's, for the ingest function and the
+    entity), as a BEIR corpus of encyclopaedia passages is brought; else as ``.txt`` of title and body.
+    ``embedder`` (a cache, say) replaces the deployment's, for the ingest function and the
     queries alike, as ``provision.evaluation_index`` does for JSON Lines."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters import s3_objects
