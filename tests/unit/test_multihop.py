@@ -179,3 +179,11 @@ def test_single_hop_questions_do_not(question: str) -> None:
 def test_hops_are_refused_for_modes_without_text_arms() -> None:
     with pytest.raises(ValueError, match="hops is for hybrid and auto"):
         RetrieveRequest.model_validate({"mode": "lexical", "text": "x", "hops": 2})
+
+
+def test_a_ranking_without_page_links_is_returned_as_it_was_with_no_search() -> None:
+    search = LinkedSearch()
+    plain = Ranked([hit(D, 1.0)], ("lexical", "vector"), text="x", vector=[1.0, 0.0])
+    step = MultiHop(Capabilities(hybrid=search), CONFIG)(job(hops=2), plain)
+    assert step.value is plain and search.asked == []
+    assert step.applied["multihop"].endswith("round_trips=0")

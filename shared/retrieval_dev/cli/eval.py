@@ -30,7 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from ..evaluation.beir import DEFAULT_SPLIT
     from ..evaluation.collection import DATA_ENV
     from ..evaluation.embedding_cache import add_cache_arguments
-    from ..evaluation.runner import MODES, TOP_K
+    from ..evaluation.runner import MODE_CHOICES, MODES, TOP_K
 
     parser.add_argument(
         "--data",
@@ -56,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "table (docs/QUALITY.md) and the configuration its rule picks.",
     )
     add_cache_arguments(parser)
-    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
+    parser.add_argument("--modes", nargs="+", choices=MODE_CHOICES, default=list(MODES))
     parser.add_argument("--top-k", type=int, default=TOP_K, help="Hits asked for per query (max 100).")
     parser.add_argument("--limit", type=int, help="Only the first N queries (smoke runs).")
     parser.add_argument("--out", type=Path, default=Path(".eval"), help="Folder for the JSON record.")

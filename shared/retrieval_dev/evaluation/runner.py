@@ -20,7 +20,9 @@ from retrieval_core.errors import RetrievalError
 from .collection import CONTEXT_ID, Query, doc_id_of
 from .metrics import mean, ndcg, recall, reciprocal_rank
 
-MODES = ("lexical", "vector", "hybrid", "auto")
+MODES = ("lexical", "vector", "hybrid")
+"""The modes a run scores unless told otherwise; ``auto`` (``--modes ... auto``) too on request."""
+MODE_CHOICES = (*MODES, "auto")
 TOP_K = 100
 NDCG_AT, RECALL_AT, MRR_AT = 10, 100, 10
 

@@ -109,6 +109,8 @@ class MultiHop:
             f"hops={hops} seeds={min(config.seed_hits, len(ranked.hits))} entities={cost['entities']} "
             f"fetched={cost['fetched']} linked={len(found)} round_trips={cost['round_trips']}"
         )
+        if not cost["round_trips"]:  # nothing to follow (no page links): the ranking as it was
+            return Step(ranked, {"multihop": line})
         return Step(replace(ranked, hits=merged, arms=(*ranked.arms, MULTIHOP_ARM)), {"multihop": line})
 
 
