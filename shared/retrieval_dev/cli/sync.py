@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .folder_files import UnsafePathError, folder_files, printable, read_regular
 from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 
 if TYPE_CHECKING:
@@ -67,22 +68,21 @@ def sync(
     s3 = boto3.client("s3")
     prefix = f"contexts/{context_id}/"
     stored = _stored_etags(s3, bucket, prefix)
-    local = {
-        prefix + path.relative_to(folder).as_posix(): path
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
+    local, refused = folder_files(folder, prefix)  # no link followed, no name S3 cannot take
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
     statuses = _statuses(context_id) if stored else {}
     results: dict[str, dict[str, Any]] = {}
     for key in order:
-        body = local[key].read_bytes()
-        if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
-            # Same bytes: not uploaded, so no event at all.
-            results[key] = _unchanged(key[len(prefix) :], statuses.get(key[len(prefix) :]))
-        else:
-            _record(results, key, prefix, invoke("ingest", upload(body, key)))
+        try:
+            body = read_regular(local[key])
+            if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
+                # Same bytes: not uploaded, so no event at all.
+                results[key] = _unchanged(key[len(prefix) :], statuses.get(key[len(prefix) :]))
+            else:
+                _record(results, key, prefix, invoke("ingest", upload(body, key)))
+        except Exception as error:  # one file fails alone, with a reason; the sync goes on
+            results[key] = _failed_alone(key[len(prefix) :], error)
         if progress is not None and not key.endswith(SIDECAR):
             progress(sum(not done.endswith(SIDECAR) for done in results))
     if delete:
@@ -92,7 +92,16 @@ def sync(
             event["Records"][0]["eventName"] = "ObjectRemoved:Delete"
             event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
             _record(results, key, prefix, invoke("ingest", event))
-    return [results[key] for key in sorted(results) if not key.endswith(SIDECAR)]
+    documents = [results[key] for key in results if not key.endswith(SIDECAR)]
+    return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _failed_alone(key: str, error: Exception) -> dict[str, Any]:
+    """The report line of a file whose read, upload or event raised: its reason, not a traceback."""
+    if isinstance(error, UnsafePathError):
+        return {"key": printable(key), "status": "skipped", "chunks": 0, "reason": error.reason}
+    reason = f"could not be synced ({type(error).__name__}: {str(error)[:200]})"
+    return {"key": printable(key), "status": "failed", "chunks": 0, "reason": reason}
 
 
 def _stored_etags(s3: Any, bucket: str, prefix: str) -> dict[str, str]:
