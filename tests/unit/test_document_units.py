@@ -335,7 +335,7 @@ def test_a_file_over_the_limit_fails_and_a_later_event_beats_an_earlier_one() ->
     status = files.created(ObjectRef("b", "contexts/acme/big.txt", "v2", sequencer="0B"))
     assert status is not None and (status.status, status.reason) == (
         "failed",
-        "the file is larger than 100 bytes",
+        "the file is larger than 100 bytes (file_bytes)",
     )
     objects.blobs[("b", "contexts/acme/big.txt")] = b"Small now."
     late = files.created(ObjectRef("b", "contexts/acme/big.txt", "v1", sequencer="0A"))

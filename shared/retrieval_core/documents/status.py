@@ -9,7 +9,9 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Status = Literal["indexed", "updated", "unchanged", "deleted", "failed"]
+Status = Literal["pending", "indexed", "updated", "unchanged", "deleted", "failed"]
+"""``pending``: written before a file's chunks are, so a crash or a kill mid-file leaves it, and the next
+event or sync retries the file; the others are written after the work."""
 
 
 class DocumentStatus(BaseModel):

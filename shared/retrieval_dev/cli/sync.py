@@ -76,9 +76,18 @@ def sync(
     for key in order:
         try:
             body = read_regular(local[key])
-            if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
-                # Same bytes: not uploaded, so no event at all.
-                results[key] = _unchanged(key[len(prefix) :], statuses.get(key[len(prefix) :]))
+            status = statuses.get(key[len(prefix) :])
+            if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest() and settled(
+                key, body, status
+            ):
+                # Same bytes, done with: not uploaded, so no event at all (its sidecar's event, when this
+                # sync sent one, says what became of it).
+                by_sidecar = results.get(key + SIDECAR, {})
+                results[key] = (
+                    by_sidecar
+                    if by_sidecar.get("key") == key[len(prefix) :]
+                    else _unchanged(key[len(prefix) :], status)
+                )
             else:
                 _record(results, key, prefix, invoke("ingest", upload(body, key)))
         except Exception as error:  # one file fails alone, with a reason; the sync goes on
@@ -125,6 +134,21 @@ def _statuses(context_id: str) -> dict[str, DocumentStatus]:
         if page.next_token is None:
             return statuses
         after = page.next_token
+
+
+def settled(key: str, body: bytes, status: DocumentStatus | None) -> bool:
+    """Whether the bucket's copy of a file needs no event: a document only when its recorded status is
+    indexed (or failed) for exactly these bytes, so a file left ``pending`` by a crash or a kill, or never
+    recorded at all, is sent again; other objects (sidecars, JSON Lines) by their ETag alone."""
+    from retrieval_core.documents.formats import format_of
+
+    if format_of(key) is None:
+        return True
+    return (
+        status is not None
+        and status.status in {"indexed", "updated", "unchanged", "failed"}
+        and status.content_hash == hashlib.sha256(body).hexdigest()
+    )
 
 
 def _unchanged(key: str, status: DocumentStatus | None) -> dict[str, Any]:
