@@ -95,3 +95,32 @@ def test_ingest_refuses_a_link_and_a_key_under_another_context(docs: Deployment,
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert status("x.txt", "globex")[0] == 404
     assert texts("root marker outside folder") == []
+
+
+def test_a_malformed_documents_query_is_400_naming_the_field(docs: Deployment, tmp_path: Path) -> None:
+    from retrieval_dev.cli.events import api_event
+    from retrieval_dev.cli.lambda_runtime import invoke
+
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (folder / name).write_text(f"The file {name} holds a sentence.")
+    finished([RETRIEVAL, "sync", folder, "--context", "acme"], env=docs.env())
+
+    def listed(query: dict[str, str]) -> tuple[int, dict[str, object]]:
+        response = invoke("retrieve", api_event("GET", "/v1/documents", "acme", query=query))
+        return response["statusCode"], json.loads(response["body"])
+
+    for query, field in [
+        ({"next_token": "garbage"}, "next_token"),
+        ({"next_token": "a.txt"}, "next_token"),  # a bare key is no token
+        ({"limit": "-1"}, "limit"),
+        ({"limit": "abc"}, "limit"),
+    ]:
+        code, body = listed(query)
+        assert (code, body.get("field")) == (400, field), (query, body)
+    code, first = listed({"limit": "1"})
+    assert code == 200 and [d["key"] for d in first["documents"]] == ["a.txt"]  # type: ignore[union-attr]
+    code, second = listed({"limit": "1", "next_token": str(first["next_token"])})
+    assert code == 200 and [d["key"] for d in second["documents"]] == ["b.txt"]  # type: ignore[union-attr]
+    assert listed({"prefix": "b", "next_token": str(first["next_token"])})[0] == 400  # another listing's

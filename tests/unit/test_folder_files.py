@@ -118,3 +118,22 @@ def test_ingest_refuses_a_link_a_foreign_key_and_a_bad_name(tmp_path: Path, outs
             readable(path, key, "acme")
         assert words in str(refused.value) and "\n" not in str(refused.value)
     assert readable(good, PREFIX + "good.txt", "acme") == b"inside"
+
+
+def test_documents_query_refuses_a_malformed_limit_or_token_by_field() -> None:
+    from retrieval_core.documents.listing import issue_token, list_request
+    from retrieval_core.entrypoints.status import status_of
+    from retrieval_core.errors import BadRequestError
+
+    assert list_request("a/", None, None).limit == 100
+    assert list_request("a/", "500", None).limit == 100  # clamped, as documented
+    token = issue_token("a/", "a/one.txt")
+    assert list_request("a/", "2", token).next_token == "a/one.txt"
+    for limit in ("-1", "0", "abc", "1.5", "", "\uff11"):
+        with pytest.raises(BadRequestError) as refused:
+            list_request("a/", limit, None)
+        assert refused.value.details["field"] == "limit" and status_of(refused.value) == 400
+    for bad in ("garbage", "a/one.txt", issue_token("b/", "b/x.txt"), issue_token("a/", "z/outside")):
+        with pytest.raises(BadRequestError) as refused:
+            list_request("a/", None, bad)
+        assert refused.value.details["field"] == "next_token" and status_of(refused.value) == 400
