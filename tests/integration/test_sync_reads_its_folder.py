@@ -124,3 +124,15 @@ def test_a_malformed_documents_query_is_400_naming_the_field(docs: Deployment, t
     code, second = listed({"limit": "1", "next_token": str(first["next_token"])})
     assert code == 200 and [d["key"] for d in second["documents"]] == ["b.txt"]  # type: ignore[union-attr]
     assert listed({"prefix": "b", "next_token": str(first["next_token"])})[0] == 400  # another listing's
+
+
+def test_a_sync_that_cannot_reach_its_bucket_says_so_in_one_line(docs: Deployment, tmp_path: Path) -> None:
+    from dev.processes import free_port
+
+    (tmp_path / "a.txt").write_text("Never sent.")
+    env = docs.env() | {"AWS_ENDPOINT_URL_S3": f"http://127.0.0.1:{free_port()}", "AWS_MAX_ATTEMPTS": "1"}
+    done = finished([RETRIEVAL, "sync", tmp_path, "--context", "acme"], env=env, check=False)
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("retrieval sync: stopped:") and len(done.stderr.strip().splitlines()) == 1
+    bad = finished([RETRIEVAL, "sync", tmp_path, "--context", "../globex"], env=docs.env(), check=False)
+    assert bad.returncode == 2 and "not a context id" in bad.stderr

@@ -38,10 +38,19 @@ def run(args: argparse.Namespace) -> int:
     if not args.folder.is_dir():
         print(f"retrieval sync: no such folder: {args.folder}", file=sys.stderr)
         return 2
+    from retrieval_core.context import CONTEXT_ID_PATTERN
+
     from .environment import use_local_stack_env
 
+    if not CONTEXT_ID_PATTERN.fullmatch(args.context):
+        print(f"retrieval sync: --context {printable(args.context)} is not a context id", file=sys.stderr)
+        return 2
     use_local_stack_env()
-    report = sync(args.folder, args.context, delete=args.delete)
+    try:
+        report = sync(args.folder, args.context, delete=args.delete)
+    except Exception as error:  # the bucket or the stack, not a file: one line, not a traceback
+        print(f"retrieval sync: stopped: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
+        return 3
     if args.json:
         print(json.dumps({"files": report}, indent=2))
     else:
