@@ -54,8 +54,11 @@ unit: install
 
 # The hostile-input fuzz (tests/unit/test_fuzz_hostile_strings.py) as a long campaign: `make test` runs
 # its fixed-seed sample of 300 examples per route; FUZZ_EXAMPLES=N sets the campaign's size.
+# The documents campaign (tests/unit/fuzz_documents.py, never in `make test`): random files, sidecars and
+# names through the ingest use case and the sync's name checks; FUZZ_DOCUMENT_EXAMPLES=N sets its size.
 fuzz: install
 	@FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest tests/unit/test_fuzz_hostile_strings.py -q
+	@FUZZ_DOCUMENT_EXAMPLES=$${FUZZ_DOCUMENT_EXAMPLES:-2000} $(PY) -m pytest tests/unit/fuzz_documents.py -q
 
 format: install
 	@$(VENV)/bin/ruff format .

@@ -12,7 +12,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
-from retrieval_core.documents.listing import MAX_KEY_CHARS, DocumentList, DocumentListRequest
+from retrieval_core.documents.listing import MAX_KEY_CHARS, DocumentList, list_request
 from retrieval_core.documents.status import DocumentStatus
 from retrieval_core.entrypoints.answers import answer_json
 from retrieval_core.entrypoints.api import (
@@ -106,12 +106,14 @@ def session(
 @app.get("/v1/documents", responses=model_response(DocumentList))
 def documents(
     prefix: Annotated[str, Query(max_length=MAX_KEY_CHARS, description="Keys starting with this.")] = "",
-    limit: Annotated[int, Query(description="Clamped to 1..100.")] = 100,
+    limit: Annotated[
+        str | None, Query(description="A whole number of at least 1, clamped to 100 (default 100).")
+    ] = None,
     next_token: Annotated[
-        str | None, Query(max_length=MAX_KEY_CHARS, description="The previous page's next_token.")
+        str | None, Query(max_length=4 * MAX_KEY_CHARS, description="The previous page's next_token.")
     ] = None,
 ) -> Response[str]:
-    request = DocumentListRequest(prefix=prefix, limit=limit, next_token=next_token)
+    request = list_request(prefix, limit, next_token)  # a malformed limit or token: 400 naming it
     listing = container().document_listing.list(current_caller(app).context.context_id, request)
     tools.count("DocumentsListed", len(listing.documents))
     return serialised(listing)

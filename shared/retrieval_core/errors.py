@@ -31,6 +31,16 @@ class InvalidRequestError(RetrievalError):
     code = "invalid_request"
 
 
+class BadRequestError(InvalidRequestError):
+    """A query parameter that is not what it must be (a malformed page token, a negative page size): a
+    400 that names the field, as a malformed retrieve ``next_token`` is."""
+
+    code = "bad_request"
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}", field=field)
+
+
 class UnauthenticatedError(RetrievalError):
     """No usable caller identity (no authorizer claim)."""
 

@@ -198,11 +198,17 @@ def test_remote_backend_calls_the_api_with_its_token(served: str) -> None:
 
 
 def test_streamable_http_on_loopback(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
-    for url in _process(["mcp", "--http", "--token", "dev:acme"], tmp_path_factory, "mcp-http"):
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    secret = f"secret-{uuid.uuid4().hex}"
+    log = tmp_path_factory.mktemp("mcp-http") / "mcp-http.log"
+    env = dict(os.environ) | {"RETRIEVAL_MCP_HTTP_TOKEN": secret}
+    with serving(["mcp", "--http", "--token", "dev:acme"], log, env) as url:
 
         async def scenario(client: Client) -> None:
             assert {tool.name for tool in (await client.list_tools()).tools} == TOOLS
             path = await client.call_tool("graph_path", {"from": HOP.start, "to": HOP.end, "max_depth": 4})
             assert path.structured_content["found"] is True
 
-        session_with(f"{url}/mcp", scenario)
+        bearer = create_mcp_http_client(headers={"Authorization": f"Bearer {secret}"})
+        session_with(streamable_http_client(f"{url}/mcp", http_client=bearer), scenario)

@@ -130,7 +130,8 @@ def test_the_typescript_sdk_over_stdio(node_client: Path, corpus_env: dict[str, 
 def test_the_typescript_sdk_over_streamable_http(
     node_client: Path, corpus_env: dict[str, str], tmp_path: Path
 ) -> None:
-    with serving(["mcp", "--http", "--token", "dev:acme"], tmp_path / "mcp.log", corpus_env) as url:
+    env = corpus_env | {"RETRIEVAL_MCP_HTTP_TOKEN": f"secret-{uuid.uuid4().hex}"}
+    with serving(["mcp", "--http", "--token", "dev:acme"], tmp_path / "mcp.log", env) as url:
         calls = every_tool_once(f"ts-http-{uuid.uuid4().hex[:8]}")
-        answer = run_client(node_client, ["http", f"{url}/mcp"], calls, corpus_env)
+        answer = run_client(node_client, ["http", f"{url}/mcp"], calls, env)
     check_answers(answer)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import pytest
 from cli_process import RETRIEVAL, free_port, json_call, serving
@@ -102,9 +102,10 @@ def raw_exchange(base_url: str, request: bytes, timeout: float = 30) -> tuple[in
 UTF16_BODY = '{"mode":"lexical","text":"x"}'.encode("utf-16")
 
 
-def _post(length: str, body: bytes) -> bytes:
+def _post(base_url: str, length: str, body: bytes) -> bytes:
+    host = urlsplit(base_url).netloc.encode()  # the server's own: any other Host is a 421
     return (
-        b"POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer dev:acme\r\n"
+        b"POST /v1/retrieve HTTP/1.1\r\nHost: " + host + b"\r\nAuthorization: Bearer dev:acme\r\n"
         b"Content-Type: application/json\r\nConnection: close\r\nContent-Length: "
         + length.encode()
         + b"\r\n\r\n"
@@ -124,13 +125,13 @@ def _post(length: str, body: bytes) -> bytes:
     ids=["negative-length", "non-numeric-length", "length-past-the-body", "invalid-utf8", "utf16"],
 )
 def test_a_body_that_cannot_become_an_event_is_400(base_url: str, length: str, body: bytes) -> None:
-    status, answer = raw_exchange(base_url, _post(length, body))
+    status, answer = raw_exchange(base_url, _post(base_url, length, body))
     assert status == 400
     assert answer["error"] == "bad_request"
 
 
 def test_a_body_past_api_gateways_limit_is_413(base_url: str) -> None:
-    status, answer = raw_exchange(base_url, _post(str(routes.MAX_BODY_BYTES + 1), b"{}"))
+    status, answer = raw_exchange(base_url, _post(base_url, str(routes.MAX_BODY_BYTES + 1), b"{}"))
     assert status == 413
     assert answer["message"]
 
@@ -138,7 +139,9 @@ def test_a_body_past_api_gateways_limit_is_413(base_url: str) -> None:
 def test_fifty_concurrent_connections_are_all_answered(base_url: str) -> None:
     body = json.dumps({"mode": "lexical", "text": LEXICAL.text}).encode()
     with ThreadPoolExecutor(max_workers=50) as pool:
-        statuses = list(pool.map(lambda _: raw_exchange(base_url, _post(str(len(body)), body))[0], range(50)))
+        statuses = list(
+            pool.map(lambda _: raw_exchange(base_url, _post(base_url, str(len(body)), body))[0], range(50))
+        )
     assert statuses == [200] * 50
 
 
@@ -152,11 +155,11 @@ def test_a_request_is_answered_while_twenty_clients_trickle_their_bodies(base_ur
             conn = held.enter_context(socket.socket())
             conn.bind((f"127.0.1.{n + 1}", 0))
             conn.connect(address(base_url))
-            conn.sendall(_post("4096", b"{"))
+            conn.sendall(_post(base_url, "4096", b"{"))
             tricklers.append(conn)
         for conn in tricklers:
             conn.sendall(b" ")
-        status, answer = raw_exchange(base_url, _post(str(len(body)), body), timeout=10)
+        status, answer = raw_exchange(base_url, _post(base_url, str(len(body)), body), timeout=10)
         for conn in tricklers:
             conn.sendall(b" ")
     assert status == 200 and answer["hits"][0]["id"] == LEXICAL.expected_first

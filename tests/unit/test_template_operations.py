@@ -353,6 +353,15 @@ def test_the_templates_cors_is_the_codes() -> None:
     assert template()["Parameters"]["CorsAllowOrigin"]["AllowedPattern"] == pattern
 
 
+def test_no_answer_allows_credentials_so_a_star_origin_never_pairs_with_them() -> None:
+    """CORS forbids ``*`` with credentials; the API's credential is a header a page must hold, never a
+    cookie, so nothing (template, gateway responses, preflights, the functions' headers) allows them."""
+    assert "Access-Control-Allow-Credentials" not in json.dumps(template())
+    assert "AllowCredentials" not in resource("RetrievalApi")["Properties"]["Cors"]
+    assert not any("credentials" in name.lower() for name in cors.preflight_headers("*"))
+    assert not any("credentials" in name.lower() for name in cors.response_headers("*"))
+
+
 @pytest.mark.parametrize("response", ["UNAUTHORIZED", "ACCESS_DENIED", "DEFAULT_4XX", "DEFAULT_5XX"])
 def test_gateway_answers_carry_the_origin_too(response: str) -> None:
     gateway = resource("RetrievalApi")["Properties"]["GatewayResponses"][response]

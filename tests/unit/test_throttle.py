@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
-from retrieval_core.context import usage_identifier_key
+from retrieval_core.context import CONTEXT_ID_PATTERN, usage_identifier_key, usage_key_context
 from retrieval_core.errors import InvalidRequestError
 from retrieval_dev.cli.throttle import TokenBucket, UsageThrottle, Verdict
 from retrieval_dev.cli.tiers import TIERS, TierAssignment
@@ -96,3 +98,28 @@ def test_usage_keys_are_api_gateway_sized_and_one_per_context() -> None:
     assert all(20 <= len(key) <= 128 for key in keys)
     with pytest.raises(InvalidRequestError):
         usage_identifier_key("Acme")
+
+
+CONTEXT_IDS = st.from_regex(CONTEXT_ID_PATTERN, fullmatch=True)
+
+
+@given(CONTEXT_IDS, CONTEXT_IDS)
+def test_no_two_contexts_share_a_usage_key(first: str, second: str) -> None:
+    assert (usage_identifier_key(first) == usage_identifier_key(second)) == (first == second)
+
+
+@given(CONTEXT_IDS.filter(lambda c: len(c) < 63), st.integers(1, 3))
+def test_a_context_and_itself_with_padding_spelled_out_are_two_buckets(context: str, dashes: int) -> None:
+    padded = (context + "-" * dashes)[:63]
+    assert usage_identifier_key(context) != usage_identifier_key(padded)
+
+
+@given(CONTEXT_IDS)
+def test_a_usage_key_names_its_context_and_fits_api_gateway(context: str) -> None:
+    key = usage_identifier_key(context)
+    assert usage_key_context(key) == context
+    assert 20 <= len(key) <= 128
+
+
+def test_the_reported_collision_is_two_buckets() -> None:
+    assert usage_identifier_key("ab") != usage_identifier_key("ab--")

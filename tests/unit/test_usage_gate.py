@@ -1,5 +1,6 @@
 """The gate `retrieval serve --tiers` puts after its dev authorizer: a token route is metered on the
-token's home context and its tier, Bedrock's route on the route's own bucket."""
+context it acts in (the one X-Context-Id selects among the token's, else its home) and that context's
+tier, Bedrock's route on the route's own bucket; no token shape escapes it."""
 
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ def _gate() -> UsageGate:
     )
 
 
-def _event(token: str, path: str = "/v1/retrieve") -> dict[str, object]:
-    routed = proxy_event("POST", path, {"Authorization": token}, "{}")
+def _event(token: str, path: str = "/v1/retrieve", selected: str | None = None) -> dict[str, object]:
+    headers = {"Authorization": token} | ({"X-Context-Id": selected} if selected is not None else {})
+    routed = proxy_event("POST", path, headers, "{}")
     assert routed is not None
     return routed[1]
 
@@ -48,11 +50,33 @@ def test_a_flooding_context_is_refused_past_its_burst_and_others_are_not() -> No
     )
 
 
-def test_a_token_of_several_contexts_is_metered_on_its_first() -> None:
+def test_a_token_of_several_contexts_is_metered_on_its_first_without_a_selection() -> None:
     gate = _gate()
     _refusals(gate, _event("Bearer dev:flood"), TIERS["basic"].burst)
     assert gate.refusal(_event("Bearer dev:flood,quiet")) == REFUSALS[Verdict.THROTTLED]
     assert gate.refusal(_event("Bearer dev:quiet,flood")) is None
+
+
+def test_x_context_id_is_metered_as_the_context_it_selects() -> None:
+    gate = _gate()
+    burst = TIERS["basic"].burst
+    answers = _refusals(gate, _event("Bearer dev:quiet,flood", selected="flood"), burst + 2)
+    assert answers == [None] * burst + [REFUSALS[Verdict.THROTTLED]] * 2
+    assert gate.refusal(_event("Bearer dev:flood")) == REFUSALS[Verdict.THROTTLED]
+    assert gate.refusal(_event("Bearer dev:quiet,flood", selected="quiet")) is None
+
+
+def test_a_selection_outside_the_token_costs_its_home() -> None:
+    gate = _gate()
+    burst = TIERS["basic"].burst
+    answers = _refusals(gate, _event("Bearer dev:flood", selected="quiet"), burst + 1)
+    assert answers == [None] * burst + [REFUSALS[Verdict.THROTTLED]]
+
+
+def test_a_token_with_an_empty_or_malformed_member_is_no_token() -> None:
+    for token in ("Bearer dev:,flood", "Bearer dev:flood,", "Bearer dev:quiet,,flood", "Bearer dev:-x,flood"):
+        assert _event(token)["requestContext"]["authorizer"] is None, token  # type: ignore[index]
+    assert _event("Bearer dev:quiet,flood")["requestContext"]["authorizer"] is not None  # type: ignore[index]
 
 
 def test_bedrock_s_route_has_one_bucket_for_every_knowledge_base() -> None:

@@ -44,9 +44,14 @@ class Budget:
     def spend(self, text: str) -> None:
         self.characters += len(text)
         if self.characters > self._limits.characters:
-            raise DocumentRejectedError(f"yields more than {self._limits.characters:,} characters of text")
+            raise DocumentRejectedError(
+                f"yields more than {self._limits.characters:,} characters of text (characters)"
+            )
+        self.check()
+
+    def check(self) -> None:
         if time.monotonic() > self._deadline:
-            raise DocumentRejectedError(f"took longer than {self._limits.seconds:g} s to parse")
+            raise DocumentRejectedError(f"took longer than {self._limits.seconds:g} s to parse (seconds)")
 
 
 def paragraphs(text: str, *, page: int | None = None, section: tuple[str, ...] = ()) -> list[Block]:

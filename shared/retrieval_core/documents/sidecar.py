@@ -19,6 +19,7 @@ from typing import Any
 
 from ..models.limits import LIMITS
 from ..models.metadata import METADATA_NAME_PATTERN, FieldType, MetadataSchema, metadata_problems
+from . import bounded_json
 from .errors import DocumentRejectedError
 from .limits import DocumentLimits
 
@@ -71,7 +72,9 @@ def read_sidecar(data: bytes, schema: MetadataSchema, limits: DocumentLimits) ->
             f"has a sidecar of {len(data):,} bytes, more than {limits.sidecar_bytes:,} (Bedrock's limit)"
         )
     try:
-        document = json.loads(data)
+        document = bounded_json.loads(data, limits.json_depth)
+    except bounded_json.TooDeepError as error:
+        raise DocumentRejectedError(f"has a sidecar that {error} (json_depth)") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise DocumentRejectedError(f"has a sidecar that is not JSON ({error})") from None
     if not isinstance(document, dict):

@@ -9,7 +9,10 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Status = Literal["indexed", "updated", "unchanged", "deleted", "failed", "skipped"]
+Status = Literal["pending", "indexed", "updated", "unchanged", "deleted", "failed", "skipped"]
+"""``pending``: written before a file's chunks are, so a crash or a kill mid-file leaves it, and the next
+event or sync retries the file; ``skipped``: a file of a type (or size) that is not indexed, with its
+reason; the others are written after the work."""
 
 
 class DocumentStatus(BaseModel):

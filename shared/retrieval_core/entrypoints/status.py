@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..errors import (
     BackendUnavailableError,
+    BadRequestError,
     ForbiddenError,
     InvalidRequestError,
     NotFoundError,
@@ -26,6 +27,7 @@ HTTP_STATUS: tuple[tuple[type[RetrievalError], int], ...] = (
     (NextTokenInvalidError, 400),
     (NextTokenMismatchError, 400),
     (NextTokenExpiredError, 410),
+    (BadRequestError, 400),
     (InvalidRequestError, 422),
     (UnauthenticatedError, 401),
     (ForbiddenError, 403),

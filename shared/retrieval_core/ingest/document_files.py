@@ -3,26 +3,31 @@ created or removed becomes its chunks indexed, replaced or removed, and a per-fi
 
 Per event, in order: the stored status is read; an event older than the one it records (S3's
 ``sequencer``) changes nothing. The file and its sidecar are read (bounded), hashed: the same bytes,
-sidecar and chunking as the indexed version is ``unchanged``. Otherwise the file is parsed and chunked,
-the chunks' stored vectors are reused where their text is unchanged (a sidecar-only change embeds
-nothing), the chunks load, the ids past the new count are deleted (an overwrite leaves no stale chunk),
-and the status is written last, so a crash before it leaves a status that still names every chunk a
-retry must replace. A file that cannot be read fails alone: its chunks are removed and its status
-says why.
+sidecar and chunking as the indexed version is ``unchanged``. Otherwise a ``pending`` status is written
+before the work, and the file is parsed and chunked, the chunks' stored vectors are reused where their
+text is unchanged (a sidecar-only change embeds nothing), the rest embedded, all within the file's budget
+(``documents/file_budget.py``: one wall time for parse, chunk, embed and index, the chunk count and
+size). ``pending`` is written again when the file is to have more chunks than it had (naming every id a
+retry must replace); the chunks load, the ids past the new count are deleted (an overwrite leaves no
+stale chunk), and the final status is written last, so a crash or a kill anywhere in between leaves
+``pending``, which no event or sync takes for done. A file that cannot be read or passes a bound
+fails alone: its chunks are removed and its status says why (and keeps the failed bytes' hash).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
 from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_lines
-from ..documents.chunking import chunk_document
+from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
+from ..documents.file_budget import FileBudget
 from ..documents.formats import (
     DocumentFormat,
     document_of_sidecar,
@@ -36,7 +41,7 @@ from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
 from ..documents.pages import about_mention, page_title
 from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
-from ..documents.sidecar import NO_SIDECAR, read_sidecar
+from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
 from ..models.ingest import ObjectRef
 from ..models.metadata import MetadataSchema
@@ -71,18 +76,20 @@ class DocumentFiles:
         limits: DocumentLimits = DOCUMENT_LIMITS,
         naming: NamingChunks | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._loader = loader
         self._objects = objects
         self._statuses = statuses
         self._embedder = embedder
-        self._vectors = vectors
+        self._vectors_of = vectors
         self._mentions = mentions
         self._chunking = chunking
         self._metadata = metadata
         self._limits = limits
         self._naming = naming
         self._clock = clock
+        self._monotonic = monotonic
 
     def created(self, ref: ObjectRef) -> DocumentStatus | None:
         """Index (or re-index) the file ``ref`` names, or the file whose sidecar it is. None: the key
@@ -125,7 +132,9 @@ class DocumentFiles:
         try:
             return self._index(file, fmt, data, previous, sequencer)
         except (DocumentRejectedError, ChunkingConfigError) as rejected:
-            return self._remove(file, previous, sequencer, "failed", f"the file {rejected.message}")
+            # The failed bytes' hash is kept: a sync may then say "failed" of the same bytes unread.
+            failed = (_digest(data), None, None)
+            return self._remove(file, previous, sequencer, "failed", f"the file {rejected.message}", failed)
 
     def _index(
         self,
@@ -135,6 +144,7 @@ class DocumentFiles:
         previous: DocumentStatus | None,
         sequencer: str | None,
     ) -> DocumentStatus:
+        budget = FileBudget(self._limits, self._monotonic)  # one budget from the bytes to the index
         if not data.strip():
             raise DocumentRejectedError("is empty")
         sidecar_bytes = self._objects.read_bytes(
@@ -145,37 +155,15 @@ class DocumentFiles:
         )
         chunking = self._chunking.for_key(file.key)
         hashes = _digest(data), _digest(sidecar_bytes or b""), chunking.model_dump_json()
-        if (
-            previous is not None
-            and previous.status in {"indexed", "updated", "unchanged"}
-            and hashes
-            == (
-                previous.content_hash,
-                previous.sidecar_hash,
-                previous.chunking,
-            )
-        ):
+        if previous is not None and previous.status in INDEXED and hashes == _hashes(previous):
             return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes)
-        window = window_of(self._embedder.name)
-        parsed = parse(fmt, data, self._limits, sidecar.records)
-        chunks = chunk_document(
-            parsed,
-            chunking,
-            window=window,
-            embed=self._embedder.embed,
-            count_tokens=token_counter(self._embedder),
-        )
-        if not chunks:
-            raise DocumentRejectedError("holds no text")
+        # Pending before the work: a crash or a kill from here on leaves a status no event or sync takes
+        # for done, naming every chunk a retry must replace.
+        indexed = previous.chunks if previous else 0
+        self._record(file, "pending", indexed, None, sequencer, (None, None, None))
+        chunks = self._chunks(fmt, data, sidecar, chunking, budget)
         ids = [file.chunk_id(position) for position in range(len(chunks))]
-        # Only a file indexed before has vectors to reuse: a new one costs no read.
-        indexed_before = previous is not None and previous.chunks > 0
-        stored = self._vectors.vectors(file.context_id, ids) if self._vectors and indexed_before else {}
-        reusable = {
-            chunk_id: stored[chunk_id].vector
-            for chunk_id, chunk in zip(ids, chunks, strict=True)
-            if chunk_id in stored and stored[chunk_id].text == chunk.text
-        }
+        vectors = self._vectors(file, ids, chunks, previous, budget)
         mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks])
         file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
         title = page_title(chunks)
@@ -188,10 +176,13 @@ class DocumentFiles:
             mentions=[
                 [*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions
             ],
-            vectors=reusable,
+            vectors=vectors,
             created_at=self._clock(),
         )
-        stale = range(len(chunks), previous.chunks if previous else 0)
+        budget.check("indexing")
+        if len(chunks) > indexed:  # the ids about to be written, before they are
+            self._record(file, "pending", len(chunks), None, sequencer, (None, None, None))
+        stale = range(len(chunks), indexed)
         report = self._loader.load_lines([*lines, *_deletes(file, stale)], context_id=file.context_id)
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
@@ -203,9 +194,10 @@ class DocumentFiles:
             )
         if title is not None:
             self._link_back(file.context_id, title)
-        status: Status = "updated" if indexed_before else "indexed"
+        replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
+        status: Status = "updated" if replaced else "indexed"
         note = sidecar.undeclared(self._metadata)
-        reason = METADATA_ONLY if indexed_before and _same_text(previous, hashes) else None
+        reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
         reason = f"{reason}; {note}" if reason and note else reason or note
         return self._record(file, status, len(chunks), reason, sequencer, hashes)
 
@@ -230,6 +222,49 @@ class DocumentFiles:
                     f"{len(report.unwritten)} back-links to {title!r} were not written"
                 )
 
+    def _chunks(
+        self, fmt: DocumentFormat, data: bytes, sidecar: Sidecar, chunking: ChunkingConfig, budget: FileBudget
+    ) -> list[Chunk]:
+        """The file parsed and chunked within its budget: time, then the chunk bounds before any embedding."""
+        parsed = parse(fmt, data, self._limits, sidecar.records)
+        budget.check("parsing")
+        chunks = chunk_document(
+            parsed,
+            chunking,
+            window=window_of(self._embedder.name),
+            embed=budget.embedding(self._embedder.embed),
+            count_tokens=budget.counting(token_counter(self._embedder)),
+        )
+        if not chunks:
+            raise DocumentRejectedError("holds no text")
+        budget.check_chunks(chunks)
+        return chunks
+
+    def _vectors(
+        self,
+        file: FileRef,
+        ids: list[str],
+        chunks: list[Chunk],
+        previous: DocumentStatus | None,
+        budget: FileBudget,
+    ) -> dict[str, list[float]]:
+        """Every chunk's vector: the stored one where its text is unchanged (only a file indexed before
+        has any: a new one costs no read), the rest embedded in batches within the file's wall time."""
+        indexed_before = previous is not None and previous.chunks > 0
+        stored = self._vectors_of.vectors(file.context_id, ids) if self._vectors_of and indexed_before else {}
+        vectors = {
+            chunk_id: stored[chunk_id].vector
+            for chunk_id, chunk in zip(ids, chunks, strict=True)
+            if chunk_id in stored and stored[chunk_id].text == chunk.text
+        }
+        missing = [
+            (chunk_id, chunk.text)
+            for chunk_id, chunk in zip(ids, chunks, strict=True)
+            if chunk_id not in vectors
+        ]
+        embedded = budget.embedding(self._embedder.embed)([text for _, text in missing])
+        return vectors | {chunk_id: vector for (chunk_id, _), vector in zip(missing, embedded, strict=True)}
+
     def _remove(
         self,
         file: FileRef,
@@ -237,6 +272,7 @@ class DocumentFiles:
         sequencer: str | None,
         status: Status,
         reason: str | None,
+        hashes: tuple[str | None, str | None, str | None] = (None, None, None),
     ) -> DocumentStatus:
         if previous is not None and previous.chunks:
             report = self._loader.load_lines(
@@ -244,7 +280,7 @@ class DocumentFiles:
             )
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not removed")
-        return self._record(file, status, 0, reason, sequencer, (None, None, None))
+        return self._record(file, status, 0, reason, sequencer, hashes)
 
     def _record(
         self,
@@ -274,6 +310,14 @@ class DocumentFiles:
 def _same_text(previous: DocumentStatus | None, hashes: tuple[str, str, str]) -> bool:
     """The file's bytes and chunking are those indexed: only its sidecar changed."""
     return previous is not None and (previous.content_hash, previous.chunking) == (hashes[0], hashes[2])
+
+
+INDEXED = frozenset({"indexed", "updated", "unchanged"})
+"""Statuses that say the recorded bytes are in the index (``pending`` and ``failed`` never do)."""
+
+
+def _hashes(status: DocumentStatus) -> tuple[str | None, str | None, str | None]:
+    return status.content_hash, status.sidecar_hash, status.chunking
 
 
 def _size(limit: int) -> str:

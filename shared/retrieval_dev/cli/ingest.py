@@ -25,20 +25,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="JSON Lines (.jsonl, .ndjson, gzip too), or a document (docs/DOCUMENTS.md; others are skipped).",
     )
     parser.add_argument("--context", required=True, help="The context: the key goes under contexts/<it>/.")
-    parser.add_argument("--key", help="The object key (default: contexts/<context>/<file name>).")
+    parser.add_argument(
+        "--key", help="The object key, under contexts/<context>/ (default: contexts/<context>/<file name>)."
+    )
     parser.add_argument("--upload-only", action="store_true", help="Upload and print the S3 event only.")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
-        print(f"retrieval ingest: no such file: {args.file}", file=sys.stderr)
+    key = args.key or f"contexts/{args.context}/{args.file.name}"
+    try:
+        body = readable(args.file, key, args.context)
+    except RefusedFileError as refused:
+        print(f"retrieval ingest: {refused}", file=sys.stderr)
         return 2
     from .environment import use_local_stack_env
 
     use_local_stack_env()
-    key = args.key or f"contexts/{args.context}/{args.file.name}"
-    event = upload(args.file.read_bytes(), key)
+    event = upload(body, key)
     if args.upload_only:
         print(json.dumps(event, indent=2))
         return 0
@@ -51,6 +55,28 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps(report, indent=2))
     ok = response["statusCode"] == 200 and report["status"] == "complete" and not report["rejected"]
     return 0 if ok else 1
+
+
+class RefusedFileError(Exception):
+    """The file or key ``retrieval ingest`` was given is not sent: the message is the one line it prints."""
+
+
+def readable(path: Path, key: str, context_id: str) -> bytes:
+    """The file's bytes, once its key is one S3 can take under ``contexts/<context_id>/`` and the path is
+    a regular file read without following a link (``folder_files``): else ``RefusedFileError``."""
+    from .folder_files import UnsafePathError, key_problem, printable, read_regular
+
+    home = f"contexts/{context_id}/"
+    if not key.startswith(home) or key == home:
+        raise RefusedFileError(f"--key {printable(key)} is not a key under {home} (--context {context_id})")
+    if (problem := key_problem(key)) is not None:
+        raise RefusedFileError(f"{printable(key)} {problem}")
+    if not path.is_symlink() and not path.exists():
+        raise RefusedFileError(f"no such file: {printable(str(path))}")
+    try:
+        return read_regular(path)
+    except UnsafePathError as unsafe:
+        raise RefusedFileError(f"{printable(str(path))} {unsafe.reason}") from None
 
 
 def upload(body: bytes, key: str) -> dict[str, Any]:

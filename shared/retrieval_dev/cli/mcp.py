@@ -1,5 +1,7 @@
 """``retrieval mcp``: retrieve, graph_path, why_explain and session as MCP tools, over stdio (default) or
-streamable HTTP (``--http [--port N]``, loopback only unless told otherwise).
+streamable HTTP (``--http [--port N]``, loopback only unless told otherwise; clients send the bearer
+secret it prints at start-up, or ``--http-token``/``$RETRIEVAL_MCP_HTTP_TOKEN``; other Hosts are 421 and
+other Origins, other localhost ports included, 403).
 
 Local backend (``--token dev:acme``): the handlers in-process against the local stack, with the dev
 tokens ``retrieval serve`` accepts. Remote backend (``--api-url URL`` with ``--token TOKEN`` or
@@ -11,8 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 DEFAULT_HTTP_PORT = 3100
+HTTP_TOKEN_ENV = "RETRIEVAL_MCP_HTTP_TOKEN"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +34,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-non-loopback", action="store_true", help="--http: allow binding a non-loopback address."
     )
+    parser.add_argument(
+        "--http-token",
+        default=os.environ.get(HTTP_TOKEN_ENV),
+        help=f"--http: the bearer secret clients must send (default: ${HTTP_TOKEN_ENV}, else one generated "
+        "at start-up and printed once).",
+    )
+    from .serve import add_trust_flags
+
+    add_trust_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -61,13 +75,29 @@ def run(args: argparse.Namespace) -> int:
 
     server = build_server(backend)
     if args.http:
-        print(f"MCP over streamable HTTP on http://{args.host}:{args.port}/mcp", file=sys.stderr)
-        serve_http(server, args.host, args.port)
+        serve_http(server, args.host, args.port, http_guard(args))
     else:
         import anyio
 
         anyio.run(serve_stdio, server)
     return 0
+
+
+def http_guard(args: argparse.Namespace) -> Callable[[Any], Any]:
+    """What ``--http`` puts in front of the MCP app: its own Host and Origin only (no other localhost
+    port), and a bearer secret, generated and printed once when none is given."""
+    import secrets
+
+    from ..serving.local_guard import LocalGuard, local_addresses
+
+    secret = args.http_token or secrets.token_urlsafe(32)
+    addresses = local_addresses(args.host, args.port, args.allow_host, args.allow_origin)
+    url = f"http://{args.host}:{args.port}/mcp"
+    if args.http_token:
+        print(f"MCP over streamable HTTP on {url} (bearer secret: the one given)", file=sys.stderr)
+    else:
+        print(f"MCP over streamable HTTP on {url}; send 'Authorization: Bearer {secret}'", file=sys.stderr)
+    return lambda app: LocalGuard(app, addresses, bearer=secret)
 
 
 def _local_checkout() -> str | None:

@@ -9,6 +9,8 @@ functions would refuse is refused here, with the reason, instead of serving empt
 plans meter it (``retrieval_dev.serving.usage_gate``): over its rate or quota, a 429 before the function runs.
 The handlers run in ``--containers`` warm worker processes, one invocation at a time each, as Lambda runs
 them (``retrieval_dev.serving.containers``); ``--containers 0`` runs them on threads of the serving process.
+No page may use it (``retrieval_dev.serving.local_guard``): a ``Host`` other than its own address is a
+421, a foreign ``Origin`` a 403, and CORS is granted only to ``--cors-origin`` (none by default).
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-non-loopback", action="store_true", help="Allow binding an address other than loopback."
     )
+    add_trust_flags(parser)
+    parser.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="A page origin (https://app.example.com) allowed to call the API and read its answers; "
+        "repeatable. None by default (RETRIEVAL_CORS_ALLOW_ORIGIN counts, unless it is '*').",
+    )
     add_limit_flags(parser)
     parser.add_argument(
         "--tiers",
@@ -53,6 +64,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_show_metrics_flag(parser)
     parser.set_defaults(run=run)
+
+
+def add_trust_flags(parser: argparse.ArgumentParser) -> None:
+    """The Host and Origin allowlists' extras (``serving/local_guard.py``), shared with ``mcp --http``."""
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="Another Host value to answer (besides 127.0.0.1, localhost and [::1] with the port); "
+        "repeatable.",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="Another Origin a browser page may send (besides this server's own); repeatable.",
+    )
+
+
+def cors_origins(args: argparse.Namespace, settings_origin: str) -> frozenset[str]:
+    configured = [*args.cors_origin, *([] if settings_origin == "*" else [settings_origin])]
+    return frozenset(origin.lower().rstrip("/") for origin in configured)
 
 
 def add_limit_flags(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..serving import server
     from ..serving.gateway import Gateway
+    from ..serving.local_guard import LocalGuard, local_addresses
     from .environment import use_local_stack_env
     from .lambda_runtime import FUNCTION_OUTPUT, show_metrics
 
@@ -95,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval serve: not serving: {settings_problems(error)}", file=sys.stderr)
         return 2
     show_metrics(args.show_metrics)
-    gateway = Gateway(limits_from(args), usage_gate(args.tiers), functions(args))
+    origins = cors_origins(args, container().settings.cors_allow_origin)
+    gateway = Gateway(limits_from(args), usage_gate(args.tiers), functions(args), origins)
+    addresses = local_addresses(args.host, args.port, args.allow_host, [*args.allow_origin, *origins])
     print(
         f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')",
         flush=True,
@@ -104,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     # on threads, and a per-request redirect could end while another request is still printing.
     with contextlib.redirect_stdout(FUNCTION_OUTPUT):
         try:
-            server.run(gateway, args.host, args.port, gateway.limits)
+            server.run(LocalGuard(gateway, addresses), args.host, args.port, gateway.limits)
         finally:
             gateway.close()
     return 0

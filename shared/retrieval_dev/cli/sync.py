@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .folder_files import UnsafePathError, folder_files, printable, read_regular
 from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 
 if TYPE_CHECKING:
@@ -38,8 +39,13 @@ def run(args: argparse.Namespace) -> int:
     if not args.folder.is_dir():
         print(f"retrieval sync: no such folder: {args.folder}", file=sys.stderr)
         return 2
+    from retrieval_core.context import CONTEXT_ID_PATTERN
+
     from .environment import use_local_stack_env
 
+    if not CONTEXT_ID_PATTERN.fullmatch(args.context):
+        print(f"retrieval sync: --context {printable(args.context)} is not a context id", file=sys.stderr)
+        return 2
     use_local_stack_env()
     from .progress import Progress
 
@@ -47,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     bar = Progress(files, label="syncing", unit="files", quiet=args.json)
     try:
         report = sync(args.folder, args.context, delete=args.delete, progress=bar.update)
+    except Exception as error:  # the bucket or the stack, not a file: one line, not a traceback
+        print(f"retrieval sync: stopped: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
+        return 3
     finally:
         bar.close()
     if args.json:
@@ -91,22 +100,30 @@ def sync(
     s3 = boto3.client("s3")
     prefix = f"contexts/{context_id}/"
     stored = _stored_etags(s3, bucket, prefix)
-    local = {
-        prefix + path.relative_to(folder).as_posix(): path
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
+    local, refused = folder_files(folder, prefix)  # no link followed, no name S3 cannot take
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
     statuses = _statuses(context_id) if stored else {}
     results: dict[str, dict[str, Any]] = {}
     for key in order:
-        body = local[key].read_bytes()
-        if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest():
-            # Same bytes: not uploaded, so no event at all.
-            results[key] = _unchanged(key[len(prefix) :], statuses.get(key[len(prefix) :]))
-        else:
-            _record(results, key, prefix, invoke("ingest", upload(body, key)))
+        try:
+            body = read_regular(local[key])
+            status = statuses.get(key[len(prefix) :])
+            if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest() and settled(
+                key, body, status
+            ):
+                # Same bytes, done with: not uploaded, so no event at all (its sidecar's event, when this
+                # sync sent one, says what became of it).
+                by_sidecar = results.get(key + SIDECAR, {})
+                results[key] = (
+                    by_sidecar
+                    if by_sidecar.get("key") == key[len(prefix) :]
+                    else _unchanged(key[len(prefix) :], status)
+                )
+            else:
+                _record(results, key, prefix, invoke("ingest", upload(body, key)))
+        except Exception as error:  # one file fails alone, with a reason; the sync goes on
+            results[key] = _failed_alone(key[len(prefix) :], error)
         if progress is not None and not key.endswith(SIDECAR):
             progress(sum(not done.endswith(SIDECAR) for done in results))
     if delete:
@@ -116,7 +133,16 @@ def sync(
             event["Records"][0]["eventName"] = "ObjectRemoved:Delete"
             event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
             _record(results, key, prefix, invoke("ingest", event))
-    return [_with_sidecar(results, key) for key in sorted(results) if not key.endswith(SIDECAR)]
+    documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
+    return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _failed_alone(key: str, error: Exception) -> dict[str, Any]:
+    """The report line of a file whose read, upload or event raised: its reason, not a traceback."""
+    if isinstance(error, UnsafePathError):
+        return {"key": printable(key), "status": "skipped", "chunks": 0, "reason": error.reason}
+    reason = f"could not be synced ({type(error).__name__}: {str(error)[:200]})"
+    return {"key": printable(key), "status": "failed", "chunks": 0, "reason": reason}
 
 
 def _stored_etags(s3: Any, bucket: str, prefix: str) -> dict[str, str]:
@@ -149,6 +175,21 @@ def _with_sidecar(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any
     if result["status"] == "unchanged" and by_sidecar is not None and by_sidecar["key"] == result["key"]:
         return by_sidecar
     return result
+
+
+def settled(key: str, body: bytes, status: DocumentStatus | None) -> bool:
+    """Whether the bucket's copy of a file needs no event: a document only when its recorded status is
+    indexed (or failed) for exactly these bytes, so a file left ``pending`` by a crash or a kill, or never
+    recorded at all, is sent again; other objects (sidecars, JSON Lines) by their ETag alone."""
+    from retrieval_core.documents.formats import format_of
+
+    if format_of(key) is None:
+        return True
+    return (
+        status is not None
+        and status.status in {"indexed", "updated", "unchanged", "failed"}
+        and status.content_hash == hashlib.sha256(body).hexdigest()
+    )
 
 
 def _unchanged(key: str, status: DocumentStatus | None) -> dict[str, Any]:

@@ -5,6 +5,7 @@ a protocol failure, so a model can read it and correct its call."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -127,11 +128,15 @@ async def serve_stdio(server: Server[Any]) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_http(server: Server[Any], host: str, port: int) -> None:
-    """Streamable HTTP at ``http://HOST:PORT/mcp`` (DNS-rebinding protection on for loopback hosts), on
-    the same hardened uvicorn as ``retrieval serve`` (head deadline, idle timeout, connections per
-    client); the app's lifespan runs its session manager."""
+def serve_http(server: Server[Any], host: str, port: int, guard: Callable[[Any], Any]) -> None:
+    """Streamable HTTP at ``http://HOST:PORT/mcp`` behind ``guard`` (``serving.local_guard.LocalGuard``:
+    the server's own Host and Origin only, and its bearer secret), on the same hardened uvicorn as
+    ``retrieval serve`` (head deadline, idle timeout, connections per client); the app's lifespan runs
+    its session manager. The SDK's own DNS-rebinding check is off: it allows every localhost port."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     from ..serving import server as http_server
 
-    app = server.streamable_http_app(host=host)
-    http_server.run(app, host, port, http_server.ServeLimits(), lifespan="on")
+    unguarded = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = server.streamable_http_app(host=host, transport_security=unguarded)
+    http_server.run(guard(app), host, port, http_server.ServeLimits(), lifespan="on")

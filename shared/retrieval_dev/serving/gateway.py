@@ -9,8 +9,9 @@ authorizer would pass; no token, or any other token, is a 401 before the functio
 route is ``AWS_IAM`` instead: SigV4 with the dev credentials ``dev-<context>`` / ``dev-secret``
 (``retrieval_dev.cli.sigv4``); anything else there is an ``AccessDeniedException``. An unknown route or an
 undeclared method is 403 with the template's gateway-response body, a CORS preflight (OPTIONS) of a route
-is answered as the template's ``Cors`` mock integration does, and every gateway response carries
-``Access-Control-Allow-Origin``.
+is answered as the template's ``Cors`` mock integration does. CORS is granted only to configured origins
+(``cors_for``: none by default), and ``serving/local_guard.py`` refuses foreign ``Host`` and ``Origin``
+values before a request reaches the gateway.
 """
 
 from __future__ import annotations
@@ -72,11 +73,18 @@ class ClientGoneError(Exception):
 
 class Gateway:
     def __init__(
-        self, limits: ServeLimits, usage_gate: UsageGate | None = None, functions: Functions | None = None
+        self,
+        limits: ServeLimits,
+        usage_gate: UsageGate | None = None,
+        functions: Functions | None = None,
+        cors_origins: frozenset[str] = frozenset(),
     ) -> None:
         self.limits = limits
         self.usage_gate = usage_gate
         self.functions = functions or FunctionThreads(limits.workers)
+        self.cors_origins = cors_origins
+        """The origins a cross-origin page may read answers from (none by default: the workbench is
+        same-origin and needs no CORS)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -87,7 +95,8 @@ class Gateway:
             answer = gateway_answer(refused.status, refused.body, close=True)
         except ClientGoneError:
             return
-        await reply(send, answer)
+        origin = dict(scope["headers"]).get(b"origin", b"").decode("latin-1")
+        await reply(send, cors_for(answer, origin, self.cors_origins))
 
     async def dispatch(self, request: Request) -> Answer:
         """The one place a whole request is answered."""
@@ -212,6 +221,18 @@ def gateway_answer(
 
     headers = [(ALLOW_ORIGIN, allowed_origin()), *(extra_headers or [])]
     return Answer(status, headers, json.dumps(body), close)
+
+
+def cors_for(answer: Answer, origin: str, allowed: frozenset[str]) -> Answer:
+    """``answer`` with CORS granted to ``origin`` only when it is configured: whatever the functions and
+    gateway responses put in ``Access-Control-Allow-Origin`` (the deployment's setting, ``*`` by
+    default) is replaced, so no other page may read an answer."""
+    from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
+
+    headers = [(name, value) for name, value in answer.headers if name.lower() != ALLOW_ORIGIN.lower()]
+    if origin and origin.lower() in allowed:
+        headers += [(ALLOW_ORIGIN, origin), ("Vary", "Origin")]
+    return Answer(answer.status, headers, answer.body, answer.close)
 
 
 def allowed_origin() -> str:

@@ -36,8 +36,13 @@ CRASHED_FUNCTION_BODY = {"error": "gateway_error", "message": "Internal server e
 
 
 def dev_claims(authorization: str | None) -> dict[str, str] | None:
+    """The claims of a dev token, or None (a 401) unless every context it names is a valid context id:
+    ``dev:,initech`` or ``dev:acme,,x`` is no token, as the deployed authorizer refuses a claim list with
+    an empty or malformed member."""
+    from retrieval_core.context import CONTEXT_ID_PATTERN
+
     match = DEV_TOKEN.fullmatch(authorization or "")
-    if match is None:
+    if match is None or not all(CONTEXT_ID_PATTERN.fullmatch(c) for c in match["contexts"].split(",")):
         return None
     claims = {"principalId": "dev", "context_id": match["contexts"]}
     if match["limit"]:

@@ -1,8 +1,9 @@
 """Where ``retrieval serve`` meters a request as API Gateway would: after the authorizer, before the
 function (``Gateway.dispatch``, on the event loop: a refusal never waits for a worker). The token routes
-are metered per usage key (the authorizer's ``usageIdentifierKey``: the token's home context) on that
-context's tier; Bedrock's IAM route by its method throttle, one bucket for the route. A refusal is the
-template's ``THROTTLED`` or ``QUOTA_EXCEEDED`` gateway response."""
+are metered per usage key (``usage_identifier_key`` of the context the request acts in: the one
+``X-Context-Id`` selects among the token's, else its home) on that context's tier; Bedrock's IAM route
+by its method throttle, one bucket for the route. A refusal is the template's ``THROTTLED`` or
+``QUOTA_EXCEEDED`` gateway response."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from retrieval_core.context import usage_identifier_key
 from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
-from retrieval_core.errors import InvalidRequestError
+from retrieval_core.entrypoints.headers import CONTEXT_HEADER
 
 from ..cli.throttle import UsageThrottle, Verdict
 from ..cli.tiers import KNOWLEDGE_BASE_ROUTE, TierAssignment
@@ -35,10 +36,16 @@ class UsageGate:
         if event["resource"] == KB_RESOURCE:
             verdict = self.throttle.admit(KB_ROUTE_KEY, KNOWLEDGE_BASE_ROUTE)
         else:
-            home = event["requestContext"]["authorizer"]["context_id"].split(",")[0]
-            try:
-                key = usage_identifier_key(home)
-            except InvalidRequestError:
-                return None  # no such context: the function refuses it (4xx), as the authorizer would
-            verdict = self.throttle.admit(key, self.assignment.tier_of(home))
+            metered = metered_context(event)
+            verdict = self.throttle.admit(usage_identifier_key(metered), self.assignment.tier_of(metered))
         return REFUSALS.get(verdict)
+
+
+def metered_context(event: dict[str, Any]) -> str:
+    """The context a token route's request is metered as: the one ``X-Context-Id`` selects among the
+    token's contexts, else the token's first (its home; a selection outside the token, which the function
+    refuses 403, still costs the home). The dev authorizer has checked every member is a context id."""
+    allowed = event["requestContext"]["authorizer"]["context_id"].split(",")
+    headers = {str(name).lower(): value for name, value in (event.get("headers") or {}).items()}
+    selected = headers.get(CONTEXT_HEADER.lower())
+    return selected if selected in allowed else allowed[0]

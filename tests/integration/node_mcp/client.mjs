@@ -1,5 +1,5 @@
 // A third-party MCP client: the official TypeScript SDK drives `retrieval mcp` and prints what it saw.
-// Usage: node client.mjs stdio COMMAND ARG...   |   node client.mjs http URL
+// Usage: node client.mjs stdio COMMAND ARG...   |   node client.mjs http URL (with $RETRIEVAL_MCP_HTTP_TOKEN)
 // Reads the calls to make as JSON on stdin: [{"name": ..., "arguments": {...}}, ...]
 // Prints one JSON object: {"tools": [...], "results": [...]} (each result as the SDK returned it).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,7 +17,9 @@ const calls = await readStdin();
 const transport =
   kind === "stdio"
     ? new StdioClientTransport({ command: target, args: rest, env: process.env, cwd: process.cwd(), stderr: "inherit" })
-    : new StreamableHTTPClientTransport(new URL(target));
+    : new StreamableHTTPClientTransport(new URL(target), {
+        requestInit: { headers: { Authorization: `Bearer ${process.env.RETRIEVAL_MCP_HTTP_TOKEN}` } },
+      });
 const client = new Client({ name: "retrieval-ts-sdk-test", version: "1.0.0" });
 await client.connect(transport);
 try {

@@ -20,14 +20,20 @@ def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None =
     budget.spend(text)
     csv.field_size_limit(min(limits.characters, 2**31 - 1))
     try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        columns = list(reader.fieldnames or [])
+        reader = csv.reader(io.StringIO(text, newline=""))
+        columns = _bounded(next(reader, []), limits)
         _check_columns(columns, records)
         content = list(records.content_fields) if records else columns
         parsed = ParsedDocument(records=True)
-        for number, row in enumerate(reader, start=1):
+        cells = len(columns)
+        for number, cells_of_row in enumerate(reader, start=1):
             if number > limits.rows:
-                raise DocumentRejectedError(f"has more than {limits.rows:,} rows")
+                raise DocumentRejectedError(f"has more than {limits.rows:,} rows (rows)")
+            cells += len(_bounded(cells_of_row, limits))
+            if cells > limits.cells:
+                raise DocumentRejectedError(f"has more than {limits.cells:,} cells (cells)")
+            budget.check()
+            row = dict(zip(columns, cells_of_row, strict=False))
             body = "\n".join(f"{name}: {row.get(name) or ''}" for name in content if row.get(name))
             if not body:
                 continue
@@ -37,6 +43,16 @@ def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None =
     except csv.Error as error:
         raise DocumentRejectedError(f"is not a readable CSV ({error})") from None
     return parsed
+
+
+def _bounded(row: list[str], limits: DocumentLimits) -> list[str]:
+    """A row (or the header) within the column bound: checked as soon as the row is split, before any of
+    its cells becomes text (a one-row file of 1,000,000 columns fails here, at once)."""
+    if len(row) > limits.columns:
+        raise DocumentRejectedError(
+            f"has a row of {len(row):,} columns, more than {limits.columns:,} (columns)"
+        )
+    return row
 
 
 def _check_columns(columns: list[str], records: RecordStructure | None) -> None:

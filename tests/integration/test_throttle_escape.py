@@ -1,0 +1,77 @@
+"""No token shape escapes its tier under `retrieval serve --tiers dev/tiers.json` (initech is basic: a
+burst of 2, 1 request a second): a token with an empty or malformed member is a 401 every time, and a
+multi-context token selecting initech with X-Context-Id is throttled as initech. Each of these was
+served 20 of 20 before (issue 52)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from cli_process import json_call, serving
+from retrieval_dev.cli.tiers import TIERS
+
+from tests.processes import REPO
+
+FLOOD = 20
+BASIC = TIERS["basic"]
+
+
+@pytest.fixture(scope="module")
+def base_url(stack_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("serve-tiers")
+    tiers = json.loads((REPO / "dev" / "tiers.json").read_text()) | {"default_tier": "standard"}
+    tiers["contexts"] |= {"ab": "basic", "ab--": "basic"}
+    (folder / "tiers.json").write_text(json.dumps(tiers))
+    log = folder / "serve.log"
+    args = ["serve", "--tiers", str(folder / "tiers.json")]
+    with serving(args, log, os.environ | stack_settings.to_env()) as url:
+        yield url
+
+
+def _flood(base_url: str, headers: dict[str, str]) -> tuple[Counter[int], float]:
+    """FLOOD retrieve calls with an empty body (a 422 from the function when admitted: no backend is
+    read), their statuses and the seconds they took."""
+    started = time.monotonic()
+    statuses = Counter(
+        json_call(f"{base_url}/v1/retrieve", "POST", headers | {"Content-Type": "application/json"}, {})[0]
+        for _ in range(FLOOD)
+    )
+    return statuses, time.monotonic() - started
+
+
+def _most_admitted(seconds: float) -> int:
+    return BASIC.burst + int(BASIC.rate_per_second * seconds) + 1
+
+
+@pytest.mark.parametrize("token", ["Bearer dev:,initech", "Bearer dev:initech,", "Bearer dev:acme,,initech"])
+def test_a_token_with_an_empty_member_is_refused_every_time(base_url: str, token: str) -> None:
+    statuses, _ = _flood(base_url, {"Authorization": token})
+    assert statuses == Counter({401: FLOOD})
+
+
+def test_x_context_id_is_throttled_as_the_context_it_selects(base_url: str) -> None:
+    headers = {"Authorization": "Bearer dev:acme,initech", "X-Context-Id": "initech"}
+    statuses, seconds = _flood(base_url, headers)
+    assert set(statuses) <= {422, 429}
+    assert statuses[422] <= _most_admitted(seconds)
+    assert statuses[429] == FLOOD - statuses[422]
+
+
+def test_the_home_of_the_same_token_keeps_its_own_tier(base_url: str) -> None:
+    statuses, _ = _flood(base_url, {"Authorization": "Bearer dev:acme,initech", "X-Context-Id": "acme"})
+    assert statuses == Counter({422: FLOOD})  # premium: a burst far above 20
+
+
+def test_a_short_context_and_its_spelled_out_padding_are_two_buckets(base_url: str) -> None:
+    # Both on basic: spending "ab--" (it was "ab"'s own key) must leave "ab" its whole burst.
+    spent, _ = _flood(base_url, {"Authorization": "Bearer dev:ab--"})
+    assert spent[429] > 0
+    headers = {"Authorization": "Bearer dev:ab", "Content-Type": "application/json"}
+    first = [json_call(f"{base_url}/v1/retrieve", "POST", headers, {})[0] for _ in range(BASIC.burst)]
+    assert first == [422] * BASIC.burst
