@@ -169,7 +169,14 @@ ROUTES: dict[tuple[str, str], dict[str, Any]] = {
         "query": {"statuses": {"schema": STATUSES_QUERY, "style": "form", "explode": False}},
     },
     ("/v1/why/{item_id}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
-    ("/v1/documents", "get"): {"errors": ("401", "403", "422"), "headers": []},
+    ("/v1/documents", "get"): {
+        "errors": ("400", "401", "403", "422"),
+        "headers": [],
+        "descriptions": {
+            "400": "`bad_request`: `limit` is not a whole number of at least 1, or `next_token` is not one "
+            "this API issued for this `prefix` (`field` names which). Nothing was read."
+        },
+    },
     ("/v1/documents/{key}", "get"): {"errors": ("401", "403", "404", "422"), "headers": []},
 }
 """Every route of the API, with the 4xx statuses it can answer (each also answers 500 and 503)."""
@@ -278,7 +285,7 @@ def _document_routes(paths: dict[str, Any]) -> None:
         responses = operation["responses"]
         for status in (*route["errors"], "500", "503"):
             responses[status] = {
-                "description": ERROR_DESCRIPTIONS[status],
+                "description": route.get("descriptions", {}).get(status, ERROR_DESCRIPTIONS[status]),
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
             }
         responses["503"]["headers"] = RETRY_AFTER
