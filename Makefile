@@ -88,17 +88,18 @@ demo: install check-prereqs
 # other collection instead of the suite (AS_FILES=1: as files, a BEIR corpus as Markdown pages, and auto
 # measured too: the multi-hop sets, docs/QUALITY.md). Embeddings are cached in .eval/embeddings.sqlite. The collections
 # are read from ../shared/data beside the checkout (never committed); DATA=DIR or RETRIEVAL_EVAL_DATA=DIR
-# names another folder holding cranfield/ and cacm/.
+# names another folder holding cranfield/ and cacm/ (`retrieval eval` itself has no default folder).
+EVAL_DATA = $(or $(DATA),$(RETRIEVAL_EVAL_DATA),../shared/data)
 eval: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; \
 	  if [ -n "$(QUERIES)$(BEIR)" ]; then \
-	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) $(if $(DATA),--data $(DATA)) \
+	    $(VENV)/bin/retrieval eval $(if $(BEIR),--beir $(BEIR) --split $(or $(SPLIT),test)) --data $(EVAL_DATA) \
 	      $(if $(DOCUMENTS),--documents $(DOCUMENTS)) $(if $(QUERIES),--queries $(QUERIES)) \
 	      $(if $(QRELS),--qrels $(QRELS)) $(if $(AS_FILES),--as-files --modes lexical vector hybrid auto) \
 	      || status=$$?; \
 	  else \
-	    $(VENV)/bin/retrieval eval --suite $(if $(DATA),--data $(DATA)) || status=$$?; \
+	    $(VENV)/bin/retrieval eval --suite --data $(EVAL_DATA) || status=$$?; \
 	    $(VENV)/bin/retrieval eval-questions || status=$$?; \
 	  fi; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status

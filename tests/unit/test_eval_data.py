@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from retrieval_dev.evaluation.collection import (
     DATA_ENV,
-    SHARED_DATA,
     CollectionFileError,
     cacm,
     cranfield_dev,
@@ -16,12 +15,22 @@ from retrieval_dev.evaluation.collection import (
 )
 from retrieval_dev.evaluation.suite import DOCUMENT_COLLECTIONS
 
+from tests.eval_collections import SHARED_DATA, data_folder
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_the_default_is_the_shared_data_set_beside_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_product_has_no_default_folder_and_says_how_to_name_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A user's clone has nothing beside it: reading ../shared/data would be reading the team's folder.
     monkeypatch.delenv(DATA_ENV, raising=False)
-    assert data_root() == SHARED_DATA == REPO.parent / "shared" / "data"
+    with pytest.raises(CollectionFileError) as raised:
+        data_root()
+    assert "--data DIR" in raised.value.message and DATA_ENV in raised.value.message
+
+
+def test_the_tests_read_the_shared_data_set_beside_the_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    assert data_folder() == SHARED_DATA == REPO.parent / "shared" / "data"
 
 
 def test_the_option_wins_over_the_environment_which_wins_over_the_default(
@@ -49,7 +58,7 @@ def test_a_missing_collection_says_where_it_was_looked_for_and_how_to_give_anoth
     with pytest.raises(CollectionFileError) as raised:
         read_collection(*cranfield_dev(tmp_path))
     assert str(tmp_path / "cranfield" / "qrels-dev.json") in raised.value.message
-    assert "../shared/data" in raised.value.message and DATA_ENV in raised.value.message
+    assert "--data DIR" in raised.value.message and DATA_ENV in raised.value.message
 
 
 def test_the_repository_holds_only_the_teams_own_data() -> None:

@@ -36,8 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--data",
         type=Path,
         metavar="DIR",
-        help=f"The folder holding the collections (cranfield/, cacm/); default ${DATA_ENV}, else "
-        "../shared/data beside the repository.",
+        help=f"The folder holding the collections (cranfield/, cacm/); default ${DATA_ENV}.",
     )
     parser.add_argument("--documents", type=Path, help="Default: DIR/cranfield/documents.json.")
     parser.add_argument("--queries", type=Path, help="Default: DIR/cranfield/queries-dev.json.")
@@ -242,6 +241,8 @@ def _files(args: argparse.Namespace) -> tuple[Path, Path, Path]:
     """``--documents``, ``--queries`` and ``--qrels``, each defaulting to Cranfield dev's under ``--data``."""
     from ..evaluation.collection import cranfield_dev, data_root
 
+    if args.documents and args.queries and args.qrels:
+        return args.documents, args.queries, args.qrels
     default = cranfield_dev(data_root(args.data))
     return args.documents or default.documents, args.queries or default.queries, args.qrels or default.qrels
 

@@ -18,15 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from retrieval_core.errors import InvalidRequestError
 
 DATA_ENV = "RETRIEVAL_EVAL_DATA"
-"""Names the folder holding the judged collections (``cranfield/``, ``cacm/``) when it is not the default."""
-SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
-"""The default: the team's shared data set beside the checkout (``../shared/data`` from the repository
-root). The collections are not the team's work, so they are read from there and never committed; each
-folder's README or PROVENANCE says where it came from and under which licence."""
-WHERE = (
-    f"the collections are read from ../shared/data beside the repository unless --data DIR or ${DATA_ENV} "
-    "names another folder"
-)
+"""Names the folder holding the judged collections (``cranfield/``, ``cacm/``) when ``--data`` does not.
+There is no default: the collections are not the team's work and are never in the repository, so a user
+names their own folder (``make eval`` and the tests name the team's shared data set beside the checkout)."""
+WHERE = f"the collections are read from the folder --data DIR or ${DATA_ENV} names"
 CONTEXT_ID = "cran"
 DOC_ID_PREFIX = f"{CONTEXT_ID}:d-"
 # Items need a creation time; the collection has none, so every document gets this fixed one.
@@ -42,12 +37,22 @@ class CollectionFiles(NamedTuple):
     qrels: Path
 
 
+class CollectionFileError(InvalidRequestError):
+    """A collection file is missing or not in the expected shape."""
+
+
 def data_root(given: Path | None = None) -> Path:
-    """Where the collections are: ``given`` (``--data``), else ``$RETRIEVAL_EVAL_DATA``, else the default."""
+    """Where the collections are: ``given`` (``--data``), else ``$RETRIEVAL_EVAL_DATA``; raises
+    ``CollectionFileError`` when neither names a folder."""
     if given is not None:
         return given
     named = os.environ.get(DATA_ENV)
-    return Path(named) if named else SHARED_DATA
+    if not named:
+        raise CollectionFileError(
+            f"no collections folder: give --data DIR or set {DATA_ENV} to a folder holding cranfield/ and "
+            "cacm/ (or name one collection's files with --documents, --queries and --qrels)"
+        )
+    return Path(named)
 
 
 def cranfield_dev(root: Path) -> CollectionFiles:
@@ -59,10 +64,6 @@ def cranfield_dev(root: Path) -> CollectionFiles:
 def cacm(root: Path) -> CollectionFiles:
     folder = root / "cacm"
     return CollectionFiles(folder / "documents.json", folder / "queries.json", folder / "qrels.json")
-
-
-class CollectionFileError(InvalidRequestError):
-    """A collection file is missing or not in the expected shape."""
 
 
 class _Loose(BaseModel):
