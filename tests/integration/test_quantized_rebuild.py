@@ -11,27 +11,18 @@ from typing import Any
 import numpy as np
 import pytest
 from retrieval_core import bootstrap
-from retrieval_core.adapters.opensearch import writer
-from retrieval_core.adapters.opensearch.documents import document_of
 from retrieval_core.adapters.opensearch.index import VECTOR_FIELD, ContextIndices, IndexSpec
 from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.store import OpenSearchStore
 from retrieval_core.config import Settings
-from retrieval_core.models.filters import Filter
-from retrieval_core.models.item import Item
-from retrieval_core.ports import SearchFilters
 
 from dev.tables import scratch_space
+from tests.integration.bucketed_vectors import clustered, filtered_recalls, load
 
 CTX = "quant"
 SIZE = 2000
-CLUSTERS = 20
 QUERIES = 20
 K = 10
-
-
-def _unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def _encoder(opensearch: Any, alias: str) -> tuple[str, dict[str, Any]]:
@@ -46,36 +37,14 @@ def rebuilt(
 ) -> Iterator[tuple[OpenSearchStore, np.ndarray, np.ndarray]]:
     """``SIZE`` clustered unit vectors (the embedder's 384 dimensions) with ``metadata.bucket`` in 0..99,
     loaded into an fp32 index, then rebuilt into int8."""
-    rng = np.random.default_rng(51)
     dimension = stack_settings.embedding_dimension
-    centroids = rng.standard_normal((CLUSTERS, dimension))
-    vectors = _unit(
-        centroids[rng.integers(0, CLUSTERS, SIZE)] + 0.35 * rng.standard_normal((SIZE, dimension))
-    )
-    buckets = rng.permutation(SIZE) % 100
+    vectors, buckets = clustered(np.random.default_rng(51), SIZE, dimension)
     with scratch_space(stack_settings, "q") as base:
         fp32 = base.model_copy(update={"metadata_fields": {"bucket": "number"}, "opensearch_knn_m": 24})
         layout = IndexLayout.of(fp32)
         embedder = bootstrap.Container(fp32).embedder.name
         indices = ContextIndices(opensearch, layout, IndexSpec.of(fp32, dimension, embedder=embedder))
-        indices.ensure(CTX)
-        documents = [
-            document_of(
-                Item(
-                    context_id=CTX,
-                    id=f"{CTX}:v-{n:04d}",
-                    kind="document",
-                    text=f"vector {n}",
-                    created_at="2026-01-01T00:00:00Z",
-                    metadata={"bucket": int(buckets[n])},
-                ),
-                [float(v) for v in vectors[n]],
-            )
-            for n in range(SIZE)
-        ]
-        for start in range(0, SIZE, 500):
-            assert writer.bulk_index(opensearch, layout, documents[start : start + 500]) == []
-        indices.refresh([CTX])
+        load(opensearch, layout, indices, CTX, vectors, buckets)
         alias = layout.alias(CTX)
         before, parameters = _encoder(opensearch, alias)
         assert "encoder" not in parameters and parameters["m"] == 24
@@ -97,17 +66,5 @@ def test_int8_filtered_knn_recall_at_10_against_exact_fp32_is_at_least_095(
     rebuilt: tuple[OpenSearchStore, np.ndarray, np.ndarray], percent: int
 ) -> None:
     store, vectors, buckets = rebuilt
-    rng = np.random.default_rng(percent)
-    queries = _unit(
-        vectors[rng.integers(0, SIZE, QUERIES)] + 0.1 * rng.standard_normal((QUERIES, vectors.shape[1]))
-    )
-    where = Filter.model_validate({"lt": {"key": "metadata.bucket", "value": percent}})
-    allowed = np.flatnonzero(buckets < percent)
-    recalls = []
-    for query in queries:
-        hits = store.vector(CTX, [float(v) for v in query], SearchFilters(size=K, where=where))
-        found = [int(h.id.rsplit("-", 1)[1]) for h in hits]
-        assert len(found) == K and all(buckets[n] < percent for n in found)
-        exact = allowed[np.argsort(-(vectors[allowed] @ query))[:K]]
-        recalls.append(len(set(found) & set(exact.tolist())) / K)
+    recalls = filtered_recalls(store, CTX, vectors, buckets, percent=percent, queries=QUERIES, k=K)
     assert float(np.mean(recalls)) >= 0.95, recalls

@@ -6,7 +6,6 @@ marks any."""
 
 from __future__ import annotations
 
-import io
 import zipfile
 from xml.etree import ElementTree
 
@@ -14,6 +13,7 @@ from ..errors import DocumentRejectedError
 from ..limits import DocumentLimits
 from ..parsed import Block, Budget, ParsedDocument
 from ..sidecar import RecordStructure
+from .archive import checked_zip
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 BODY = "word/document.xml"
@@ -56,24 +56,7 @@ def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None =
 
 
 def _document_xml(data: bytes, limits: DocumentLimits) -> bytes:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = archive.infolist()
-    except (zipfile.BadZipFile, ValueError) as error:
-        raise DocumentRejectedError(f"is not a DOCX (not a zip archive: {error})") from None
-    total = sum(member.file_size for member in members)
-    if total > limits.decompressed_bytes:
-        raise DocumentRejectedError(
-            f"inflates to {total:,} bytes, more than {limits.decompressed_bytes:,} (a zip bomb?)"
-        )
-    for member in members:
-        if member.file_size > 1024 * 1024 and member.file_size > limits.compression_ratio * max(
-            member.compress_size, 1
-        ):
-            raise DocumentRejectedError(
-                f"has a member ({member.filename}) compressed more than {limits.compression_ratio}:1 "
-                "(a zip bomb?)"
-            )
+    archive = checked_zip(data, limits, "a DOCX")
     try:
         info = archive.getinfo(BODY)
     except KeyError:
