@@ -48,11 +48,18 @@ class Link:
 
 @dataclass(frozen=True, slots=True)
 class Linked:
-    """A passage one hop reached: how strongly, its similarity to the question, and its path."""
+    """A passage one hop reached (its hit, built once, before its score and arms are known): how strongly,
+    and its path."""
 
-    candidate: Candidate
+    hit: Hit
     score: float
     path: tuple[Hop, ...]
+
+    def ranked(self, score: float, signals: dict[str, Signal]) -> Hit:
+        """The passage as a response hit: ``score``, ``signals``, found by the walk, with its path."""
+        found_by = [*self.hit.found_by, MULTIHOP_ARM]
+        update = {"score": score, "signals": signals, "found_by": found_by, "path": list(self.path)}
+        return self.hit.model_copy(update=update)
 
 
 def hops_of(job: Job) -> int:
@@ -103,7 +110,7 @@ class MultiHop:
             cost["round_trips"] += 1
             reached = _reached(arms, links, scales, config, found)
             found.update(reached)
-            seeds = [(linked_hit(link), link.score) for link in _best(reached.values(), config.seed_hits)]
+            seeds = [(link.hit, link.score) for link in _best(reached.values(), config.seed_hits)]
         merged = _merged(ranked.hits, base, found, config.weight)[: max(job.size, len(ranked.hits))]
         line = (
             f"hops={hops} seeds={min(config.seed_hits, len(ranked.hits))} entities={cost['entities']} "
@@ -161,20 +168,20 @@ def _reached(
         hit = candidate.build(score=0.0, signals={}, found_by=[])
         best = _strongest(hit, links, config)
         if best is not None:
-            scored.append((hit, candidate, *best, similarity[candidate_id]))
+            scored.append((hit, *best, similarity[candidate_id]))
     # Among the passages one seed links to, the one most like the question is the likeliest next hop.
     nearest: dict[str, float] = {}
-    for _, _, link, _, alike in scored:
+    for _, link, _, alike in scored:
         nearest[link.from_id] = max(nearest.get(link.from_id, 0.0), alike)
     reached = {}
-    for hit, candidate, link, strength, alike in scored:
+    for hit, link, strength, alike in scored:
         relative = alike / nearest[link.from_id] if nearest[link.from_id] > 0 else 0.0
         score = strength * ((1 - config.relative) * alike + config.relative * relative)
         previous = found.get(link.from_id)
         prefix = previous.path if previous is not None else ()
         hop = Hop(from_id=link.from_id, entity_id=link.entity_id, entity=link.entity, link=_role(hit, link))
         if hit.id not in found or found[hit.id].score < score:
-            reached[hit.id] = Linked(candidate, score, (*prefix, hop))
+            reached[hit.id] = Linked(hit, score, (*prefix, hop))
     return reached
 
 
@@ -200,41 +207,24 @@ def _best(linked: Iterable[Linked], count: int) -> list[Linked]:
     return sorted(linked, key=lambda link: -link.score)[:count]
 
 
-def linked_hit(link: Linked) -> Hit:
-    return link.candidate.build(score=link.score, signals={}, found_by=[MULTIHOP_ARM])
-
-
 def _merged(
     hits: Sequence[Hit], base: Mapping[str, float], found: Mapping[str, Linked], weight: float
 ) -> list[Hit]:
     """The text ranking and the linked passages in one order, each linked one with its path."""
     ranked_ids = {h.id for h in hits}
     order = sorted(found.values(), key=lambda link: -link.score)
-    signal = {link.candidate.id: Signal(rank=rank, score=link.score) for rank, link in enumerate(order, 1)}
+    signal = {link.hit.id: Signal(rank=rank, score=link.score) for rank, link in enumerate(order, 1)}
     merged: list[Hit] = []
     for hit in hits:
         link = found.get(hit.id)
         if link is None:
             merged.append(hit.rescored(base[hit.id]))
             continue
+        # The ranked hit keeps its own signals and arms; the walk's are added.
+        again = replace(link, hit=hit)
         signals = {**hit.signals, MULTIHOP_ARM: signal[hit.id]}
-        merged.append(
-            hit.model_copy(
-                update={
-                    "score": base[hit.id] + weight * link.score,
-                    "signals": signals,
-                    "found_by": [*hit.found_by, MULTIHOP_ARM],
-                    "path": list(link.path),
-                }
-            )
-        )
+        merged.append(again.ranked(base[hit.id] + weight * link.score, signals))
     for link in order:
-        if link.candidate.id in ranked_ids:
-            continue
-        hit = link.candidate.build(
-            score=weight * link.score,
-            signals={MULTIHOP_ARM: signal[link.candidate.id]},
-            found_by=[MULTIHOP_ARM],
-        )
-        merged.append(hit.model_copy(update={"path": list(link.path)}))
+        if link.hit.id not in ranked_ids:
+            merged.append(link.ranked(weight * link.score, {MULTIHOP_ARM: signal[link.hit.id]}))
     return sorted(merged, key=lambda h: (-h.score, h.id))
