@@ -136,6 +136,19 @@ def _json_size(text: str) -> int:
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
-def candidate_of(source: dict[str, Any], *, score: float) -> Candidate:
-    """A fusion candidate from an index document; its ``Hit`` is built only if it is returned."""
-    return Candidate(source["id"], KINDS[source["kind"]], score, partial(hit_of, source))
+def candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candidate]:
+    """Fusion candidates from an arm's index hits, best first; each ``Hit`` is built only if it is
+    returned. ``rank_only``: scored by rank (a pooled index's scores mix contexts' statistics)."""
+    return [
+        Candidate(
+            h["_source"]["id"],
+            KINDS[h["_source"]["kind"]],
+            arm_score(h, rank, rank_only),
+            partial(hit_of, h["_source"]),
+        )
+        for rank, h in enumerate(hits, start=1)
+    ]
+
+
+def arm_score(hit: dict[str, Any], rank: int, rank_only: bool) -> float:
+    return 1.0 / rank if rank_only else float(hit["_score"])

@@ -23,7 +23,7 @@ from ...models.hits import Candidate, Hit
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import bounds, queries, question_queries
 from .client import failure_of, opensearch_failures
-from .documents import NAME_KEY_SEPARATOR, candidate_of, hit_of
+from .documents import NAME_KEY_SEPARATOR, arm_score, candidates_of, hit_of
 from .index import VECTOR_FIELD
 from .layout import IndexLayout
 
@@ -124,7 +124,7 @@ class OpenSearchStore:
         rank_only = not self._layout.siloed
         return ArmResults(
             arms={
-                arm: _candidates_of(question_queries.members(_hits(result)), rank_only=rank_only)
+                arm: candidates_of(question_queries.members(_hits(result)), rank_only=rank_only)
                 for arm, result in zip(bodies, results, strict=True)
             }
         )
@@ -261,14 +261,7 @@ class OpenSearchStore:
 
 
 def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:
-    return _candidates_of(_hits(response), rank_only=rank_only)
-
-
-def _candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candidate]:
-    return [
-        candidate_of(h["_source"], score=_arm_score(h, rank, rank_only))
-        for rank, h in enumerate(hits, start=1)
-    ]
+    return candidates_of(_hits(response), rank_only=rank_only)
 
 
 def _feedback(response: dict[str, Any], *, rank_only: bool = False) -> list[FeedbackHit]:
@@ -276,16 +269,12 @@ def _feedback(response: dict[str, Any], *, rank_only: bool = False) -> list[Feed
     return [
         FeedbackHit(
             h["_source"]["id"],
-            _arm_score(h, rank, rank_only),
+            arm_score(h, rank, rank_only),
             h["_source"].get("text") or "",
             [float(v) for v in h["_source"].get(VECTOR_FIELD) or ()],
         )
         for rank, h in enumerate(_hits(response), start=1)
     ]
-
-
-def _arm_score(hit: dict[str, Any], rank: int, rank_only: bool) -> float:
-    return 1.0 / rank if rank_only else float(hit["_score"])
 
 
 def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:
