@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from .lifecycle.rebuild import Progress, RebuildService
     from .lineage import WhyExplainService
     from .loading.loader import Loader
-    from .models.hits import Hit
     from .policy import RetrievalPolicy
     from .ports import (
         Capabilities,
@@ -147,7 +146,7 @@ class Container:
         return BedrockReranker(model_id=self.settings.rerank_model, region=self.settings.aws_region)
 
     @cached_property
-    def policy(self) -> RetrievalPolicy[Hit]:
+    def policy(self) -> RetrievalPolicy:
         from .adapters.dynamodb_sessions import DynamoSessionStore
         from .policy import PolicyConfig, RetrievalPolicy
 

@@ -20,13 +20,14 @@ from retrieval_core.models.hits import Hit
 from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.policy import (
     DuplicateQueryError,
-    Outcome,
     PolicyConfig,
     RetrievalPolicy,
     SessionBudgetExhaustedError,
 )
 from retrieval_core.policy.policy import utc_now
 from retrieval_core.policy.state import SessionScope
+
+from tests.policy_runs import Ran, run_policy
 
 
 def hit(item_id: str) -> Hit:
@@ -46,11 +47,11 @@ def make_policy(settings: Settings, limit: int = 10, now: Callable[[], datetime]
     return RetrievalPolicy(store, config, now=now), store
 
 
-def run_concurrently(calls: list[Callable[[], Outcome[Hit]]]) -> tuple[list[Outcome[Hit]], list[Exception]]:
+def run_concurrently(calls: list[Callable[[], Ran]]) -> tuple[list[Ran], list[Exception]]:
     """Start every call at once (a barrier, not a sleep) and sort the results from the errors."""
     barrier = threading.Barrier(len(calls))
 
-    def call(fn: Callable[[], Outcome[Hit]]) -> Outcome[Hit] | Exception:
+    def call(fn: Callable[[], Ran]) -> Ran | Exception:
         barrier.wait()
         try:
             return fn()
@@ -59,13 +60,18 @@ def run_concurrently(calls: list[Callable[[], Outcome[Hit]]]) -> tuple[list[Outc
 
     with ThreadPoolExecutor(max_workers=len(calls)) as pool:
         results = list(pool.map(call, calls))
-    return [r for r in results if isinstance(r, Outcome)], [r for r in results if isinstance(r, Exception)]
+    return [r for r in results if isinstance(r, Ran)], [r for r in results if isinstance(r, Exception)]
 
 
-def ask(policy: RetrievalPolicy[Hit], text: str, context: str = "acme", session: str = "s1", **kw: Any):
+def ask(policy: RetrievalPolicy, text: str, context: str = "acme", session: str = "s1", **kw: Any):
     execute = kw.pop("execute", returning(f"{context}:doc-{text}"))
-    return policy.run(
-        {"mode": "lexical", "text": text}, context_id=context, session_id=session, execute=execute, **kw
+    return run_policy(
+        policy,
+        {"mode": "lexical", "text": text},
+        context_id=context,
+        session_id=session,
+        execute=execute,
+        **kw,
     )
 
 
@@ -220,8 +226,12 @@ def test_expired_session_reads_as_absent_and_starts_over(fresh_settings: Setting
 
     with pytest.raises(NotFoundError):
         future_policy.describe(context_id="acme", session_id="s1")
-    restarted = future_policy.run(
-        {"mode": "lexical", "text": "q1"}, context_id="acme", session_id="s1", execute=returning("acme:x")
+    restarted = run_policy(
+        future_policy,
+        {"mode": "lexical", "text": "q1"},
+        context_id="acme",
+        session_id="s1",
+        execute=returning("acme:x"),
     )
     assert restarted.receipt.sequence == 1 and restarted.receipt.source_ids == ["S1"]
     assert store.load(SessionScope("acme", "s1"), later).successful == 1

@@ -15,29 +15,30 @@ from retrieval_core.models.hits import Hit
 from retrieval_core.policy import (
     DuplicateQueryError,
     IdempotencyKeyReusedError,
-    Outcome,
     Replay,
     RequestInProgressError,
     SessionBudgetExhaustedError,
 )
+from retrieval_core.policy.policy import kept_answer, replay_of
 from retrieval_core.policy.state import SessionScope
 from test_handlers import fakes, retrieve  # noqa: F401  (its autouse fixture composes the handler)
 from test_policy_run import hit, make_policy, returning
 
+from tests.policy_runs import Ran, run_policy
+
 QUERY = {"mode": "lexical", "text": "who leads payments"}
 
 
-def kept(outcome: Outcome[Hit]) -> bytes:
-    """What the retrieve service keeps: here, the receipt and the hit ids."""
-    return json.dumps(
-        {"receipt": outcome.receipt.model_dump(), "ids": [h.id for h in outcome.result]}
-    ).encode()
+def kept(hits: list[Hit]) -> bytes:
+    """What the retrieve service keeps: here, the hit ids (the policy keeps the receipt beside them)."""
+    return json.dumps({"ids": [h.id for h in hits]}).encode()
 
 
 def run(
     policy: Any, key: str | None, query: Mapping[str, Any] = QUERY, execute: Any = None, **kw: Any
 ) -> Any:
-    return policy.run(
+    return run_policy(
+        policy,
         query,
         context_id="acme",
         session_id=kw.pop("session", "s1"),
@@ -56,7 +57,7 @@ def test_completed_the_same_request_gets_the_kept_answer_without_running_or_coun
     again = run(policy, "k-1", execute=lambda q: executed.append("ran") or [hit("acme:z")])
 
     assert isinstance(again, Replay) and executed == []
-    assert json.loads(again.answer) == json.loads(kept(first))  # same receipt, same names, same hits
+    assert again.answer == kept(first.result) and again.receipt == first.receipt  # same hits, same receipt
     assert store.load(SessionScope("acme", "s1"), clock.now).successful == 1  # budget of one: still one
     with pytest.raises(SessionBudgetExhaustedError):  # and the replay did not make room either
         run(policy, None, {"mode": "lexical", "text": "another"})
@@ -109,7 +110,7 @@ def test_released_a_failed_request_frees_its_key_for_the_retry() -> None:
     with pytest.raises(ConnectionError):
         run(policy, "k-1", execute=down)
     retried = run(policy, "k-1")
-    assert isinstance(retried, Outcome) and retried.receipt.sequence == 1
+    assert isinstance(retried, Ran) and retried.receipt.sequence == 1
 
 
 def test_a_refused_request_frees_its_key_and_keeps_todays_refusals() -> None:
@@ -119,7 +120,7 @@ def test_a_refused_request_frees_its_key_and_keeps_todays_refusals() -> None:
         run(policy, "k-1")  # the same question with a key: still the seen-set's 409
     assert duplicate.value.original_sequence == 1
     other = run(policy, "k-1", {"mode": "lexical", "text": "a new question"})
-    assert isinstance(other, Outcome) and other.receipt.sequence == 2
+    assert isinstance(other, Ran) and other.receipt.sequence == 2
 
 
 def test_without_a_key_a_repeat_is_still_a_duplicate() -> None:
@@ -132,7 +133,9 @@ def test_without_a_key_a_repeat_is_still_a_duplicate() -> None:
 
 def test_an_answer_that_was_not_kept_is_a_duplicate_naming_its_sequence() -> None:
     policy, _, _ = make_policy()
-    policy.run(QUERY, context_id="acme", session_id="s1", idempotency_key="k-1", execute=returning("acme:a"))
+    run_policy(
+        policy, QUERY, context_id="acme", session_id="s1", idempotency_key="k-1", execute=returning("acme:a")
+    )
     with pytest.raises(DuplicateQueryError) as duplicate:
         run(policy, "k-1")
     assert duplicate.value.original_sequence == 1 and "not kept" in duplicate.value.message
@@ -142,7 +145,7 @@ def test_keys_belong_to_their_session() -> None:
     policy, _, _ = make_policy()
     run(policy, "k-1", session="s1")
     elsewhere = run(policy, "k-1", session="s2")
-    assert isinstance(elsewhere, Outcome) and elsewhere.receipt.session_id == "s2"
+    assert isinstance(elsewhere, Ran) and elsewhere.receipt.session_id == "s2"
 
 
 @pytest.mark.parametrize(
@@ -189,3 +192,13 @@ def test_a_key_without_a_session_is_a_clear_422() -> None:
         {"mode": "lexical", "text": "payments", "session_id": "s", "idempotency_key": " "}
     )
     assert status == 422 and body["fields"][0]["field"] == "idempotency_key"
+
+
+def test_a_kept_answer_replays_with_its_receipt_and_the_older_form_replays_nothing() -> None:
+    first = run(make_policy()[0], "k-1")
+    assert isinstance(first, Ran)
+    answer = b'{"ids": ["acme:a"]}\n{"second": "line"}'  # an answer's own newlines stay its own
+    assert replay_of(kept_answer(answer, first.receipt)) == Replay(answer, first.receipt)
+    # Before receipts were kept beside answers the whole response was kept, one line of JSON: that is
+    # answered as a duplicate whose answer was not kept (409), never as a fault.
+    assert replay_of(b'{"mode": "lexical", "hits": [], "receipt": {}}') is None

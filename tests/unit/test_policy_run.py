@@ -28,6 +28,8 @@ from retrieval_core.policy import (
 )
 from retrieval_core.policy.state import SessionScope
 
+from tests.policy_runs import run_policy
+
 START = datetime(2030, 1, 2, 3, 4, 5, tzinfo=UTC)
 QUERY = {"mode": "lexical", "text": "who leads payments"}
 
@@ -56,19 +58,22 @@ def returning(*ids: str) -> Callable[[Mapping[str, Any]], list[Hit]]:
 
 
 def make_policy(
-    limit: int = 5, kind: RetrievalKind[Hit] = HITS, store: InMemorySessionStore | None = None
-) -> tuple[RetrievalPolicy[Hit], InMemorySessionStore, Clock]:
+    limit: int = 5, kind: RetrievalKind = HITS, store: InMemorySessionStore | None = None
+) -> tuple[RetrievalPolicy, InMemorySessionStore, Clock]:
     store = store or InMemorySessionStore(timedelta(hours=1))
     clock = Clock()
     return RetrievalPolicy(store, PolicyConfig(limit=limit, ttl_seconds=3600), kind, clock), store, clock
 
 
-def ask(
-    policy: RetrievalPolicy[Hit], text: str, session: str | None = "s1", context: str = "acme", **kw: Any
-):
+def ask(policy: RetrievalPolicy, text: str, session: str | None = "s1", context: str = "acme", **kw: Any):
     execute = kw.pop("execute", returning(f"{context}:p-1"))
-    return policy.run(
-        {"mode": "lexical", "text": text}, context_id=context, session_id=session, execute=execute, **kw
+    return run_policy(
+        policy,
+        {"mode": "lexical", "text": text},
+        context_id=context,
+        session_id=session,
+        execute=execute,
+        **kw,
     )
 
 
@@ -123,10 +128,10 @@ def recorded_run(execute: Callable[..., Any], raises: type[Exception] | None = N
         return execute(query)
 
     if raises is None:
-        policy.run(QUERY, context_id="acme", session_id="s1", execute=noted_execute)
+        run_policy(policy, QUERY, context_id="acme", session_id="s1", execute=noted_execute)
     else:
         with pytest.raises(raises):
-            policy.run(QUERY, context_id="acme", session_id="s1", execute=noted_execute)
+            run_policy(policy, QUERY, context_id="acme", session_id="s1", execute=noted_execute)
     return calls
 
 
@@ -153,7 +158,7 @@ def test_malformed_query_touches_no_state() -> None:
     calls: list[str] = []
     policy, _, _ = make_policy(kind=recording_kind(calls), store=RecordingStore(calls))
     with pytest.raises(InvalidRequestError):
-        policy.run({}, context_id="acme", session_id="s1", execute=returning())
+        run_policy(policy, {}, context_id="acme", session_id="s1", execute=returning())
     assert calls == ["prepare", "key"]
 
 
@@ -161,7 +166,9 @@ def test_duplicate_is_reported_before_budget_and_authorization() -> None:
     policy, _, _ = make_policy(limit=1)
     ask(policy, "q1")
     with pytest.raises(DuplicateQueryError):
-        policy.run({"mode": "lexical", "text": "q1"}, context_id="acme", session_id="s1", execute=returning())
+        run_policy(
+            policy, {"mode": "lexical", "text": "q1"}, context_id="acme", session_id="s1", execute=returning()
+        )
 
 
 def forbid_traces(context_id: str, query: Any) -> None:
@@ -173,13 +180,13 @@ def test_budget_is_checked_before_authorization() -> None:
     policy, _, _ = make_policy(limit=1, kind=replace(HITS, authorize=forbid_traces))
     ask(policy, "q1")
     with pytest.raises(SessionBudgetExhaustedError):
-        policy.run({"kinds": ["trace"]}, context_id="acme", session_id="s1", execute=returning())
+        run_policy(policy, {"kinds": ["trace"]}, context_id="acme", session_id="s1", execute=returning())
 
 
 def test_forbidden_query_is_not_recorded() -> None:
     policy, store, clock = make_policy(kind=replace(HITS, authorize=forbid_traces))
     with pytest.raises(ForbiddenError):
-        policy.run({"kinds": ["trace"]}, context_id="acme", session_id="s1", execute=returning())
+        run_policy(policy, {"kinds": ["trace"]}, context_id="acme", session_id="s1", execute=returning())
     assert store.load(SessionScope("acme", "s1"), clock.now) is None
 
 
@@ -268,8 +275,12 @@ def test_duplicate_error_names_the_original_sequence() -> None:
     ask(policy, "q1")
     ask(policy, "q2")
     with pytest.raises(DuplicateQueryError) as dup:
-        policy.run(
-            {"text": " q2 ", "mode": "lexical"}, context_id="acme", session_id="s1", execute=returning()
+        run_policy(
+            policy,
+            {"text": " q2 ", "mode": "lexical"},
+            context_id="acme",
+            session_id="s1",
+            execute=returning(),
         )
     body = dup.value.to_body()
     assert (status_of(dup.value), body["error"], body["original_sequence"]) == (409, "duplicate_query", 2)

@@ -1,21 +1,25 @@
 """The retrieval policy: an agent calling retrieve in a loop never asks the same question twice in a
 session, never spends more than its budget, and gets a citable receipt for every accepted query.
 
-Use::
+Use (``retrieval/service.py``)::
 
     config = PolicyConfig(limit=settings.session_limit, ttl_seconds=settings.session_ttl_seconds)
     policy = RetrievalPolicy(DynamoSessionStore.from_settings(settings), config)
-    outcome = policy.run(
+    admitted = policy.admit(
         request_query,                        # the JSON query (session fields are ignored for the key)
         context_id=caller.context_id,
         session_id=session_id,                # ``session_id`` or ``X-Retrieval-Session``; None: no dedup
         idempotency_key=key,                  # optional (needs a session): a repeat gets a Replay
-        keep=lambda outcome: answer_bytes,    # what to keep for that repeat
         claim_limit=claim_limit,              # from the authorizer claim, or None
         request_limit=body.get("session_limit"),
-        execute=lambda query: pager.page(prepared),  # any result, e.g. a page of hits
-        evidence=lambda page: page.hits,      # its cited elements (default: the result itself)
     )
+    if isinstance(admitted, Replay): ...      # the kept answer and its receipt: send them back
+    try:
+        hits = search()
+    except BaseException:
+        policy.abandon(admitted)              # the query does not count; its key is free again
+        raise
+    outcome = policy.complete(admitted, hits, answer=answer_bytes)   # answer: kept for the key's repeats
     # outcome.receipt.source_ids are the session names ("S1", ...); outcome.names maps hit.id -> name.
 
     policy.describe(context_id=..., session_id=..., claim_limit=...)   # GET /v1/sessions/{session_id}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from ..context import CallerContext
 from ..models.hits import Hit
@@ -13,7 +13,6 @@ from .errors import UnusableResultError
 from .query import checked_key, prepare_query
 from .receipt import Effect
 
-T = TypeVar("T")
 logger = logging.getLogger(__name__)
 
 
@@ -41,9 +40,9 @@ def hit_id(hit: Hit) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class RetrievalKind(Generic[T]):
-    """The ports a policy run calls, in order: prepare, key, authorize, (execute, passed per
-    run), assert_result, source_id, effects. Session state, the limit and the clock belong to the policy."""
+class RetrievalKind:
+    """The ports the policy calls, in order: prepare, key, authorize (at admission), assert_result,
+    source_id, effects (at completion). Session state, the limit and the clock belong to the policy."""
 
     prepare: Callable[[Any], Any] = prepare_query
     """Normalize the raw query (synchronous, total: malformed input passes through to ``key``)."""
@@ -51,12 +50,12 @@ class RetrievalKind(Generic[T]):
     """The dedup key of a prepared query; raises ``InvalidQueryError`` for a malformed one."""
     authorize: Callable[[str, Mapping[str, Any]], None] = allow_within_context
     """Raise a ``ForbiddenError`` when the caller (by context id) may not use what the query names."""
-    assert_result: Callable[[str, Sequence[T]], None] = assert_hits
+    assert_result: Callable[[str, Sequence[Hit]], None] = assert_hits
     """Raise ``UnusableResultError`` when the read returned something that cannot be cited."""
-    source_id: Callable[[T], str] = hit_id  # type: ignore[assignment]
+    source_id: Callable[[Hit], str] = hit_id
     """The underlying id of one result element; the session names it ``S{n}`` in the receipt."""
     effects: Mapping[str, Effect] = field(default_factory=dict)
     """Named handlers run after the receipt is built, in order; a failure is logged and listed."""
 
 
-HITS: RetrievalKind[Hit] = RetrievalKind()
+HITS = RetrievalKind()

@@ -1,11 +1,21 @@
-"""The policy run: every accepted query is new to its session, fits its budget, is authorized, and
-comes back with a receipt.
+"""The policy around one query: every accepted query is new to its session, fits its budget, is
+authorized, and comes back with a receipt.
 
-Order: prepare -> key (validates) -> admit (one round trip: the idempotency key's replay, reuse or lock,
-then duplicate and budget checks) -> authorize -> execute -> assert_result -> complete (one round trip,
-atomic: counts the answer within the budget, names its sources and keeps an idempotent request's answer)
--> receipt -> effects. Whatever fails after the admission, the search or the session write, releases the
-idempotency key's lock: a failed query does not count and may be asked again.
+Two calls, each one round trip to the session store, with the work between them in the caller's hands::
+
+    admitted = policy.admit(question, context_id=..., session_id=...)   # or a Replay: send it back
+    try:
+        hits = ...the search...
+        outcome = policy.complete(admitted, hits, answer=kept_bytes)
+    except BaseException:
+        policy.abandon(admitted)
+        raise
+
+``admit``: prepare -> key (validates) -> the store's admission (the idempotency key's replay, reuse or
+lock, then duplicate and budget checks) -> authorize. ``complete``: assert the hits -> the store's
+completion (atomic: counts the answer within the budget, names its sources and keeps an idempotent
+request's answer beside its receipt) -> receipt -> effects. ``abandon`` releases the idempotency key's
+lock of a query that failed between the two: it does not count and may be asked again.
 """
 
 from __future__ import annotations
@@ -15,8 +25,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, NoReturn
 
+from ..models.hits import Hit
 from ..models.vocabulary import iso
 from .config import PolicyConfig
 from .errors import (
@@ -38,7 +49,6 @@ from .state import (
     Completed,
     Completion,
     InProgress,
-    Keep,
     KeyReused,
     OverBudget,
     Replayed,
@@ -48,8 +58,6 @@ from .state import (
     SessionView,
 )
 
-T = TypeVar("T")
-R = TypeVar("R")
 logger = logging.getLogger(__name__)
 
 REQUEST_LOCAL_SESSION = "request-local"
@@ -57,56 +65,49 @@ REQUEST_LOCAL_SESSION = "request-local"
 
 
 @dataclass(frozen=True, slots=True)
-class _Answer(Generic[R]):
-    """A query's result on its way to completion. Its receipt is a function of the completion (its
-    sequence and names) alone: the answer kept for replays holds the very receipt the caller gets."""
+class Ticket:
+    """A query the session admitted, until it is completed or abandoned."""
 
-    result: R
-    item_ids: list[str]
-    key: str
+    store: SessionStore
+    attempt: Attempt
+    context_id: str
     session_id: str | None
+    query: Mapping[str, Any]
+    """The prepared query (what effects see)."""
+    limit: int
     requested_at: datetime
-    completed_at: datetime
-    keep: Callable[[Outcome[R]], bytes] | None
-
-    def receipt(self, completed: Completed) -> Receipt:
-        return Receipt(
-            sequence=completed.sequence,
-            query_key=self.key,
-            session_id=self.session_id,
-            requested_at=iso(self.requested_at),
-            completed_at=iso(self.completed_at),
-            source_ids=list(dict.fromkeys(completed.names[item_id] for item_id in self.item_ids)),
-        )
 
     @property
-    def kept(self) -> Keep | None:
-        """What the session store keeps for replays (None: nothing, the request has no idempotency key's
-        ``keep``)."""
-        return None if self.keep is None else self._rendered
-
-    def _rendered(self, completed: Completed) -> bytes:
-        assert self.keep is not None
-        return self.keep(Outcome(self.result, self.receipt(completed), completed.names))
+    def key(self) -> str:
+        return self.attempt.key
 
 
-def _itself(result: Any) -> Any:
-    return result
+def kept_answer(answer: bytes, receipt: Receipt) -> bytes:
+    """What the session store keeps for a replay: the receipt the caller got (one line of JSON), then the
+    caller's answer as it rendered it."""
+    return receipt.model_dump_json().encode() + b"\n" + answer
+
+
+def replay_of(kept: bytes) -> Replay | None:
+    """The replay a kept answer makes; None for one kept before receipts were kept beside answers (a
+    whole response, one line): answered like an answer too large to keep."""
+    receipt, newline, answer = kept.partition(b"\n")
+    return Replay(answer, Receipt.model_validate_json(receipt)) if newline else None
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class RetrievalPolicy(Generic[T]):
-    """Runs queries of one kind against session state in ``store`` (sessions with an id) or in a fresh
-    in-memory store (requests without one). Thread-safe when the store is."""
+class RetrievalPolicy:
+    """Admits and completes queries against session state in ``store`` (sessions with an id) or in a
+    fresh in-memory store (requests without one). Thread-safe when the store is."""
 
     def __init__(
         self,
         store: SessionStore,
         config: PolicyConfig | None = None,
-        kind: RetrievalKind[T] = HITS,  # type: ignore[assignment]
+        kind: RetrievalKind = HITS,
         now: Callable[[], datetime] = utc_now,
     ) -> None:
         self._store = store
@@ -114,7 +115,7 @@ class RetrievalPolicy(Generic[T]):
         self._kind = kind
         self._now = now
 
-    def run(
+    def admit(
         self,
         query: Mapping[str, Any],
         *,
@@ -124,57 +125,18 @@ class RetrievalPolicy(Generic[T]):
         request_limit: int | None = None,
         principal: str | None = None,
         idempotency_key: str | None = None,
-        keep: Callable[[Outcome[R]], bytes] | None = None,
-        execute: Callable[[Mapping[str, Any]], R],
-        evidence: Callable[[R], Sequence[T]] = _itself,
-    ) -> Outcome[R] | Replay:
-        """Run ``execute(prepared_query)`` under the policy and return its result, receipt and names.
-        ``evidence`` picks the result's cited elements (the result itself when it is the list of them).
-        ``principal`` (the authorizer's caller, when it names one) binds the session to that caller.
-        With an ``idempotency_key`` (a session is required) the answer ``keep`` renders from the outcome
-        is kept, and the same request sent again returns it as a ``Replay`` without running or counting.
+    ) -> Ticket | Replay:
+        """The admitted query, or the kept answer (and receipt) of an idempotent request sent again
+        (nothing runs, nothing counts). ``principal`` (the authorizer's caller, when it names one) binds
+        the session to that caller; an ``idempotency_key`` needs a session.
 
         Raises ``InvalidQueryError`` (422), ``IdempotencyKeyReusedError`` (422), ``DuplicateQueryError``
-        (409), ``RequestInProgressError`` (409), ``SessionBudgetExhaustedError`` (429),
-        ``QueryForbiddenError`` (403), ``UnusableResultError`` (500); whatever ``execute`` or the session
-        write raises propagates unchanged after the idempotency key's lock is released.
-        """
+        (409), ``RequestInProgressError`` (409), ``SessionBudgetExhaustedError`` (429) and
+        ``QueryForbiddenError`` (403)."""
         requested_at = self._now()
         prepared = self._kind.prepare(query)
         key = self._kind.key(prepared)
         limit = self._config.effective_limit(claim_limit, request_limit)
-        admitted = self._admit(context_id, session_id, principal, key, idempotency_key, limit, requested_at)
-        if isinstance(admitted, Replay):
-            return admitted
-        store, attempt = admitted
-        try:
-            self._kind.authorize(context_id, prepared)
-            result = execute(prepared)
-            cited = evidence(result)
-            answer = _Answer(
-                result, self._source_ids(context_id, cited), key, session_id, requested_at, self._now(), keep
-            )
-            completion = store.complete(attempt, answer.item_ids, limit, answer.completed_at, answer.kept)
-        except BaseException:
-            self._release(store, attempt)
-            raise
-        if not isinstance(completion, Completed):
-            self._refuse(completion, key, limit)
-        effect_input = EffectInput(context_id, prepared, cited, answer.receipt(completion), completion.names)
-        return Outcome(result, self._run_effects(effect_input), completion.names)
-
-    def _admit(
-        self,
-        context_id: str,
-        session_id: str | None,
-        principal: str | None,
-        key: str,
-        idempotency_key: str | None,
-        limit: int,
-        requested_at: datetime,
-    ) -> tuple[SessionStore, Attempt] | Replay:
-        """The session's store and the admitted attempt, or the kept answer of a request sent again;
-        raises the refusal of any other admission."""
         if idempotency_key is not None and session_id is None:
             raise InvalidQueryError(
                 "idempotency_key needs a session_id: without a session nothing is kept to replay "
@@ -185,17 +147,73 @@ class RetrievalPolicy(Generic[T]):
         attempt = Attempt(scope, key, idempotency_key)
         admission = store.admit(attempt, limit, requested_at)
         if isinstance(admission, Replayed):
-            if admission.answer is None:
+            replay = None if admission.answer is None else replay_of(admission.answer)
+            if replay is None:
                 raise DuplicateQueryError(key, admission.sequence, kept=False)
-            return Replay(admission.answer)
+            return replay
         if not isinstance(admission, Admitted):
             self._refuse(admission, key, limit)
-        return store, attempt
+        ticket = Ticket(store, attempt, context_id, session_id, prepared, limit, requested_at)
+        try:
+            self._kind.authorize(context_id, prepared)
+        except BaseException:
+            self.abandon(ticket)
+            raise
+        return ticket
 
-    def _source_ids(self, context_id: str, cited: Sequence[T]) -> list[str]:
-        """The ids of a result's cited elements, once the result is checked."""
-        self._kind.assert_result(context_id, cited)
-        return [self._kind.source_id(element) for element in cited]
+    def complete(self, ticket: Ticket, hits: Sequence[Hit], *, answer: bytes | None = None) -> Outcome:
+        """Count ``hits`` as the query's answer and return its receipt and names; with an idempotency key,
+        ``answer`` (the caller's rendering of it) is kept beside the receipt for replays.
+
+        Raises ``UnusableResultError`` (500) for hits that cannot be cited, ``DuplicateQueryError`` (409)
+        or ``SessionBudgetExhaustedError`` (429) when the session answered it meanwhile or spent its
+        budget; whatever the session write raises propagates. Every failure abandons the ticket."""
+        try:
+            self._kind.assert_result(ticket.context_id, hits)
+            item_ids = [self._kind.source_id(hit) for hit in hits]
+            completed_at = self._now()
+
+            def receipt(completed: Completed) -> Receipt:
+                return self._receipt(ticket, item_ids, completed, completed_at)
+
+            def keep(completed: Completed) -> bytes:
+                assert answer is not None
+                return kept_answer(answer, receipt(completed))
+
+            kept = keep if answer is not None and ticket.attempt.idempotency_key is not None else None
+            completion = ticket.store.complete(ticket.attempt, item_ids, ticket.limit, completed_at, kept)
+        except BaseException:
+            self.abandon(ticket)
+            raise
+        if not isinstance(completion, Completed):
+            self._refuse(completion, ticket.key, ticket.limit)
+        effect_input = EffectInput(
+            ticket.context_id, ticket.query, hits, receipt(completion), completion.names
+        )
+        return Outcome(self._run_effects(effect_input), completion.names)
+
+    def abandon(self, ticket: Ticket) -> None:
+        """Drop the idempotency key's lock of a query that failed: it does not count, the key is free. A
+        failure here must not mask the query's own error (the lock then lapses after ``LOCK_TIMEOUT`` in
+        the DynamoDB store)."""
+        try:
+            ticket.store.release(ticket.attempt, self._now())
+        except Exception:
+            logger.exception("could not release an idempotency key's lock")
+
+    def _receipt(
+        self, ticket: Ticket, item_ids: Sequence[str], completed: Completed, completed_at: datetime
+    ) -> Receipt:
+        """A function of the completion (its sequence and names) alone: the answer kept for replays holds
+        the very receipt the caller gets."""
+        return Receipt(
+            sequence=completed.sequence,
+            query_key=ticket.key,
+            session_id=ticket.session_id,
+            requested_at=iso(ticket.requested_at),
+            completed_at=iso(completed_at),
+            source_ids=list(dict.fromkeys(completed.names[item_id] for item_id in item_ids)),
+        )
 
     def describe(
         self,
@@ -237,15 +255,7 @@ class RetrievalPolicy(Generic[T]):
             raise IdempotencyKeyReusedError()
         raise TypeError(f"not a refusal: {refusal!r}")
 
-    def _release(self, store: SessionStore, attempt: Attempt) -> None:
-        """Drop the idempotency key's lock of a failed query; a failure here must not mask the query's own
-        error (the lock then lapses after ``LOCK_TIMEOUT`` in the DynamoDB store)."""
-        try:
-            store.release(attempt, self._now())
-        except Exception:
-            logger.exception("could not release an idempotency key's lock")
-
-    def _run_effects(self, effect_input: EffectInput[T]) -> Receipt:
+    def _run_effects(self, effect_input: EffectInput) -> Receipt:
         extensions: dict[str, Any] = {}
         failed: list[str] = []
         for name, effect in self._kind.effects.items():

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..models.defaults import empty_dict, empty_list
-
-T = TypeVar("T")
+from ..models.hits import Hit
 
 
 class Receipt(BaseModel):
@@ -33,31 +32,31 @@ class Receipt(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class EffectInput(Generic[T]):
+class EffectInput:
     """Everything an effect may look at; effects add to the receipt, they never change the result."""
 
     context_id: str
     query: Mapping[str, Any]
-    result: Sequence[T]
+    result: Sequence[Hit]
     receipt: Receipt
     names: Mapping[str, str]
 
 
-Effect = Callable[[EffectInput[Any]], Mapping[str, Any]]
+Effect = Callable[[EffectInput], Mapping[str, Any]]
 """A named handler whose returned fields land in ``receipt.extensions[name]``."""
 
 
-class Outcome(NamedTuple, Generic[T]):
-    """The result of one policy run: the read's result, its receipt, and item id -> citable name."""
+class Outcome(NamedTuple):
+    """A completed query's receipt, and item id -> citable name."""
 
-    result: T
     receipt: Receipt
     names: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """The kept answer of an idempotent request sent again: what the caller's ``keep`` rendered, as bytes.
-    Nothing ran and nothing was counted."""
+    """The kept answer of an idempotent request sent again, as the caller rendered it, and the receipt
+    it got then. Nothing ran and nothing was counted."""
 
     answer: bytes
+    receipt: Receipt

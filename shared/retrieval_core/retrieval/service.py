@@ -1,7 +1,8 @@
-"""The retrieve use case: a request prepared at the door, one page under the session policy, then an
-optional context packet of the same hits. Every page is its own query to the session policy: a
-continuation (its ``next_token`` differs from every other page's) is no duplicate, takes one unit of
-budget and gets its own receipt.
+"""The retrieve use case, top to bottom: the request prepared at the door, admitted by the session
+policy, one page ranked, the page completed under the policy (its receipt), then an optional context
+packet of the same hits. Every page is its own query to the session policy: a continuation (its
+``next_token`` differs from every other page's) is no duplicate, takes one unit of budget and gets its
+own receipt.
 
 With an idempotency key the answer (without its packet) is kept, and the same request sent again gets it
 back, packed anew when it asks for a packet: a retry after a lost response, or a repeat that only changes
@@ -9,10 +10,12 @@ the packet, spends nothing."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from ..context import CallerContext
 from ..models.hit_parts import omitted_fields
-from ..models.hits import Hit
-from ..policy import Outcome, Replay, RetrievalPolicy
+from ..policy import Receipt, Replay, RetrievalPolicy
 from .config import RetrievalConfig
 from .pager import Page, Pager
 from .prepared import PreparedQuery, prepare
@@ -24,7 +27,7 @@ class RetrieveService:
     def __init__(
         self,
         *,
-        policy: RetrievalPolicy[Hit],
+        policy: RetrievalPolicy,
         pager: Pager,
         config: RetrievalConfig,
         dimension: int | None,
@@ -45,7 +48,8 @@ class RetrieveService:
         principal: str | None = None,
         idempotency_key: str | None = None,
     ) -> RetrieveResponse:
-        # Every 4xx is raised here, before the policy counts anything or a backend is read.
+        # Every 4xx of the request itself is raised here, before the policy counts anything or a backend
+        # is read.
         query = prepare(
             request,
             context,
@@ -53,44 +57,60 @@ class RetrieveService:
             dimension=self._dimension,
             open_token=self._pager.open_token,
         )
-        outcome = self._policy.run(
+        idempotency_key = request.idempotency_key or idempotency_key
+        admitted = self._policy.admit(
             query.question,
             context_id=context.context_id,
             session_id=session_id or request.session_id,
             claim_limit=claim_limit,
             request_limit=request.session_limit,
             principal=principal,
-            idempotency_key=request.idempotency_key or idempotency_key,
-            keep=lambda kept: answered(kept).model_dump_json().encode(),
-            execute=lambda _: self._pager.page(query),
-            evidence=lambda page: page.hits,
+            idempotency_key=idempotency_key,
         )
-        response, names = (
-            replayed(outcome) if isinstance(outcome, Replay) else (answered(outcome), outcome.names)
-        )
+        if isinstance(admitted, Replay):
+            response, names = replayed(admitted)
+        else:
+            try:
+                page = self._pager.page(query)
+            except BaseException:
+                self._policy.abandon(admitted)
+                raise
+            outcome = self._policy.complete(
+                admitted, page.hits, answer=kept_answer(page) if idempotency_key else None
+            )
+            response, names = answered(page, outcome.receipt), outcome.names
         return packed(response, names, query).leaving_out(omitted_fields(request.include))
 
 
-def answered(outcome: Outcome[Page]) -> RetrieveResponse:
-    page = outcome.result
-    return RetrieveResponse(
-        mode=page.mode,
-        supported=page.supported,
-        missing_capability=page.missing_capability,
-        arms=list(page.arms),
-        hits=page.hits,
-        applied=page.applied,
-        receipt=outcome.receipt,
-        next_token=page.next_token,
-        paging=page.paging,
-    )
+def answered(page: Page, receipt: Receipt) -> RetrieveResponse:
+    return RetrieveResponse(receipt=receipt, **_answer_fields(page))
+
+
+def kept_answer(page: Page) -> bytes:
+    """The answer an idempotent request keeps for its replays: the response less its receipt, which the
+    policy keeps beside it (the receipt is known only once the query is counted)."""
+    unsent = RetrieveResponse.model_construct(**_answer_fields(page))  # never sent: it has no receipt
+    return unsent.model_dump_json(exclude={"receipt"}).encode()
+
+
+def _answer_fields(page: Page) -> dict[str, Any]:
+    return {
+        "mode": page.mode,
+        "supported": page.supported,
+        "missing_capability": page.missing_capability,
+        "arms": list(page.arms),
+        "hits": page.hits,
+        "applied": page.applied,
+        "next_token": page.next_token,
+        "paging": page.paging,
+    }
 
 
 def replayed(replay: Replay) -> tuple[RetrieveResponse, dict[str, str]]:
-    response = RetrieveResponse.model_validate_json(replay.answer)
+    response = RetrieveResponse.model_validate({**json.loads(replay.answer), "receipt": replay.receipt})
     # Each distinct hit has one source name, listed in hit order: the two align one to one.
     ids = dict.fromkeys(hit.id for hit in response.hits)
-    return response, dict(zip(ids, response.receipt.source_ids, strict=True))
+    return response, dict(zip(ids, replay.receipt.source_ids, strict=True))
 
 
 def packed(response: RetrieveResponse, names: dict[str, str], query: PreparedQuery) -> RetrieveResponse:
