@@ -17,10 +17,11 @@ from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
 from retrieval_core.retrieval.paging import PagePosition
+from retrieval_core.retrieval.plans import FusedPlan
 from retrieval_core.retrieval.prepared import prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.stages.base import Job, Ranked
-from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, MultiHop, hops_of
+from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, MultiHop
 from retrieval_core.understanding.multihop import reads_as_multihop
 
 K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
@@ -148,8 +149,14 @@ def test_one_hop_changes_nothing_and_searches_nothing() -> None:
     assert step.value is TEXT_RANKING and search.asked == []
 
 
+def hops_of(job: Job) -> int:
+    assert isinstance(job.plan, FusedPlan)
+    return job.plan.hops
+
+
 def test_hops_are_clamped_and_auto_reads_the_question() -> None:
     assert hops_of(job(hops=9)) == 3
+    assert hops_of(job()) == 1  # hybrid reads nothing into the question
     question = "Where was the architect of the Kelmscott Library born?"
     assert hops_of(job(mode="auto", text=question)) == 2
     assert hops_of(job(mode="auto", text="kelmscott library opening hours")) == 1

@@ -19,6 +19,7 @@ from retrieval_core.models.item import Item
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.pager import Page, Pager
 from retrieval_core.retrieval.paging import PageTokens, PagingConfig
+from retrieval_core.retrieval.plans import AutoPlan
 from retrieval_core.retrieval.prepared import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
@@ -209,7 +210,8 @@ def spy_on_rankings(pager: Pager, seen: list[datetime | None]) -> None:
     ranked = pager._rank
 
     def rank(query: PreparedQuery, *args: Any, **kwargs: Any) -> Any:
-        seen.append(query.request.now)
+        assert isinstance(query.plan, AutoPlan)
+        seen.append(query.plan.now)
         return ranked(query, *args, **kwargs)
 
     pager._rank = rank  # type: ignore[method-assign]

@@ -46,6 +46,7 @@ from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from ..understanding.wording import content_words
+from .plans import AutoPlan
 from .requests import Mode, RetrieveRequest
 from .responses import Inference
 
@@ -74,7 +75,7 @@ class AutoArms:
 def auto_arms(
     store: QuestionSearch,
     context_id: str,
-    request: RetrieveRequest,
+    plan: AutoPlan,
     vector: Sequence[float],
     filters: SearchFilters,
     depth: int,
@@ -82,13 +83,13 @@ def auto_arms(
 ) -> AutoArms:
     """Hybrid's arms and the dictionary in one ``_msearch``, the question read against the names, and
     the arms of what it names in one more (none when nothing is named)."""
-    text = request.text or ""
+    text = plan.text
     base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth, expansion)
-    now = request.now or datetime.now(UTC)
-    reading = read(text, dictionary, now) if request.infer else Reading()
-    focus, weights, inferred = understood(request, reading)
+    now = plan.now or datetime.now(UTC)
+    reading = read(text, dictionary, now) if plan.infer else Reading()
+    focus, weights, inferred = understood(plan, reading)
     focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
-    kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **request.weights}
+    kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
     return AutoArms({**base.arms, **focused.arms}, weights, kinds, inferred)
 
 
@@ -112,19 +113,19 @@ def residual(text: str, spans: Sequence[Span]) -> str:
     return " ".join(" ".join(kept).split())
 
 
-def understood(request: RetrieveRequest, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:
+def understood(plan: AutoPlan, reading: Reading) -> tuple[Focus, dict[str, float], list[Inference]]:
     """The focus and arm weights a reading makes, with the request's explicit fields over it, and the
     inferences to report (each marked used or overridden)."""
     found = _Understanding()
-    entity_ids = _entities(request, reading, found)
+    entity_ids = _entities(plan, reading, found)
     answer_types = _answer_types(reading, entity_ids, found)
-    window, valid_at = _time(request, reading, found)
+    window, valid_at = _time(plan, reading, found)
     for hint in reading.kinds:
         value = f"{hint.kind}={hint.weight:g}"
-        found.infer(hint.span, "kind_weight", value, hint.confidence, used=hint.kind not in request.weights)
-    text = request.text or ""
-    names = [link.span for link in reading.links if request.entity_id is None]
-    times = [reading.time.span] if reading.time is not None and request.window is None else []
+        found.infer(hint.span, "kind_weight", value, hint.confidence, used=hint.kind not in plan.weights)
+    text = plan.text
+    names = [link.span for link in reading.links if plan.entity_id is None]
+    times = [reading.time.span] if reading.time is not None and plan.window is None else []
     focus = Focus(
         entity_ids,
         window,
@@ -157,16 +158,16 @@ class _Understanding:
             self.weigh(arms, confidence)
 
 
-def _entities(request: RetrieveRequest, reading: Reading, found: _Understanding) -> tuple[str, ...]:
+def _entities(plan: AutoPlan, reading: Reading, found: _Understanding) -> tuple[str, ...]:
     """The entities the focus arms look for: the request's ``entity_id``, else the linked ones."""
     entity_arms = (ENTITY_ARM, EDGES_ARM)
-    if request.entity_id is not None:
+    if plan.entity_id is not None:
         found.weigh(entity_arms, 1.0)
     for link in reading.links:
-        used = request.entity_id is None
+        used = plan.entity_id is None
         found.infer(link.span, "entity", link.entity_id, link.confidence, used=used, arms=entity_arms)
-    if request.entity_id is not None:
-        return (request.entity_id,)
+    if plan.entity_id is not None:
+        return (plan.entity_id,)
     return tuple(link.entity_id for link in reading.links)
 
 
@@ -181,17 +182,17 @@ def _answer_types(reading: Reading, entity_ids: tuple[str, ...], found: _Underst
 
 
 def _time(
-    request: RetrieveRequest, reading: Reading, found: _Understanding
+    plan: AutoPlan, reading: Reading, found: _Understanding
 ) -> tuple[TimeWindow | None, datetime | None]:
     """The window the focus arms look in (the request's, else a time cue's), or the moment "currently"
     names."""
-    window = None if request.window is None else TimeWindow(request.window.start, request.window.end)
+    window = plan.window
     if window is not None:
         found.weigh((WINDOW_ARM,), 1.0)
     cue = reading.time
     if cue is None:
         return window, None
-    used = request.window is None
+    used = plan.window is None
     if cue.kind == "current":
         found.infer(cue.span, "valid_now", _iso(cue.start), cue.confidence, used=used, arms=(VALID_NOW_ARM,))
         return window, cue.start if used else None

@@ -20,12 +20,12 @@ from datetime import UTC, datetime
 from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
 from ..models.hits import Hit
 from ..ports import Capabilities, CursorStore, ItemReader
-from .auto import interleaves
 from .config import RetrievalConfig
 from .errors import NextTokenExpiredError
 from .fusion import diversify
 from .paging import PagePosition, PageTokens, PagingConfig, new_cursor_id
 from .pipeline import Ranking, RankingPipeline
+from .plans import AutoPlan, expands_graph, reads_the_clock
 from .prepared import PreparedQuery
 from .requests import Mode
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
@@ -100,7 +100,7 @@ class Pager:
         arm that hangs below the page it decorates."""
         ranking = self._rank(query, query.top_k)
         hits = presented(ranking.hits[: query.top_k], query)
-        if query.request.expand_graph:
+        if expands_graph(query.plan):
             hits += ranking.hits[query.top_k :]
         return Page(
             ranking.mode,
@@ -114,7 +114,7 @@ class Pager:
 
     def _first(self, query: PreparedQuery) -> Page:
         top_k = query.top_k
-        asked_at = self._clock() if _reads_the_clock(query) else None
+        asked_at = self._clock() if reads_the_clock(query.plan) else None
         query = _read_at(query, asked_at)
         ranking = self._rank(query, top_k + 1)
         ranked = ranking.hits[: self._config.max_depth]
@@ -253,7 +253,7 @@ class Pager:
 
     def _pageable(self, query: PreparedQuery) -> bool:
         configured = None not in (self._tokens, self._cursors, self._items)
-        return configured and not query.request.expand_graph
+        return configured and not expands_graph(query.plan)
 
     def _token(self, context_id: str, at: PagePosition, fingerprint: str) -> str:
         assert self._tokens is not None
@@ -278,24 +278,19 @@ class Pager:
 def presented(page: list[Hit], query: PreparedQuery) -> list[Hit]:
     """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
     page's members never depend on how the ones before it were cut)."""
-    return diversify(page) if interleaves(query.request) else page
+    return diversify(page) if query.applied.diversify else page
 
 
 def _entry(hit: Hit) -> FrozenEntry:
     return FrozenEntry(id=hit.id, score=hit.score, signals=dict(hit.signals), found_by=tuple(hit.found_by))
 
 
-def _reads_the_clock(query: PreparedQuery) -> bool:
-    """Whether the ranking reads relative time at the request's own moment: an ``auto`` question that
-    did not say ``now``."""
-    return query.mode is Mode.AUTO and query.request.now is None and query.request.infer
-
-
 def _read_at(query: PreparedQuery, asked_at: int | None) -> PreparedQuery:
     """``query`` read at ``asked_at`` (epoch seconds), the moment its first page was read at: a page
     fetched after a month turned reads "last month" as the first page did. Only a question that
-    ``_reads_the_clock`` has one (its token is bound to the same request)."""
+    ``plans.reads_the_clock`` has one (its token is bound to the same request)."""
     if asked_at is None:
         return query
     moment = datetime.fromtimestamp(asked_at, UTC)
-    return replace(query, request=query.request.model_copy(update={"now": moment}))
+    assert isinstance(query.plan, AutoPlan)  # only auto reads the clock
+    return replace(query, plan=replace(query.plan, now=moment))

@@ -88,7 +88,7 @@ class RankingPipeline:
 
     def _run(self, job: Job) -> tuple[Ranked, Pool, Applied]:
         applied = Applied()
-        text = SearchQuery(job.query.request.text or "")
+        text = SearchQuery(job.plan.text)
         text = _through(self._query_stages, job, text, applied)
         searched = job.arms.search(job, text)
         applied.update(searched.applied)

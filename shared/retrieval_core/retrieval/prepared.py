@@ -23,6 +23,7 @@ from .auto import interleaves
 from .config import FusionConfig, RetrievalConfig
 from .feedback import FeedbackOptions
 from .paging import PagePosition
+from .plans import Plan, plan_of
 from .requests import Mode, RetrieveRequest
 from .rerank import RerankOptions
 from .responses import AppliedLimits
@@ -64,7 +65,11 @@ class PreparedQuery:
     """A request as the ranker, the pager and the policy read it."""
 
     request: RetrieveRequest
+    """The validated request: the session policy's question and the packet are made from it; nothing
+    that ranks reads it (``plan`` says what to search)."""
     context: CallerContext
+    plan: Plan
+    """What the mode searches with (``retrieval.plans``)."""
     where: Filter | None
     """The filter resolved against the declared metadata types (None: no filter)."""
     tuning: Tuning
@@ -118,6 +123,7 @@ def prepare(
     return PreparedQuery(
         request=request,
         context=context,
+        plan=plan_of(request),
         where=where,
         tuning=tuning,
         applied=limits(request, tuning),

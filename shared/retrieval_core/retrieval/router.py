@@ -14,12 +14,13 @@ from functools import partial
 from typing import TypeVar
 
 from ..models.hits import Candidate, Hit, Signal
-from ..ports import Capabilities, FeedbackHit, HybridSearch, TimeWindow
+from ..ports import Capabilities, FeedbackHit, HybridSearch
 from .auto import auto_arms
 from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .first_pass import concurrently
+from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan
 from .requests import Mode
 from .responses import GRAPH_ARM
 from .stages.base import Arms, FirstPass, Job, Searched, SearchQuery, Step
@@ -49,16 +50,16 @@ class _Embedding:
         self._can = capabilities
 
     def check_embedder(self, job: Job) -> None:
-        if job.query.request.vector is None:
+        if job.plan_as(EmbeddedPlan).vector is None:
             require(self._can.embedder, "embedder")
 
     def vector(self, job: Job, query: SearchQuery | None = None) -> list[float]:
         if query is not None and query.vector is not None:
             return query.vector
-        request = job.query.request
-        if request.vector is not None:
-            return [float(v) for v in request.vector]
-        return require(self._can.embedder, "embedder").embed([request.text or ""])[0]
+        plan = job.plan_as(EmbeddedPlan)
+        if plan.vector is not None:
+            return list(plan.vector)
+        return require(self._can.embedder, "embedder").embed([plan.text])[0]
 
 
 class _NoFeedback:
@@ -182,8 +183,8 @@ class AutoArms(HybridArms):
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         store, depth = require(self._can.question, "auto"), self.depth(job)
         vector = self.vector(job, query)
-        request = job.query.request
-        read = auto_arms(store, job.context_id, request, vector, job.filters, depth, query.expansion)
+        plan = job.plan_as(AutoPlan)
+        read = auto_arms(store, job.context_id, plan, vector, job.filters, depth, query.expansion)
         searched = Searched(
             read.arms,
             asked=depth,
@@ -203,7 +204,7 @@ class EntityArm(_NoFeedback):
         require(self._entity, "entity")
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
-        entity_id = job.query.request.entity_id or ""
+        entity_id = job.plan_as(EntityPlan).entity_id
         return one_arm(
             "entity",
             require(self._entity, "entity").by_entity(job.context_id, entity_id, job.filters),
@@ -219,10 +220,8 @@ class TemporalArm(_NoFeedback):
         require(self._temporal, "temporal")
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
-        window = job.query.request.window
-        assert window is not None  # guaranteed by RetrieveRequest
-        temporal = require(self._temporal, "temporal")
-        hits = temporal.in_window(job.context_id, TimeWindow(window.start, window.end), job.filters)
+        window = job.plan_as(TemporalPlan).window
+        hits = require(self._temporal, "temporal").in_window(job.context_id, window, job.filters)
         return one_arm("temporal", hits, job.size)
 
 
@@ -235,7 +234,7 @@ class GraphWalkArm(_NoFeedback):
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         # The walk is whole (bounded by the node cap), so its ranking is complete at once.
-        seeds = [job.query.request.entity_id or ""]
+        seeds = [job.plan_as(GraphWalkPlan).entity_id]
         hits = self._graph.hits(job, seeds, job.query.applied.depth, exclude=set())
         return one_arm(GRAPH_ARM, hits, None)
 

@@ -18,11 +18,13 @@ from ...models.vocabulary import Kind
 from ...ports import Expansion, SearchFilters
 from ..feedback import FeedbackOptions, FeedbackText
 from ..fusion import Fused
+from ..plans import Plan
 from ..prepared import PreparedQuery
 from ..requests import Mode
 from ..responses import Inference
 
 T = TypeVar("T")
+P = TypeVar("P")
 
 
 class Applied(TypedDict, total=False):
@@ -148,6 +150,18 @@ class Job:
     @property
     def mode(self) -> Mode:
         return self.query.mode
+
+    @property
+    def plan(self) -> Plan:
+        return self.query.plan
+
+    def plan_as(self, kind: type[P]) -> P:
+        """The plan, as the kind of plan the arms of its mode take (``router`` routes each mode to its
+        own arms, so another kind is a routing bug)."""
+        plan = self.query.plan
+        if not isinstance(plan, kind):
+            raise TypeError(f"{type(plan).__name__} is not a {kind.__name__}")
+        return plan
 
     @property
     def context_id(self) -> str:

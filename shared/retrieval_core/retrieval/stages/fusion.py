@@ -14,7 +14,6 @@ from .base import Job, Pool, Searched, SingleArm, Step
 
 def fused(job: Job, searched: Searched) -> Step[Pool]:
     """The pool of ``searched``'s candidates, with the kind weights the cut stage applies."""
-    request = job.query.request
     arms = searched.arms
     if searched.fuse:
         pool = fuse(arms, job.query.tuning.fusion, searched.arm_weights)
@@ -25,7 +24,7 @@ def fused(job: Job, searched: Searched) -> Step[Pool]:
         Pool(
             fused=pool,
             arms=tuple(arms),
-            kind_weights=request.weights if searched.kind_weights is None else searched.kind_weights,
+            kind_weights=job.plan.weights if searched.kind_weights is None else searched.kind_weights,
             exhausted=asked is None or all(len(candidates) < asked for candidates in arms.values()),
             whole=asked is None,
         )

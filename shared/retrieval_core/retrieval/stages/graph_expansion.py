@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...ports import Capabilities
 from ..config import GraphExpansionConfig
-from ..requests import Mode
+from ..plans import expands_graph
 from ..responses import GRAPH_ARM
 from .base import Job, Ranked, Step
 from .graph_arm import GraphArm
@@ -19,8 +19,7 @@ class GraphExpansion:
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
-        request = job.query.request
-        if job.mode is not Mode.HYBRID or not request.expand_graph or not ranked.hits:
+        if not expands_graph(job.plan) or not ranked.hits:
             return Step(ranked)
         page = ranked.hits[: job.query.top_k]
         mentioned = (m.entity_id for hit in page[: self._config.seed_hits] for m in hit.mentions)

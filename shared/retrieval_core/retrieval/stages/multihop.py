@@ -21,16 +21,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ...models.hits import Candidate, Hit, Hop, Signal
-from ...models.limits import clamp
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ...ports import Capabilities, HybridSearch
-from ...understanding.multihop import reads_as_multihop
 from ..config import MultiHopConfig
-from ..requests import Mode
+from ..plans import FusedPlan
 from .base import Job, Ranked, Step
 
 MULTIHOP_ARM = "multihop"
-HOPS_RANGE = (1, 3)
 LEXICAL, VECTOR = "lexical", "vector"
 
 
@@ -62,25 +59,14 @@ class Linked:
         return self.hit.model_copy(update=update)
 
 
-def hops_of(job: Job) -> int:
-    """The hops the request asks for: its ``hops`` (clamped), else auto's reading of the question."""
-    request = job.query.request
-    if request.hops is not None:
-        return clamp(request.hops, HOPS_RANGE)
-    if job.mode is Mode.AUTO and request.infer and reads_as_multihop(request.text or ""):
-        return 2
-    return 1
-
-
 class MultiHop:
     def __init__(self, capabilities: Capabilities, config: MultiHopConfig) -> None:
         self._search = capabilities.hybrid
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
-        if job.mode not in (Mode.HYBRID, Mode.AUTO):
-            return Step(ranked)
-        hops = hops_of(job)
+        plan = job.plan
+        hops = plan.hops if isinstance(plan, FusedPlan) else 1
         if hops < 2 or not ranked.hits:
             return Step(ranked)
         if self._search is None or ranked.vector is None:

@@ -20,5 +20,5 @@ class Reranking:
         tuning = job.query.tuning
         if not tuning.reranks(job.mode):
             return Step(ranked)
-        hits, note = self._stage.apply(job.context_id, ranked.hits, job.query.request.text, tuning.rerank)
+        hits, note = self._stage.apply(job.context_id, ranked.hits, job.plan.text, tuning.rerank)
         return Step(replace(ranked, hits=hits), Applied(rerank=note))

@@ -1,0 +1,146 @@
+"""What each mode searches with: one typed, immutable plan per mode, made once at the door from the
+validated request (``plan_of``) and carried by the ``PreparedQuery``. Arms and stages read their mode's
+plan, never the request: what a request means (auto's hops, a window as a ``TimeWindow``, the text a
+mode without one reranks by) is decided here, once.
+
+    lexical      LexicalPlan    text
+    vector       VectorPlan     text, the caller's own vector
+    hybrid       HybridPlan     text, vector, hops, expand_graph
+    auto         AutoPlan       text, vector, hops, infer, now, entity_id, window
+    entity       EntityPlan     entity_id
+    temporal     TemporalPlan   window
+    graph_walk   GraphWalkPlan  entity_id
+
+Every plan has the request's ``text`` (a reranker reads it in every mode but a graph walk) and its
+kind ``weights``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..models.limits import clamp
+from ..models.vocabulary import Kind
+from ..ports import TimeWindow
+from ..understanding.multihop import reads_as_multihop
+from .requests import Mode, RetrieveRequest, Window
+
+HOPS_RANGE = (1, 3)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Plan:
+    text: str
+    weights: Mapping[Kind, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LexicalPlan(_Plan):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EmbeddedPlan(_Plan):
+    """A plan with a vector arm: the caller's own query vector, or None for the embedder's."""
+
+    vector: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VectorPlan(EmbeddedPlan):
+    pass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FusedPlan(EmbeddedPlan):
+    """Text arms fused, then ``hops`` passages deep along page links (1: text search alone)."""
+
+    hops: int = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HybridPlan(FusedPlan):
+    expand_graph: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AutoPlan(FusedPlan):
+    infer: bool = True
+    now: datetime | None = None
+    """The moment relative time is read at (None: the clock's, fixed by the first page)."""
+    entity_id: str | None = None
+    window: TimeWindow | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntityPlan(_Plan):
+    entity_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TemporalPlan(_Plan):
+    window: TimeWindow
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GraphWalkPlan(_Plan):
+    entity_id: str
+
+
+Plan = LexicalPlan | VectorPlan | HybridPlan | AutoPlan | EntityPlan | TemporalPlan | GraphWalkPlan
+
+
+def plan_of(request: RetrieveRequest) -> Plan:
+    """The plan of a validated request (``RetrieveRequest`` guarantees each mode's required fields)."""
+    text, weights = request.text or "", dict(request.weights)
+    vector = None if request.vector is None else tuple(float(v) for v in request.vector)
+    match request.mode:
+        case Mode.LEXICAL:
+            return LexicalPlan(text=text, weights=weights)
+        case Mode.VECTOR:
+            return VectorPlan(text=text, weights=weights, vector=vector)
+        case Mode.HYBRID:
+            hops = _hops(request, inferred=1)
+            expand = request.expand_graph
+            return HybridPlan(text=text, weights=weights, vector=vector, hops=hops, expand_graph=expand)
+        case Mode.AUTO:
+            multihop = request.infer and reads_as_multihop(text)
+            return AutoPlan(
+                text=text,
+                weights=weights,
+                vector=vector,
+                hops=_hops(request, inferred=2 if multihop else 1),
+                infer=request.infer,
+                now=request.now,
+                entity_id=request.entity_id,
+                window=None if request.window is None else _window(request.window),
+            )
+        case Mode.ENTITY:
+            return EntityPlan(text=text, weights=weights, entity_id=request.entity_id or "")
+        case Mode.TEMPORAL:
+            assert request.window is not None  # guaranteed by RetrieveRequest
+            return TemporalPlan(text=text, weights=weights, window=_window(request.window))
+        case Mode.GRAPH_WALK:
+            return GraphWalkPlan(text=text, weights=weights, entity_id=request.entity_id or "")
+
+
+def _hops(request: RetrieveRequest, *, inferred: int) -> int:
+    """The request's ``hops`` (clamped), else what its mode infers."""
+    return inferred if request.hops is None else clamp(request.hops, HOPS_RANGE)
+
+
+def _window(window: Window) -> TimeWindow:
+    return TimeWindow(window.start, window.end)
+
+
+def expands_graph(plan: Plan) -> bool:
+    """Whether the graph arm hangs below the page (hybrid's ``expand_graph``: one page, no token)."""
+    return isinstance(plan, HybridPlan) and plan.expand_graph
+
+
+def reads_the_clock(plan: Plan) -> bool:
+    """Whether the ranking reads relative time at the request's own moment: an ``auto`` question that
+    did not say ``now``."""
+    return isinstance(plan, AutoPlan) and plan.now is None and plan.infer
