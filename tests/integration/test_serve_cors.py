@@ -140,7 +140,7 @@ def test_a_cross_origin_post_is_shown_to_the_page(base_url: str) -> None:
             (401, "unauthenticated"),
         ),
     ],
-    ids=["422-from-the-function", "403-from-the-function", "401-from-the-gateway"],
+    ids=["422-from-the-function", "403-from-the-gateway-s-deny", "401-from-the-gateway"],
 )
 def test_an_error_answer_is_shown_to_the_page_too(
     base_url: str, body: Any, headers: dict[str, str], expected: tuple[int, str]

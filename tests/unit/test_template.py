@@ -284,7 +284,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
     assert sigv4["x-amazon-apigateway-authtype"] == "awsSigv4"
 
 
-def test_authorizer_is_the_token_lambda_unless_cognito_is_chosen() -> None:
+def test_authorizer_is_the_request_lambda_unless_cognito_is_chosen() -> None:
     scheme = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"][
         "RetrievalAuthorizer"
     ]
@@ -292,8 +292,21 @@ def test_authorizer_is_the_token_lambda_unless_cognito_is_chosen() -> None:
     assert condition == "UseCognito"
     assert template()["Parameters"]["AuthorizerType"]["Default"] == "token"
     assert cognito["x-amazon-apigateway-authorizer"]["type"] == "cognito_user_pools"
-    assert token["x-amazon-apigateway-authorizer"]["type"] == "token"
-    assert "AuthorizerFunction.Arn" in token["x-amazon-apigateway-authorizer"]["authorizerUri"]["Fn::Sub"]
+    lambda_authorizer = token["x-amazon-apigateway-authorizer"]
+    # REQUEST: the authorizer sees X-Context-Id, denies a context outside the token, meters the chosen one.
+    assert lambda_authorizer["type"] == "request"
+    assert "AuthorizerFunction.Arn" in lambda_authorizer["authorizerUri"]["Fn::Sub"]
+
+
+def test_authorizer_answers_are_never_cached_across_x_context_id_values() -> None:
+    """A cached answer is keyed by the identity sources only; X-Context-Id cannot be one (it is optional,
+    and caching makes every identity source required), so caching must be off."""
+    scheme = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"][
+        "RetrievalAuthorizer"
+    ]
+    lambda_authorizer = scheme["Fn::If"][2]["x-amazon-apigateway-authorizer"]
+    assert lambda_authorizer["authorizerResultTtlInSeconds"] == 0
+    assert lambda_authorizer["identitySource"] == "method.request.header.Authorization"
 
 
 def test_api_has_cors_and_stage_throttling() -> None:

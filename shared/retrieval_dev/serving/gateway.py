@@ -5,7 +5,9 @@ be. A request is read (its body within the body deadline, at most API Gateway's 
 
 The development authorizer stands in for the deployed one: ``Authorization: Bearer dev:acme`` (or
 ``dev:acme,globex``, optionally ``dev:acme:5`` for a session-limit claim) becomes the claims the real
-authorizer would pass; no token, or any other token, is a 401 before the function runs. Bedrock's Retrieve
+authorizer would pass; no token, or any other token, is a 401 before the function runs, and an
+``X-Context-Id`` outside the token's contexts a 403 (the deployed authorizer's Deny; both decide with
+``retrieval_core.entrypoints.token_contexts``). Bedrock's Retrieve
 route is ``AWS_IAM`` instead: SigV4 with the dev credentials ``dev-<context>`` / ``dev-secret``
 (``retrieval_dev.cli.sigv4``); anything else there is an ``AccessDeniedException``. An unknown route or an
 undeclared method is 403 with the template's gateway-response body, a CORS preflight (OPTIONS) of a route
@@ -24,6 +26,7 @@ from typing import Any
 
 from .containers import FunctionCrashedError, Functions, FunctionThreads
 from .routes import (
+    ACCESS_DENIED_BODY,
     CRASHED_FUNCTION_BODY,
     MAX_BODY_BYTES,
     MISSING_ROUTE_BODY,
@@ -124,6 +127,8 @@ class Gateway:
             event["requestContext"].update(authorizer=None, identity=identity)
         elif event["requestContext"]["authorizer"] is None:
             return gateway_answer(401, UNAUTHORIZED_BODY)
+        elif not selects_within_token(event):
+            return gateway_answer(403, ACCESS_DENIED_BODY)
         # Metered on the event loop, before a worker is taken: a flood's 429s never wait behind work.
         refused = self.usage_gate.refusal(event) if self.usage_gate else None
         if refused is not None:
@@ -136,6 +141,18 @@ class Gateway:
 
     def close(self) -> None:
         self.functions.close()
+
+
+def selects_within_token(event: dict[str, Any]) -> bool:
+    """False when ``X-Context-Id`` names a context the dev token does not hold: the deployed authorizer
+    answers that with a Deny (403 ACCESS_DENIED, before any function or usage plan), by the same rule."""
+    from retrieval_core.entrypoints.token_contexts import ContextNotGrantedError, selected_context
+
+    try:
+        selected_context(event["requestContext"]["authorizer"]["context_id"].split(","), event.get("headers"))
+    except ContextNotGrantedError:
+        return False
+    return True
 
 
 async def read_request(scope: Scope, receive: Receive, limits: ServeLimits) -> Request:
