@@ -57,10 +57,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from retrieval_core import base64url
 from retrieval_core.adapters import ssm_parameters
 from retrieval_core.context import usage_identifier_key
+from retrieval_core.entrypoints.headers import header_value
 from retrieval_core.entrypoints.token_contexts import (
     ContextListError,
     ContextNotGrantedError,
-    header_value,
     selected_context,
     token_contexts,
 )

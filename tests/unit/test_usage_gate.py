@@ -103,7 +103,7 @@ def test_bedrock_s_route_has_one_bucket_for_every_knowledge_base() -> None:
 def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_runs() -> None:
     import asyncio
 
-    from retrieval_dev.serving.gateway import Gateway, Request
+    from retrieval_dev.serving.gateway import Gateway, Request, cors_for
     from retrieval_dev.serving.server import ServeLimits
 
     gate = _gate()
@@ -114,7 +114,8 @@ def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_run
         answer = asyncio.run(gateway.dispatch(request))  # a function run would need the stack
     finally:
         gateway.close()
-    headers = {name.lower(): value for name, value in answer.headers}
+    page = "https://app.example.com"  # as serve --cors-origin grants it, on every answer
+    headers = {name.lower(): value for name, value in cors_for(answer, page, frozenset({page})).headers}
     assert answer.status == 429
-    assert headers["retry-after"] == "1" and "access-control-allow-origin" in headers
+    assert headers["retry-after"] == "1" and headers["access-control-allow-origin"] == page
     assert json.loads(answer.body) == REFUSALS[Verdict.THROTTLED]

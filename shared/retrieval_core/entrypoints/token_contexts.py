@@ -17,7 +17,7 @@ from typing import Any
 
 from ..context import CONTEXT_ID_PATTERN
 from ..errors import ForbiddenError, UnauthenticatedError
-from .headers import CONTEXT_HEADER
+from .headers import CONTEXT_HEADER, header_value
 
 MAX_TOKEN_CONTEXTS = 32
 """A token listing more contexts than this is refused (the authorizer's context travels in every event)."""
@@ -44,17 +44,6 @@ def token_contexts(members: Sequence[str]) -> tuple[str, ...]:
     if not all(isinstance(m, str) and CONTEXT_ID_PATTERN.fullmatch(m) for m in members):
         raise ContextListError()
     return tuple(dict.fromkeys(members))
-
-
-def header_value(headers: Mapping[str, Any] | None, name: str) -> str | None:
-    """A request header's value, its name compared case-insensitively; of two spellings of one name the
-    later wins, as ``requestContext`` readers downstream (``claims.caller_from_event``) read it too."""
-    wanted = name.lower()
-    found: str | None = None
-    for key, value in (headers or {}).items():
-        if str(key).lower() == wanted:
-            found = value if isinstance(value, str) else None
-    return found
 
 
 def selected_context(contexts: Sequence[str], headers: Mapping[str, Any] | None) -> str:

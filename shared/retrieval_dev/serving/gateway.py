@@ -219,11 +219,14 @@ def workbench_page(request: Request) -> Answer | None:
 
 
 def preflight(request: Request) -> Answer:
-    from retrieval_core.entrypoints.cors import preflight_headers
+    """The functions' preflight answer (``cors.preflight_response``), granting no origin: ``cors_for``
+    grants the configured ones, as it does on every answer."""
+    from retrieval_core.entrypoints.cors import preflight_response
 
     if not is_routed_path(request.target):
         return gateway_answer(403, MISSING_ROUTE_BODY)
-    return Answer(200, list(preflight_headers(allowed_origin()).items()), "{}")
+    response = preflight_response(None)
+    return Answer(response["statusCode"], list(response["headers"].items()), response["body"])
 
 
 def gateway_answer(
@@ -233,29 +236,20 @@ def gateway_answer(
     close: bool = False,
     extra_headers: list[tuple[str, str]] | None = None,
 ) -> Answer:
-    """An answer API Gateway gives itself (no function ran): the template's gateway responses."""
-    from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
-
-    headers = [(ALLOW_ORIGIN, allowed_origin()), *(extra_headers or [])]
-    return Answer(status, headers, json.dumps(body), close)
+    """An answer API Gateway gives itself (no function ran): the template's gateway responses (their
+    CORS grant is ``cors_for``'s)."""
+    return Answer(status, list(extra_headers or []), json.dumps(body), close)
 
 
 def cors_for(answer: Answer, origin: str, allowed: frozenset[str]) -> Answer:
-    """``answer`` with CORS granted to ``origin`` only when it is configured: whatever the functions and
-    gateway responses put in ``Access-Control-Allow-Origin`` (the deployment's setting, ``*`` by
-    default) is replaced, so no other page may read an answer."""
-    from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
+    """``answer`` with CORS granted to ``origin`` only when it is configured (``cors.granted_origin``, as
+    the functions decide it): whatever grant the functions made under their own settings is replaced by
+    serve's (``--cors-origin`` and ``RETRIEVAL_CORS_ORIGINS``), so no other page may read an answer."""
+    from retrieval_core.entrypoints.cors import CORS_RESPONSE_HEADERS, granted_origin, response_headers
 
-    headers = [(name, value) for name, value in answer.headers if name.lower() != ALLOW_ORIGIN.lower()]
-    if origin and origin.lower() in allowed:
-        headers += [(ALLOW_ORIGIN, origin), ("Vary", "Origin")]
+    headers = [(name, value) for name, value in answer.headers if name.lower() not in CORS_RESPONSE_HEADERS]
+    headers += response_headers(granted_origin(origin, allowed)).items()
     return Answer(answer.status, headers, answer.body, answer.close)
-
-
-def allowed_origin() -> str:
-    from retrieval_core.bootstrap import container
-
-    return container().settings.cors_allow_origin
 
 
 async def reply(send: Send, answer: Answer) -> None:
