@@ -30,7 +30,10 @@ UNAUTHORIZED_BODY = {
     "error": "unauthenticated",
     "message": "Missing or invalid credentials: send a valid token in the Authorization header.",
 }
-ACCESS_DENIED_BODY = {"error": "forbidden", "message": "These credentials may not call this API."}
+ACCESS_DENIED_BODY = {
+    "error": "forbidden",
+    "message": "These credentials may not call this API, or not in the context X-Context-Id names.",
+}
 """ACCESS_DENIED: the authorizer's Deny, as for an X-Context-Id outside the token's contexts."""
 MISSING_ROUTE_BODY = {"error": "gateway_error", "message": "Missing Authentication Token"}
 CRASHED_FUNCTION_BODY = {"error": "gateway_error", "message": "Internal server error"}
