@@ -1,22 +1,26 @@
-"""Sample API Gateway TOKEN authorizer: HMAC-SHA256-signed tokens that name the caller's contexts.
+"""Sample API Gateway REQUEST authorizer: HMAC-SHA256-signed tokens that name the caller's contexts.
 
 It exists so a freshly deployed stack is callable without any other system. Production should bring its
 own identity provider instead (the template's ``AuthorizerType=cognito`` switches to a Cognito user pool;
 any OIDC/JWT issuer behind a Lambda authorizer works the same way): a shared HMAC secret has no key
 rotation story, no revocation and no audience, and whoever holds it can mint tokens for every context.
 
-Token: ``base64url(json claims) "." base64url(HMAC-SHA256(secret, first part))``, unpadded. Claims:
+Token (the ``Authorization`` header, ``Bearer`` optional): ``base64url(json claims) "." base64url(
+HMAC-SHA256(secret, first part))``, unpadded. Claims:
 
 * ``sub`` -- the caller, becomes the policy's principalId;
-* ``context_id`` -- one context id or a list of them, the contexts the caller may act in;
+* ``context_id`` -- one context id or a list of them, the contexts the caller may act in; the token is
+  valid only when every member is a context id (``entrypoints.token_contexts``);
 * ``exp`` -- expiry, seconds since the epoch;
 * ``session_limit`` -- optional cap on results per retrieval session.
 
 The allowed contexts reach the functions as ``requestContext.authorizer.context_id`` (comma-separated when
-there are several) and the cap as ``requestContext.authorizer.session_limit``. The answer's
-``usageIdentifierKey`` names the API key that meters the call (the API's ``ApiKeySourceType`` is
-``AUTHORIZER``): ``usage_identifier_key`` of the token's first context, its home context, which pays for
-every call the token makes (a TOKEN authorizer sees the token, not which of its contexts a request picks).
+there are several) and the cap as ``requestContext.authorizer.session_limit``. It is a REQUEST authorizer,
+not a TOKEN one, because the decision depends on ``X-Context-Id`` too: a header naming a context outside
+the token is denied (403, before any function runs), and the answer's ``usageIdentifierKey`` (the API's
+``ApiKeySourceType`` is ``AUTHORIZER``) is ``usage_identifier_key`` of the context the request selects
+(the header's, else the token's first), so a token of several contexts is metered as the one it acts in.
+The local gateway makes the same decision with the same function (``token_contexts.selected_context``).
 A context whose key is in no usage plan is refused 403 by API Gateway: docs/FAIRSHARE.md, onboarding.
 
 The secret is the SSM SecureString named by ``AUTHORIZER_SECRET_PARAMETER``, cached for
@@ -40,13 +44,26 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from aws_lambda_powertools.utilities.data_classes import event_source
+from aws_lambda_powertools.utilities.data_classes.api_gateway_authorizer_event import (
+    APIGatewayAuthorizerRequestEvent,
+    APIGatewayAuthorizerResponse,
+    parse_api_gateway_arn,
+)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from retrieval_core import base64url
 from retrieval_core.adapters import ssm_parameters
-from retrieval_core.context import CONTEXT_ID_PATTERN, usage_identifier_key
+from retrieval_core.context import usage_identifier_key
+from retrieval_core.entrypoints.headers import header_value
+from retrieval_core.entrypoints.token_contexts import (
+    ContextListError,
+    ContextNotGrantedError,
+    selected_context,
+    token_contexts,
+)
 from retrieval_core.errors import UnauthenticatedError
 
 SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"
@@ -73,7 +90,7 @@ class TokenClaims(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     sub: str = Field(min_length=1, max_length=256)
-    context_id: list[str] = Field(min_length=1, max_length=32)
+    context_id: list[str]
     exp: int
     session_limit: int | None = Field(default=None, ge=1)
 
@@ -85,9 +102,10 @@ class TokenClaims(BaseModel):
     @field_validator("context_id")
     @classmethod
     def _well_formed(cls, value: list[str]) -> list[str]:
-        if not all(CONTEXT_ID_PATTERN.fullmatch(ctx) for ctx in value):
-            raise ValueError("context ids must match the context id pattern")
-        return list(dict.fromkeys(value))
+        try:
+            return list(token_contexts(value))
+        except ContextListError as invalid:
+            raise ValueError(invalid.message) from None
 
 
 def _signature(secret: bytes, payload: str) -> str:
@@ -126,44 +144,50 @@ class TokenVerifier:
         return claims
 
 
-def _api_wide_arn(method_arn: str) -> str:
-    """``arn:...:api-id/stage/VERB/path`` -> ``arn:...:api-id/stage/*/*``.
+def _answer(claims: TokenClaims, method_arn: str, usage_key: str | None) -> APIGatewayAuthorizerResponse:
+    arn = parse_api_gateway_arn(method_arn)
+    return APIGatewayAuthorizerResponse(
+        principal_id=claims.sub,
+        region=arn.region,
+        aws_account_id=arn.aws_account_id,
+        api_id=arn.api_id,
+        stage=arn.stage,
+        usage_identifier_key=usage_key,
+        partition=arn.partition,
+    )
 
-    API Gateway caches the policy per token, so it must cover every route, not just the first one called.
-    """
-    api, _, _rest = method_arn.partition("/")
-    stage = _rest.partition("/")[0]
-    return f"{api}/{stage}/*/*"
 
-
-def policy_for(claims: TokenClaims, method_arn: str) -> dict[str, Any]:
-    """The IAM policy and authorizer context API Gateway expects from a TOKEN authorizer."""
-    context: dict[str, Any] = {"context_id": ",".join(claims.context_id)}
+def policy_for(claims: TokenClaims, method_arn: str, headers: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The policy API Gateway expects from a REQUEST authorizer: every route of the stage allowed, metered
+    on the selected context; or, when ``X-Context-Id`` names a context the token does not hold, every
+    route denied (API Gateway answers 403, the template's ACCESS_DENIED, and meters nothing)."""
+    try:
+        selected = selected_context(claims.context_id, headers)
+    except ContextNotGrantedError:
+        denied = _answer(claims, method_arn, None)
+        denied.deny_all_routes()
+        return denied.asdict()
+    allowed = _answer(claims, method_arn, usage_identifier_key(selected))
+    allowed.context = {"context_id": ",".join(claims.context_id)}
     if claims.session_limit is not None:
-        context["session_limit"] = claims.session_limit
-    return {
-        "principalId": claims.sub,
-        "policyDocument": {
-            "Version": "2012-10-17",
-            "Statement": [
-                {"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": _api_wide_arn(method_arn)}
-            ],
-        },
-        "context": context,
-        "usageIdentifierKey": usage_identifier_key(claims.context_id[0]),
-    }
+        allowed.context["session_limit"] = claims.session_limit
+    # The whole stage, not the one method: a policy that names only the first route called would deny
+    # the others if result caching (authorizerResultTtlInSeconds, off in the template) were turned on.
+    allowed.allow_all_routes()
+    return allowed.asdict()
 
 
-def authorize(event: dict[str, Any], verifier: TokenVerifier) -> dict[str, Any]:
-    """Verify the event's token and answer with a policy; raises UnauthorizedError otherwise, whatever
+def authorize(event: Mapping[str, Any], verifier: TokenVerifier) -> dict[str, Any]:
+    """Verify the request's token and answer with a policy; raises UnauthorizedError otherwise, whatever
     went wrong (a token nested 100,000 levels deep included): an authorizer that fails any other way
     makes API Gateway answer 500, and one that lets an error escape might be read as an oracle."""
     try:
-        token = event.get("authorizationToken")
+        headers = event.get("headers")
+        token = header_value(headers, "Authorization")
         method_arn = event.get("methodArn")
-        if not isinstance(token, str) or not isinstance(method_arn, str):
+        if token is None or not isinstance(method_arn, str):
             raise UnauthorizedError()
-        return policy_for(verifier.verify(token), method_arn)
+        return policy_for(verifier.verify(token), method_arn, headers)
     except UnauthorizedError:
         raise
     except Exception:
@@ -203,5 +227,6 @@ if SECRET_PARAMETER_ENV in os.environ:  # in Lambda: build the client during ini
     ssm_parameters.ssm_provider()
 
 
-def lambda_handler(event: dict[str, Any], context: object) -> dict[str, Any]:
+@event_source(data_class=APIGatewayAuthorizerRequestEvent)
+def lambda_handler(event: APIGatewayAuthorizerRequestEvent, context: object) -> dict[str, Any]:
     return authorize(event, SECRETS.verifier())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from functools import cache
 from typing import Any, Literal
 
@@ -24,6 +25,28 @@ IsolationModel = Literal["silo", "pool"]
 """How contexts share OpenSearch: ``silo`` gives each context its own index (its own term statistics,
 k-NN graph and refreshes); ``pool`` keeps every context in one shared index and hides raw BM25 scores.
 docs/STORAGE.md says when each is right."""
+
+
+ORIGIN_PATTERN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]+)?$")
+"""A page origin as a browser sends it: scheme, host and optional port, no path (the template's
+``CorsOrigins`` holds each member to the same pattern, ``*`` aside, which its Rule refuses)."""
+
+
+def origin_list(text: str) -> list[str]:
+    """``https://a.test,https://b.test`` -> its members; an empty string (the default) -> none."""
+    if text.strip().startswith("["):  # Settings.to_env writes a JSON list
+        return [str(member) for member in json.loads(text)]
+    return [member.strip() for member in text.split(",") if member.strip()]
+
+
+def checked_origins(origins: tuple[str, ...]) -> tuple[str, ...]:
+    """The origins, lower-cased as browsers send them; ``*`` and anything else no origin is refused."""
+    if "*" in origins:
+        raise ValueError("'*' is not an origin: list each page origin (https://app.example.com)")
+    bad = [origin for origin in origins if not ORIGIN_PATTERN.fullmatch(origin)]
+    if bad:
+        raise ValueError(f"'{bad[0]}' is not an origin (scheme://host[:port], no path)")
+    return tuple(dict.fromkeys(origin.lower() for origin in origins))
 
 
 class Settings(BaseModel):
@@ -104,8 +127,10 @@ class Settings(BaseModel):
     # one part holds (one invocation loads one part, so it must fit the function's timeout).
     ingest_queue_url: str | None = None
     ingest_part_lines: int = Field(default=2000, ge=1)
-    cors_allow_origin: str = Field(default="*", pattern=r"^(\*|https?://[A-Za-z0-9.-]+(:[0-9]+)?)$")
-    """The origin every API answer names in Access-Control-Allow-Origin (the template's CorsAllowOrigin)."""
+    cors_origins: tuple[str, ...] = ()
+    """The page origins the API grants CORS to (``RETRIEVAL_CORS_ORIGINS``, comma-separated; the
+    template's ``CorsOrigins``): an answer names the request's ``Origin`` when it is one of them, and
+    grants nothing otherwise. None by default; ``*`` is refused (``entrypoints.cors``)."""
     ingest_part_min_bytes: int = Field(
         default=LIMITS.part_min_bytes,
         ge=0,
@@ -126,6 +151,16 @@ class Settings(BaseModel):
         description="Declared metadata keys and their types, as JSON in RETRIEVAL_METADATA_FIELDS "
         '(`{"amount": "number", "due": "date"}`); undeclared keys are exact strings (docs/STORAGE.md).',
     )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origin_list(cls, value: Any) -> Any:
+        return origin_list(value) if isinstance(value, str) else value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return checked_origins(value)
 
     @field_validator("metadata_fields", "document_chunking", mode="before")
     @classmethod

@@ -1,6 +1,6 @@
-"""A browser calling the API from another origin, through `retrieval serve` (which answers preflights the
-way the template's API Gateway CORS configuration does, and runs the real handlers): the preflight allows
-every header the page sends, and every answer, errors included, names the page's origin. The checks are
+"""A browser calling the API from a configured origin, through `retrieval serve` (which answers
+preflights as the deployed functions do, and runs the real handlers): the preflight allows every header
+the page sends, and every answer, errors included, names the page's origin. The checks are
 the ones a browser makes (Fetch standard, "CORS check" and "CORS-preflight fetch"); a page is shown an
 answer only if they pass."""
 
@@ -38,7 +38,7 @@ SAFELISTED_METHODS = {"GET", "HEAD", "POST"}
 @pytest.fixture(scope="module")
 def base_url(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("serve-cors") / "serve.log"
-    env = os.environ | corpus_settings.to_env() | {"RETRIEVAL_CORS_ALLOW_ORIGIN": ORIGIN}
+    env = os.environ | corpus_settings.to_env() | {"RETRIEVAL_CORS_ORIGINS": ORIGIN}
     with serving(["serve"], log, env) as url:
         yield url
 
@@ -140,7 +140,7 @@ def test_a_cross_origin_post_is_shown_to_the_page(base_url: str) -> None:
             (401, "unauthenticated"),
         ),
     ],
-    ids=["422-from-the-function", "403-from-the-function", "401-from-the-gateway"],
+    ids=["422-from-the-function", "403-from-the-gateway-s-deny", "401-from-the-gateway"],
 )
 def test_an_error_answer_is_shown_to_the_page_too(
     base_url: str, body: Any, headers: dict[str, str], expected: tuple[int, str]

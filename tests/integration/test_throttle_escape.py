@@ -1,7 +1,8 @@
 """No token shape escapes its tier under `retrieval serve --tiers dev/tiers.json` (initech is basic: a
 burst of 2, 1 request a second): a token with an empty or malformed member is a 401 every time, and a
-multi-context token selecting initech with X-Context-Id is throttled as initech. Each of these was
-served 20 of 20 before (issue 52)."""
+multi-context token selecting initech with X-Context-Id is throttled as initech, and a selection outside
+the token is a 403 every time that spends no bucket. Each of the first two was served 20 of 20 before
+(issue 52)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ BASIC = TIERS["basic"]
 def base_url(stack_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("serve-tiers")
     tiers = json.loads((REPO / "dev" / "tiers.json").read_text()) | {"default_tier": "standard"}
-    tiers["contexts"] |= {"ab": "basic", "ab--": "basic"}
+    tiers["contexts"] |= {"ab": "basic", "ab--": "basic", "home-basic": "basic"}
     (folder / "tiers.json").write_text(json.dumps(tiers))
     log = folder / "serve.log"
     args = ["serve", "--tiers", str(folder / "tiers.json")]
@@ -61,6 +62,17 @@ def test_x_context_id_is_throttled_as_the_context_it_selects(base_url: str) -> N
     assert set(statuses) <= {422, 429}
     assert statuses[422] <= _most_admitted(seconds)
     assert statuses[429] == FLOOD - statuses[422]
+
+
+def test_a_selection_outside_the_token_is_denied_every_time_and_spends_no_bucket(base_url: str) -> None:
+    # initech is not the token's: denied (403) before the meter, as the deployed authorizer denies it, so
+    # neither initech's bucket nor the token's home's (a basic context) is spent.
+    statuses, _ = _flood(base_url, {"Authorization": "Bearer dev:home-basic", "X-Context-Id": "initech"})
+    assert statuses == Counter({403: FLOOD})
+    headers = {"Authorization": "Bearer dev:home-basic", "Content-Type": "application/json"}
+    assert [json_call(f"{base_url}/v1/retrieve", "POST", headers, {})[0] for _ in range(BASIC.burst)] == [
+        422
+    ] * BASIC.burst
 
 
 def test_the_home_of_the_same_token_keeps_its_own_tier(base_url: str) -> None:

@@ -1,14 +1,19 @@
-"""The sample token authorizer: signing round-trip, rejection of forged/expired/malformed tokens, the
-policy and context it hands API Gateway. The secret and clock are injected: no AWS, no network."""
+"""The sample REQUEST authorizer: signing round-trip, rejection of forged/expired/malformed tokens, the
+policy, context and usage key it hands API Gateway for the context a request selects. The secret and
+clock are injected: no AWS, no network. Events are REST API REQUEST-authorizer events as API Gateway
+sends them (the shape AWS documents for ``type: request``, headers as the client spelt them)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
+import time
+from typing import Any
 
 import pytest
 from authorizer import app as authorizer
+from retrieval_core.context import usage_identifier_key
 
 SECRET = b"unit-test-secret"
 NOW = 1_700_000_000
@@ -25,8 +30,47 @@ def _token(secret: bytes = SECRET, **overrides: object) -> str:
     return authorizer.issue_token(claims, secret)
 
 
-def _event(token: str) -> dict[str, str]:
-    return {"type": "TOKEN", "authorizationToken": token, "methodArn": METHOD_ARN}
+def _event(token: str | None, **headers: str) -> dict[str, Any]:
+    """A REQUEST-authorizer event for ``POST /v1/retrieve`` carrying ``Authorization: Bearer <token>``
+    (left out when None) and ``headers`` (``X_Context_Id`` for ``X-Context-Id``)."""
+    sent = {"Accept": "application/json", "Content-Type": "application/json", "Host": "abc123.execute-api"}
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    sent |= {name.replace("_", "-"): value for name, value in headers.items()}
+    return {
+        "type": "REQUEST",
+        "methodArn": METHOD_ARN,
+        "resource": "/v1/retrieve",
+        "path": "/v1/retrieve",
+        "httpMethod": "POST",
+        "headers": sent,
+        "multiValueHeaders": {name: [value] for name, value in sent.items()},
+        "queryStringParameters": {},
+        "multiValueQueryStringParameters": {},
+        "pathParameters": {},
+        "stageVariables": {},
+        "requestContext": {
+            "resourceId": "a1b2c3",
+            "resourcePath": "/v1/retrieve",
+            "httpMethod": "POST",
+            "extendedRequestId": "EXqgWgXxSK4EJug=",
+            "requestTime": "14/Nov/2023:22:13:20 +0000",
+            "path": "/prod/v1/retrieve",
+            "accountId": "123456789012",
+            "protocol": "HTTP/1.1",
+            "stage": "prod",
+            "domainPrefix": "abc123",
+            "requestTimeEpoch": NOW * 1000,
+            "requestId": "5d2b1a1e-0000-4000-8000-000000000000",
+            "identity": {"sourceIp": "203.0.113.7", "userAgent": "curl/8.5.0"},
+            "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
+            "apiId": "abc123",
+        },
+    }
+
+
+def _effects(answer: dict[str, Any]) -> set[str]:
+    return {statement["Effect"] for statement in answer["policyDocument"]["Statement"]}
 
 
 def test_signed_token_round_trips(verifier: authorizer.TokenVerifier) -> None:
@@ -56,8 +100,14 @@ def test_policy_allows_every_route_of_the_stage_only(verifier: authorizer.TokenV
     assert statement == {
         "Action": "execute-api:Invoke",
         "Effect": "Allow",
-        "Resource": "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*/*",
+        "Resource": ["arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*/*"],
     }
+
+
+def test_the_policy_keeps_the_arn_s_partition(verifier: authorizer.TokenVerifier) -> None:
+    event = _event(_token()) | {"methodArn": METHOD_ARN.replace("arn:aws:", "arn:aws-cn:")}
+    (statement,) = authorizer.authorize(event, verifier)["policyDocument"]["Statement"]
+    assert statement["Resource"] == ["arn:aws-cn:execute-api:us-east-1:123456789012:abc123/prod/*/*"]
 
 
 def test_expired_token_is_unauthorized(verifier: authorizer.TokenVerifier) -> None:
@@ -136,7 +186,7 @@ def test_signed_non_json_payload_is_unauthorized(verifier: authorizer.TokenVerif
 
 def test_event_without_token_is_unauthorized(verifier: authorizer.TokenVerifier) -> None:
     with pytest.raises(authorizer.UnauthorizedError):
-        authorizer.authorize({"type": "TOKEN", "methodArn": METHOD_ARN}, verifier)
+        authorizer.authorize(_event(None), verifier)
 
 
 def test_empty_secret_is_refused() -> None:
@@ -179,10 +229,68 @@ def test_an_unreadable_secret_denies(monkeypatch: pytest.MonkeyPatch) -> None:
         authorizer.lambda_handler(_event(_token()), None)
 
 
-def test_the_usage_identifier_is_the_home_context_s_key(verifier: authorizer.TokenVerifier) -> None:
-    from retrieval_core.context import usage_identifier_key
+def test_a_valid_single_context_token_is_allowed_and_metered_on_it(
+    verifier: authorizer.TokenVerifier,
+) -> None:
+    answer = authorizer.authorize(_event(_token()), verifier)
+    assert _effects(answer) == {"Allow"}
+    assert answer["usageIdentifierKey"] == usage_identifier_key("acme")
 
-    single = authorizer.authorize(_event(_token()), verifier)
-    several = authorizer.authorize(_event(_token(context_id=["beta", "acme"])), verifier)
-    assert single["usageIdentifierKey"] == usage_identifier_key("acme")
-    assert several["usageIdentifierKey"] == usage_identifier_key("beta")
+
+def test_several_contexts_without_a_header_are_metered_on_the_first(
+    verifier: authorizer.TokenVerifier,
+) -> None:
+    answer = authorizer.authorize(_event(_token(context_id=["beta", "acme"])), verifier)
+    assert _effects(answer) == {"Allow"}
+    assert answer["context"]["context_id"] == "beta,acme"
+    assert answer["usageIdentifierKey"] == usage_identifier_key("beta")
+
+
+@pytest.mark.parametrize("selected", ["acme", "beta"])
+def test_x_context_id_is_metered_as_the_context_it_selects(
+    verifier: authorizer.TokenVerifier, selected: str
+) -> None:
+    event = _event(_token(context_id=["beta", "acme"]), X_Context_Id=selected)
+    answer = authorizer.authorize(event, verifier)
+    assert _effects(answer) == {"Allow"}
+    assert answer["context"]["context_id"] == "beta,acme"  # the function still checks the choice itself
+    assert answer["usageIdentifierKey"] == usage_identifier_key(selected)
+
+
+def test_the_header_name_is_matched_in_any_case(verifier: authorizer.TokenVerifier) -> None:
+    event = _event(_token(context_id=["beta", "acme"]), x_context_id="acme")  # HTTP/2 clients send lower case
+    event["headers"]["authorization"] = event["headers"].pop("Authorization")
+    assert authorizer.authorize(event, verifier)["usageIdentifierKey"] == usage_identifier_key("acme")
+
+
+@pytest.mark.parametrize("selected", ["initech", "", "acme\n", "ACME", "beta,acme"])
+def test_x_context_id_outside_the_token_is_denied_and_metered_on_nothing(
+    verifier: authorizer.TokenVerifier, selected: str
+) -> None:
+    event = _event(_token(context_id=["beta", "acme"]), X_Context_Id=selected)
+    answer = authorizer.authorize(event, verifier)
+    assert _effects(answer) == {"Deny"}
+    assert "usageIdentifierKey" not in answer and "context" not in answer
+
+
+@pytest.mark.parametrize(
+    "context_id",
+    [["", "initech"], ["acme", "Bad!"], ["acme", "initech", ""], ["acme"] * 33],
+    ids=["empty-member", "malformed-member", "empty-last-member", "more-than-32"],
+)
+def test_a_token_with_any_invalid_member_is_401_even_when_the_header_picks_a_good_one(
+    verifier: authorizer.TokenVerifier, context_id: list[str]
+) -> None:
+    with pytest.raises(authorizer.UnauthorizedError) as denied:
+        authorizer.authorize(_event(_token(context_id=context_id), X_Context_Id="acme"), verifier)
+    assert str(denied.value) == "Unauthorized"
+
+
+def test_the_handler_reads_a_request_event_through_powertools(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(authorizer, "SECRETS", authorizer.SecretSource(lambda: SECRET.decode()))
+    token = _token(context_id=["acme", "initech"], exp=int(time.time()) + 600)
+    allowed = authorizer.lambda_handler(_event(token, X_Context_Id="initech"), None)
+    assert (_effects(allowed), allowed["usageIdentifierKey"]) == ({"Allow"}, usage_identifier_key("initech"))
+    assert _effects(authorizer.lambda_handler(_event(token, X_Context_Id="globex"), None)) == {"Deny"}
+    with pytest.raises(authorizer.UnauthorizedError):
+        authorizer.lambda_handler(_event(_token(context_id=",initech", exp=int(time.time()) + 600)), None)

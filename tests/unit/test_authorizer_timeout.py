@@ -39,7 +39,7 @@ def silent_ssm(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def _event() -> dict[str, str]:
     token = authorizer.issue_token({"sub": "a", "context_id": "acme", "exp": int(time.time()) + 60}, b"s")
-    return {"type": "TOKEN", "authorizationToken": token, "methodArn": METHOD_ARN}
+    return {"type": "REQUEST", "methodArn": METHOD_ARN, "headers": {"Authorization": f"Bearer {token}"}}
 
 
 def test_unreachable_ssm_denies_within_the_timeout_and_then_at_once(silent_ssm: None) -> None:

@@ -227,6 +227,7 @@ def test_api_gateway_answers_and_serve_follow_the_error_schema() -> None:
         assert_error_body(bodies[name])
     assert {"UNAUTHORIZED", "ACCESS_DENIED", "DEFAULT_4XX", "DEFAULT_5XX"} <= bodies.keys()
     assert bodies["UNAUTHORIZED"] == routes.UNAUTHORIZED_BODY
+    assert bodies["ACCESS_DENIED"] == routes.ACCESS_DENIED_BODY
     assert bodies["DEFAULT_4XX"] == routes.MISSING_ROUTE_BODY
 
 

@@ -254,6 +254,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
         )[1]
         for path, ops in paths.items()
         for verb, op in ops.items()
+        if verb != "options"  # every path's preflight (test_template_operations.py)
     }
     assert routes == {
         ("POST", "/v1/retrieve"): "RetrieveFunction",
@@ -267,7 +268,9 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
         ("POST", "/retrieveAndGenerateStream"): "RetrieveFunction",
     }
     for path, ops in paths.items():
-        for op in ops.values():
+        for verb, op in ops.items():
+            if verb == "options":
+                continue
             # Bedrock's routes are what boto3 signs: IAM grants each knowledge base (context).
             # The token routes also require the usage plan key the authorizer names (test_template_fairshare).
             if path.startswith(("/knowledgebases/", "/retrieveAndGenerate")):
@@ -284,7 +287,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
     assert sigv4["x-amazon-apigateway-authtype"] == "awsSigv4"
 
 
-def test_authorizer_is_the_token_lambda_unless_cognito_is_chosen() -> None:
+def test_authorizer_is_the_request_lambda_unless_cognito_is_chosen() -> None:
     scheme = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"][
         "RetrievalAuthorizer"
     ]
@@ -292,13 +295,25 @@ def test_authorizer_is_the_token_lambda_unless_cognito_is_chosen() -> None:
     assert condition == "UseCognito"
     assert template()["Parameters"]["AuthorizerType"]["Default"] == "token"
     assert cognito["x-amazon-apigateway-authorizer"]["type"] == "cognito_user_pools"
-    assert token["x-amazon-apigateway-authorizer"]["type"] == "token"
-    assert "AuthorizerFunction.Arn" in token["x-amazon-apigateway-authorizer"]["authorizerUri"]["Fn::Sub"]
+    lambda_authorizer = token["x-amazon-apigateway-authorizer"]
+    # REQUEST: the authorizer sees X-Context-Id, denies a context outside the token, meters the chosen one.
+    assert lambda_authorizer["type"] == "request"
+    assert "AuthorizerFunction.Arn" in lambda_authorizer["authorizerUri"]["Fn::Sub"]
 
 
-def test_api_has_cors_and_stage_throttling() -> None:
+def test_authorizer_answers_are_never_cached_across_x_context_id_values() -> None:
+    """A cached answer is keyed by the identity sources only; X-Context-Id cannot be one (it is optional,
+    and caching makes every identity source required), so caching must be off."""
+    scheme = resource("RetrievalApi")["Properties"]["DefinitionBody"]["securityDefinitions"][
+        "RetrievalAuthorizer"
+    ]
+    lambda_authorizer = scheme["Fn::If"][2]["x-amazon-apigateway-authorizer"]
+    assert lambda_authorizer["authorizerResultTtlInSeconds"] == 0
+    assert lambda_authorizer["identitySource"] == "method.request.header.Authorization"
+
+
+def test_api_has_stage_throttling() -> None:
     props = resource("RetrievalApi")["Properties"]
-    assert {"AllowOrigin", "AllowHeaders", "AllowMethods"} <= set(props["Cors"])
     stage = next(m for m in props["MethodSettings"] if m["ResourcePath"] == "/*")
     assert {"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(stage)
 
@@ -311,6 +326,9 @@ def test_api_has_cors_and_stage_throttling() -> None:
         ("KnowledgeBaseApiPermission", "RetrieveFunction"),
         ("GraphPathApiPermission", "GraphPathFunction"),
         ("WhyExplainApiPermission", "WhyExplainFunction"),
+        ("RetrievePreflightPermission", "RetrieveFunction"),
+        ("GraphPathPreflightPermission", "GraphPathFunction"),
+        ("WhyExplainPreflightPermission", "WhyExplainFunction"),
         ("AuthorizerApiPermission", "AuthorizerFunction"),
     ],
 )
@@ -459,6 +477,13 @@ def test_samconfig_builds_cached_in_parallel_and_lints() -> None:
     assert config["build"]["parameters"] == {"cached": True, "parallel": True}
     assert config["validate"]["parameters"]["lint"] is True
     assert config["deploy"]["parameters"]["confirm_changeset"] is True
+
+
+def test_samconfig_overrides_only_parameters_the_template_has() -> None:
+    """A renamed parameter left in samconfig.toml would fail the deploy (CorsAllowOrigin -> CorsOrigins)."""
+    overrides = tomllib.loads((ROOT / "samconfig.toml").read_text())["default"]["deploy"]["parameters"]
+    names = {entry.partition("=")[0] for entry in overrides["parameter_overrides"]}
+    assert names and names <= set(template()["Parameters"])
 
 
 def test_cfn_lint_finds_nothing() -> None:

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from retrieval_core.config import Settings
+from retrieval_core.config import ORIGIN_PATTERN, Settings
 from retrieval_core.entrypoints import cors, headers
 from test_template import ROOT, TEMPLATE, resource, template
 
@@ -341,47 +341,121 @@ def test_cors_allows_every_header_the_api_reads() -> None:
     assert {headers.CONTEXT_HEADER, headers.SESSION_HEADER} <= set(cors.ALLOWED_HEADERS)
 
 
+def evaluate(node: Any, parameters: dict[str, Any]) -> Any:
+    """The value of the few intrinsics the CORS settings use, for given parameter values (a
+    CommaDelimitedList as a list; conditions are evaluated from the template's own)."""
+    if isinstance(node, list):
+        return [evaluate(item, parameters) for item in node]
+    if not isinstance(node, dict) or len(node) != 1:
+        return node
+    ((name, args),) = node.items()
+    if name == "Ref":
+        return parameters.get(args, "NO_VALUE" if args == "AWS::NoValue" else None)
+    if name == "Condition":
+        return evaluate(template()["Conditions"][args], parameters)
+    if name == "Fn::If":
+        condition, then, otherwise = args
+        return evaluate(then if evaluate({"Condition": condition}, parameters) else otherwise, parameters)
+    if name == "Fn::Sub":  # the one form used here: ["'${First}'", {"First": <value>}]
+        text, variables = args
+        return text.replace("${First}", evaluate(variables["First"], parameters))
+    values = evaluate(args, parameters)
+    operations = {
+        "Fn::Join": lambda: values[0].join(values[1]),
+        "Fn::Equals": lambda: values[0] == values[1],
+        "Fn::Not": lambda: not values[0],
+        "Fn::Select": lambda: values[1][values[0]],
+        "Fn::Contains": lambda: values[1] in values[0],
+    }
+    return operations[name]()
+
+
+def cors_parameters(*origins: str) -> dict[str, Any]:
+    """CorsOrigins as CloudFormation resolves it: the default "" is a list of one empty member."""
+    default = template()["Parameters"]["CorsOrigins"]["Default"]
+    return {"CorsOrigins": list(origins) or default.split(",")}
+
+
 def test_the_templates_cors_is_the_codes() -> None:
-    props = resource("RetrievalApi")["Properties"]["Cors"]
-    assert props["AllowHeaders"] == quoted(cors.ALLOWED_HEADERS)
-    assert props["AllowMethods"] == quoted(cors.ALLOWED_METHODS)
-    assert props["MaxAge"] == quoted(str(cors.MAX_AGE_SECONDS))
-    assert props["AllowOrigin"] == {"Fn::Sub": "'${CorsAllowOrigin}'"}
+    parameter = template()["Parameters"]["CorsOrigins"]
+    assert parameter["Type"] == "CommaDelimitedList" and parameter["Default"] == ""
     env = template()["Globals"]["Function"]["Environment"]["Variables"]
-    assert env["RETRIEVAL_CORS_ALLOW_ORIGIN"] == {"Ref": "CorsAllowOrigin"}
-    pattern = Settings.model_fields["cors_allow_origin"].metadata[0].pattern
-    assert template()["Parameters"]["CorsAllowOrigin"]["AllowedPattern"] == pattern
+    assert evaluate(env["RETRIEVAL_CORS_ORIGINS"], cors_parameters("https://a.test", "https://b.test")) == (
+        "https://a.test,https://b.test"
+    )
+    # Each member: an origin as Settings takes one, or * (for the rule to refuse by name), or nothing.
+    assert (
+        parameter["AllowedPattern"]
+        == "^(\\*|" + ORIGIN_PATTERN.pattern.removeprefix("^").removesuffix("$") + ")?$"
+    )
+    assert "Cors" not in resource("RetrievalApi")["Properties"]  # its mock preflight has one static origin
+
+
+@pytest.mark.parametrize(
+    ("origins", "accepted"),
+    [((), True), (("https://app.example.com",), True), (("*",), False), (("https://a.test", "*"), False)],
+)
+def test_a_star_origin_fails_the_deployment_by_name(origins: tuple[str, ...], accepted: bool) -> None:
+    rule = template()["Rules"]["CorsNamesOrigins"]
+    assert "RuleCondition" not in rule  # always, not only with credentials (none are ever allowed)
+    (assertion,) = rule["Assertions"]
+    assert evaluate(assertion["Assert"], cors_parameters(*origins)) is accepted
+    assert "*" in assertion["AssertDescription"] and "CorsOrigins" in assertion["AssertDescription"]
+
+
+def test_the_functions_refuse_a_star_origin_too() -> None:
+    with pytest.raises(ValueError, match="is not an origin"):
+        Settings.from_env({"RETRIEVAL_CORS_ORIGINS": "https://a.test,*"})
+    assert Settings.from_env({"RETRIEVAL_CORS_ORIGINS": ""}).cors_origins == ()
 
 
 def test_no_answer_allows_credentials_so_a_star_origin_never_pairs_with_them() -> None:
     """CORS forbids ``*`` with credentials; the API's credential is a header a page must hold, never a
     cookie, so nothing (template, gateway responses, preflights, the functions' headers) allows them."""
     assert "Access-Control-Allow-Credentials" not in json.dumps(template())
-    assert "AllowCredentials" not in resource("RetrievalApi")["Properties"]["Cors"]
-    assert not any("credentials" in name.lower() for name in cors.preflight_headers("*"))
-    assert not any("credentials" in name.lower() for name in cors.response_headers("*"))
+    granted = "https://app.example.com"
+    assert not any("credentials" in name.lower() for name in cors.preflight_headers(granted))
+    assert not any("credentials" in name.lower() for name in cors.response_headers(granted))
 
 
-@pytest.mark.parametrize("response", ["UNAUTHORIZED", "ACCESS_DENIED", "DEFAULT_4XX", "DEFAULT_5XX"])
-def test_gateway_answers_carry_the_origin_too(response: str) -> None:
+@pytest.mark.parametrize(
+    "response", ["UNAUTHORIZED", "ACCESS_DENIED", "THROTTLED", "QUOTA_EXCEEDED", "DEFAULT_4XX", "DEFAULT_5XX"]
+)
+def test_gateway_answers_grant_the_first_origin_and_by_default_none(response: str) -> None:
     gateway = resource("RetrievalApi")["Properties"]["GatewayResponses"][response]
-    assert gateway["ResponseParameters"]["Headers"][cors.ALLOW_ORIGIN] == {"Fn::Sub": "'${CorsAllowOrigin}'"}
+    allow_origin = gateway["ResponseParameters"]["Headers"][cors.ALLOW_ORIGIN]
+    assert evaluate(allow_origin, cors_parameters()) == "NO_VALUE"
+    assert evaluate(allow_origin, cors_parameters("https://a.test", "https://b.test")) == "'https://a.test'"
 
 
-def test_preflights_are_answered_without_credentials_as_serve_answers_them() -> None:
-    """After the SAM transform every route has an unauthenticated OPTIONS mock answering the headers
-    `retrieval serve` answers (browsers send no Authorization on a preflight)."""
-    paths = translated()["Resources"]["RetrievalApi"]["Properties"]["Body"]["paths"]
-    expected = cors.preflight_headers("ORIGIN")
+def test_every_route_s_preflight_goes_unauthenticated_to_its_own_function() -> None:
+    """After the SAM transform every path has an OPTIONS method with no authorizer (browsers send no
+    Authorization on a preflight), proxied to the function its other method reaches, which answers it
+    (``entrypoints.api.api_answer``) as `retrieval serve` does; and API Gateway may invoke it for that."""
+    resources = translated()["Resources"]
+    paths = resources["RetrievalApi"]["Properties"]["Body"]["paths"]
     for path, operations in paths.items():
-        options = operations["options"]
+        options = operations.pop("options")
         assert "security" not in options, path
-        assert options["x-amazon-apigateway-integration"]["type"] == "mock"
-        parameters = options["x-amazon-apigateway-integration"]["responses"]["default"]["responseParameters"]
-        answered = {name.removeprefix("method.response.header."): value for name, value in parameters.items()}
-        assert answered.pop(cors.ALLOW_ORIGIN) == {"Fn::Sub": "'${CorsAllowOrigin}'"}
-        expected.pop(cors.ALLOW_ORIGIN, None)
-        assert answered == {name: quoted(value) for name, value in expected.items()}, path
+        assert options["x-amazon-apigateway-integration"]["type"] == "aws_proxy", path
+        (other,) = operations.values()
+        assert (
+            options["x-amazon-apigateway-integration"]["uri"]
+            == other["x-amazon-apigateway-integration"]["uri"]
+        )
+    source_arns = {
+        json.dumps(r["Properties"].get("SourceArn")): r["Properties"]["FunctionName"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Permission"
+    }
+    permitted = {
+        arn.split("/*/")[-1].rstrip('"}'): name for arn, name in source_arns.items() if "/OPTIONS/" in arn
+    }
+    assert permitted == {
+        "OPTIONS/*": {"Ref": "RetrieveFunctionAliaslive"},
+        "OPTIONS/v1/graph/path": {"Ref": "GraphPathFunctionAliaslive"},
+        "OPTIONS/v1/why/*": {"Ref": "WhyExplainFunctionAliaslive"},
+    }
 
 
 # -------------------------------------------------------------------------------------- SnapStart, arch

@@ -66,11 +66,25 @@ def test_x_context_id_is_metered_as_the_context_it_selects() -> None:
     assert gate.refusal(_event("Bearer dev:quiet,flood", selected="quiet")) is None
 
 
-def test_a_selection_outside_the_token_costs_its_home() -> None:
+def test_a_selection_outside_the_token_is_denied_before_it_is_metered() -> None:
+    import asyncio
+
+    from retrieval_dev.serving.gateway import Gateway, Request
+    from retrieval_dev.serving.routes import ACCESS_DENIED_BODY
+    from retrieval_dev.serving.server import ServeLimits
+
     gate = _gate()
+    gateway = Gateway(ServeLimits(), gate)
     burst = TIERS["basic"].burst
-    answers = _refusals(gate, _event("Bearer dev:flood", selected="quiet"), burst + 1)
-    assert answers == [None] * burst + [REFUSALS[Verdict.THROTTLED]]
+    headers = {"Authorization": "Bearer dev:flood", "X-Context-Id": "quiet"}
+    foreign = Request("POST", "/v1/retrieve", headers, "{}")
+    try:  # every answer comes before any function runs (a function run would need the stack)
+        answers = [asyncio.run(gateway.dispatch(foreign)) for _ in range(burst + 2)]
+    finally:
+        gateway.close()
+    assert {(answer.status, answer.body) for answer in answers} == {(403, json.dumps(ACCESS_DENIED_BODY))}
+    # Denied, not metered (as API Gateway meters an authorizer's Deny): the home's bucket is still whole.
+    assert _refusals(gate, _event("Bearer dev:flood"), burst) == [None] * burst
 
 
 def test_a_token_with_an_empty_or_malformed_member_is_no_token() -> None:
@@ -89,7 +103,7 @@ def test_bedrock_s_route_has_one_bucket_for_every_knowledge_base() -> None:
 def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_runs() -> None:
     import asyncio
 
-    from retrieval_dev.serving.gateway import Gateway, Request
+    from retrieval_dev.serving.gateway import Gateway, Request, cors_for
     from retrieval_dev.serving.server import ServeLimits
 
     gate = _gate()
@@ -100,7 +114,8 @@ def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_run
         answer = asyncio.run(gateway.dispatch(request))  # a function run would need the stack
     finally:
         gateway.close()
-    headers = {name.lower(): value for name, value in answer.headers}
+    page = "https://app.example.com"  # as serve --cors-origin grants it, on every answer
+    headers = {name.lower(): value for name, value in cors_for(answer, page, frozenset({page})).headers}
     assert answer.status == 429
-    assert headers["retry-after"] == "1" and "access-control-allow-origin" in headers
+    assert headers["retry-after"] == "1" and headers["access-control-allow-origin"] == page
     assert json.loads(answer.body) == REFUSALS[Verdict.THROTTLED]

@@ -23,13 +23,15 @@ from .bedrock import GENERATE_ROUTES
 from .bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
-from .cors import with_cors
+from .cors import ORIGIN_HEADER, granted_origin, preflight_response, with_cors
 from .direct import DirectInvocation, handle_direct, is_direct
 from .error_counts import count_errors
+from .headers import header_value
 from .instruments import Handler, Instruments
 from .responses import describe_validation, error_status_body
 
 CALLER_KEY = "caller"
+PREFLIGHT_METRIC = "Preflights"
 OWN_PROTOCOL_RESOURCES = frozenset({KNOWLEDGE_BASE_RESOURCE, *GENERATE_ROUTES})
 
 
@@ -151,6 +153,20 @@ def api_function() -> tuple[Instruments, APIGatewayRestResolver]:
     return tools, build_resolver(tools.logger)
 
 
+def api_answer(
+    app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger
+) -> dict[str, Any]:
+    """An API Gateway event's answer with its CORS grant (``cors``): a preflight (OPTIONS, which API
+    Gateway passes on unauthenticated) is answered here, before any caller is read; every other answer,
+    errors included, names the request's origin when it is a configured one."""
+    granted = granted_origin(
+        header_value(event.get("headers"), ORIGIN_HEADER), container().settings.cors_origins
+    )
+    if event.get("httpMethod") == "OPTIONS":
+        return preflight_response(granted)
+    return with_cors(resolve(app, event, context, logger), granted)
+
+
 def lambda_entry(
     app: APIGatewayRestResolver,
     serve_direct: Callable[[CallerContext, DirectInvocation], BaseModel],
@@ -158,8 +174,8 @@ def lambda_entry(
 ) -> Handler:
     """The function's ``lambda_handler``: API Gateway events go to ``app``; direct invocations (no
     ``requestContext``, IAM-trusted) go to ``serve_direct``. Every API answer, errors included, carries
-    the CORS headers (``cors``). Logs carry the request's correlation id, and each request ends with one
-    ``answered`` line (``Instruments.answered``).
+    the CORS grant of its origin (``api_answer``). Logs carry the request's correlation id, and each
+    request ends with one ``answered`` line (``Instruments.answered``).
     Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -173,9 +189,9 @@ def lambda_entry(
             if is_direct(event):
                 response = handle_direct(event, serve_direct, tools.logger)
             else:
-                response = with_cors(
-                    resolve(app, event, context, tools.logger), container().settings.cors_allow_origin
-                )
+                response = api_answer(app, event, context, tools.logger)
+                if event.get("httpMethod") == "OPTIONS":  # how often browsers ask, each an invocation
+                    tools.count(PREFLIGHT_METRIC)
         count_errors(tools.metrics, response["statusCode"])
         tools.answered(
             route="direct" if is_direct(event) else str(event.get("resource")),

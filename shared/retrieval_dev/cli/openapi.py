@@ -69,7 +69,7 @@ SECURITY_SCHEMES = {
         "in": "header",
         "name": "Authorization",
         "description": (
-            "Checked by the API Gateway authorizer (the sample HMAC TOKEN authorizer or a Cognito user "
+            "Checked by the API Gateway authorizer (the sample HMAC REQUEST authorizer or a Cognito user "
             "pool), which passes the caller's allowed contexts to the function as claims."
         ),
     },

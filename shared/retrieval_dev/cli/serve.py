@@ -47,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="ORIGIN",
         help="A page origin (https://app.example.com) allowed to call the API and read its answers; "
-        "repeatable. None by default (RETRIEVAL_CORS_ALLOW_ORIGIN counts, unless it is '*').",
+        "repeatable. None by default (RETRIEVAL_CORS_ORIGINS, comma-separated, adds to them).",
     )
     add_limit_flags(parser)
     parser.add_argument(
@@ -85,9 +85,8 @@ def add_trust_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def cors_origins(args: argparse.Namespace, settings_origin: str) -> frozenset[str]:
-    configured = [*args.cors_origin, *([] if settings_origin == "*" else [settings_origin])]
-    return frozenset(origin.lower().rstrip("/") for origin in configured)
+def cors_origins(args: argparse.Namespace, settings_origins: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(origin.lower().rstrip("/") for origin in [*args.cors_origin, *settings_origins])
 
 
 def add_limit_flags(parser: argparse.ArgumentParser) -> None:
@@ -131,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval serve: not serving: {settings_problems(error)}", file=sys.stderr)
         return 2
     show_metrics(args.show_metrics)
-    origins = cors_origins(args, container().settings.cors_allow_origin)
+    origins = cors_origins(args, container().settings.cors_origins)
     gateway = Gateway(limits_from(args), usage_gate(args.tiers), functions(args), origins)
     addresses = local_addresses(args.host, args.port, args.allow_host, [*args.allow_origin, *origins])
     print(

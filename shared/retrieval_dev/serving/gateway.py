@@ -5,7 +5,9 @@ be. A request is read (its body within the body deadline, at most API Gateway's 
 
 The development authorizer stands in for the deployed one: ``Authorization: Bearer dev:acme`` (or
 ``dev:acme,globex``, optionally ``dev:acme:5`` for a session-limit claim) becomes the claims the real
-authorizer would pass; no token, or any other token, is a 401 before the function runs. Bedrock's Retrieve
+authorizer would pass; no token, or any other token, is a 401 before the function runs, and an
+``X-Context-Id`` outside the token's contexts a 403 (the deployed authorizer's Deny; both decide with
+``retrieval_core.entrypoints.token_contexts``). Bedrock's Retrieve
 route is ``AWS_IAM`` instead: SigV4 with the dev credentials ``dev-<context>`` / ``dev-secret``
 (``retrieval_dev.cli.sigv4``); anything else there is an ``AccessDeniedException``. An unknown route or an
 undeclared method is 403 with the template's gateway-response body, a CORS preflight (OPTIONS) of a route
@@ -24,6 +26,7 @@ from typing import Any
 
 from .containers import FunctionCrashedError, Functions, FunctionThreads
 from .routes import (
+    ACCESS_DENIED_BODY,
     CRASHED_FUNCTION_BODY,
     MAX_BODY_BYTES,
     MISSING_ROUTE_BODY,
@@ -124,6 +127,8 @@ class Gateway:
             event["requestContext"].update(authorizer=None, identity=identity)
         elif event["requestContext"]["authorizer"] is None:
             return gateway_answer(401, UNAUTHORIZED_BODY)
+        elif not selects_within_token(event):
+            return gateway_answer(403, ACCESS_DENIED_BODY)
         # Metered on the event loop, before a worker is taken: a flood's 429s never wait behind work.
         refused = self.usage_gate.refusal(event) if self.usage_gate else None
         if refused is not None:
@@ -136,6 +141,18 @@ class Gateway:
 
     def close(self) -> None:
         self.functions.close()
+
+
+def selects_within_token(event: dict[str, Any]) -> bool:
+    """False when ``X-Context-Id`` names a context the dev token does not hold: the deployed authorizer
+    answers that with a Deny (403 ACCESS_DENIED, before any function or usage plan), by the same rule."""
+    from retrieval_core.entrypoints.token_contexts import ContextNotGrantedError, selected_context
+
+    try:
+        selected_context(event["requestContext"]["authorizer"]["context_id"].split(","), event.get("headers"))
+    except ContextNotGrantedError:
+        return False
+    return True
 
 
 async def read_request(scope: Scope, receive: Receive, limits: ServeLimits) -> Request:
@@ -202,11 +219,14 @@ def workbench_page(request: Request) -> Answer | None:
 
 
 def preflight(request: Request) -> Answer:
-    from retrieval_core.entrypoints.cors import preflight_headers
+    """The functions' preflight answer (``cors.preflight_response``), granting no origin: ``cors_for``
+    grants the configured ones, as it does on every answer."""
+    from retrieval_core.entrypoints.cors import preflight_response
 
     if not is_routed_path(request.target):
         return gateway_answer(403, MISSING_ROUTE_BODY)
-    return Answer(200, list(preflight_headers(allowed_origin()).items()), "{}")
+    response = preflight_response(None)
+    return Answer(response["statusCode"], list(response["headers"].items()), response["body"])
 
 
 def gateway_answer(
@@ -216,29 +236,20 @@ def gateway_answer(
     close: bool = False,
     extra_headers: list[tuple[str, str]] | None = None,
 ) -> Answer:
-    """An answer API Gateway gives itself (no function ran): the template's gateway responses."""
-    from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
-
-    headers = [(ALLOW_ORIGIN, allowed_origin()), *(extra_headers or [])]
-    return Answer(status, headers, json.dumps(body), close)
+    """An answer API Gateway gives itself (no function ran): the template's gateway responses (their
+    CORS grant is ``cors_for``'s)."""
+    return Answer(status, list(extra_headers or []), json.dumps(body), close)
 
 
 def cors_for(answer: Answer, origin: str, allowed: frozenset[str]) -> Answer:
-    """``answer`` with CORS granted to ``origin`` only when it is configured: whatever the functions and
-    gateway responses put in ``Access-Control-Allow-Origin`` (the deployment's setting, ``*`` by
-    default) is replaced, so no other page may read an answer."""
-    from retrieval_core.entrypoints.cors import ALLOW_ORIGIN
+    """``answer`` with CORS granted to ``origin`` only when it is configured (``cors.granted_origin``, as
+    the functions decide it): whatever grant the functions made under their own settings is replaced by
+    serve's (``--cors-origin`` and ``RETRIEVAL_CORS_ORIGINS``), so no other page may read an answer."""
+    from retrieval_core.entrypoints.cors import CORS_RESPONSE_HEADERS, granted_origin, response_headers
 
-    headers = [(name, value) for name, value in answer.headers if name.lower() != ALLOW_ORIGIN.lower()]
-    if origin and origin.lower() in allowed:
-        headers += [(ALLOW_ORIGIN, origin), ("Vary", "Origin")]
+    headers = [(name, value) for name, value in answer.headers if name.lower() not in CORS_RESPONSE_HEADERS]
+    headers += response_headers(granted_origin(origin, allowed)).items()
     return Answer(answer.status, headers, answer.body, answer.close)
-
-
-def allowed_origin() -> str:
-    from retrieval_core.bootstrap import container
-
-    return container().settings.cors_allow_origin
 
 
 async def reply(send: Send, answer: Answer) -> None:

@@ -30,6 +30,11 @@ UNAUTHORIZED_BODY = {
     "error": "unauthenticated",
     "message": "Missing or invalid credentials: send a valid token in the Authorization header.",
 }
+ACCESS_DENIED_BODY = {
+    "error": "forbidden",
+    "message": "These credentials may not call this API, or not in the context X-Context-Id names.",
+}
+"""ACCESS_DENIED: the authorizer's Deny, as for an X-Context-Id outside the token's contexts."""
 MISSING_ROUTE_BODY = {"error": "gateway_error", "message": "Missing Authentication Token"}
 CRASHED_FUNCTION_BODY = {"error": "gateway_error", "message": "Internal server error"}
 """DEFAULT_5XX, as API Gateway answers when the function's container died before it answered."""
@@ -37,14 +42,18 @@ CRASHED_FUNCTION_BODY = {"error": "gateway_error", "message": "Internal server e
 
 def dev_claims(authorization: str | None) -> dict[str, str] | None:
     """The claims of a dev token, or None (a 401) unless every context it names is a valid context id:
-    ``dev:,initech`` or ``dev:acme,,x`` is no token, as the deployed authorizer refuses a claim list with
-    an empty or malformed member."""
-    from retrieval_core.context import CONTEXT_ID_PATTERN
+    ``dev:,initech`` or ``dev:acme,,x`` is no token, by the check the deployed authorizer makes
+    (``token_contexts``)."""
+    from retrieval_core.entrypoints.token_contexts import ContextListError, token_contexts
 
     match = DEV_TOKEN.fullmatch(authorization or "")
-    if match is None or not all(CONTEXT_ID_PATTERN.fullmatch(c) for c in match["contexts"].split(",")):
+    if match is None:
         return None
-    claims = {"principalId": "dev", "context_id": match["contexts"]}
+    try:
+        contexts = token_contexts(match["contexts"].split(","))
+    except ContextListError:
+        return None
+    claims = {"principalId": "dev", "context_id": ",".join(contexts)}
     if match["limit"]:
         claims["session_limit"] = match["limit"]
     return claims

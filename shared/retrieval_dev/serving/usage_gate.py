@@ -12,7 +12,7 @@ from typing import Any
 
 from retrieval_core.context import usage_identifier_key
 from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
-from retrieval_core.entrypoints.headers import CONTEXT_HEADER
+from retrieval_core.entrypoints.token_contexts import selected_context
 
 from ..cli.throttle import UsageThrottle, Verdict
 from ..cli.tiers import KNOWLEDGE_BASE_ROUTE, TierAssignment
@@ -43,9 +43,8 @@ class UsageGate:
 
 def metered_context(event: dict[str, Any]) -> str:
     """The context a token route's request is metered as: the one ``X-Context-Id`` selects among the
-    token's contexts, else the token's first (its home; a selection outside the token, which the function
-    refuses 403, still costs the home). The dev authorizer has checked every member is a context id."""
+    token's contexts, else the token's first (its home), decided as the deployed authorizer decides it
+    (``token_contexts.selected_context``). The gateway has already denied a selection outside the token
+    (403, metered on nothing, as API Gateway meters an authorizer's Deny)."""
     allowed = event["requestContext"]["authorizer"]["context_id"].split(",")
-    headers = {str(name).lower(): value for name, value in (event.get("headers") or {}).items()}
-    selected = headers.get(CONTEXT_HEADER.lower())
-    return selected if selected in allowed else allowed[0]
+    return selected_context(allowed, event.get("headers"))
