@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
     from .retrieval.config import RetrievalConfig
     from .retrieval.pager import Pager
-    from .retrieval.pipeline import RankingPipeline
+    from .retrieval.pipeline import RankingPipeline, Stages
     from .retrieval.service import RetrieveService
 
 OVERRIDABLE = frozenset(
@@ -56,6 +56,7 @@ OVERRIDABLE = frozenset(
         "retrieval_config",
         "policy",
         "capabilities",
+        "stages",
         "cursors",
         "reranker",
         "knowledge_bases",
@@ -202,7 +203,14 @@ class Container:
         context and options travel in each request's ``PreparedQuery``."""
         from .retrieval.pipeline import RankingPipeline
 
-        return RankingPipeline(self.capabilities, self.retrieval_config)
+        return RankingPipeline(self.capabilities, self.retrieval_config, self.stages)
+
+    @cached_property
+    def stages(self) -> Stages:
+        """The ranking pipeline's declared stages (``retrieval.pipeline.STAGES``)."""
+        from .retrieval.pipeline import STAGES
+
+        return STAGES
 
     def _paging_key(self) -> bytes | None:
         if self.settings.paging_key is not None:

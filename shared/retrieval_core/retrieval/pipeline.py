@@ -5,14 +5,15 @@
 
 Each stage is a small unit, ``(job, value) -> Step(value, applied)`` (``stages.base``), configured from
 the prepared query the ``Job`` carries; what it applied is merged into the response's ``applied`` here,
-and whether the ranking is complete is ``Pool.complete``, the one rule for every mode. Adding a stage
-is one module under ``stages/`` and one line in ``RankingPipeline.__init__`` (docs/ARCHITECTURE.md).
+and whether the ranking is complete is ``Pool.complete``, the one rule for every mode. The sequence is
+data (``STAGES``): adding a stage is one module under ``stages/`` and one line there, and a test may run
+the pipeline with one more (``Stages.with_hit_stage``) through the real handler (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from ..models.hits import Hit
@@ -34,6 +35,38 @@ from .stages.rerank import Reranking
 
 T = TypeVar("T")
 
+StageFactory = Callable[[Capabilities, RetrievalConfig], Stage[T]]
+"""Builds a stage once per container from what the deployment can do and its retrieval config."""
+
+
+def fixed(stage: Stage[T]) -> StageFactory[T]:
+    """A stage that needs nothing from the deployment, as a factory."""
+    return lambda capabilities, config: stage
+
+
+@dataclass(frozen=True, slots=True)
+class Stages:
+    """The pipeline's declared sequence, by the value each group of stages works on."""
+
+    query: tuple[StageFactory[SearchQuery], ...]
+    pool: tuple[StageFactory[Pool], ...]
+    hits: tuple[StageFactory[Ranked], ...]
+
+    def with_hit_stage(self, factory: StageFactory[Ranked]) -> Stages:
+        """These stages with one more after the last hit stage."""
+        return replace(self, hits=(*self.hits, factory))
+
+
+STAGES = Stages(
+    query=(fixed(pseudo_relevance_feedback),),
+    pool=(fixed(weighed_and_cut),),
+    hits=(
+        lambda capabilities, config: Reranking(capabilities),
+        lambda capabilities, config: MultiHop(capabilities, config.multihop),
+        lambda capabilities, config: GraphExpansion(capabilities, config.expansion),
+    ),
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
@@ -52,16 +85,11 @@ class RankingPipeline:
     """Built once per container (the pager holds it); every request's context and options travel in its
     ``PreparedQuery``."""
 
-    def __init__(self, capabilities: Capabilities, config: RetrievalConfig) -> None:
+    def __init__(self, capabilities: Capabilities, config: RetrievalConfig, stages: Stages = STAGES) -> None:
         self._arms = routes(capabilities, config)
-        # The declared sequence, by the value each group of stages works on.
-        self._query_stages: Sequence[Stage[SearchQuery]] = (pseudo_relevance_feedback,)
-        self._pool_stages: Sequence[Stage[Pool]] = (weighed_and_cut,)
-        self._hit_stages: Sequence[Stage[Ranked]] = (
-            Reranking(capabilities),
-            MultiHop(capabilities, config.multihop),
-            GraphExpansion(capabilities, config.expansion),
-        )
+        self._query_stages = _built(stages.query, capabilities, config)
+        self._pool_stages = _built(stages.pool, capabilities, config)
+        self._hit_stages = _built(stages.hits, capabilities, config)
 
     def rank(self, query: PreparedQuery, depth: int, *, all_fused: bool = False) -> Ranking:
         """The request's ranking to ``depth``, best first, undiversified; ``complete`` when nothing ranks
@@ -100,6 +128,12 @@ class RankingPipeline:
 
 def searched_vector(searched: Step[Searched], query: SearchQuery) -> list[float] | None:
     return searched.value.vector if searched.value.vector is not None else query.vector
+
+
+def _built(
+    factories: Sequence[StageFactory[T]], capabilities: Capabilities, config: RetrievalConfig
+) -> tuple[Stage[T], ...]:
+    return tuple(factory(capabilities, config) for factory in factories)
 
 
 def _through(stages: Sequence[Stage[T]], job: Job, value: T, applied: Applied) -> T:
