@@ -23,7 +23,7 @@ from .models import (
     PathExploration,
 )
 from .neighbourhood import DEFAULT_NODE_CAP, Neighbourhood
-from .search import Candidate, shortest_paths
+from .search import PathCandidate, shortest_paths
 
 MAX_SEARCH_ROUNDS = 3
 """Searches per request; a later round runs only after stale propositions were found on a path. When the
@@ -86,7 +86,7 @@ class _Answer:
         )
 
 
-def _resolve(candidate: Candidate, texts: dict[str, Hit]) -> GraphPath | None:
+def _resolve(candidate: PathCandidate, texts: dict[str, Hit]) -> GraphPath | None:
     """The path with the best known proposition on each hop, or None if some hop has none left."""
     edges: list[PathEdge] = []
     for parallel in candidate.hops:

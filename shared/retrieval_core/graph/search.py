@@ -54,7 +54,7 @@ class _Side:
 
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
+class PathCandidate:
     """One shortest path as an entity sequence; each hop may be carried by several propositions."""
 
     entity_ids: tuple[str, ...]
@@ -76,14 +76,14 @@ class SearchOutcome:
     def hops(self) -> int:
         return self.forward.depth + self.backward.depth
 
-    def candidates(self) -> Iterator[Candidate]:
+    def candidates(self) -> Iterator[PathCandidate]:
         """Distinct shortest paths, lazily, in a stable order (meeting node, then parent ids)."""
         for node in self.meeting:
             for head in self.forward.hops_to(node):
                 for tail in self.backward.hops_to(node):
                     route = head + [_flip(hop) for hop in reversed(tail)]
                     entity_ids = (self.forward.start, *(to for _, to, _ in route))
-                    yield Candidate(entity_ids=entity_ids, hops=tuple(edges for _, _, edges in route))
+                    yield PathCandidate(entity_ids=entity_ids, hops=tuple(edges for _, _, edges in route))
 
 
 def shortest_paths(

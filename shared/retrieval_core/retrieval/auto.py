@@ -62,7 +62,7 @@ confidence of what it came from. Tuned on the dev half of data/agent-questions (
 
 
 @dataclass(frozen=True, slots=True)
-class AutoArms:
+class AutoSearched:
     """What reading the question added to hybrid: every arm to fuse (hybrid's two and the focus arms),
     the focus arms' weights, the kind weights, and the inferences to report."""
 
@@ -80,7 +80,7 @@ def auto_arms(
     filters: SearchFilters,
     depth: int,
     expansion: Expansion = (),
-) -> AutoArms:
+) -> AutoSearched:
     """Hybrid's arms and the dictionary in one ``_msearch``, the question read against the names, and
     the arms of what it names in one more (none when nothing is named)."""
     text = plan.text
@@ -90,7 +90,7 @@ def auto_arms(
     focus, weights, inferred = understood(plan, reading)
     focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
     kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
-    return AutoArms({**base.arms, **focused.arms}, weights, kinds, inferred)
+    return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred)
 
 
 def interleaves(request: RetrieveRequest) -> bool:

@@ -26,7 +26,7 @@ ARM_RANK_CONSTANT = 10
 on the same [0, 1] scale as a normalised score."""
 
 
-class Ranked(Protocol):
+class Scored(Protocol):
     @property
     def id(self) -> str: ...
 
@@ -37,12 +37,12 @@ class Ranked(Protocol):
     def score(self) -> float: ...
 
 
-class Rescorable(Ranked, Protocol):
+class Rescorable(Scored, Protocol):
     def rescored(self, score: float) -> Self: ...
 
 
-ItemT = TypeVar("ItemT", bound=Ranked)
-RankedT = TypeVar("RankedT", bound=Ranked)
+ItemT = TypeVar("ItemT", bound=Scored)
+ScoredT = TypeVar("ScoredT", bound=Scored)
 RescorableT = TypeVar("RescorableT", bound=Rescorable)
 
 
@@ -165,21 +165,21 @@ def weigh(hits: Sequence[RescorableT], weights: Mapping[Kind, float]) -> list[Re
     return [h.rescored(h.score * float(weights.get(h.kind, 1.0))) for h in hits]
 
 
-def order(hits: Sequence[RankedT]) -> list[RankedT]:
+def order(hits: Sequence[ScoredT]) -> list[ScoredT]:
     """Score descending, then id; the first occurrence of an id wins."""
-    unique: dict[str, RankedT] = {}
+    unique: dict[str, ScoredT] = {}
     for hit in hits:
         if math.isfinite(hit.score):
             unique.setdefault(hit.id, hit)
     return sorted(unique.values(), key=lambda h: (-h.score, h.id))
 
 
-def diversify(hits: Sequence[RankedT]) -> list[RankedT]:
+def diversify(hits: Sequence[ScoredT]) -> list[ScoredT]:
     """Interleave kinds round-robin by rank: each round takes every kind's next best hit, best first."""
-    queues: dict[Kind, list[RankedT]] = {}
+    queues: dict[Kind, list[ScoredT]] = {}
     for hit in hits:
         queues.setdefault(hit.kind, []).append(hit)
-    result: list[RankedT] = []
+    result: list[ScoredT] = []
     depth = 0
     while len(result) < len(hits):
         round_hits = [queue[depth] for queue in queues.values() if depth < len(queue)]

@@ -32,7 +32,7 @@ LEXICAL, VECTOR = "lexical", "vector"
 
 
 @dataclass(frozen=True, slots=True)
-class Link:
+class PageLink:
     """Why an entity is followed: the weight of the passage naming it, that passage, and the entity."""
 
     weight: float
@@ -118,9 +118,9 @@ def _arm_scales(hits: Sequence[Hit]) -> dict[str, float]:
 
 def _links(
     seeds: Sequence[tuple[Hit, float]], paths: Mapping[str, tuple[Hop, ...]], cap: int
-) -> dict[str, Link]:
+) -> dict[str, PageLink]:
     """The entities the seeds link to, each with its strongest seed, strongest first, at most ``cap``."""
-    links: dict[str, Link] = {}
+    links: dict[str, PageLink] = {}
     for hit, weight in seeds:
         for mention in hit.mentions:
             if mention.type != PAGE_ENTITY_TYPE:
@@ -128,14 +128,14 @@ def _links(
             known = links.get(mention.entity_id)
             if known is None or known.weight < weight:
                 own = mention.role == ABOUT_ROLE
-                links[mention.entity_id] = Link(weight, hit.id, mention.entity_id, mention.name, own)
+                links[mention.entity_id] = PageLink(weight, hit.id, mention.entity_id, mention.name, own)
     strongest = sorted(links.values(), key=lambda link: (-link.weight, link.entity_id))[:cap]
     return {link.entity_id: link for link in strongest}
 
 
 def _reached(
     arms: Mapping[str, Sequence[Candidate]],
-    links: Mapping[str, Link],
+    links: Mapping[str, PageLink],
     scales: Mapping[str, float],
     config: MultiHopConfig,
     found: Mapping[str, Linked],
@@ -171,8 +171,10 @@ def _reached(
     return reached
 
 
-def _strongest(hit: Hit, links: Mapping[str, Link], config: MultiHopConfig) -> tuple[Link, float] | None:
-    best: tuple[Link, float] | None = None
+def _strongest(
+    hit: Hit, links: Mapping[str, PageLink], config: MultiHopConfig
+) -> tuple[PageLink, float] | None:
+    best: tuple[PageLink, float] | None = None
     for mention in hit.mentions:
         link = links.get(mention.entity_id)
         if link is None or link.from_id == hit.id:
@@ -184,7 +186,7 @@ def _strongest(hit: Hit, links: Mapping[str, Link], config: MultiHopConfig) -> t
     return best
 
 
-def _role(hit: Hit, link: Link) -> str:
+def _role(hit: Hit, link: PageLink) -> str:
     about = any(m.entity_id == link.entity_id and m.role == ABOUT_ROLE for m in hit.mentions)
     return "about" if about else "mentions"
 
