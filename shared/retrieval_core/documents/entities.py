@@ -92,8 +92,12 @@ class MentionFinder:
         """The context's dictionary as it is now (empty without one)."""
         return self._dictionary.entity_names(context_id) if self._dictionary else []
 
-    def mentions(self, context_id: str, texts: Sequence[str]) -> list[list[dict[str, str]]]:
-        known = self.dictionary(context_id)
+    def mentions(
+        self, context_id: str, texts: Sequence[str], known: Sequence[NamedEntity] | None = None
+    ) -> list[list[dict[str, str]]]:
+        """Each text's mentions against ``known`` (the context's dictionary, read here when not given: a
+        caller that needs the dictionary again for the same page reads it once and passes it)."""
+        known = self.dictionary(context_id) if known is None else known
         by_name = names_table(known)
         pattern = names_pattern(tuple(sorted(by_name)))
         extracted = self._extractor.extract(texts) if self._extractor else [[] for _ in texts]

@@ -164,18 +164,22 @@ class DocumentFiles:
         chunks = self._chunks(fmt, data, sidecar, chunking, budget)
         ids = [file.chunk_id(position) for position in range(len(chunks))]
         vectors = self._vectors(file, ids, chunks, previous, budget)
-        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks])
+        # The dictionary is read once per page: the mentions are found against it, and so are the
+        # page's back-links (with what this page adds to it).
+        known = self._mentions.dictionary(file.context_id)
+        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks], known)
         file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
         title = page_title(chunks)
         own = [file_mention] if title is None else [file_mention, about_mention(file.context_id, title)]
         own_ids = {m["entity_id"] for m in own}
+        chunk_mentions = [
+            [*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions
+        ]
         lines = chunk_lines(
             file,
             chunks,
             metadata=dict(sidecar.metadata),
-            mentions=[
-                [*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions
-            ],
+            mentions=chunk_mentions,
             vectors=vectors,
             created_at=self._clock(),
         )
@@ -193,7 +197,7 @@ class DocumentFiles:
                 f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
             )
         if title is not None:
-            self._link_back(file.context_id, title)
+            self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
         replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
         status: Status = "updated" if replaced else "indexed"
         note = sidecar.undeclared(self._metadata)
@@ -207,12 +211,13 @@ class DocumentFiles:
             return f"larger than {_size(self._limits.file_bytes)} (the size limit)"
         return None
 
-    def _link_back(self, context_id: str, title: str) -> None:
-        """The chunks indexed before this page that name its title now mention it (``backlinks``)."""
+    def _link_back(self, context_id: str, title: str, known: list[NamedEntity]) -> None:
+        """The chunks indexed before this page that name its title now mention it (``backlinks``);
+        ``known`` is the dictionary as this page's load left it (read before it, plus its mentions)."""
         if self._naming is None:
             return
         entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
-        names = backlink_names(entry, self._mentions.dictionary(context_id))
+        names = backlink_names(entry, known)
         sources = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
         lines = backlinked(sources, entry, names)
         if lines:
@@ -318,6 +323,11 @@ INDEXED = frozenset({"indexed", "updated", "unchanged"})
 
 def _hashes(status: DocumentStatus) -> tuple[str | None, str | None, str | None]:
     return status.content_hash, status.sidecar_hash, status.chunking
+
+
+def _named(mentions: list[list[dict[str, str]]]) -> list[NamedEntity]:
+    """The dictionary entries a page's chunk mentions add (what a read after its load would give)."""
+    return [NamedEntity(m["entity_id"], m["name"], m["type"]) for found in mentions for m in found]
 
 
 def _size(limit: int) -> str:
