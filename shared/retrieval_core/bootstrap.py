@@ -320,7 +320,8 @@ class Container:
     def document_files(self) -> DocumentFiles:
         """Documents through ingest: parsed, chunked per ``document_chunking``, their entities found in
         the context's dictionary and by the configured extractor."""
-        from .documents.entities import EntityExtractor, MentionFinder, RuleBasedExtractor
+        from .documents.entities import EntityExtractor, MentionFinder
+        from .documents.name_rules import RuleBasedExtractor
         from .documents.policy import ChunkingPolicy
         from .ingest.document_files import DocumentFiles
 

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
     from retrieval_core.adapters.s3_objects import S3ObjectStore
     from retrieval_core.adapters.sqs_parts import SqsPartQueue
-    from retrieval_core.documents.entities import EntityDictionary, EntityExtractor, RuleBasedExtractor
+    from retrieval_core.documents.entities import EntityDictionary, EntityExtractor
+    from retrieval_core.documents.name_rules import RuleBasedExtractor
     from retrieval_core.documents.status import DocumentStatusStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder

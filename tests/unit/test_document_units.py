@@ -13,10 +13,11 @@ import pytest
 from fakes_documents import MemoryDocumentStatuses
 from fakes_ingest import MemoryObjects, ScriptedLoader
 from retrieval_core.documents.chunking import ChunkingConfig, chunk_document
-from retrieval_core.documents.entities import MentionFinder, RuleBasedExtractor
+from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.errors import ChunkingConfigError, DocumentRejectedError
 from retrieval_core.documents.formats import DocumentFormat, format_of
 from retrieval_core.documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from retrieval_core.documents.name_rules import RuleBasedExtractor
 from retrieval_core.documents.parsed import Block, ParsedDocument
 from retrieval_core.documents.parsers import parse
 from retrieval_core.documents.policy import ChunkingPolicy
