@@ -166,6 +166,7 @@ class Container:
             pager=self.pager,
             config=self.retrieval_config,
             dimension=None if embedder is None else embedder.dimension,
+            field_types=self.indices if self.indices.layout.siloed else None,
         )
 
     @cached_property
@@ -340,6 +341,7 @@ class Container:
             vectors=self.store,
             mentions=MentionFinder(self.store, extractor),
             naming=self.store,
+            fields=self.indices if self.indices.layout.siloed else None,
             chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
             metadata=self.settings.metadata_fields,
         )

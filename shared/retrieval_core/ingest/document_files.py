@@ -44,11 +44,11 @@ from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
 from ..models.ingest import ObjectRef
-from ..models.metadata import MetadataSchema
+from ..models.metadata import FieldType, MetadataSchema
 from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.text_window import token_counter, window_of
 from ..models.vocabulary import iso
-from ..ports import Embedder, NamedEntity, NamingChunks, VectorReader
+from ..ports import ContextFieldTypes, Embedder, NamedEntity, NamingChunks, VectorReader
 from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import LineLoader, ObjectStore
@@ -75,6 +75,7 @@ class DocumentFiles:
         metadata: MetadataSchema,
         limits: DocumentLimits = DOCUMENT_LIMITS,
         naming: NamingChunks | None = None,
+        fields: ContextFieldTypes | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -88,6 +89,9 @@ class DocumentFiles:
         self._metadata = metadata
         self._limits = limits
         self._naming = naming
+        self._fields = fields
+        """Where typed sidecar values declare their keys' types for the context (None: nowhere, the pool
+        model; the report then says which declaration to add)."""
         self._clock = clock
         self._monotonic = monotonic
 
@@ -150,8 +154,11 @@ class DocumentFiles:
         sidecar_bytes = self._objects.read_bytes(
             ObjectRef(file.bucket, sidecar_of(file.key)), self._limits.sidecar_bytes
         )
+        context_types = self._context_types(file.context_id, sidecar_bytes)
         sidecar = (
-            NO_SIDECAR if sidecar_bytes is None else read_sidecar(sidecar_bytes, self._metadata, self._limits)
+            NO_SIDECAR
+            if sidecar_bytes is None
+            else read_sidecar(sidecar_bytes, self._metadata, self._limits, context_types)
         )
         chunking = self._chunking.for_key(file.key)
         hashes = _digest(data), _digest(sidecar_bytes or b""), chunking.model_dump_json()
@@ -184,6 +191,7 @@ class DocumentFiles:
             created_at=self._clock(),
         )
         budget.check("indexing")
+        note = self._declare(file.context_id, sidecar, context_types)  # before the values are indexed
         if len(chunks) > indexed:  # the ids about to be written, before they are
             self._record(file, "pending", len(chunks), None, sequencer, (None, None, None))
         stale = range(len(chunks), indexed)
@@ -200,10 +208,24 @@ class DocumentFiles:
             self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
         replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
         status: Status = "updated" if replaced else "indexed"
-        note = sidecar.undeclared(self._metadata)
         reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
         reason = f"{reason}; {note}" if reason and note else reason or note
         return self._record(file, status, len(chunks), reason, sequencer, hashes)
+
+    def _context_types(self, context_id: str, sidecar_bytes: bytes | None) -> dict[str, FieldType]:
+        """The types the context's typed sidecars declared so far (read only for a file with a sidecar)."""
+        if self._fields is None or sidecar_bytes is None:
+            return {}
+        return self._fields.field_types(context_id)
+
+    def _declare(self, context_id: str, sidecar: Sidecar, context_types: MetadataSchema) -> str | None:
+        """Typed sidecar values declare their keys' types for the context, so a range filter applies with
+        no declaration of its own; the report's line when one cannot (the pool model, or a key the
+        context's index already maps otherwise)."""
+        if self._fields is None:
+            return sidecar.undeclared(self._metadata)
+        new = {n: t for n, t in sidecar.typed.items() if n not in self._metadata and n not in context_types}
+        return sidecar.retyped(self._fields.declare(context_id, new)) if new else None
 
     def _too_large(self, data: bytes) -> str | None:
         """Bedrock skips a file over its size limit; so do we (the reason names the limit)."""

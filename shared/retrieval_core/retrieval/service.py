@@ -10,9 +10,11 @@ the packet, spends nothing."""
 from __future__ import annotations
 
 from ..context import CallerContext
+from ..models.filters import metadata_names
 from ..models.hit_parts import omitted_fields
 from ..models.hits import Hit
 from ..policy import Outcome, Replay, RetrievalPolicy
+from ..ports import ContextFieldTypes
 from .config import RetrievalConfig
 from .pager import Page, Pager
 from .prepared import PreparedQuery, prepare
@@ -28,12 +30,16 @@ class RetrieveService:
         pager: Pager,
         config: RetrievalConfig,
         dimension: int | None,
+        field_types: ContextFieldTypes | None = None,
     ) -> None:
-        """``dimension``: the embedder's, which a caller's own query vector must have (None: any)."""
+        """``dimension``: the embedder's, which a caller's own query vector must have (None: any);
+        ``field_types``: the types a context's typed sidecars gave its metadata keys (None: only the
+        deployment's declaration types them)."""
         self._policy = policy
         self._pager = pager
         self._config = config
         self._dimension = dimension
+        self._field_types = field_types
 
     def retrieve(
         self,
@@ -49,7 +55,7 @@ class RetrieveService:
         query = prepare(
             request,
             context,
-            config=self._config,
+            config=self._config_for(context.context_id, request),
             dimension=self._dimension,
             open_token=self._pager.open_token,
         )
@@ -69,6 +75,17 @@ class RetrieveService:
             replayed(outcome) if isinstance(outcome, Replay) else (answered(outcome), outcome.names)
         )
         return packed(response, names, query).leaving_out(omitted_fields(request.include))
+
+    def _config_for(self, context_id: str, request: RetrieveRequest) -> RetrievalConfig:
+        """The deployment's config, its metadata types joined by the context's own when the filter names
+        a key the deployment does not declare (one mapping read; the deployment's declaration wins)."""
+        declared = self._config.metadata
+        if self._field_types is None or request.filter is None:
+            return self._config
+        if metadata_names(request.filter) <= declared.keys():
+            return self._config
+        own = self._field_types.field_types(context_id)
+        return self._config.model_copy(update={"metadata": {**own, **declared}})
 
 
 def answered(outcome: Outcome[Page]) -> RetrieveResponse:
