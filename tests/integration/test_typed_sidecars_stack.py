@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from cli_process import RETRIEVAL
 from hostile_folder import Deployment, deployment
+from retrieval_core import bootstrap
 from retrieval_core.config import Settings
 from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import invoke
@@ -69,6 +70,10 @@ def test_typed_sidecar_values_make_range_filters_work_per_context(docs: Deployme
         name: ("indexed", None) for name in ("old.md", "mid.md", "new.md")
     }
     assert _files("acme") == {"mid.md", "new.md"}  # year >= 2020 as numbers: no declaration made
+    # A rebuild (of any declaration change) keeps what the typed sidecars declared.
+    (switch,) = bootstrap.container().rebuilder(lambda _: None).rebuild("acme")
+    assert switch.target != switch.source
+    assert _files("acme") == {"mid.md", "new.md"}
 
     # Another context's year is its own: a plain string there, so a range on it is refused, as before.
     other = tmp_path / "other"
