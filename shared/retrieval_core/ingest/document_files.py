@@ -151,15 +151,7 @@ class DocumentFiles:
         budget = FileBudget(self._limits, self._monotonic)  # one budget from the bytes to the index
         if not data.strip():
             raise DocumentRejectedError("is empty")
-        sidecar_bytes = self._objects.read_bytes(
-            ObjectRef(file.bucket, sidecar_of(file.key)), self._limits.sidecar_bytes
-        )
-        context_types = self._context_types(file.context_id, sidecar_bytes)
-        sidecar = (
-            NO_SIDECAR
-            if sidecar_bytes is None
-            else read_sidecar(sidecar_bytes, self._metadata, self._limits, context_types)
-        )
+        sidecar_bytes, sidecar, context_types = self._sidecar(file)
         chunking = self._chunking.for_key(file.key)
         hashes = _digest(data), _digest(sidecar_bytes or b""), chunking.model_dump_json()
         if previous is not None and previous.status in INDEXED and hashes == _hashes(previous):
@@ -174,14 +166,8 @@ class DocumentFiles:
         # The dictionary is read once per page: the mentions are found against it, and so are the
         # page's back-links (with what this page adds to it).
         known = self._mentions.dictionary(file.context_id)
-        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks], known)
-        file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
         title = page_title(chunks)
-        own = [file_mention] if title is None else [file_mention, about_mention(file.context_id, title)]
-        own_ids = {m["entity_id"] for m in own}
-        chunk_mentions = [
-            [*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions
-        ]
+        chunk_mentions = self._chunk_mentions(file, chunks, title, known)
         lines = chunk_lines(
             file,
             chunks,
@@ -194,16 +180,7 @@ class DocumentFiles:
         note = self._declare(file.context_id, sidecar, context_types)  # before the values are indexed
         if len(chunks) > indexed:  # the ids about to be written, before they are
             self._record(file, "pending", len(chunks), None, sequencer, (None, None, None))
-        stale = range(len(chunks), indexed)
-        report = self._loader.load_lines([*lines, *_deletes(file, stale)], context_id=file.context_id)
-        if report.unwritten or report.stopped:
-            raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
-        if report.errors:
-            first = report.errors[0]
-            self._loader.load_lines(_deletes(file, range(len(chunks))), context_id=file.context_id)
-            raise DocumentRejectedError(
-                f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
-            )
+        self._load(file, lines, len(chunks), indexed)
         if title is not None:
             self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
         replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
@@ -211,6 +188,40 @@ class DocumentFiles:
         reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
         reason = f"{reason}; {note}" if reason and note else reason or note
         return self._record(file, status, len(chunks), reason, sequencer, hashes)
+
+    def _sidecar(self, file: FileRef) -> tuple[bytes | None, Sidecar, dict[str, FieldType]]:
+        """The file's sidecar (its bytes, read), and the types the context gives its keys so far."""
+        data = self._objects.read_bytes(
+            ObjectRef(file.bucket, sidecar_of(file.key)), self._limits.sidecar_bytes
+        )
+        context_types = self._context_types(file.context_id, data)
+        if data is None:
+            return None, NO_SIDECAR, context_types
+        return data, read_sidecar(data, self._metadata, self._limits, context_types), context_types
+
+    def _chunk_mentions(
+        self, file: FileRef, chunks: list[Chunk], title: str | None, known: list[NamedEntity]
+    ) -> list[list[dict[str, str]]]:
+        """Each chunk's mentions: its file's, its page's, then what it names (``known`` and extracted)."""
+        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks], known)
+        file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
+        own = [file_mention] if title is None else [file_mention, about_mention(file.context_id, title)]
+        own_ids = {m["entity_id"] for m in own}
+        return [[*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions]
+
+    def _load(self, file: FileRef, lines: list[bytes], count: int, indexed: int) -> None:
+        """The file's ``count`` chunks loaded, the ids past them (of ``indexed`` before) deleted; a chunk
+        the index refuses fails the file with its chunks removed."""
+        stale = range(count, indexed)
+        report = self._loader.load_lines([*lines, *_deletes(file, stale)], context_id=file.context_id)
+        if report.unwritten or report.stopped:
+            raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
+        if report.errors:
+            first = report.errors[0]
+            self._loader.load_lines(_deletes(file, range(count)), context_id=file.context_id)
+            raise DocumentRejectedError(
+                f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
+            )
 
     def _context_types(self, context_id: str, sidecar_bytes: bytes | None) -> dict[str, FieldType]:
         """The types the context's typed sidecars declared so far (read only for a file with a sidecar)."""
