@@ -339,7 +339,8 @@ def resolve(node: Filter, schema: MetadataSchema, path: str = "filter") -> Filte
             _indexed_as(declared)
             + "; ranges apply to keys declared number or date: declare it in RETRIEVAL_METADATA_FIELDS "
             + f'(template parameter MetadataFields, e.g. {{"{name}": "number"}}), then run `retrieval '
-            + "rebuild` (the rebuild function when deployed) so the index compares it as declared",
+            + "rebuild` (the rebuild function when deployed) so the index compares it as declared; or "
+            + "give it a typed sidecar value (NUMBER) in the context's files, which types a new key",
         )
     if isinstance(leaf, Pattern) and field_type is not FieldType.KEYWORD:
         raise FilterNotApplicableError(
