@@ -106,7 +106,7 @@ class RuleBasedExtractor:
     def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
         texts = [_without_code(text) for text in texts]
         common = {m.group() for text in texts for m in PROSE_WORD.finditer(text)}
-        runs = [self._runs(text, common) for text in texts]
+        runs = _without_openers([self._runs(text, common) for text in texts])
         defined = set().union(*(self._definitions(text) for text in texts)) if texts else set()
         # A heading and the contents line that links to it are one name written twice at a line's
         # start, and a table's cells run into each other: recurring means written twice, once at least
@@ -251,6 +251,20 @@ def _at_start(text: str, at: int) -> bool:
     before = text[max(0, at - 80) : at]
     stripped = before.rstrip(MARKUP)
     return not stripped or stripped[-1] in ".!?:;|\u2014\u2013" or "\n" in before[len(stripped) :]
+
+
+def _without_openers(runs: list[list[_Run]]) -> list[list[_Run]]:
+    """A sentence's first word in front of a name the file also writes without it is no part of the
+    name ("Ask Anthony Green" where "Anthony Green" is written too)."""
+    names = {" ".join(run.words) for found in runs for run in found}
+
+    def trimmed(run: _Run) -> _Run:
+        rest = run.words[1:]
+        if run.at_start and sum(1 for w in rest if _capitalised(w)) >= 2 and " ".join(rest) in names:
+            return _Run(rest, False, run.after_article)
+        return run
+
+    return [[trimmed(run) for run in found] for found in runs]
 
 
 def _opener(word: str, common: set[str]) -> bool:
