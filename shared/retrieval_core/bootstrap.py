@@ -158,6 +158,7 @@ class Container:
 
     @cached_property
     def retrieve(self) -> RetrieveService:
+        from .adapters.opensearch.layout import IndexLayout
         from .retrieval.service import RetrieveService
 
         embedder = self.capabilities.embedder
@@ -166,7 +167,9 @@ class Container:
             pager=self.pager,
             config=self.retrieval_config,
             dimension=None if embedder is None else embedder.dimension,
-            field_types=self.indices if self.indices.layout.siloed else None,
+            # The store reads a context's types (no index is created, no backend called until a filter
+            # names an undeclared key).
+            field_types=self.store if IndexLayout.of(self.settings).siloed else None,
         )
 
     @cached_property

@@ -435,6 +435,10 @@ class ContextFieldTypes(Protocol):
         typed. Exact-string keys are left out (every undeclared key is one)."""
         ...
 
+
+class ContextFieldDeclarations(ContextFieldTypes, Protocol):
+    """The write side: typed sidecar values declaring their keys' types in the context's index."""
+
     def declare(self, context_id: str, fields: Mapping[str, FieldType]) -> dict[str, FieldType]:
         """Type ``fields`` in the context's index (created first if absent) where it does not map them
         yet; returns the ones it already maps otherwise, with the type it has (nothing changed for those:

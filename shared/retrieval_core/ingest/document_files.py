@@ -48,7 +48,7 @@ from ..models.metadata import FieldType, MetadataSchema
 from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.text_window import token_counter, window_of
 from ..models.vocabulary import iso
-from ..ports import ContextFieldTypes, Embedder, NamedEntity, NamingChunks, VectorReader
+from ..ports import ContextFieldDeclarations, Embedder, NamedEntity, NamingChunks, VectorReader
 from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import LineLoader, ObjectStore
@@ -75,7 +75,7 @@ class DocumentFiles:
         metadata: MetadataSchema,
         limits: DocumentLimits = DOCUMENT_LIMITS,
         naming: NamingChunks | None = None,
-        fields: ContextFieldTypes | None = None,
+        fields: ContextFieldDeclarations | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:

@@ -233,23 +233,8 @@ class ContextIndices:
         return alias
 
     def field_types(self, context_id: str) -> dict[str, FieldType]:
-        """``ports.ContextFieldTypes``: the typed metadata keys of the context's own index (none in the
-        pool model, none before its first write). One mapping read."""
-        from opensearchpy.exceptions import NotFoundError
-
-        if not self.layout.siloed:
-            return {}
-        with opensearch_failures():
-            try:
-                found = self.client.indices.get_mapping(index=self.layout.alias(context_id))
-            except NotFoundError:
-                return {}
-        return {
-            name: field_type
-            for body in found.values()
-            for name, field_type in mapped_metadata(body["mappings"]["properties"]).items()
-            if field_type is not FieldType.KEYWORD
-        }
+        """``ports.ContextFieldTypes`` (``context_field_types``)."""
+        return context_field_types(self.client, self.layout, context_id)
 
     def declare(self, context_id: str, fields: Mapping[str, FieldType]) -> dict[str, FieldType]:
         """``ports.ContextFieldTypes``: ``fields`` typed in the context's index where it does not map
@@ -319,6 +304,28 @@ class ContextIndices:
                     f"{self._spec.dimension}. Rebuild the index (`retrieval rebuild`), or use another "
                     "alias (RETRIEVAL_OPENSEARCH_ALIAS)."
                 )
+
+
+def context_field_types(
+    client: OpenSearch, layout: IndexLayout, context_id: str, timeout: float | None = None
+) -> dict[str, FieldType]:
+    """The typed metadata keys of the context's own index (none in the pool model, none before its
+    first write): what its typed sidecars declared, and the deployment's declaration. One mapping read."""
+    from opensearchpy.exceptions import NotFoundError
+
+    if not layout.siloed:
+        return {}
+    with opensearch_failures():
+        try:
+            found = client.indices.get_mapping(index=layout.alias(context_id), request_timeout=timeout)
+        except NotFoundError:
+            return {}
+    return {
+        name: field_type
+        for body in found.values()
+        for name, field_type in mapped_metadata(body["mappings"]["properties"]).items()
+        if field_type is not FieldType.KEYWORD
+    }
 
 
 MAPPED_AS = {mapping["type"]: field_type for field_type, mapping in METADATA_MAPPING.items()}
