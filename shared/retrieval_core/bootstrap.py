@@ -158,6 +158,7 @@ class Container:
 
     @cached_property
     def retrieve(self) -> RetrieveService:
+        from .adapters.opensearch.layout import IndexLayout
         from .retrieval.service import RetrieveService
 
         embedder = self.capabilities.embedder
@@ -166,6 +167,9 @@ class Container:
             pager=self.pager,
             config=self.retrieval_config,
             dimension=None if embedder is None else embedder.dimension,
+            # The store reads a context's types (no index is created, no backend called until a filter
+            # names an undeclared key).
+            field_types=self.store if IndexLayout.of(self.settings).siloed else None,
         )
 
     @cached_property
@@ -327,7 +331,8 @@ class Container:
     def document_files(self) -> DocumentFiles:
         """Documents through ingest: parsed, chunked per ``document_chunking``, their entities found in
         the context's dictionary and by the configured extractor."""
-        from .documents.entities import EntityExtractor, MentionFinder, RuleBasedExtractor
+        from .documents.entities import EntityExtractor, MentionFinder
+        from .documents.name_rules import RuleBasedExtractor
         from .documents.policy import ChunkingPolicy
         from .ingest.document_files import DocumentFiles
 
@@ -346,6 +351,7 @@ class Container:
             vectors=self.store,
             mentions=MentionFinder(self.store, extractor),
             naming=self.store,
+            fields=self.indices if self.indices.layout.siloed else None,
             chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
             metadata=self.settings.metadata_fields,
         )

@@ -142,9 +142,10 @@ class Settings(BaseModel):
         "per-prefix overrides (documents.policy.ChunkingPolicy; docs/DOCUMENTS.md). {}: Bedrock's default.",
     )
     entity_extractor: Literal["none", "local", "comprehend"] = Field(
-        default="none",
-        description="What finds entities in document chunks besides the context's dictionary: none, the "
-        "offline rule-based extractor (local) or Amazon Comprehend DetectEntities (comprehend).",
+        default="local",
+        description="What finds entities in document chunks besides the context's dictionary: the "
+        "offline rule-based extractor (local, the default: docs/DOCUMENTS.md measures its precision), "
+        "Amazon Comprehend DetectEntities (comprehend, opt-in) or nothing (none).",
     )
     metadata_fields: dict[str, FieldType] = Field(
         default_factory=empty_dict,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .models.filters import Filter
     from .models.item import Item  # the loadable model: the read path never imports it
     from .models.lineage import LineageCard, LineageLinks  # only why_explain builds them
+    from .models.metadata import FieldType
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,4 +423,24 @@ class MetadataKeyLedger(Protocol):
         """Add ``keys`` to the context's recorded keys in one atomic step, unless the keys recorded
         before it plus ``keys`` would number more than ``cap``; False (nothing added) when they would.
         Concurrent writers cannot both pass: the check and the write are one conditional write."""
+        ...
+
+
+class ContextFieldTypes(Protocol):
+    """The metadata types one context's own index gives its keys beyond the deployment's declaration:
+    what typed sidecar values declared (silo model; a shared pool index types nothing per context)."""
+
+    def field_types(self, context_id: str) -> dict[str, FieldType]:
+        """The context's typed keys (number, date, boolean): the ones a filter ranges or matches on as
+        typed. Exact-string keys are left out (every undeclared key is one)."""
+        ...
+
+
+class ContextFieldDeclarations(ContextFieldTypes, Protocol):
+    """The write side: typed sidecar values declaring their keys' types in the context's index."""
+
+    def declare(self, context_id: str, fields: Mapping[str, FieldType]) -> dict[str, FieldType]:
+        """Type ``fields`` in the context's index (created first if absent) where it does not map them
+        yet; returns the ones it already maps otherwise, with the type it has (nothing changed for those:
+        changing a mapped type takes a rebuild)."""
         ...

@@ -12,6 +12,7 @@ from retrieval_core.adapters.opensearch.documents import document_of, hit_of
 from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import Candidate, Hit, Signal
 from retrieval_core.models.item import Item
+from retrieval_core.models.metadata import FieldType
 from retrieval_core.ports import (
     ArmResults,
     Capabilities,
@@ -42,6 +43,10 @@ class InMemoryLexicalStore:
         self.items = {item.id: item for item in items}
         self.calls: list[str] = []
         self.metadata_types = metadata_types or {}
+
+    def field_types(self, context_id: str) -> dict[str, FieldType]:
+        """``ports.ContextFieldTypes``: in memory no context types its own keys (the declaration alone)."""
+        return {}
 
     def _visible(
         self, context_id: str, filters: SearchFilters | None, where: Filter | None = None

@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
     from retrieval_core.adapters.dynamodb_sessions import DynamoSessionStore
     from retrieval_core.adapters.opensearch.generations import OpenSearchGenerations
+    from retrieval_core.adapters.opensearch.index import ContextIndices
     from retrieval_core.adapters.opensearch.store import OpenSearchStore
     from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
     from retrieval_core.adapters.s3_objects import S3ObjectStore
     from retrieval_core.adapters.sqs_parts import SqsPartQueue
-    from retrieval_core.documents.entities import EntityDictionary, EntityExtractor, RuleBasedExtractor
+    from retrieval_core.documents.entities import EntityDictionary, EntityExtractor
+    from retrieval_core.documents.name_rules import RuleBasedExtractor
     from retrieval_core.documents.status import DocumentStatusStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
     from retrieval_core.loading.loader import Loader, LoadProgress
     from retrieval_core.policy import InMemorySessionStore, SessionStore
     from retrieval_core.ports import (
+        ContextFieldDeclarations,
+        ContextFieldTypes,
         CursorStore,
         Embedder,
         GraphTraversal,
@@ -56,12 +60,15 @@ if TYPE_CHECKING:
         rules: RuleBasedExtractor,
         comprehend: ComprehendEntities,
         store: OpenSearchStore,
+        indices: ContextIndices,
     ) -> None:
         _memory: DocumentStatusStore = memory
         _dynamo: DocumentStatusStore = dynamo
         _rules: EntityExtractor = rules
         _comprehend: EntityExtractor = comprehend
         _dictionary: EntityDictionary = store
+        _read_types: ContextFieldTypes = store  # retrieve reads a context's typed keys
+        _declarations: ContextFieldDeclarations = indices  # ingest declares them
 
     def search_fakes(lexical_only: InMemoryLexicalStore, full: InMemoryStore) -> None:
         _lexical: LexicalSearch = lexical_only

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -249,3 +250,65 @@ def test_the_sync_report_says_a_shared_note_once_and_keeps_each_files_own_reason
         "1 indexed, 1 skipped, 1 updated",
         f"note: {note}",
     ]
+
+
+class ContextTypes:
+    """``ContextFieldTypes`` in memory: one context's index, its keys mapped as the first value typed."""
+
+    def __init__(self, mapped: dict[str, FieldType] | None = None) -> None:
+        self.mapped = dict(mapped or {})
+        self.asked: list[dict[str, FieldType]] = []
+
+    def field_types(self, context_id: str) -> dict[str, FieldType]:
+        return {n: t for n, t in self.mapped.items() if t is not FieldType.KEYWORD}
+
+    def declare(self, context_id: str, fields: Mapping[str, FieldType]) -> dict[str, FieldType]:
+        self.asked.append(dict(fields))
+        conflicts = {n: self.mapped[n] for n, t in fields.items() if n in self.mapped and self.mapped[n] != t}
+        self.mapped |= {n: t for n, t in fields.items() if n not in self.mapped}
+        return conflicts
+
+
+def _typed_files(types: ContextTypes) -> tuple[DocumentFiles, MemoryObjects]:
+    objects = MemoryObjects()
+    files = DocumentFiles(
+        loader=ScriptedLoader(),
+        objects=objects,
+        statuses=MemoryDocumentStatuses(),
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(None, None),
+        chunking=ChunkingPolicy(),
+        metadata={"team": FieldType.KEYWORD},
+        fields=types,
+    )
+    return files, objects
+
+
+def _put(objects: MemoryObjects, name: str, attributes: dict[str, Any]) -> ObjectRef:
+    key = f"contexts/acme/{name}"
+    objects.blobs[("b", key)] = b"Quarterly figures."
+    objects.blobs[("b", key + ".metadata.json")] = json.dumps({"metadataAttributes": attributes}).encode()
+    return ObjectRef("b", key, "v1", sequencer="01")
+
+
+def test_typed_sidecar_values_declare_their_keys_for_the_context_and_a_conflict_is_one_line() -> None:
+    types = ContextTypes()
+    files, objects = _typed_files(types)
+    year = {"value": {"type": "NUMBER", "numberValue": 2024}}
+    tags = {"value": {"type": "STRING_LIST", "stringListValue": ["q1"]}}
+    team = {"value": {"type": "STRING", "stringValue": "ops"}}
+    first = files.created(_put(objects, "a.txt", {"year": year, "tags": tags, "team": team}))
+    assert first is not None and (first.status, first.reason) == ("indexed", None)
+    # The deployment's keys are its own; the rest are declared, in the context's index.
+    assert types.asked == [{"year": FieldType.NUMBER, "tags": FieldType.KEYWORD}]
+    again = files.created(_put(objects, "b.txt", {"year": year}))
+    assert again is not None and again.status == "indexed" and types.asked[1:] == []  # already a number
+    boolean = {"value": {"type": "BOOLEAN", "booleanValue": True}}
+    failed = files.created(_put(objects, "c.txt", {"year": boolean}))
+    assert failed is not None and failed.status == "failed" and failed.reason is not None
+    assert '{"year": "boolean"} to RETRIEVAL_METADATA_FIELDS and run `retrieval rebuild`' in failed.reason
+    retyped = files.created(_put(objects, "d.txt", {"tags": {"value": {"type": "NUMBER", "numberValue": 1}}}))
+    assert retyped is not None and retyped.status == "indexed" and retyped.reason is not None
+    assert "\n" not in retyped.reason and "(tags as keyword" in retyped.reason
+    assert '{"tags": "number"} to RETRIEVAL_METADATA_FIELDS' in retyped.reason

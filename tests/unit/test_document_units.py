@@ -13,10 +13,11 @@ import pytest
 from fakes_documents import MemoryDocumentStatuses
 from fakes_ingest import MemoryObjects, ScriptedLoader
 from retrieval_core.documents.chunking import ChunkingConfig, chunk_document
-from retrieval_core.documents.entities import MentionFinder, RuleBasedExtractor
+from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.errors import ChunkingConfigError, DocumentRejectedError
 from retrieval_core.documents.formats import DocumentFormat, format_of
 from retrieval_core.documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from retrieval_core.documents.name_rules import RuleBasedExtractor
 from retrieval_core.documents.parsed import Block, ParsedDocument
 from retrieval_core.documents.parsers import parse
 from retrieval_core.documents.policy import ChunkingPolicy
@@ -303,7 +304,29 @@ class Vectors:
         return {i: self.stored[i] for i in ids if i in self.stored}
 
 
+class CountingDictionary(Dictionary):
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        self.reads += 1
+        return super().entity_names(context_id)
+
+
+class Naming:
+    def __init__(self) -> None:
+        self.asked: list[list[str]] = []
+
+    def chunks_naming(
+        self, context_id: str, names: Sequence[str], entry: NamedEntity, limit: int
+    ) -> list[dict[str, Any]]:
+        self.asked.append(list(names))
+        return []
+
+
 def _files(
+    mentions: MentionFinder | None = None,
+    naming: Naming | None = None,
     **limits: Any,
 ) -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses, Vectors]:
     objects, loader, statuses, vectors = (
@@ -318,10 +341,11 @@ def _files(
         statuses=statuses,
         embedder=Embedder(),
         vectors=vectors,
-        mentions=MentionFinder(None, None),
+        mentions=mentions or MentionFinder(None, None),
         chunking=ChunkingPolicy(),
         metadata={},
         limits=DocumentLimits(**limits),
+        naming=naming,
     )
     return files, objects, loader, statuses, vectors
 
@@ -410,3 +434,14 @@ def test_a_chunk_of_a_file_pairs_its_first_names_but_not_its_file_and_other_item
     # A JSON Lines document (no file behind it) pairs nothing, as before.
     assert co_mentioned(item([], [file_mention, *names])) == []
     assert co_mentioned(item([{"chunk_id": "acme:other", "uri": "s3://b/k"}], names)) == []
+
+
+def test_a_page_reads_the_dictionary_once_for_its_mentions_and_its_back_links() -> None:
+    dictionary, naming = CountingDictionary(), Naming()
+    files, objects, loader, _, _ = _files(MentionFinder(dictionary, RuleBasedExtractor()), naming)
+    objects.blobs[("b", "contexts/acme/p.md")] = b"# Treasury Desk\n\nThe Payments Team calls it."
+    assert files.created(ObjectRef("b", "contexts/acme/p.md", "v1")).status == "indexed"  # type: ignore[union-attr]
+    assert dictionary.reads == 1
+    assert naming.asked == [["Treasury Desk"]]  # the page's title, unshared, from the one read
+    line = json.loads(loader.calls[0][1][0])
+    assert "acme:team/payments" in {m["entity_id"] for m in line["mentions"]}

@@ -1,8 +1,8 @@
 """Entity mentions for chunks, without a language model: first the context's own entity dictionary (the
-names its items already give entities, the names ``auto`` links), then an ``EntityExtractor`` (Amazon
-Comprehend's DetectEntities in a stack that opts in, ``RuleBasedExtractor`` offline). A found name that
-the dictionary knows links to the dictionary's entity id, so entities in documents and in JSON Lines
-items meet in one graph."""
+names its items already give entities, the names ``auto`` links), then an ``EntityExtractor``
+(``name_rules.RuleBasedExtractor`` offline, the default; Amazon Comprehend's DetectEntities in a stack
+that opts in). A found name that the dictionary knows links to the dictionary's entity id, so entities
+in documents and in JSON Lines items meet in one graph."""
 
 from __future__ import annotations
 
@@ -39,47 +39,6 @@ class EntityDictionary(Protocol):
         ...
 
 
-class RuleBasedExtractor:
-    """Offline and deterministic: runs of two or more capitalised words (``Acme Payments``), and
-    acronyms of two to six capitals (``NASA``), that do not open a sentence alone. Development and
-    tests; a stack uses its dictionary and, opted in, Comprehend."""
-
-    NAME = re.compile(r"\b(?:[A-Z][a-z]+(?:[ -](?:of |de |the )?[A-Z][a-z]+)+|[A-Z]{2,6}\b)")
-    OPENERS = frozenset(
-        {
-            *("The", "A", "An", "This", "That", "These", "Those", "Its", "Our", "Their", "Every", "Each"),
-            *("In", "On", "At", "For", "From", "By", "With", "And", "But", "If"),
-            *("When", "Where", "What", "Which", "Who", "How", "Why"),
-        }
-    )
-    """Capitalised only because they open a sentence: ``The Falcon Jet`` names ``Falcon Jet``."""
-
-    def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
-        found = []
-        for text in texts:
-            names = dict.fromkeys(
-                name for m in self.NAME.finditer(text) if (name := self._without_opener(m.group()))
-            )
-            found.append(
-                [
-                    FoundEntity(n, "acronym" if n.isupper() else "name")
-                    for n in names
-                    if len(n) >= MIN_NAME_CHARS
-                ]
-            )
-        return found
-
-    def _without_opener(self, name: str) -> str | None:
-        """``name`` less the sentence openers it starts with; None when one word is left (a word that
-        opens a sentence is capitalised anyway)."""
-        words = name.split(" ")
-        while words and words[0] in self.OPENERS:
-            words = words[1:]
-        if len(words) < 2 and not name.isupper():
-            return None
-        return " ".join(words)
-
-
 class MentionFinder:
     """Mentions of each chunk: dictionary names found in its text, then the extractor's names (linked
     to a dictionary id when the name matches one, else to ``<context>:entity/<slug>``)."""
@@ -92,8 +51,12 @@ class MentionFinder:
         """The context's dictionary as it is now (empty without one)."""
         return self._dictionary.entity_names(context_id) if self._dictionary else []
 
-    def mentions(self, context_id: str, texts: Sequence[str]) -> list[list[dict[str, str]]]:
-        known = self.dictionary(context_id)
+    def mentions(
+        self, context_id: str, texts: Sequence[str], known: Sequence[NamedEntity] | None = None
+    ) -> list[list[dict[str, str]]]:
+        """Each text's mentions against ``known`` (the context's dictionary, read here when not given: a
+        caller that needs the dictionary again for the same page reads it once and passes it)."""
+        known = self.dictionary(context_id) if known is None else known
         by_name = names_table(known)
         pattern = names_pattern(tuple(sorted(by_name)))
         extracted = self._extractor.extract(texts) if self._extractor else [[] for _ in texts]

@@ -7,7 +7,8 @@
 (typed values: ``STRING`` stringValue, ``NUMBER`` numberValue, ``BOOLEAN`` booleanValue, ``STRING_LIST``
 stringListValue), and for a CSV the record form ``documentStructureConfiguration``: which columns are
 the row's content and which its metadata. The attributes become every chunk's ``metadata``; a value
-that contradicts the deployment's declared metadata types fails the file, naming the key.
+that contradicts the deployment's declared metadata types, or the types the context's typed sidecars
+declared (docs/DOCUMENTS.md, "Typed sidecars declare their keys"), fails the file, naming the key.
 """
 
 from __future__ import annotations
@@ -46,27 +47,49 @@ class Sidecar:
     metadata: dict[str, Any] = field(default_factory=dict)
     records: RecordStructure | None = None
     typed: dict[str, FieldType] = field(default_factory=dict)
-    """The attributes a typed value gave a type a filter ranges or matches on (NUMBER, BOOLEAN)."""
+    """The attributes a typed value gave a type (NUMBER, BOOLEAN; STRING and STRING_LIST: exact strings)."""
 
     def undeclared(self, schema: MetadataSchema) -> str | None:
         """One line for the file's report when a typed attribute's key is not declared, so it filters
-        as an exact string: the declaration to add and the rebuild it needs."""
-        missing = {name: kind for name, kind in self.typed.items() if name not in schema}
+        as an exact string (where no context types its own keys: the pool model): the declaration to add
+        and the rebuild it needs."""
+        missing = {n: t for n, t in self.typed.items() if n not in schema and t is not FieldType.KEYWORD}
         if not missing:
             return None
-        declaration = json.dumps({name: str(kind) for name, kind in sorted(missing.items())})
         return (
             f"typed sidecar values ({', '.join(sorted(missing))}) are not declared, so they filter as exact "
-            f"strings: add {declaration} to RETRIEVAL_METADATA_FIELDS (MetadataFields), then "
+            f"strings: add {_declaration(missing)} to RETRIEVAL_METADATA_FIELDS (MetadataFields), then "
             "`retrieval rebuild`"
         )
+
+    def retyped(self, indexed: MetadataSchema) -> str | None:
+        """One line for the file's report when the context's index already maps typed attributes
+        otherwise (earlier files gave the key other values, so it is indexed as they were): the
+        declaration that changes the key's type, and the rebuild that applies it."""
+        if not indexed:
+            return None
+        wanted = {name: self.typed[name] for name in indexed}
+        was = ", ".join(f"{name} as {kind}" for name, kind in sorted(indexed.items()))
+        return (
+            f"typed sidecar values ({', '.join(sorted(wanted))}) keep the type this context indexes them "
+            f"with ({was}, from earlier files): to change it, add {_declaration(wanted)} to "
+            "RETRIEVAL_METADATA_FIELDS (MetadataFields), then `retrieval rebuild`"
+        )
+
+
+def _declaration(types: MetadataSchema) -> str:
+    return json.dumps({name: str(kind) for name, kind in sorted(types.items())})
 
 
 NO_SIDECAR = Sidecar()
 
 
-def read_sidecar(data: bytes, schema: MetadataSchema, limits: DocumentLimits) -> Sidecar:
-    """The sidecar's metadata and record structure; ``DocumentRejectedError`` says what is wrong."""
+def read_sidecar(
+    data: bytes, schema: MetadataSchema, limits: DocumentLimits, context: MetadataSchema | None = None
+) -> Sidecar:
+    """The sidecar's metadata and record structure; ``DocumentRejectedError`` says what is wrong.
+    ``schema`` is the deployment's declaration, ``context`` the types the context's own index gives its
+    keys (what its typed sidecars declared); the deployment's wins where both type a key."""
     if len(data) > limits.sidecar_bytes:
         raise DocumentRejectedError(
             f"has a sidecar of {len(data):,} bytes, more than {limits.sidecar_bytes:,} (Bedrock's limit)"
@@ -88,18 +111,38 @@ def read_sidecar(data: bytes, schema: MetadataSchema, limits: DocumentLimits) ->
     if len(attributes) > LIMITS.metadata_keys:
         raise DocumentRejectedError(f"has a sidecar with more than {LIMITS.metadata_keys} attributes")
     metadata = {_name(name): _value(name, value) for name, value in attributes.items()}
-    problems = metadata_problems(metadata, schema)
-    if problems:
-        where, message = problems[0]
+    typed = {name: TYPE_OF[value["value"]["type"]] for name, value in attributes.items() if _typed(value)}
+    _check_types(metadata, typed, schema, context or {})
+    return Sidecar(metadata, _records(document.get("documentStructureConfiguration")), typed)
+
+
+def _check_types(
+    metadata: dict[str, Any], typed: dict[str, FieldType], schema: MetadataSchema, context: MetadataSchema
+) -> None:
+    problems = metadata_problems(metadata, {**context, **schema})
+    if not problems:
+        return
+    where, message = problems[0]
+    name = where.removeprefix("metadata.").split("[")[0]
+    if name in schema:
         raise DocumentRejectedError(
             f"has a sidecar value that contradicts the declared type: {where} {message} (fix the value, or "
             "change the key's type in RETRIEVAL_METADATA_FIELDS and run `retrieval rebuild`)"
         )
-    typed = {name: TYPE_OF[value["value"]["type"]] for name, value in attributes.items() if _typed(value)}
-    return Sidecar(metadata, _records(document.get("documentStructureConfiguration")), typed)
+    change = _declaration({name: typed[name]}) if name in typed else "the key's type"
+    raise DocumentRejectedError(
+        f"has a sidecar value that contradicts the type this context's typed sidecars declared: {where} "
+        f"{message.replace('(declared', '(typed')} (fix the value, or add {change} to "
+        "RETRIEVAL_METADATA_FIELDS and run `retrieval rebuild`)"
+    )
 
 
-TYPE_OF = {"NUMBER": FieldType.NUMBER, "BOOLEAN": FieldType.BOOLEAN}
+TYPE_OF = {
+    "NUMBER": FieldType.NUMBER,
+    "BOOLEAN": FieldType.BOOLEAN,
+    "STRING": FieldType.KEYWORD,
+    "STRING_LIST": FieldType.KEYWORD,
+}
 
 
 def _typed(value: Any) -> bool:

@@ -27,8 +27,9 @@ class DocumentStatus(BaseModel):
     reason: str | None = Field(
         default=None,
         description="Why the file failed or was skipped (its type, its size); for an update of its sidecar "
-        "alone, that only its metadata changed; for typed sidecar values of undeclared keys, the "
-        "declaration and rebuild that make them filterable as typed; null otherwise.",
+        "alone, that only its metadata changed; for typed sidecar values whose key cannot be typed for the "
+        "context (the pool model, or a key it already indexes otherwise), the declaration and rebuild that "
+        "make them filterable as typed; null otherwise.",
     )
     updated_at: str = Field(description="When this status was written (ISO-8601, UTC).")
     content_hash: str | None = Field(default=None, exclude=True)

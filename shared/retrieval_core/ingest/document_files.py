@@ -44,11 +44,11 @@ from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
 from ..models.ingest import ObjectRef
-from ..models.metadata import MetadataSchema
+from ..models.metadata import FieldType, MetadataSchema
 from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.text_window import token_counter, window_of
 from ..models.vocabulary import iso
-from ..ports import Embedder, NamedEntity, NamingChunks, VectorReader
+from ..ports import ContextFieldDeclarations, Embedder, NamedEntity, NamingChunks, VectorReader
 from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import LineLoader, ObjectStore
@@ -75,6 +75,7 @@ class DocumentFiles:
         metadata: MetadataSchema,
         limits: DocumentLimits = DOCUMENT_LIMITS,
         naming: NamingChunks | None = None,
+        fields: ContextFieldDeclarations | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -88,6 +89,9 @@ class DocumentFiles:
         self._metadata = metadata
         self._limits = limits
         self._naming = naming
+        self._fields = fields
+        """Where typed sidecar values declare their keys' types for the context (None: nowhere, the pool
+        model; the report then says which declaration to add)."""
         self._clock = clock
         self._monotonic = monotonic
 
@@ -147,12 +151,7 @@ class DocumentFiles:
         budget = FileBudget(self._limits, self._monotonic)  # one budget from the bytes to the index
         if not data.strip():
             raise DocumentRejectedError("is empty")
-        sidecar_bytes = self._objects.read_bytes(
-            ObjectRef(file.bucket, sidecar_of(file.key)), self._limits.sidecar_bytes
-        )
-        sidecar = (
-            NO_SIDECAR if sidecar_bytes is None else read_sidecar(sidecar_bytes, self._metadata, self._limits)
-        )
+        sidecar_bytes, sidecar, context_types = self._sidecar(file)
         chunking = self._chunking.for_key(file.key)
         hashes = _digest(data), _digest(sidecar_bytes or b""), chunking.model_dump_json()
         if previous is not None and previous.status in INDEXED and hashes == _hashes(previous):
@@ -164,42 +163,80 @@ class DocumentFiles:
         chunks = self._chunks(fmt, data, sidecar, chunking, budget)
         ids = [file.chunk_id(position) for position in range(len(chunks))]
         vectors = self._vectors(file, ids, chunks, previous, budget)
-        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks])
-        file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
+        # The dictionary is read once per page: the mentions are found against it, and so are the
+        # page's back-links (with what this page adds to it).
+        known = self._mentions.dictionary(file.context_id)
         title = page_title(chunks)
-        own = [file_mention] if title is None else [file_mention, about_mention(file.context_id, title)]
-        own_ids = {m["entity_id"] for m in own}
+        chunk_mentions = self._chunk_mentions(file, chunks, title, known)
         lines = chunk_lines(
             file,
             chunks,
             metadata=dict(sidecar.metadata),
-            mentions=[
-                [*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions
-            ],
+            mentions=chunk_mentions,
             vectors=vectors,
             created_at=self._clock(),
         )
         budget.check("indexing")
+        note = self._declare(file.context_id, sidecar, context_types)  # before the values are indexed
         if len(chunks) > indexed:  # the ids about to be written, before they are
             self._record(file, "pending", len(chunks), None, sequencer, (None, None, None))
-        stale = range(len(chunks), indexed)
+        self._load(file, lines, len(chunks), indexed)
+        if title is not None:
+            self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
+        replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
+        status: Status = "updated" if replaced else "indexed"
+        reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
+        reason = f"{reason}; {note}" if reason and note else reason or note
+        return self._record(file, status, len(chunks), reason, sequencer, hashes)
+
+    def _sidecar(self, file: FileRef) -> tuple[bytes | None, Sidecar, dict[str, FieldType]]:
+        """The file's sidecar (its bytes, read), and the types the context gives its keys so far."""
+        data = self._objects.read_bytes(
+            ObjectRef(file.bucket, sidecar_of(file.key)), self._limits.sidecar_bytes
+        )
+        context_types = self._context_types(file.context_id, data)
+        if data is None:
+            return None, NO_SIDECAR, context_types
+        return data, read_sidecar(data, self._metadata, self._limits, context_types), context_types
+
+    def _chunk_mentions(
+        self, file: FileRef, chunks: list[Chunk], title: str | None, known: list[NamedEntity]
+    ) -> list[list[dict[str, str]]]:
+        """Each chunk's mentions: its file's, its page's, then what it names (``known`` and extracted)."""
+        mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks], known)
+        file_mention = {"entity_id": file.file_id, "name": file.relative_key[-256:], "type": FILE_ENTITY_TYPE}
+        own = [file_mention] if title is None else [file_mention, about_mention(file.context_id, title)]
+        own_ids = {m["entity_id"] for m in own}
+        return [[*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions]
+
+    def _load(self, file: FileRef, lines: list[bytes], count: int, indexed: int) -> None:
+        """The file's ``count`` chunks loaded, the ids past them (of ``indexed`` before) deleted; a chunk
+        the index refuses fails the file with its chunks removed."""
+        stale = range(count, indexed)
         report = self._loader.load_lines([*lines, *_deletes(file, stale)], context_id=file.context_id)
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
         if report.errors:
             first = report.errors[0]
-            self._loader.load_lines(_deletes(file, range(len(chunks))), context_id=file.context_id)
+            self._loader.load_lines(_deletes(file, range(count)), context_id=file.context_id)
             raise DocumentRejectedError(
                 f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
             )
-        if title is not None:
-            self._link_back(file.context_id, title)
-        replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
-        status: Status = "updated" if replaced else "indexed"
-        note = sidecar.undeclared(self._metadata)
-        reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
-        reason = f"{reason}; {note}" if reason and note else reason or note
-        return self._record(file, status, len(chunks), reason, sequencer, hashes)
+
+    def _context_types(self, context_id: str, sidecar_bytes: bytes | None) -> dict[str, FieldType]:
+        """The types the context's typed sidecars declared so far (read only for a file with a sidecar)."""
+        if self._fields is None or sidecar_bytes is None:
+            return {}
+        return self._fields.field_types(context_id)
+
+    def _declare(self, context_id: str, sidecar: Sidecar, context_types: MetadataSchema) -> str | None:
+        """Typed sidecar values declare their keys' types for the context, so a range filter applies with
+        no declaration of its own; the report's line when one cannot (the pool model, or a key the
+        context's index already maps otherwise)."""
+        if self._fields is None:
+            return sidecar.undeclared(self._metadata)
+        new = {n: t for n, t in sidecar.typed.items() if n not in self._metadata and n not in context_types}
+        return sidecar.retyped(self._fields.declare(context_id, new)) if new else None
 
     def _too_large(self, data: bytes) -> str | None:
         """Bedrock skips a file over its size limit; so do we (the reason names the limit)."""
@@ -207,12 +244,13 @@ class DocumentFiles:
             return f"larger than {_size(self._limits.file_bytes)} (the size limit)"
         return None
 
-    def _link_back(self, context_id: str, title: str) -> None:
-        """The chunks indexed before this page that name its title now mention it (``backlinks``)."""
+    def _link_back(self, context_id: str, title: str, known: list[NamedEntity]) -> None:
+        """The chunks indexed before this page that name its title now mention it (``backlinks``);
+        ``known`` is the dictionary as this page's load left it (read before it, plus its mentions)."""
         if self._naming is None:
             return
         entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
-        names = backlink_names(entry, self._mentions.dictionary(context_id))
+        names = backlink_names(entry, known)
         sources = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
         lines = backlinked(sources, entry, names)
         if lines:
@@ -318,6 +356,11 @@ INDEXED = frozenset({"indexed", "updated", "unchanged"})
 
 def _hashes(status: DocumentStatus) -> tuple[str | None, str | None, str | None]:
     return status.content_hash, status.sidecar_hash, status.chunking
+
+
+def _named(mentions: list[list[dict[str, str]]]) -> list[NamedEntity]:
+    """The dictionary entries a page's chunk mentions add (what a read after its load would give)."""
+    return [NamedEntity(m["entity_id"], m["name"], m["type"]) for found in mentions for m in found]
 
 
 def _size(limit: int) -> str:

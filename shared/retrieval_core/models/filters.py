@@ -306,6 +306,15 @@ class Filter(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+def metadata_names(node: Filter) -> set[str]:
+    """The metadata keys (``metadata.<name>``) the filter names, at any depth."""
+    children = node.children
+    if children is not None:
+        return set().union(*(metadata_names(child) for child in children))
+    key = node.operand(node.operator).key
+    return {key[len(METADATA_PREFIX) :]} if key.startswith(METADATA_PREFIX) else set()
+
+
 def resolve(node: Filter, schema: MetadataSchema, path: str = "filter") -> Filter:
     """``node`` with metadata keys checked against the declared schema and their dates normalised.
 
@@ -330,7 +339,8 @@ def resolve(node: Filter, schema: MetadataSchema, path: str = "filter") -> Filte
             _indexed_as(declared)
             + "; ranges apply to keys declared number or date: declare it in RETRIEVAL_METADATA_FIELDS "
             + f'(template parameter MetadataFields, e.g. {{"{name}": "number"}}), then run `retrieval '
-            + "rebuild` (the rebuild function when deployed) so the index compares it as declared",
+            + "rebuild` (the rebuild function when deployed) so the index compares it as declared; or "
+            + "give it a typed sidecar value (NUMBER) in the context's files, which types a new key",
         )
     if isinstance(leaf, Pattern) and field_type is not FieldType.KEYWORD:
         raise FilterNotApplicableError(

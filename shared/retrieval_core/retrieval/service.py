@@ -14,8 +14,10 @@ import json
 from typing import Any
 
 from ..context import CallerContext
+from ..models.filters import metadata_names
 from ..models.hit_parts import omitted_fields
 from ..policy import Receipt, Replay, RetrievalPolicy
+from ..ports import ContextFieldTypes
 from .config import RetrievalConfig
 from .pager import Page, Pager
 from .prepared import PreparedQuery, prepare
@@ -31,12 +33,16 @@ class RetrieveService:
         pager: Pager,
         config: RetrievalConfig,
         dimension: int | None,
+        field_types: ContextFieldTypes | None = None,
     ) -> None:
-        """``dimension``: the embedder's, which a caller's own query vector must have (None: any)."""
+        """``dimension``: the embedder's, which a caller's own query vector must have (None: any);
+        ``field_types``: the types a context's typed sidecars gave its metadata keys (None: only the
+        deployment's declaration types them)."""
         self._policy = policy
         self._pager = pager
         self._config = config
         self._dimension = dimension
+        self._field_types = field_types
 
     def retrieve(
         self,
@@ -48,12 +54,12 @@ class RetrieveService:
         principal: str | None = None,
         idempotency_key: str | None = None,
     ) -> RetrieveResponse:
-        # Every 4xx of the request itself is raised here, before the policy counts anything or a backend
-        # is read.
+        # Every 4xx of the request itself is raised here, before the policy counts anything or a search
+        # runs (a filter naming a key the deployment does not declare reads the context's own types).
         query = prepare(
             request,
             context,
-            config=self._config,
+            config=self._config_for(context.context_id, request),
             dimension=self._dimension,
             open_token=self._pager.open_token,
         )
@@ -80,6 +86,17 @@ class RetrieveService:
             )
             response, names = answered(page, outcome.receipt), outcome.names
         return packed(response, names, query).leaving_out(omitted_fields(request.include))
+
+    def _config_for(self, context_id: str, request: RetrieveRequest) -> RetrievalConfig:
+        """The deployment's config, its metadata types joined by the context's own when the filter names
+        a key the deployment does not declare (one mapping read; the deployment's declaration wins)."""
+        declared = self._config.metadata
+        if self._field_types is None or request.filter is None:
+            return self._config
+        if metadata_names(request.filter) <= declared.keys():
+            return self._config
+        own = self._field_types.field_types(context_id)
+        return self._config.model_copy(update={"metadata": {**own, **declared}})
 
 
 def answered(page: Page, receipt: Receipt) -> RetrieveResponse:

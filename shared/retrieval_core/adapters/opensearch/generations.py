@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...lifecycle.ports import Checkpoint, Generation
 from ...lifecycle.rebuild import NothingToRollBackError, RebuildError
+from ...models.metadata import FieldType
 from ...ports import WriteRefusal
 from .client import opensearch_failures
-from .index import VECTOR_FIELD, IndexSpec
+from .index import VECTOR_FIELD, IndexSpec, mapped_metadata, metadata_properties
 from .layout import IndexLayout
 from .migration import scan_documents, write_batches
 from .writer import bulk_delete, bulk_index
@@ -97,9 +98,19 @@ class OpenSearchGenerations:
         name += f"{int(stamp * 1000) % 1000:03d}"
         body = self._spec.body()
         body["mappings"]["_meta"] = {**body["mappings"]["_meta"], "previous": previous}
+        if self._layout.siloed:
+            # What the context's typed sidecars declared stays typed; the deployment's declaration wins.
+            declared = body["mappings"]["properties"]["metadata"]["properties"]
+            carried = {n: t for n, t in self._typed_in(previous).items() if n not in declared}
+            declared.update(metadata_properties(carried))
         with opensearch_failures():
             self._client.indices.create(index=name, body=body, **_ADMIN)
         return Generation(name, self._spec.dimension, self._spec.embedder, previous)
+
+    def _typed_in(self, index: str) -> dict[str, FieldType]:
+        with opensearch_failures():
+            properties = self._client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
+        return {n: t for n, t in mapped_metadata(properties).items() if t is not FieldType.KEYWORD}
 
     def reopen(self, index: str) -> Generation:
         from opensearchpy.exceptions import NotFoundError

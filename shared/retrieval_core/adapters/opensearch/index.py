@@ -232,6 +232,34 @@ class ContextIndices:
         self._ready.add(alias)
         return alias
 
+    def field_types(self, context_id: str) -> dict[str, FieldType]:
+        """``ports.ContextFieldTypes`` (``context_field_types``)."""
+        return context_field_types(self.client, self.layout, context_id)
+
+    def declare(self, context_id: str, fields: Mapping[str, FieldType]) -> dict[str, FieldType]:
+        """``ports.ContextFieldTypes``: ``fields`` typed in the context's index where it does not map
+        them yet (silo model only: in the pool one index is every context's, so nothing is declared and
+        every field comes back as it is, an exact string). Returns the fields mapped otherwise."""
+        if not self.layout.siloed:
+            return dict.fromkeys(fields, FieldType.KEYWORD)
+        from opensearchpy.exceptions import RequestError
+
+        alias = self.ensure(context_id)
+        with opensearch_failures():
+            ((index, body),) = self.client.indices.get_mapping(index=alias).items()
+            mapped = mapped_metadata(body["mappings"]["properties"])
+            absent = {n: dict(METADATA_MAPPING[t]) for n, t in fields.items() if n not in mapped}
+            try:
+                if absent:
+                    self.client.indices.put_mapping(
+                        index=index, body={"properties": {"metadata": {"properties": absent}}}
+                    )
+            except RequestError:  # another writer mapped one of them first, maybe otherwise
+                mapped = mapped_metadata(
+                    self.client.indices.get_mapping(index=index)[index]["mappings"]["properties"]
+                )
+        return {n: mapped[n] for n, t in fields.items() if n in mapped and mapped[n] is not t}
+
     def refresh(self, context_ids: Iterable[str]) -> None:
         """Make what was written to these contexts searchable (once per load, not per chunk)."""
         aliases = sorted({self.layout.alias(c) for c in context_ids})
@@ -276,6 +304,37 @@ class ContextIndices:
                     f"{self._spec.dimension}. Rebuild the index (`retrieval rebuild`), or use another "
                     "alias (RETRIEVAL_OPENSEARCH_ALIAS)."
                 )
+
+
+def context_field_types(
+    client: OpenSearch, layout: IndexLayout, context_id: str, timeout: float | None = None
+) -> dict[str, FieldType]:
+    """The typed metadata keys of the context's own index (none in the pool model, none before its
+    first write): what its typed sidecars declared, and the deployment's declaration. One mapping read."""
+    from opensearchpy.exceptions import NotFoundError
+
+    if not layout.siloed:
+        return {}
+    with opensearch_failures():
+        try:
+            found = client.indices.get_mapping(index=layout.alias(context_id), request_timeout=timeout)
+        except NotFoundError:
+            return {}
+    return {
+        name: field_type
+        for body in found.values()
+        for name, field_type in mapped_metadata(body["mappings"]["properties"]).items()
+        if field_type is not FieldType.KEYWORD
+    }
+
+
+MAPPED_AS = {mapping["type"]: field_type for field_type, mapping in METADATA_MAPPING.items()}
+
+
+def mapped_metadata(properties: Mapping[str, Any]) -> dict[str, FieldType]:
+    """The metadata keys an index maps, by the type it maps each as (other mappings left out)."""
+    fields = properties.get("metadata", {}).get("properties", {})
+    return {n: MAPPED_AS[f["type"]] for n, f in fields.items() if f.get("type") in MAPPED_AS}
 
 
 def _check_metadata(

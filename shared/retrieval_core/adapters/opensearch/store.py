@@ -20,11 +20,12 @@ from ... import deadline
 from ...metering import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit
+from ...models.metadata import FieldType
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import bounds, queries, question_queries
 from .client import failure_of, opensearch_failures
 from .documents import NAME_KEY_SEPARATOR, arm_score, candidates_of, hit_of
-from .index import VECTOR_FIELD
+from .index import VECTOR_FIELD, context_field_types
 from .layout import IndexLayout
 
 if TYPE_CHECKING:
@@ -234,6 +235,12 @@ class OpenSearchStore:
             if "error" in result:
                 raise failure_of(result.get("status"), "msearch")
         return results
+
+    def field_types(self, context_id: str) -> dict[str, FieldType]:
+        """``ports.ContextFieldTypes``: the context's typed metadata keys, within the request's deadline."""
+        return self._call(
+            lambda timeout: context_field_types(self._client, self._layout, context_id, timeout)
+        )
 
     def _search(self, context_id: str, body: dict[str, Any]) -> dict[str, Any]:
         alias = self._layout.alias(context_id)

@@ -1,0 +1,87 @@
+"""The offline extractor's rules (documents/name_rules.py), each on a file it must get right: stop words,
+shouting, fragments and one-off capitalised phrases out; recurring names, defined acronyms and page
+titles in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from retrieval_core.documents.entities import MentionFinder
+from retrieval_core.documents.name_rules import RuleBasedExtractor
+from retrieval_core.models.page_titles import PAGE_ENTITY_TYPE
+from retrieval_core.ports import NamedEntity
+
+
+def names(*texts: str) -> list[list[str]]:
+    return [[found.name for found in chunk] for chunk in RuleBasedExtractor().extract(texts)]
+
+
+def test_stop_words_around_a_name_are_cut_and_stop_words_in_capitals_are_no_acronyms() -> None:
+    assert names("See Debian Policy for further details. This is NOT equivalent.") == [["Debian Policy"]]
+
+
+def test_shouting_is_no_acronym_but_an_acronym_within_prose_is() -> None:
+    licence = "THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED."
+    assert names(licence, "The daemon speaks SMTP to the relay.") == [[], ["SMTP"]]
+
+
+def test_a_sentence_s_first_word_that_the_file_writes_in_lower_case_is_cut() -> None:
+    texts = (
+        "Existing Python 2 libraries must not be dropped.",
+        "Keep the existing packages; mark them python2 only.",
+    )
+    assert names(*texts) == [[], []]
+
+
+def test_a_name_is_whole_accents_possessives_and_camel_case_included() -> None:
+    # A typographer's apostrophe (U+2019), as HTML pages write them.
+    found = names(
+        "Patches from Tobias Nießen and Gürgün Daşdemir. Many of Ninja\u2019s flags match Make\u2019s."
+    )
+    assert found == [["Tobias Nießen", "Gürgün Daşdemir"]]
+    assert names("Install it with Boxstarter WebLauncher first.") == [["Boxstarter WebLauncher"]]
+
+
+def test_a_one_off_capitalised_phrase_of_common_words_is_out_and_a_recurring_one_is_in() -> None:
+    one_off = ("## Running Tests", "Tests are running on every commit; the team reviews each release.")
+    assert names(*one_off) == [[], []]
+    recurring = (
+        "A member of the Release Team signs each release.",
+        "Keys of the Release Team are listed; the team rotates them every release.",
+    )
+    assert names(*recurring) == [["Release Team"], ["Release Team"]]
+
+
+def test_a_one_off_name_of_words_only_a_name_uses_is_in() -> None:
+    assert names("Copyright 2008 Anthony Green and Red Hat, Inc.") == [["Anthony Green", "Red Hat"]]
+
+
+def test_defined_acronyms_are_in_with_their_expansions_and_generic_ones_only_when_defined() -> None:
+    found = names(
+        "We fine-tune Bidirectional Encoder Representations from Transformers (BERT) on the task.",
+        "FFI stands for Foreign Function Interface. Its API is small.",
+    )
+    assert found == [
+        ["Bidirectional Encoder Representations from Transformers", "BERT"],
+        ["FFI", "Foreign Function Interface"],
+    ]
+    # A generic abbreviation counts where its file defines it, in any of its chunks.
+    defining = names("An Application Programming Interface (API) names its calls.", "The API is small.")
+    assert defining == [["Application Programming Interface", "API"], ["API"]]
+
+
+def test_code_and_markers_are_no_names() -> None:
+    text = "Run `LBRACK = pp.Suppress('[')` first. export CXX=g++ then $HOME. TODO: NULL is fine."
+    assert names(text) == [[]]
+
+
+class Pages:
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        return [NamedEntity(f"{context_id}:entity/running-tests", "Running Tests", PAGE_ENTITY_TYPE)]
+
+
+def test_a_page_title_is_in_where_the_extractor_alone_would_leave_it_out() -> None:
+    texts: Sequence[str] = ("See Running Tests before tests are running.",)
+    assert names(*texts) == [[]]
+    (found,) = MentionFinder(Pages(), RuleBasedExtractor()).mentions("acme", texts)
+    assert [(m["entity_id"], m["type"]) for m in found] == [("acme:entity/running-tests", PAGE_ENTITY_TYPE)]
