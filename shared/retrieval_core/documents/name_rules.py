@@ -295,10 +295,14 @@ def _occurrences(text: str, word: str) -> list[re.Match[str]]:
     return [m for m in WORD.finditer(text) if m.group() == word]
 
 
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([^\W\d_]+)")
+
+
 def _shouting(text: str, match: re.Match[str]) -> bool:
     """Capitals next to capitals with only spaces between: ``THE SOFTWARE IS PROVIDED``."""
-    before = re.search(r"([^\W\d_]+)[ \t]+$", text[max(0, match.start() - 40) : match.start()])
-    after = re.match(r"[ \t]+([^\W\d_]+)", text[match.end() :])
+    before = _WORD_BEFORE.search(text[max(0, match.start() - 40) : match.start()])
+    after = _WORD_AFTER.match(text, match.end())  # from the position: no copy of the rest of the text
     return any(m is not None and m.group(1).isupper() and len(m.group(1)) > 1 for m in (before, after))
 
 
