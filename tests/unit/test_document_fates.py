@@ -117,18 +117,32 @@ def test_xlsx_bounds_and_damage_are_reasons() -> None:
         parse(DocumentFormat.XLSX, data, DocumentLimits(decompressed_bytes=100))
 
 
-def _files() -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses]:
-    objects, loader, statuses = MemoryObjects(), ScriptedLoader(), MemoryDocumentStatuses()
-    files = DocumentFiles(
-        loader=loader,
+def _document_files(
+    objects: MemoryObjects,
+    *,
+    metadata: dict[str, FieldType],
+    loader: ScriptedLoader | None = None,
+    statuses: MemoryDocumentStatuses | None = None,
+    **parts: Any,
+) -> DocumentFiles:
+    """Document ingest over the in-memory parts; ``parts``: any other of its arguments."""
+    return DocumentFiles(
+        loader=loader or ScriptedLoader(),
         objects=objects,
-        statuses=statuses,
+        statuses=statuses or MemoryDocumentStatuses(),
         embedder=Embedder(),
-        vectors=Vectors(),
+        vectors=parts.pop("vectors", None),
         mentions=MentionFinder(None, None),
         chunking=ChunkingPolicy(),
-        metadata={},
-        limits=DocumentLimits(),
+        metadata=metadata,
+        **parts,
+    )
+
+
+def _files() -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses]:
+    objects, loader, statuses = MemoryObjects(), ScriptedLoader(), MemoryDocumentStatuses()
+    files = _document_files(
+        objects, metadata={}, loader=loader, statuses=statuses, vectors=Vectors(), limits=DocumentLimits()
     )
     return files, objects, loader, statuses
 
@@ -185,27 +199,9 @@ def test_a_typed_sidecar_value_of_an_undeclared_key_says_how_to_declare_it_in_on
     assert "\n" not in status.reason
     assert '{"draft": "boolean", "year": "number"} to RETRIEVAL_METADATA_FIELDS' in status.reason
     assert status.reason.endswith("then `retrieval rebuild`")
-    declared = DocumentFiles(
-        loader=ScriptedLoader(),
-        objects=objects,
-        statuses=MemoryDocumentStatuses(),
-        embedder=Embedder(),
-        vectors=None,
-        mentions=MentionFinder(None, None),
-        chunking=ChunkingPolicy(),
-        metadata={"year": FieldType.NUMBER, "draft": FieldType.BOOLEAN},
-    )
+    declared = _document_files(objects, metadata={"year": FieldType.NUMBER, "draft": FieldType.BOOLEAN})
     assert declared.created(ObjectRef("b", key, "v1", sequencer="01")).reason is None  # type: ignore[union-attr]
-    conflicting = DocumentFiles(
-        loader=ScriptedLoader(),
-        objects=objects,
-        statuses=MemoryDocumentStatuses(),
-        embedder=Embedder(),
-        vectors=None,
-        mentions=MentionFinder(None, None),
-        chunking=ChunkingPolicy(),
-        metadata={"year": FieldType.DATE},
-    )
+    conflicting = _document_files(objects, metadata={"year": FieldType.DATE})
     failed = conflicting.created(ObjectRef("b", key, "v1", sequencer="01"))
     assert failed is not None and failed.status == "failed" and failed.reason is not None
     assert (
@@ -271,17 +267,7 @@ class ContextTypes:
 
 def _typed_files(types: ContextTypes) -> tuple[DocumentFiles, MemoryObjects]:
     objects = MemoryObjects()
-    files = DocumentFiles(
-        loader=ScriptedLoader(),
-        objects=objects,
-        statuses=MemoryDocumentStatuses(),
-        embedder=Embedder(),
-        vectors=None,
-        mentions=MentionFinder(None, None),
-        chunking=ChunkingPolicy(),
-        metadata={"team": FieldType.KEYWORD},
-        fields=types,
-    )
+    files = _document_files(objects, metadata={"team": FieldType.KEYWORD}, fields=types)
     return files, objects
 
 
