@@ -82,7 +82,7 @@ class RetrieveService:
                 self._policy.abandon(admitted)
                 raise
             outcome = self._policy.complete(
-                admitted, page.hits, answer=kept_answer(page) if idempotency_key else None
+                admitted, page.hits, answer=answer_to_keep(page) if idempotency_key else None
             )
             response, names = answered(page, outcome.receipt), outcome.names
         return packed(response, names, query).leaving_out(omitted_fields(request.include))
@@ -103,7 +103,7 @@ def answered(page: Page, receipt: Receipt) -> RetrieveResponse:
     return RetrieveResponse(receipt=receipt, **_answer_fields(page))
 
 
-def kept_answer(page: Page) -> bytes:
+def answer_to_keep(page: Page) -> bytes:
     """The answer an idempotent request keeps for its replays: the response less its receipt, which the
     policy keeps beside it (the receipt is known only once the query is counted)."""
     unsent = RetrieveResponse.model_construct(**_answer_fields(page))  # never sent: it has no receipt
