@@ -5,7 +5,7 @@ type (tests use this against the handlers and against ``retrieval serve``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -31,57 +31,81 @@ def shape_problems(value: Any, shape: Shape, path: str = "") -> list[str]:
     if shape.metadata.get("document"):
         return []  # any JSON value
     if kind == "structure":
-        if not isinstance(value, dict):
-            return [f"{where}: expected an object"]
-        members = shape.members  # type: ignore[attr-defined]
-        problems = [f"{where}: unknown member '{name}'" for name in value if name not in members]
-        problems += [f"{where}: missing '{name}'" for name in shape.required_members if name not in value]  # type: ignore[attr-defined]
-        for name, member in members.items():
-            if name in value:
-                problems += shape_problems(value[name], member, f"{path}.{name}" if path else name)
-        return problems
+        return _structure_problems(value, shape, path, where)
     if kind == "list":
         if not isinstance(value, list):
             return [f"{where}: expected a list"]
         member = shape.member  # type: ignore[attr-defined]
         return [p for i, item in enumerate(value) for p in shape_problems(item, member, f"{path}[{i}]")]
     if kind == "map":
-        if not isinstance(value, dict):
-            return [f"{where}: expected an object"]
-        problems = (
-            [f"{where}: fewer than {shape.metadata['min']} entries"]
-            if len(value) < shape.metadata.get("min", 0)
-            else []
-        )
-        return problems + [
-            p
-            for key, item in value.items()
-            for p in shape_problems(item, shape.value, f"{path}[{key!r}]")  # type: ignore[attr-defined]
-        ]
+        return _map_problems(value, shape, path, where)
     if kind == "string":
-        if not isinstance(value, str):
-            return [f"{where}: expected a string"]
-        enum = shape.enum
-        if enum and value not in enum:
-            return [f"{where}: '{value}' is not one of {enum}"]
-        if len(value) < shape.metadata.get("min", 0):
-            return [f"{where}: shorter than {shape.metadata['min']}"]
-        return []
-    if kind in ("double", "float"):
-        return (
-            []
-            if isinstance(value, int | float) and not isinstance(value, bool)
-            else [f"{where}: expected a number"]
-        )
-    if kind in ("integer", "long"):
-        return (
-            []
-            if isinstance(value, int) and not isinstance(value, bool)
-            else [f"{where}: expected an integer"]
-        )
-    if kind == "boolean":
-        return [] if isinstance(value, bool) else [f"{where}: expected a boolean"]
+        return _string_problems(value, shape, where)
+    if kind in _SCALARS:
+        accepted, expected = _SCALARS[kind]
+        return [] if accepted(value) else [f"{where}: expected {expected}"]
     return [f"{where}: unexpected shape type {kind}"]
+
+
+def _structure_problems(value: Any, shape: Shape, path: str, where: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [f"{where}: expected an object"]
+    members = shape.members  # type: ignore[attr-defined]
+    problems = [f"{where}: unknown member '{name}'" for name in value if name not in members]
+    problems += [f"{where}: missing '{name}'" for name in shape.required_members if name not in value]  # type: ignore[attr-defined]
+    for name, member in members.items():
+        if name in value:
+            problems += shape_problems(value[name], member, f"{path}.{name}" if path else name)
+    return problems
+
+
+def _map_problems(value: Any, shape: Shape, path: str, where: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [f"{where}: expected an object"]
+    problems = (
+        [f"{where}: fewer than {shape.metadata['min']} entries"]
+        if len(value) < shape.metadata.get("min", 0)
+        else []
+    )
+    return problems + [
+        p
+        for key, item in value.items()
+        for p in shape_problems(item, shape.value, f"{path}[{key!r}]")  # type: ignore[attr-defined]
+    ]
+
+
+def _string_problems(value: Any, shape: Shape, where: str) -> list[str]:
+    if not isinstance(value, str):
+        return [f"{where}: expected a string"]
+    enum = shape.enum
+    if enum and value not in enum:
+        return [f"{where}: '{value}' is not one of {enum}"]
+    if len(value) < shape.metadata.get("min", 0):
+        return [f"{where}: shorter than {shape.metadata['min']}"]
+    return []
+
+
+def _is_number(value: Any) -> bool:
+    # JSON's true and false decode to bool, a subclass of int: not numbers on the wire.
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_boolean(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+_SCALARS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "double": (_is_number, "a number"),
+    "float": (_is_number, "a number"),
+    "integer": (_is_integer, "an integer"),
+    "long": (_is_integer, "an integer"),
+    "boolean": (_is_boolean, "a boolean"),
+}
+"""The scalar shape types: what a value of each must be, and what a problem says it expected."""
 
 
 def parse(status: int, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:

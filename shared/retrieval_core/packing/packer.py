@@ -180,14 +180,7 @@ def pack_hits(
         if rank not in reasons
     ]
     forms = _Forms(layout, options.compress)
-    limit = options.max_items or len(candidates)
-    # Admission, best first: each hit in its smallest form, so the budget holds as many of the best hits
-    # as it can before any of it goes to length.
-    for candidate in candidates:
-        if len(packer.chosen) >= limit:
-            reasons[candidate.rank] = "max_items"
-        elif not packer.try_put(candidate.rank, forms.floor(candidate)):
-            reasons[candidate.rank] = "budget"
+    reasons |= _admit(candidates, packer, forms, options.max_items or len(candidates))
     # Growth, best first: what is left goes to the top hits' further sentences before the lower hits'.
     for candidate in candidates:
         if candidate.rank in packer.chosen and forms.can_grow(candidate):
@@ -198,10 +191,35 @@ def pack_hits(
         if packer.truncate(top):
             del reasons[top.rank]
 
+    return _packet(hits, source_ids, packer, counter.unit, reasons)
+
+
+def _admit(
+    candidates: Sequence[_Candidate], packer: _Packer, forms: _Forms, limit: int
+) -> dict[int, DropReason]:
+    """Admission, best first: each hit in its smallest form, so the budget holds as many of the best hits
+    as it can before any of it goes to length. Returns why each hit not admitted was left out."""
+    reasons: dict[int, DropReason] = {}
+    for candidate in candidates:
+        if len(packer.chosen) >= limit:
+            reasons[candidate.rank] = "max_items"
+        elif not packer.try_put(candidate.rank, forms.floor(candidate)):
+            reasons[candidate.rank] = "budget"
+    return reasons
+
+
+def _packet(
+    hits: Sequence[Hit],
+    source_ids: Mapping[str, str],
+    packer: _Packer,
+    unit: str,
+    reasons: Mapping[int, DropReason],
+) -> ContextPacket:
+    """The finished packet: the packer's blocks by rank, and every hit left out with its reason."""
     return ContextPacket(
         text=packer.text(),
-        unit=counter.unit,
-        budget=options.budget,
+        unit=unit,
+        budget=packer.budget,
         used=packer.used,
         items=[
             PackedItem(

@@ -9,6 +9,8 @@ import json
 import sys
 import textwrap
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,74 +34,127 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .environment import use_local_stack_env
-    from .events import api_event
     from .lambda_runtime import invoke, show_metrics
 
     use_local_stack_env()
     show_metrics(args.show_metrics)
     if not args.skip_load:
-        if not args.corpus.is_file():
-            print(
-                f"retrieval demo: corpus not found: {args.corpus} (run from the repo root)", file=sys.stderr
-            )
-            return 2
-        from . import load
-
-        _title(f"1. Loading {args.corpus}")
-        status = load.run(argparse.Namespace(file=args.corpus, context_id=None))
+        status = _load(args.corpus)
         if status:
             return status
-        _title("   ...and loading it again (idempotent: same state)")
-        status = load.run(argparse.Namespace(file=args.corpus, context_id=None))
-        if status:
-            return status
-
-    ctx = args.context
-
-    def retrieve(body: dict[str, Any]) -> dict[str, Any]:
-        response = invoke("retrieve", api_event("POST", "/v1/retrieve", ctx, body=body))
-        return json.loads(response["body"])
-
-    _title(f"2. Retrieval modes for context '{ctx}': \"{args.query}\"")
-    hybrid = retrieve({"mode": "hybrid", "text": args.query, "top_k": 5})
-    for mode in ("lexical", "vector"):
-        _hits(mode, retrieve({"mode": mode, "text": args.query, "top_k": 5}))
-    _hits("hybrid (RRF of lexical + k-NN, one _msearch)", hybrid)
-    mentions = [m["entity_id"] for hit in hybrid.get("hits", []) for m in hit.get("mentions", [])]
-    entities = list(dict.fromkeys(mentions))
+    demo = _Demo(args.context, args.query, invoke)
+    hybrid = _modes(demo)
+    entities = _mentioned(hybrid)
     if entities:
-        _hits(f"entity {entities[0]}", retrieve({"mode": "entity", "entity_id": entities[0], "top_k": 5}))
-        _hits(
-            f"graph_walk from {entities[0]}, depth 2",
-            retrieve({"mode": "graph_walk", "entity_id": entities[0], "depth": 2, "top_k": 5}),
-        )
-    window = {"from": "2026-03-01T00:00:00Z", "to": "2026-03-31T23:59:59Z"}
-    _hits("temporal March 2026", retrieve({"mode": "temporal", "window": window, "top_k": 5}))
-    _hits(
-        "hybrid, documents weighted x2, expand_graph",
-        retrieve(
-            {
-                "mode": "hybrid",
-                "text": args.query,
-                "top_k": 5,
-                "weights": {"document": 2.0},
-                "expand_graph": True,
-            }
-        ),
+        _entity_modes(demo, entities[0])
+    _filtered_modes(demo)
+    _auto(demo)
+    _packet(demo)
+    if len(entities) >= 2:
+        _title(f"4. graph_path {entities[0]} -> {entities[-1]}")
+        _path(demo.context, entities[0], entities[-1], invoke)
+    with_lineage = next((h for h in hybrid.get("hits", []) if h["provenance"]["source_ids"]), None)
+    if with_lineage:
+        _title(f"5. why_explain {with_lineage['id']}")
+        _why(demo.context, with_lineage["id"], invoke)
+    _isolation(demo)
+    if demo.context == "acme":
+        _ingest_step(demo.retrieve, invoke)
+    _title(f"8. An agent's MCP call: `retrieval mcp --token dev:{demo.context}` over stdio, tool 'retrieve'")
+    _mcp_tool_call(demo.context, demo.query)
+    _title("9. The evidence workflow (Step Functions) run locally: `retrieval workflow run`")
+    _workflow_run(demo.context, demo.query)
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Demo:
+    """What the tour's steps share: the caller's context, the question, and how a handler is run."""
+
+    context: str
+    query: str
+    invoke: Callable[[str, dict[str, Any]], Any]
+
+    def retrieve(self, body: dict[str, Any], context: str | None = None) -> dict[str, Any]:
+        """The retrieve function's answer to ``body``, asked as ``context`` (default: the caller's)."""
+        from .events import api_event
+
+        event = api_event("POST", "/v1/retrieve", context or self.context, body=body)
+        return json.loads(self.invoke("retrieve", event)["body"])
+
+
+def _load(corpus: Path) -> int:
+    """Step 1: load the corpus twice (the second load changes nothing); a non-zero status on failure."""
+    if not corpus.is_file():
+        print(f"retrieval demo: corpus not found: {corpus} (run from the repo root)", file=sys.stderr)
+        return 2
+    from . import load
+
+    _title(f"1. Loading {corpus}")
+    status = load.run(argparse.Namespace(file=corpus, context_id=None))
+    if status:
+        return status
+    _title("   ...and loading it again (idempotent: same state)")
+    return load.run(argparse.Namespace(file=corpus, context_id=None))
+
+
+def _modes(demo: _Demo) -> dict[str, Any]:
+    """Step 2 begins: the question lexical, vector and hybrid; the hybrid answer, which later steps
+    take their entities and their item with lineage from."""
+    _title(f"2. Retrieval modes for context '{demo.context}': \"{demo.query}\"")
+    hybrid = demo.retrieve({"mode": "hybrid", "text": demo.query, "top_k": 5})
+    for mode in ("lexical", "vector"):
+        _hits(mode, demo.retrieve({"mode": mode, "text": demo.query, "top_k": 5}))
+    _hits("hybrid (RRF of lexical + k-NN, one _msearch)", hybrid)
+    return hybrid
+
+
+def _mentioned(answer: dict[str, Any]) -> list[str]:
+    """The entities an answer's hits mention, each once, in the order they are first mentioned."""
+    return list(
+        dict.fromkeys(m["entity_id"] for hit in answer.get("hits", []) for m in hit.get("mentions", []))
     )
 
-    question = AUTO_QUESTIONS.get(ctx)
-    if question is not None:
-        auto = retrieve({"mode": "auto", "text": question, "top_k": 5})
-        _hits(f'auto (the question read for names, time and kinds): "{question}"', auto)
-        for inference in (auto.get("applied") or {}).get("inferred") or []:
-            print(f"    inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
 
+def _entity_modes(demo: _Demo, entity: str) -> None:
+    _hits(f"entity {entity}", demo.retrieve({"mode": "entity", "entity_id": entity, "top_k": 5}))
+    _hits(
+        f"graph_walk from {entity}, depth 2",
+        demo.retrieve({"mode": "graph_walk", "entity_id": entity, "depth": 2, "top_k": 5}),
+    )
+
+
+def _filtered_modes(demo: _Demo) -> None:
+    """A time window alone, then the question with kinds weighted and the graph expanded."""
+    window = {"from": "2026-03-01T00:00:00Z", "to": "2026-03-31T23:59:59Z"}
+    _hits("temporal March 2026", demo.retrieve({"mode": "temporal", "window": window, "top_k": 5}))
+    weighted = {
+        "mode": "hybrid",
+        "text": demo.query,
+        "top_k": 5,
+        "weights": {"document": 2.0},
+        "expand_graph": True,
+    }
+    _hits("hybrid, documents weighted x2, expand_graph", demo.retrieve(weighted))
+
+
+def _auto(demo: _Demo) -> None:
+    """``mode: auto`` on the context's sample question, with what it read from the sentence."""
+    question = AUTO_QUESTIONS.get(demo.context)
+    if question is None:
+        return
+    auto = demo.retrieve({"mode": "auto", "text": question, "top_k": 5})
+    _hits(f'auto (the question read for names, time and kinds): "{question}"', auto)
+    for inference in (auto.get("applied") or {}).get("inferred") or []:
+        print(f"    inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
+
+
+def _packet(demo: _Demo) -> None:
     _title("3. A context packet with citations and a session receipt")
-    packed = retrieve(
+    packed = demo.retrieve(
         {
             "mode": "hybrid",
-            "text": args.query,
+            "text": demo.query,
             "top_k": 8,
             "session_id": f"demo-{uuid.uuid4().hex[:8]}",
             "pack": {"max_tokens": 200, "compress": True},
@@ -113,30 +168,12 @@ def run(args: argparse.Namespace) -> int:
         f"sources {packed['receipt']['source_ids']}"
     )
 
-    if len(entities) >= 2:
-        _title(f"4. graph_path {entities[0]} -> {entities[-1]}")
-        _path(ctx, entities[0], entities[-1], invoke)
 
-    with_lineage = next((h for h in hybrid.get("hits", []) if h["provenance"]["source_ids"]), None)
-    if with_lineage:
-        _title(f"5. why_explain {with_lineage['id']}")
-        _why(ctx, with_lineage["id"], invoke)
-
-    other = "globex" if ctx != "globex" else "acme"
+def _isolation(demo: _Demo) -> None:
+    other = "globex" if demo.context != "globex" else "acme"
     _title(f"6. Isolation: the same question from '{other}' sees only '{other}'")
-    response = invoke(
-        "retrieve",
-        api_event("POST", "/v1/retrieve", other, body={"mode": "hybrid", "text": args.query, "top_k": 5}),
-    )
-    _hits(f"hybrid as {other}", json.loads(response["body"]))
-
-    if ctx == "acme":
-        _ingest_step(retrieve, invoke)
-    _title(f"8. An agent's MCP call: `retrieval mcp --token dev:{ctx}` over stdio, tool 'retrieve'")
-    _mcp_tool_call(ctx, args.query)
-    _title("9. The evidence workflow (Step Functions) run locally: `retrieval workflow run`")
-    _workflow_run(ctx, args.query)
-    return 0
+    body = {"mode": "hybrid", "text": demo.query, "top_k": 5}
+    _hits(f"hybrid as {other}", demo.retrieve(body, context=other))
 
 
 def _ingest_step(retrieve: Any, invoke: Any) -> None:

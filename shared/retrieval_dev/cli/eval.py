@@ -14,6 +14,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -21,9 +22,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+    from retrieval_core.config import Settings
     from retrieval_core.ports import Embedder
 
+    from ..evaluation.collection import Document, Query
     from ..evaluation.compare import Configuration
+    from ..evaluation.runner import ModeResult
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -81,117 +85,189 @@ def run(args: argparse.Namespace) -> int:
 
     use_local_stack_env()
     from retrieval_core import bootstrap
-    from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
-    from ..evaluation.as_files import files_index
-    from ..evaluation.beir import read_beir
-    from ..evaluation.collection import read_collection
     from ..evaluation.embedding_cache import cached_embedder
-    from ..evaluation.provision import describe_index, evaluation_index
-    from ..evaluation.report import comparison, hybrid_gain, record, table
-    from ..evaluation.runner import Run, run_interleaved, run_mode
 
     started = time.perf_counter()
     embedder = cached_embedder(args, bootstrap.container().embedder)
     if args.suite:
         return _suite(args, embedder)
     args.documents, args.queries, args.qrels = _files(args)
-    source = args.beir or args.documents
     try:
-        if args.beir:
-            print(f"reading the BEIR folder {args.beir} (split {args.split})", flush=True)
-            collection = read_beir(args.beir, args.split)
-            args.queries = args.qrels = args.beir / "qrels" / f"{args.split}.tsv"
-        else:
-            collection = read_collection(args.documents, args.queries, args.qrels)
-        queries = collection.queries[: args.limit] if args.limit else collection.queries
-        blank = sum(not doc.text for doc in collection.documents)
-        print(
-            f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {source}",
-            flush=True,
-        )
-        provision = (
-            partial(files_index, embedder=embedder, pages=bool(args.beir))
-            if args.as_files
-            else partial(evaluation_index, embedder=embedder)
-        )
-        with provision(Settings.from_env(), collection.documents) as settings:
-            loaded = time.perf_counter()
-            results = [
-                _measured(
-                    f"eval {mode}",
-                    len(queries),
-                    partial(run_mode, mode, queries, collection.qrels, args.top_k),
-                )
-                for mode in args.modes
-            ]
-            compared = _configurations(args.compare)
-            # Interleaved query by query: on a shared machine, load changes weigh on every row alike.
-            runs = [Run(c.name, c.mode, c.options) for c in compared]
-            comparisons = _measured(
-                "eval comparisons",
-                len(queries) * len(runs),
-                partial(run_interleaved, runs, queries, collection.qrels, args.top_k),
-            )
-            container = bootstrap.container()
-            configuration = {
-                "index": describe_index(settings),
-                "fusion": container.retrieval_config.fusion.model_dump(),
-                "feedback": _dumped(container.retrieval_config.feedback),
-                "rerank": container.retrieval_config.rerank.model_dump(),
-                "embedder": container.embedder.name,
-                "top_k": args.top_k,
-                "gain": "linear (gain = grade), discount 1/log2(rank+1), trec_eval ndcg_cut",
-            }
+        judged = _read(args)
+        measured = _evaluate(args, embedder, judged)
     except RetrievalError as error:
         print(f"retrieval eval: {error.message}", file=sys.stderr)
         return 1
+    run_info = _run_info(args, judged, measured, started)
+    _print_report(args, judged, measured, run_info)
+    path = _save(args.out, measured, run_info)
+    print(f"saved {path}")
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """The judged collection as this run uses it: where it was read from, its documents, the queries
+    asked (``--limit`` applied) and their judgments."""
+
+    source: Path
+    documents: list[Document]
+    queries: list[Query]
+    qrels: dict[str, dict[str, int]]
+    blank: int
+    """Documents without text: the loader skips them."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Measurements:
+    """What the run measured in the evaluation index, and when (``perf_counter`` times)."""
+
+    results: list[ModeResult]
+    compared: list[Configuration]
+    comparisons: dict[str, ModeResult]
+    configuration: dict[str, Any]
+    loaded: float
+    finished: float
+    """After the evaluation index was taken down."""
+    now: datetime
+
+
+def _read(args: argparse.Namespace) -> _Judged:
+    """The collection ``--beir`` or the three files name; with ``--beir``, ``args.queries`` and
+    ``args.qrels`` become its qrels file, which the report and the record name."""
+    from ..evaluation.beir import read_beir
+    from ..evaluation.collection import read_collection
+
+    source = args.beir or args.documents
+    if args.beir:
+        print(f"reading the BEIR folder {args.beir} (split {args.split})", flush=True)
+        collection = read_beir(args.beir, args.split)
+        args.queries = args.qrels = args.beir / "qrels" / f"{args.split}.tsv"
+    else:
+        collection = read_collection(args.documents, args.queries, args.qrels)
+    queries = collection.queries[: args.limit] if args.limit else collection.queries
+    blank = sum(not doc.text for doc in collection.documents)
+    print(
+        f"loading {len(collection.documents)} documents ({blank} blank, skipped) from {source}",
+        flush=True,
+    )
+    return _Judged(source, collection.documents, queries, collection.qrels, blank)
+
+
+def _evaluate(args: argparse.Namespace, embedder: Embedder | None, judged: _Judged) -> _Measurements:
+    """Load the documents into a fresh index, then run every mode and every compared configuration."""
+    from retrieval_core.config import Settings
+
+    from ..evaluation.as_files import files_index
+    from ..evaluation.provision import evaluation_index
+    from ..evaluation.runner import Run, run_interleaved, run_mode
+
+    provision = (
+        partial(files_index, embedder=embedder, pages=bool(args.beir))
+        if args.as_files
+        else partial(evaluation_index, embedder=embedder)
+    )
+    queries, qrels = judged.queries, judged.qrels
+    with provision(Settings.from_env(), judged.documents) as settings:
+        loaded = time.perf_counter()
+        results = [
+            _measured(f"eval {mode}", len(queries), partial(run_mode, mode, queries, qrels, args.top_k))
+            for mode in args.modes
+        ]
+        compared = _configurations(args.compare)
+        # Interleaved query by query: on a shared machine, load changes weigh on every row alike.
+        runs = [Run(c.name, c.mode, c.options) for c in compared]
+        comparisons = _measured(
+            "eval comparisons",
+            len(queries) * len(runs),
+            partial(run_interleaved, runs, queries, qrels, args.top_k),
+        )
+        configuration = _configuration(settings, args.top_k)
     finished = time.perf_counter()
-    now = datetime.now(UTC)
-    run_info = {
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "documents": str(source),
+    return _Measurements(results, compared, comparisons, configuration, loaded, finished, datetime.now(UTC))
+
+
+def _configuration(settings: Settings, top_k: int) -> dict[str, Any]:
+    """What the scores were measured with: the index, the ranking's settings and the embedder."""
+    from retrieval_core import bootstrap
+
+    from ..evaluation.provision import describe_index
+
+    container = bootstrap.container()
+    return {
+        "index": describe_index(settings),
+        "fusion": container.retrieval_config.fusion.model_dump(),
+        "feedback": _dumped(container.retrieval_config.feedback),
+        "rerank": container.retrieval_config.rerank.model_dump(),
+        "embedder": container.embedder.name,
+        "top_k": top_k,
+        "gain": "linear (gain = grade), discount 1/log2(rank+1), trec_eval ndcg_cut",
+    }
+
+
+def _run_info(
+    args: argparse.Namespace, judged: _Judged, measured: _Measurements, started: float
+) -> dict[str, Any]:
+    """The record's ``run``: what was evaluated, when, and how long loading and querying took."""
+    return {
+        "date": measured.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "documents": str(judged.source),
         "queries": str(args.queries),
         "qrels": str(args.qrels),
-        "index_alias": configuration["index"]["alias"],
-        "document_count": len(collection.documents),
-        "blank_documents_skipped": blank,
-        "query_count": len(queries),
-        "load_seconds": round(loaded - started, 1),
-        "query_seconds": round(finished - loaded, 1),
+        "index_alias": measured.configuration["index"]["alias"],
+        "document_count": len(judged.documents),
+        "blank_documents_skipped": judged.blank,
+        "query_count": len(judged.queries),
+        "load_seconds": round(measured.loaded - started, 1),
+        "query_seconds": round(measured.finished - measured.loaded, 1),
     }
+
+
+def _print_report(
+    args: argparse.Namespace, judged: _Judged, measured: _Measurements, run_info: dict[str, Any]
+) -> None:
+    """The table per mode, hybrid's gain, the comparison table (if any) and what the run used."""
+    from ..evaluation.report import comparison, hybrid_gain, table
+
     print(
-        f"\n{args.queries.name} ({len(queries)} queries, {len(collection.documents)} documents), "
-        f"{now:%Y-%m-%d}, top_k={args.top_k}, through the retrieve handler\n"
+        f"\n{args.queries.name} ({len(judged.queries)} queries, {len(judged.documents)} documents), "
+        f"{measured.now:%Y-%m-%d}, top_k={args.top_k}, through the retrieve handler\n"
     )
-    print(table(results))
-    gain = hybrid_gain(results)
+    print(table(measured.results))
+    gain = hybrid_gain(measured.results)
     if gain is not None:
         print(f"\nhybrid vs the better single mode: {gain:+.1%} nDCG@10")
-    if comparisons:
+    if measured.comparisons:
         print(
             "\nconfigurations (request options over the deployment default; p: paired randomisation test)\n"
         )
-        print(comparison(comparisons, compared))
+        print(comparison(measured.comparisons, measured.compared))
+    configuration = measured.configuration
     print(
         f"fusion: {configuration['fusion']}; feedback: {configuration['feedback']}; "
         f"embedder: {configuration['embedder']}; "
         f"load {run_info['load_seconds']} s, queries {run_info['query_seconds']} s"
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"eval-{now:%Y%m%dT%H%M%SZ}.json"
-    saved = record(results, run=run_info, configuration=configuration)
+
+
+def _save(out: Path, measured: _Measurements, run_info: dict[str, Any]) -> Path:
+    """The JSON record under ``out``, named by the run's time; its path."""
+    from ..evaluation.report import record
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"eval-{measured.now:%Y%m%dT%H%M%SZ}.json"
+    saved = record(measured.results, run=run_info, configuration=measured.configuration)
     saved["comparison"] = {
-        "configurations": {
-            c.name: {"mode": c.mode, "options": dict(c.options), "baseline": c.baseline} for c in compared
+        "configurations": _described(measured.compared),
+        "summary": {name: result.summary() for name, result in measured.comparisons.items()},
+        "per_query": {
+            name: {q: vars(s) for q, s in r.scores.items()} for name, r in measured.comparisons.items()
         },
-        "summary": {name: result.summary() for name, result in comparisons.items()},
-        "per_query": {name: {q: vars(s) for q, s in r.scores.items()} for name, r in comparisons.items()},
     }
     path.write_text(json.dumps(saved, indent=2))
-    print(f"saved {path}")
-    return 0
+    return path
 
 
 def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
@@ -226,9 +302,7 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     path = args.out / f"suite-{now:%Y%m%dT%H%M%SZ}.json"
     saved = {
         "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "configurations": {
-            c.name: {"mode": c.mode, "options": dict(c.options), "baseline": c.baseline} for c in compared
-        },
+        "configurations": _described(compared),
         "per_query_ndcg@10": scores,
         "chosen": chosen.configuration.name if chosen else None,
     }
@@ -273,6 +347,11 @@ def _configurations(names: list[str] | None) -> list[Configuration]:
         raise SystemExit(f"retrieval eval: unknown configuration(s) {sorted(unknown)}")
     wanted |= {c.baseline for c in CONFIGURATIONS if c.name in wanted and c.baseline}
     return [c for c in CONFIGURATIONS if c.name in wanted]
+
+
+def _described(compared: list[Configuration]) -> dict[str, dict[str, Any]]:
+    """The record's account of each compared configuration: its mode, options and baseline."""
+    return {c.name: {"mode": c.mode, "options": dict(c.options), "baseline": c.baseline} for c in compared}
 
 
 def _dumped(model: BaseModel | None) -> dict[str, Any] | None:

@@ -10,8 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..evaluation.questions import Question, QuestionRun
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -54,14 +59,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{args.questions.name}: {len(questions)} questions, top_k={args.top_k}, {now:%Y-%m-%d}\n")
     print(table(runs, questions))
     if args.show:
-        for question in questions:
-            scores = "  ".join(
-                f"{m} {r.ndcg5[question.id]:.2f}/{r.ndcg10[question.id]:.2f}" for m, r in runs.items()
-            )
-            print(f"\n{question.id} [{question.split}] {question.text}\n  {scores}")
-            if "auto" in runs:
-                for inference in runs["auto"].inferred[question.id]:
-                    print(f"  inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
+        _show(questions, runs)
+    path = _save(args, now, runs)
+    print(f"saved {path}")
+    return 0
+
+
+def _show(questions: Sequence[Question], runs: Mapping[str, QuestionRun]) -> None:
+    """``--show``: each question's scores in every mode, and what ``auto`` inferred from it."""
+    for question in questions:
+        scores = "  ".join(
+            f"{m} {r.ndcg5[question.id]:.2f}/{r.ndcg10[question.id]:.2f}" for m, r in runs.items()
+        )
+        print(f"\n{question.id} [{question.split}] {question.text}\n  {scores}")
+        if "auto" in runs:
+            for inference in runs["auto"].inferred[question.id]:
+                print(f"  inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
+
+
+def _save(args: argparse.Namespace, now: datetime, runs: Mapping[str, QuestionRun]) -> Path:
+    """The JSON record under ``--out``, named by ``now``; its path."""
     args.out.mkdir(parents=True, exist_ok=True)
     path = args.out / f"questions-{now:%Y%m%dT%H%M%SZ}.json"
     record = {
@@ -81,5 +98,4 @@ def run(args: argparse.Namespace) -> int:
         },
     }
     path.write_text(json.dumps(record, indent=2))
-    print(f"saved {path}")
-    return 0
+    return path

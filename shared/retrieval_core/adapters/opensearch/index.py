@@ -114,7 +114,6 @@ def index_body(
     """Settings and strict mappings for the item index; ``metadata`` declares typed metadata keys and
     ``embedder`` (recorded in the mapping's ``_meta``) names what made its vectors, so a rebuild knows
     when it must embed again; ``vectors`` is how the k-NN graph is built."""
-    vectors = vectors or VectorIndexing()
     return {
         "settings": {
             "index": {
@@ -123,21 +122,7 @@ def index_body(
                 "number_of_replicas": replicas,
                 "refresh_interval": refresh_interval,
             },
-            "analysis": {
-                "filter": {
-                    "english_possessive": {"type": "stemmer", "language": "possessive_english"},
-                    "english_stemmer": {"type": "stemmer", "language": "english"},
-                },
-                "analyzer": {
-                    # Porter stemming, no stop-word list: BM25's IDF already discounts frequent words,
-                    # and on Cranfield dropping the list scored better (docs/QUALITY.md).
-                    TEXT_ANALYZER: {
-                        "type": "custom",
-                        "tokenizer": "standard",
-                        "filter": ["english_possessive", "lowercase", "english_stemmer"],
-                    }
-                },
-            },
+            "analysis": _text_analysis(),
         },
         "mappings": {
             "_meta": {"embedder": embedder} if embedder else {},
@@ -145,32 +130,52 @@ def index_body(
             "date_detection": False,
             "dynamic_templates": METADATA_TEMPLATES,
             "_routing": {"required": True},
-            "properties": {
-                "id": {"type": "keyword"},
-                "context_id": {"type": "keyword"},
-                "kind": {"type": "keyword"},
-                "status": {"type": "keyword"},
-                "entity_ids": {"type": "keyword"},
-                "mention_types": {"type": "keyword"},
-                **NAME_PROPERTIES,
-                "text": {"type": "text", "analyzer": TEXT_ANALYZER},
-                "confidence": {"type": "float"},
-                "created_at": {"type": "date"},
-                "valid_from": {"type": "date"},
-                "valid_to": {"type": "date"},
-                "source_ids": {"type": "keyword"},
-                "supersedes": {"type": "keyword"},
-                "contradicts": {"type": "keyword"},
-                "mentions": {"type": "object", "enabled": False},
-                "grounding": {"type": "object", "enabled": False},
-                "metadata": {
-                    "type": "object",
-                    "dynamic": True,
-                    "properties": metadata_properties(metadata or {}),
-                },
-                VECTOR_FIELD: {"type": "knn_vector", "dimension": dimension, "method": vectors.method()},
-            },
+            "properties": _item_properties(dimension, metadata or {}, vectors or VectorIndexing()),
         },
+    }
+
+
+def _text_analysis() -> dict[str, Any]:
+    """The ``text`` field's analyzer and the token filters it is built from."""
+    return {
+        "filter": {
+            "english_possessive": {"type": "stemmer", "language": "possessive_english"},
+            "english_stemmer": {"type": "stemmer", "language": "english"},
+        },
+        "analyzer": {
+            # Porter stemming, no stop-word list: BM25's IDF already discounts frequent words,
+            # and on Cranfield dropping the list scored better (docs/QUALITY.md).
+            TEXT_ANALYZER: {
+                "type": "custom",
+                "tokenizer": "standard",
+                "filter": ["english_possessive", "lowercase", "english_stemmer"],
+            }
+        },
+    }
+
+
+def _item_properties(dimension: int, metadata: MetadataSchema, vectors: VectorIndexing) -> dict[str, Any]:
+    """The strict mapping of an item's fields: its declared metadata keys and its vector included."""
+    return {
+        "id": {"type": "keyword"},
+        "context_id": {"type": "keyword"},
+        "kind": {"type": "keyword"},
+        "status": {"type": "keyword"},
+        "entity_ids": {"type": "keyword"},
+        "mention_types": {"type": "keyword"},
+        **NAME_PROPERTIES,
+        "text": {"type": "text", "analyzer": TEXT_ANALYZER},
+        "confidence": {"type": "float"},
+        "created_at": {"type": "date"},
+        "valid_from": {"type": "date"},
+        "valid_to": {"type": "date"},
+        "source_ids": {"type": "keyword"},
+        "supersedes": {"type": "keyword"},
+        "contradicts": {"type": "keyword"},
+        "mentions": {"type": "object", "enabled": False},
+        "grounding": {"type": "object", "enabled": False},
+        "metadata": {"type": "object", "dynamic": True, "properties": metadata_properties(metadata)},
+        VECTOR_FIELD: {"type": "knn_vector", "dimension": dimension, "method": vectors.method()},
     }
 
 
