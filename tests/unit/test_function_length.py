@@ -12,10 +12,6 @@ import pytest
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 PACKAGES = ("retrieval_core", "retrieval_dev")
 LIMIT = 50
-EXCEPTIONS = {
-    "retrieval_core/ingest/document_files.py:_index",  # split after the ingest merge (issue 50)
-}
-"""``path:name`` of the functions still over the limit, relative to ``shared/``."""
 
 
 def long_functions(package: Path) -> list[str]:
@@ -34,25 +30,12 @@ def long_functions(package: Path) -> list[str]:
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_function_is_over_fifty_lines(package: str) -> None:
-    found = long_functions(SHARED / package)
-    assert [entry for entry in found if _named(package, entry) not in EXCEPTIONS] == []
-
-
-def test_every_exception_is_still_over_the_limit() -> None:
-    """An exception whose function was split (or renamed, or moved) is taken off the list, not kept."""
-    found = {_named(package, entry) for package in PACKAGES for entry in long_functions(SHARED / package)}
-    assert EXCEPTIONS - found == set()
+    assert long_functions(SHARED / package) == []
 
 
 def test_every_package_under_shared_is_checked() -> None:
     packages = {path.parent.name for path in SHARED.glob("*/__init__.py")}
     assert packages == set(PACKAGES)
-
-
-def _named(package: str, entry: str) -> str:
-    """``path:name`` of a ``long_functions`` entry, the path relative to ``shared/``."""
-    location, rest = entry.split(" ", 1)
-    return f"{package}/{location.split(':')[0]}:{rest.split(' ')[0]}"
 
 
 def test_the_check_sees_a_long_function(tmp_path: Path) -> None:
