@@ -93,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     embedder = cached_embedder(args, bootstrap.container().embedder)
     if args.suite:
         return _suite(args, embedder)
-    args.documents, args.queries, args.qrels = _files(args)
+    if not args.beir:
+        args.documents, args.queries, args.qrels = _files(args)
     try:
         judged = _read(args)
         measured = _evaluate(args, embedder, judged)
