@@ -16,6 +16,7 @@ from typing import Any
 
 from ..project import project_path
 from .lambda_runtime import add_show_metrics_flag
+from .search import order_note
 
 DEFAULT_CORPUS = project_path("dev/sample/corpus.jsonl")
 INGEST_SAMPLE = project_path("events/ingest/acme-sample.jsonl")
@@ -104,8 +105,8 @@ def _modes(demo: _Demo) -> dict[str, Any]:
     _title(f"2. Retrieval modes for context '{demo.context}': \"{demo.query}\"")
     hybrid = demo.retrieve({"mode": "hybrid", "text": demo.query, "top_k": 5})
     for mode in ("lexical", "vector"):
-        _hits(mode, demo.retrieve({"mode": mode, "text": demo.query, "top_k": 5}))
-    _hits("hybrid (RRF of lexical + k-NN, one _msearch)", hybrid)
+        show_hits(mode, demo.retrieve({"mode": mode, "text": demo.query, "top_k": 5}))
+    show_hits("hybrid (RRF of lexical + k-NN, one _msearch)", hybrid)
     return hybrid
 
 
@@ -117,8 +118,8 @@ def _mentioned(answer: dict[str, Any]) -> list[str]:
 
 
 def _entity_modes(demo: _Demo, entity: str) -> None:
-    _hits(f"entity {entity}", demo.retrieve({"mode": "entity", "entity_id": entity, "top_k": 5}))
-    _hits(
+    show_hits(f"entity {entity}", demo.retrieve({"mode": "entity", "entity_id": entity, "top_k": 5}))
+    show_hits(
         f"graph_walk from {entity}, depth 2",
         demo.retrieve({"mode": "graph_walk", "entity_id": entity, "depth": 2, "top_k": 5}),
     )
@@ -127,7 +128,7 @@ def _entity_modes(demo: _Demo, entity: str) -> None:
 def _filtered_modes(demo: _Demo) -> None:
     """A time window alone, then the question with kinds weighted and the graph expanded."""
     window = {"from": "2026-03-01T00:00:00Z", "to": "2026-03-31T23:59:59Z"}
-    _hits("temporal March 2026", demo.retrieve({"mode": "temporal", "window": window, "top_k": 5}))
+    show_hits("temporal March 2026", demo.retrieve({"mode": "temporal", "window": window, "top_k": 5}))
     weighted = {
         "mode": "hybrid",
         "text": demo.query,
@@ -135,7 +136,7 @@ def _filtered_modes(demo: _Demo) -> None:
         "weights": {"document": 2.0},
         "expand_graph": True,
     }
-    _hits("hybrid, documents weighted x2, expand_graph", demo.retrieve(weighted))
+    show_hits("hybrid, documents weighted x2, expand_graph", demo.retrieve(weighted))
 
 
 def _auto(demo: _Demo) -> None:
@@ -144,7 +145,7 @@ def _auto(demo: _Demo) -> None:
     if question is None:
         return
     auto = demo.retrieve({"mode": "auto", "text": question, "top_k": 5})
-    _hits(f'auto (the question read for names, time and kinds): "{question}"', auto)
+    show_hits(f'auto (the question read for names, time and kinds): "{question}"', auto)
     for inference in (auto.get("applied") or {}).get("inferred") or []:
         print(f"    inferred {inference['span']!r} -> {inference['became']} {inference['value']}")
 
@@ -173,7 +174,7 @@ def _isolation(demo: _Demo) -> None:
     other = "globex" if demo.context != "globex" else "acme"
     _title(f"6. Isolation: the same question from '{other}' sees only '{other}'")
     body = {"mode": "hybrid", "text": demo.query, "top_k": 5}
-    _hits(f"hybrid as {other}", demo.retrieve(body, context=other))
+    show_hits(f"hybrid as {other}", demo.retrieve(body, context=other))
 
 
 def _ingest_step(retrieve: Any, invoke: Any) -> None:
@@ -191,7 +192,7 @@ def _ingest_step(retrieve: Any, invoke: Any) -> None:
         report = read_report(key)
         print(f"  {label}: reports/{key}.json: {report['status']}, {ingest_counts(report)}")
         found = retrieve({"mode": "hybrid", "text": "Who is on call for Payments?", "top_k": 3})
-        _hits('hybrid "Who is on call for Payments?"', found)
+        show_hits('hybrid "Who is on call for Payments?"', found)
     status = _why_status("acme", INGEST_IDS[0], invoke)
     print(f"  why_explain {INGEST_IDS[0]} after the delete: {status} (as for an id that never existed)")
 
@@ -271,7 +272,7 @@ def _mcp_tool_call(ctx: str, query: str) -> None:
             return await client.call_tool("retrieve", {"mode": "hybrid", "text": query, "top_k": 3})
 
     result = anyio.run(call)
-    _hits(f"retrieve (is_error={result.is_error})", result.structured_content or {})
+    show_hits(f"retrieve (is_error={result.is_error})", result.structured_content or {})
 
 
 def _workflow_run(ctx: str, query: str) -> None:
@@ -295,7 +296,7 @@ AUTO_QUESTIONS = {
 """A question in sentences per sample context, for ``mode: auto``."""
 
 
-def _hits(label: str, body: dict[str, Any]) -> None:
+def show_hits(label: str, body: dict[str, Any]) -> None:
     if "hits" not in body:
         print(f"  {label}: error {body}")
         return
@@ -303,6 +304,9 @@ def _hits(label: str, body: dict[str, Any]) -> None:
     print(f"  {label}{flag}")
     for hit in body["hits"]:
         print(f"    {hit['score']:.3f} {hit['kind']:<11} {hit['id']:<22} {_short(hit['text'], 58)}")
+    note = order_note(body)
+    if note:
+        print(f"    ({note})")
 
 
 def _short(text: str, width: int = 70) -> str:

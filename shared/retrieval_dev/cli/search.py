@@ -179,10 +179,24 @@ def render(question: str, answer: dict[str, Any], *, color: bool = False) -> str
         if where:
             lines.append(f"    {where}")
         lines.append(f"    {snippet(hit['text'], words, color=color)}")
-    scores = [hit["score"] for hit in hits]
-    if (answer.get("applied") or {}).get("diversify") and scores != sorted(scores, reverse=True):
-        lines.append("(diversified by kind: kinds interleave, so scores do not descend; --json for all)")
+    note = order_note(answer)
+    if note:
+        lines.append(f"({note}; --json for all)")
     return "\n".join(lines)
+
+
+def order_note(answer: dict[str, Any]) -> str | None:
+    """Why a page's scores do not descend, or None when they do: diversify interleaves kinds, and
+    expand_graph's neighbours follow the page in the walk's order."""
+    scores = [hit["score"] for hit in answer.get("hits") or []]
+    if scores == sorted(scores, reverse=True):
+        return None
+    reasons = []
+    if (answer.get("applied") or {}).get("diversify"):
+        reasons.append("diversified by kind: kinds interleave")
+    if "graph" in (answer.get("arms") or []):
+        reasons.append("graph neighbours follow the page in the walk's order")
+    return f"{'; '.join(reasons)}, so scores do not descend" if reasons else None
 
 
 def title(hit: dict[str, Any]) -> str:
