@@ -1,6 +1,6 @@
-"""Bulk indexing for the loader (``OpenSearchItemWriter``, its ``ItemWriter``) and for rebuilds: one
-``_bulk`` request per chunk, every document sent to its context's alias (``layout.IndexLayout``) and
-routed by its context.
+"""Bulk indexing for the loader (``OpenSearchItemWriter``, its ``ItemWriter``) and for rebuilds: a
+chunk's documents in ``_bulk`` requests of at most ``MAX_BULK_BYTES``, every document sent to its
+context's alias (``layout.IndexLayout``) and routed by its context.
 
 A rebuild blocks writes to the old index for the moment it takes to copy the last changes and move the
 alias (``generations.OpenSearchGenerations``); a document refused by that block is sent again, after a
@@ -33,6 +33,12 @@ BLOCKED_RETRY_SECONDS = 60.0
 _FIRST_PAUSE_SECONDS = 0.05
 _MAX_PAUSE_SECONDS = 1.0
 _BLOCKED = "cluster_block_exception"
+
+MAX_BULK_BYTES = 5 * 1024 * 1024
+"""A ``_bulk`` request's body stays under this: OpenSearch Service refuses bodies over 10 MiB on its
+smaller instance types (100 MiB on the larger), and 5-15 MiB is the range its guidance gives for bulk
+throughput. A chunk of long document chunks with their vectors passes 10 MiB; a single action larger
+than this still goes, alone."""
 
 BULK_TIMEOUT_SECONDS = 120.0
 """A load has no caller waiting on a deadline: a cold node indexing a chunk's vectors (HNSW graphs) can
@@ -95,6 +101,30 @@ def bulk_delete(
 
 
 def _send(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[WriteRefusal]:
+    """Send ``(id, action lines)`` in ``_bulk`` requests of at most ``MAX_BULK_BYTES``, in order."""
+    return [
+        refusal
+        for group in by_bytes(actions, MAX_BULK_BYTES)
+        for refusal in _send_one(client, operation, group)
+    ]
+
+
+def by_bytes(actions: list[tuple[str, str]], limit: int) -> list[list[tuple[str, str]]]:
+    """``actions`` in consecutive groups whose bulk bodies (UTF-8, a newline after each action) stay
+    within ``limit`` bytes; an action past the limit on its own is a group of one."""
+    groups: list[list[tuple[str, str]]] = []
+    size = limit + 1
+    for action in actions:
+        length = len(action[1].encode()) + 1
+        if size + length > limit:
+            groups.append([])
+            size = 0
+        groups[-1].append(action)
+        size += length
+    return groups
+
+
+def _send_one(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[WriteRefusal]:
     """Send ``(id, action lines)`` in one ``_bulk``; resend those refused by a write block (bounded)."""
     deadline = time.monotonic() + BLOCKED_RETRY_SECONDS
     pause = _FIRST_PAUSE_SECONDS

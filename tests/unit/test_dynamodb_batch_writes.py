@@ -1,0 +1,62 @@
+"""Issue 51: the loader's DynamoDB rows go out as ``BatchWriteItem`` calls of 25, several in flight at
+once; a key named twice keeps its last request (as writing in turn would), and what DynamoDB leaves
+unprocessed is retried or named."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from retrieval_core.adapters.dynamodb_writer import BATCH_LIMIT, DynamoDBBatchWriter
+from retrieval_core.adapters.errors import UnprocessedWritesError
+from retrieval_core.adapters.row_ref import RowRef
+
+
+class RecordingDynamoDB:
+    """``batch_write_item`` that keeps every batch; ``unprocessed`` keys are never taken. With
+    ``meet`` set, the first two calls wait for each other: they pass only if they are in flight together."""
+
+    def __init__(self, *, unprocessed: frozenset[str] = frozenset(), meet: bool = False) -> None:
+        self.batches: list[list[dict[str, Any]]] = []
+        self._unprocessed = unprocessed
+        self._barrier = threading.Barrier(2, timeout=10) if meet else None
+        self._lock = threading.Lock()
+
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        (requests,) = RequestItems.values()
+        with self._lock:
+            self.batches.append(requests)
+            first_two = len(self.batches) <= 2
+        if self._barrier is not None and first_two:
+            self._barrier.wait()  # BrokenBarrierError after 10 s if the calls run one after another
+        left = [r for r in requests if r["PutRequest"]["Item"]["pk"]["S"] in self._unprocessed]
+        return {"UnprocessedItems": {"t": left} if left else {}}
+
+
+def rows(count: int, value: str = "v") -> list[tuple[RowRef, dict[str, Any]]]:
+    return [(RowRef("t", f"p{n}", "card"), {"value": value}) for n in range(count)]
+
+
+def test_batches_are_in_flight_together_and_each_key_is_written_once() -> None:
+    client = RecordingDynamoDB(meet=True)
+    DynamoDBBatchWriter(client).put(rows(3 * BATCH_LIMIT + 1))
+    assert sorted(len(batch) for batch in client.batches) == [1, BATCH_LIMIT, BATCH_LIMIT, BATCH_LIMIT]
+    written = [r["PutRequest"]["Item"]["pk"]["S"] for batch in client.batches for r in batch]
+    assert sorted(written) == sorted(f"p{n}" for n in range(3 * BATCH_LIMIT + 1))
+
+
+def test_a_key_named_twice_keeps_its_last_value() -> None:
+    client = RecordingDynamoDB()
+    DynamoDBBatchWriter(client).put([*rows(30, "old"), *rows(2, "new")])
+    items = {r["PutRequest"]["Item"]["pk"]["S"]: r["PutRequest"]["Item"] for b in client.batches for r in b}
+    assert len(items) == 30 and sum(len(batch) for batch in client.batches) == 30
+    assert items["p0"]["value"] == {"S": "new"} and items["p29"]["value"] == {"S": "old"}
+
+
+def test_what_is_never_processed_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("time.sleep", lambda seconds: None)  # the backoff between rounds, not a timing
+    client = RecordingDynamoDB(unprocessed=frozenset({"p7", "p40"}))
+    with pytest.raises(UnprocessedWritesError) as raised:
+        DynamoDBBatchWriter(client).put(rows(60))
+    assert sorted(ref.pk for ref in raised.value.refs) == ["p40", "p7"]
