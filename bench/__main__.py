@@ -20,6 +20,7 @@ from retrieval_core.config import Settings
 from . import (
     coldstart,
     documents,
+    embedder,
     filtered,
     floor,
     graph,
@@ -44,7 +45,7 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package"}
+LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package", "embedder"}
 """Sections that measure without the loaded corpus (their own data or none)."""
 SECTIONS = (
     "retrieve",
@@ -56,6 +57,7 @@ SECTIONS = (
     "packing",
     "ingest",
     "documents",
+    "embedder",
     "multihop",
     "coldstart",
     "package",
@@ -163,6 +165,7 @@ def _run(
             "packing": lambda: micro.packing(runs=5),
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
+            "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
             "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),
         }
         for section, measure in measures.items():

@@ -326,6 +326,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
     lines += _documents(r.get("documents"))
+    lines += _embedder(r.get("embedder"))
     lines += _multihop(r.get("multihop"))
     rest = []
     if "packing" in r:
@@ -584,6 +585,14 @@ def _documents(documents: dict[str, Any] | None) -> list[str]:
     lines += _table(["path", "files/s", "pages/s", "chunks"], rows)
     lines += [f"Handler time over the plain loop: {documents['handler_over_plain']:.2f}x.", ""]
     return lines
+
+
+def _embedder(measured: dict[str, Any] | None) -> list[str]:
+    if not measured:
+        return []
+    from .embedder import markdown as embedder_markdown
+
+    return ["### The deployed embedder's calls", "", embedder_markdown(measured), ""]
 
 
 def _multihop(found: dict[str, Any] | None) -> list[str]:

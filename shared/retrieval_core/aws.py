@@ -54,19 +54,29 @@ class LazyClient:
 
 
 def deadline_bound_client(
-    service: str, region: str | None, *, connect_seconds: float, read_seconds: float, attempts: int
+    service: str,
+    region: str | None,
+    *,
+    connect_seconds: float,
+    read_seconds: float,
+    attempts: int,
+    connections: int = 10,
+    retry_mode: str = "standard",
 ) -> Any:
     """A boto3 ``service`` client with short timeouts and standard retries, none of whose attempts starts
     unless it could finish before the request's deadline (``bind_attempts_to_deadline``): a slow or
     throttled service fails the request inside the function's budget, as a 503 with ``Retry-After``,
-    instead of running it into Lambda's timeout."""
+    instead of running it into Lambda's timeout. ``connections`` is the pool's size (botocore's default
+    is ten): as many as the calls a caller keeps in flight. ``retry_mode`` ``adaptive`` adds botocore's
+    client-side rate limiting, which slows every thread of the client once the service throttles."""
     import boto3
     from botocore.config import Config
 
     config = Config(
         connect_timeout=connect_seconds,
         read_timeout=read_seconds,
-        retries={"mode": "standard", "total_max_attempts": attempts},
+        retries={"mode": retry_mode, "total_max_attempts": attempts},
+        max_pool_connections=max(10, connections),
     )
     client = boto3.client(service, region_name=region, config=config)
     bind_attempts_to_deadline(client, connect_seconds + read_seconds)

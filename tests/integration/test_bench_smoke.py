@@ -152,6 +152,15 @@ def test_the_ingest_handler_makes_the_loaders_calls_plus_its_own_s3_calls(
     assert "### Ingest" in tiny_report[1]
 
 
+def test_the_embedder_section_embeds_every_text_at_every_bound(tiny_report: tuple[dict, str, Path]) -> None:
+    measured = tiny_report[0]["results"]["embedder"]
+    assert [run["bound"] for run in measured["runs"]] == [1, 2, 4, 8, 16]
+    assert all(run["calls"] == measured["texts"] and run["texts_per_s"] > 0 for run in measured["runs"])
+    throttled = measured["over_quota_at_16"]  # every text embedded, each throttled answer retried
+    assert throttled["calls"] == measured["texts"] + throttled["throttled"]
+    assert "### The deployed embedder's calls" in tiny_report[1]
+
+
 def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, Path]) -> None:
     results = tiny_report[0]["results"]
     assert results["packing"]["hits_per_second"] > 0

@@ -4,6 +4,12 @@ boto3 is imported only when the client is first needed (the Lambda runtime provi
 created once per embedder and reused by every call, including from several threads. Its attempts are
 short and none starts that could not finish before the request's deadline: a slow or throttled model
 costs the caller a 503 with ``Retry-After``, not a Lambda timeout. (Ingest runs without a deadline.)
+
+Titan v2 takes one text per call, so a batch (an ingest chunk's texts) is embedded ``concurrency``
+calls at a time: a call's time is mostly the model's latency, so a function embeds about that many
+times faster, up to the account's rate. Without a deadline (ingest, the CLI) calls go through a patient
+client: ``PATIENT_ATTEMPTS`` attempts in botocore's adaptive mode, whose backoff and client-side rate
+ride out Bedrock's throttling during a large load (docs/PERFORMANCE.md, "The deployed embedder").
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import Any
 
 from .. import deadline
 from ..aws import LazyClient, aws_failures, deadline_bound_client
+from ..config import DEFAULT_EMBED_CONCURRENCY
 from ..errors import BackendUnavailableError
 from .errors import EmbeddingDimensionMismatchError
 
@@ -25,6 +32,10 @@ CONNECT_TIMEOUT_SECONDS = 1.0
 READ_TIMEOUT_SECONDS = 3.0
 """Titan answers a query-sized text in well under a second; an attempt that takes longer is retried."""
 MAX_ATTEMPTS = 3
+PATIENT_ATTEMPTS = 10
+"""Attempts of a call made without a deadline: a throttled ingest waits (up to botocore's 20 s a retry)
+rather than stops (with three, a bench run of 320 texts at one call in ten throttled lost a text, and a
+load would have stopped there)."""
 # Output sizes a model accepts in its request's "dimensions" field, for the models that take one.
 SUPPORTED_DIMENSIONS: dict[str, tuple[int, ...]] = {TITAN_V2: (256, 512, 1024)}
 
@@ -45,6 +56,7 @@ class BedrockEmbedder:
         normalize: bool = True,
         region: str | None = None,
         client: Any = None,
+        concurrency: int = DEFAULT_EMBED_CONCURRENCY,
     ) -> None:
         supported = SUPPORTED_DIMENSIONS.get(model_id)
         if supported is not None and dimension not in supported:
@@ -52,7 +64,11 @@ class BedrockEmbedder:
         self._model_id = model_id
         self._dimension = dimension
         self._normalize = normalize
-        self._client = LazyClient(lambda: _new_client(region), client)
+        self._concurrency = max(1, concurrency)
+        self._client = LazyClient(lambda: _new_client(region, self._concurrency), client)
+        self._patient_client = LazyClient(
+            lambda: _new_client(region, self._concurrency, patient=True), client
+        )
 
     @property
     def dimension(self) -> int:
@@ -63,14 +79,21 @@ class BedrockEmbedder:
         return f"bedrock:{self._model_id}"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Unit-length embeddings, one per text, in order. Titan v2 has no batch API: one call per text."""
-        return [self._embed_one(text) for text in texts]
+        """Unit-length embeddings, one per text, in order. Titan v2 has no batch API: one call per text,
+        up to ``concurrency`` of them in flight, each under the caller's deadline."""
+        if len(texts) < 2 or self._concurrency == 1:
+            return [self._embed_one(text) for text in texts]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(self._concurrency, len(texts))) as pool:
+            return list(pool.map(deadline.carry(self._embed_one), texts))
 
     def _embed_one(self, text: str) -> list[float]:
         body = json.dumps({"inputText": text, "dimensions": self._dimension, "normalize": self._normalize})
         deadline.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
         with aws_failures("bedrock", "invoke_model"):
-            response = self._client.get().invoke_model(
+            client = self._client if deadline.remaining() is not None else self._patient_client
+            response = client.get().invoke_model(
                 modelId=self._model_id, body=body, contentType="application/json", accept="application/json"
             )
             raw = response["body"].read()
@@ -89,11 +112,13 @@ class BedrockEmbedder:
         return embedding
 
 
-def _new_client(region: str | None) -> Any:
+def _new_client(region: str | None, connections: int, *, patient: bool = False) -> Any:
     return deadline_bound_client(
         "bedrock-runtime",
         region,
         connect_seconds=CONNECT_TIMEOUT_SECONDS,
         read_seconds=READ_TIMEOUT_SECONDS,
-        attempts=MAX_ATTEMPTS,
+        attempts=PATIENT_ATTEMPTS if patient else MAX_ATTEMPTS,
+        connections=connections,
+        retry_mode="adaptive" if patient else "standard",
     )

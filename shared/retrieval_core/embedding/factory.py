@@ -18,15 +18,21 @@ def embedder_from_settings(settings: Settings) -> Embedder:
     vectors, the size the k-NN field was created with.
     """
     return _build(
-        settings.embedder, settings.bedrock_model_id, settings.embedding_dimension, settings.aws_region
+        settings.embedder,
+        settings.bedrock_model_id,
+        settings.embedding_dimension,
+        settings.aws_region,
+        settings.bedrock_embed_concurrency,
     )
 
 
 @cache
-def _build(kind: str, bedrock_model_id: str, dimension: int, region: str) -> Embedder:
+def _build(kind: str, bedrock_model_id: str, dimension: int, region: str, concurrency: int) -> Embedder:
     embedder: Embedder
     if kind == "bedrock":
-        embedder = BedrockEmbedder(model_id=bedrock_model_id, dimension=dimension, region=region)
+        embedder = BedrockEmbedder(
+            model_id=bedrock_model_id, dimension=dimension, region=region, concurrency=concurrency
+        )
     else:
         embedder = LocalEmbedder()
     if embedder.dimension != dimension:
