@@ -344,7 +344,7 @@ class Container:
 
             extractor = ComprehendEntities(comprehend_client(self.settings.aws_region))
         return DocumentFiles(
-            loader=self.loader,
+            sink=self.loader,
             objects=self._objects,
             statuses=self.document_statuses,
             embedder=self.embedder,

@@ -1,5 +1,6 @@
 """In-memory stand-ins for the ingest use case's ports (``ingest.ports``): an object store, a queue
-that records what it is sent, and a loader that loads nothing but reports as told."""
+that records what it is sent, a loader that loads nothing but reports as told, and an item sink that
+keeps what a document handed it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, BinaryIO
 
 from retrieval_core.loading.lines import OversizedLine
 from retrieval_core.loading.loader import LoadReport
-from retrieval_core.loading.parse import LineError
+from retrieval_core.loading.parse import DeleteLine, LineError, ParsedLine
 from retrieval_core.models.ingest import ObjectRef, PartTask
 
 
@@ -67,3 +68,16 @@ class ScriptedLoader:
             else:
                 report.loaded += 1
         return report
+
+
+class RecordingSink:
+    """Keeps every load's entries, in order (``loads``); reports each item loaded, each delete applied."""
+
+    def __init__(self) -> None:
+        self.loads: list[list[ParsedLine | DeleteLine]] = []
+
+    def load(self, entries: Iterable[ParsedLine | DeleteLine]) -> LoadReport:
+        kept = list(entries)
+        self.loads.append(kept)
+        deletes = sum(isinstance(entry, DeleteLine) for entry in kept)
+        return LoadReport(loaded=len(kept) - deletes, deleted=deletes)

@@ -29,7 +29,7 @@ from ..models.text_window import token_counter, window_of
 from ..ports import Embedder, ItemKey, ItemWriter, LineageWriter, WriteRefusal
 from .lines import OversizedLine
 from .metadata_keys import PoolKeyBudget
-from .parse import DeleteLine, LineError, ParsedLine, parse_lines
+from .parse import DeleteLine, LineError, ParsedLine, checked, parse_lines
 
 CHUNK_SIZE = 256
 
@@ -112,12 +112,26 @@ class Loader:
         progress: LoadProgress | None = None,
         first_line: int = 1,
     ) -> LoadReport:
+        """Load JSON Lines: each line parsed into an item or a delete (``parse_lines``), then loaded as
+        ``load`` loads entries; a line that cannot be read is reported by its number and skipped."""
+        parsed = parse_lines(lines, context_id=context_id, first_line=first_line, metadata=self._metadata)
+        return self._load(parsed, progress)
+
+    def load(
+        self, entries: Iterable[ParsedLine | DeleteLine], *, progress: LoadProgress | None = None
+    ) -> LoadReport:
+        """Load items already built in memory (a document's chunks) and apply deletes, in order, as a
+        file of their lines would load: an item whose metadata contradicts its declared type is an error
+        of its entry, reported by the entry's number."""
+        return self._load((checked(entry, self._metadata) for entry in entries), progress)
+
+    def _load(
+        self, entries: Iterable[ParsedLine | DeleteLine | LineError], progress: LoadProgress | None
+    ) -> LoadReport:
         report = LoadReport()
         touched: set[str] = set()
         chunk: list[ParsedLine | DeleteLine] = []
-        for parsed in parse_lines(
-            lines, context_id=context_id, first_line=first_line, metadata=self._metadata
-        ):
+        for parsed in entries:
             if isinstance(parsed, LineError):
                 report.errors.append(parsed)
                 if progress:
