@@ -59,15 +59,14 @@ class ScriptedLoader:
     ) -> LoadReport:
         kept = list(lines)  # parts arrive as a stream of lines
         self.calls.append((first_line, kept, context_id))
-        report = LoadReport()
-        for number, line in enumerate(kept, start=first_line):
-            if line == b"bad":
-                report.errors.append(LineError(number, "(line)", "not valid JSON"))
-            elif number in self.unwritten_lines:
-                report.unwritten.append(f"acme:p-{number}")
-            else:
-                report.loaded += 1
-        return report
+        numbered = list(enumerate(kept, start=first_line))
+        errors = [LineError(n, "(line)", "not valid JSON") for n, line in numbered if line == b"bad"]
+        unwritten = [n for n, line in numbered if line != b"bad" and n in self.unwritten_lines]
+        return LoadReport(
+            loaded=len(kept) - len(errors) - len(unwritten),
+            errors=errors,
+            unwritten=[f"acme:p-{n}" for n in unwritten],
+        )
 
 
 class RecordingSink:
