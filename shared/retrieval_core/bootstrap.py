@@ -21,25 +21,32 @@ if TYPE_CHECKING:
     from .adapters.opensearch.generations import OpenSearchGenerations
     from .adapters.opensearch.index import ContextIndices, IndexSpec
     from .adapters.opensearch.store import OpenSearchStore
-    from .adapters.s3_objects import S3ObjectStore
+    from .documents.entities import EntityDictionary, EntityExtractor
     from .documents.listing import DocumentStatuses
     from .documents.status import DocumentStatusStore
     from .graph.service import GraphPathService
     from .ingest.document_files import DocumentFiles
+    from .ingest.ports import ObjectStore, PartQueue
     from .ingest.service import IngestService
     from .lifecycle.rebuild import Progress, RebuildService
     from .lineage import WhyExplainService
     from .loading.loader import Loader
+    from .loading.metadata_keys import PoolKeyBudget
     from .policy import RetrievalPolicy
     from .ports import (
         Capabilities,
+        ContextFieldDeclarations,
         CursorStore,
         Embedder,
         GraphTraversal,
         ItemReader,
+        ItemWriter,
         KnowledgeBaseDirectory,
         LineageReader,
+        LineageWriter,
+        NamingChunks,
         Reranker,
+        VectorReader,
     )
     from .retrieval.config import RetrievalConfig
     from .retrieval.pager import Pager
@@ -61,6 +68,17 @@ OVERRIDABLE = frozenset(
         "reranker",
         "knowledge_bases",
         "document_statuses",
+        # What ingest writes to and reads from (functions/ingest), each replaceable on its own.
+        "objects",
+        "part_queue",
+        "item_writer",
+        "lineage_writer",
+        "key_budget",
+        "chunk_vectors",
+        "entity_dictionary",
+        "chunk_naming",
+        "field_declarations",
+        "entity_extractor",
     }
 )
 
@@ -294,25 +312,43 @@ class Container:
     def loader(self) -> Loader:
         """The loader on this deployment's write adapters; in the pool model (contexts sharing one
         index) it also keeps each context within its metadata-key budget."""
+        from .loading.loader import Loader
+
+        return Loader(
+            items=self.item_writer,
+            lineage=self.lineage_writer,
+            embedder=self.embedder,
+            key_budget=self.key_budget,
+            metadata=self.settings.metadata_fields,
+        )
+
+    @cached_property
+    def item_writer(self) -> ItemWriter:
+        from .adapters.opensearch.writer import OpenSearchItemWriter
+
+        return OpenSearchItemWriter(self.indices)
+
+    @cached_property
+    def lineage_writer(self) -> LineageWriter:
         from .adapters.dynamodb_client import dynamodb_client
         from .adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
-        from .adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
         from .adapters.dynamodb_rows import TableNames
-        from .adapters.opensearch.writer import OpenSearchItemWriter
-        from .loading.loader import Loader
+
+        tables = TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table)
+        return DynamoDBLineageWriter(dynamodb_client(self.settings), tables)
+
+    @cached_property
+    def key_budget(self) -> PoolKeyBudget | None:
+        """The pool model's metadata-key cap per context (None when each context has its own index)."""
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
+        from .adapters.opensearch.layout import IndexLayout
         from .loading.metadata_keys import PoolKeyBudget
 
-        dynamodb = dynamodb_client(self.settings)
-        tables = TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table)
-        metadata = self.settings.metadata_fields
-        ledger = DynamoDBMetadataKeyLedger(dynamodb, tables.lineage)
-        return Loader(
-            items=OpenSearchItemWriter(self.indices),
-            lineage=DynamoDBLineageWriter(dynamodb, tables),
-            embedder=self.embedder,
-            key_budget=None if self.indices.layout.siloed else PoolKeyBudget(ledger, metadata),
-            metadata=metadata,
-        )
+        if IndexLayout.of(self.settings).siloed:
+            return None
+        ledger = DynamoDBMetadataKeyLedger(dynamodb_client(self.settings), self.settings.lineage_table)
+        return PoolKeyBudget(ledger, self.settings.metadata_fields)
 
     @cached_property
     def document_statuses(self) -> DocumentStatusStore:
@@ -331,48 +367,82 @@ class Container:
     def document_files(self) -> DocumentFiles:
         """Documents through ingest: parsed, chunked per ``document_chunking``, their entities found in
         the context's dictionary and by the configured extractor."""
-        from .documents.entities import EntityExtractor, MentionFinder
-        from .documents.name_rules import RuleBasedExtractor
+        from .documents.entities import MentionFinder
         from .documents.policy import ChunkingPolicy
         from .ingest.document_files import DocumentFiles
 
-        extractor: EntityExtractor | None = None
-        if self.settings.entity_extractor == "local":
-            extractor = RuleBasedExtractor()
-        elif self.settings.entity_extractor == "comprehend":
-            from .adapters.comprehend_entities import ComprehendEntities, comprehend_client
-
-            extractor = ComprehendEntities(comprehend_client(self.settings.aws_region))
         return DocumentFiles(
-            loader=self.loader,
-            objects=self._objects,
+            sink=self.loader,
+            objects=self.objects,
             statuses=self.document_statuses,
             embedder=self.embedder,
-            vectors=self.store,
-            mentions=MentionFinder(self.store, extractor),
-            naming=self.store,
-            fields=self.indices if self.indices.layout.siloed else None,
+            vectors=self.chunk_vectors,
+            mentions=MentionFinder(self.entity_dictionary, self.entity_extractor),
+            naming=self.chunk_naming,
+            fields=self.field_declarations,
             chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
             metadata=self.settings.metadata_fields,
         )
 
     @cached_property
-    def _objects(self) -> S3ObjectStore:
+    def chunk_vectors(self) -> VectorReader:
+        """The stored vectors a re-indexed file reuses (the search store's)."""
+        return self.store
+
+    @cached_property
+    def entity_dictionary(self) -> EntityDictionary:
+        """The context's names a document's mentions are found against (the search store's)."""
+        return self.store
+
+    @cached_property
+    def chunk_naming(self) -> NamingChunks:
+        """The chunks a new page's title back-links (the search store's)."""
+        return self.store
+
+    @cached_property
+    def field_declarations(self) -> ContextFieldDeclarations | None:
+        """Where typed sidecar values declare their keys' types: each context's own index, or nowhere
+        in the pool model."""
+        from .adapters.opensearch.layout import IndexLayout
+
+        return self.indices if IndexLayout.of(self.settings).siloed else None
+
+    @cached_property
+    def entity_extractor(self) -> EntityExtractor | None:
+        """The extractor ``entity_extractor`` names: rule-based, Comprehend, or none."""
+        if self.settings.entity_extractor == "local":
+            from .documents.name_rules import RuleBasedExtractor
+
+            return RuleBasedExtractor()
+        if self.settings.entity_extractor == "comprehend":
+            from .adapters.comprehend_entities import ComprehendEntities, comprehend_client
+
+            return ComprehendEntities(comprehend_client(self.settings.aws_region))
+        return None
+
+    @cached_property
+    def objects(self) -> ObjectStore:
         from .adapters.s3_objects import S3ObjectStore, s3_client
 
         return S3ObjectStore(s3_client(self.settings.aws_region))
 
     @cached_property
-    def ingest(self) -> IngestService:
+    def part_queue(self) -> PartQueue | None:
+        """Where a large object's parts are queued (None: every part loads in the same invocation)."""
         from .adapters.sqs_parts import SqsPartQueue, sqs_client
+
+        queue_url = self.settings.ingest_queue_url
+        return SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None
+
+    @cached_property
+    def ingest(self) -> IngestService:
         from .ingest.service import IngestService
         from .models.limits import LIMITS
 
-        queue_url = self.settings.ingest_queue_url
         return IngestService(
             loader=self.loader,
-            objects=self._objects,
-            queue=SqsPartQueue(sqs_client(self.settings.aws_region), queue_url) if queue_url else None,
+            objects=self.objects,
+            queue=self.part_queue,
             part_lines=self.settings.ingest_part_lines,
             limits=LIMITS.model_copy(update={"part_min_bytes": self.settings.ingest_part_min_bytes}),
             documents=self.document_files,

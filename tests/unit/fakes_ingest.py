@@ -1,5 +1,6 @@
 """In-memory stand-ins for the ingest use case's ports (``ingest.ports``): an object store, a queue
-that records what it is sent, and a loader that loads nothing but reports as told."""
+that records what it is sent, a loader that loads nothing but reports as told, and an item sink that
+keeps what a document handed it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, BinaryIO
 
 from retrieval_core.loading.lines import OversizedLine
 from retrieval_core.loading.loader import LoadReport
-from retrieval_core.loading.parse import LineError
+from retrieval_core.loading.parse import DeleteLine, LineError, ParsedLine
 from retrieval_core.models.ingest import ObjectRef, PartTask
 
 
@@ -58,12 +59,24 @@ class ScriptedLoader:
     ) -> LoadReport:
         kept = list(lines)  # parts arrive as a stream of lines
         self.calls.append((first_line, kept, context_id))
-        report = LoadReport()
-        for number, line in enumerate(kept, start=first_line):
-            if line == b"bad":
-                report.errors.append(LineError(number, "(line)", "not valid JSON"))
-            elif number in self.unwritten_lines:
-                report.unwritten.append(f"acme:p-{number}")
-            else:
-                report.loaded += 1
-        return report
+        numbered = list(enumerate(kept, start=first_line))
+        errors = [LineError(n, "(line)", "not valid JSON") for n, line in numbered if line == b"bad"]
+        unwritten = [n for n, line in numbered if line != b"bad" and n in self.unwritten_lines]
+        return LoadReport(
+            loaded=len(kept) - len(errors) - len(unwritten),
+            errors=errors,
+            unwritten=[f"acme:p-{n}" for n in unwritten],
+        )
+
+
+class RecordingSink:
+    """Keeps every load's entries, in order (``loads``); reports each item loaded, each delete applied."""
+
+    def __init__(self) -> None:
+        self.loads: list[list[ParsedLine | DeleteLine]] = []
+
+    def load(self, entries: Iterable[ParsedLine | DeleteLine]) -> LoadReport:
+        kept = list(entries)
+        self.loads.append(kept)
+        deletes = sum(isinstance(entry, DeleteLine) for entry in kept)
+        return LoadReport(loaded=len(kept) - deletes, deleted=deletes)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fakes_documents import MemoryDocumentStatuses
-from fakes_ingest import MemoryObjects, ScriptedLoader
+from fakes_ingest import MemoryObjects, RecordingSink
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from retrieval_core.documents.entities import MentionFinder
@@ -45,7 +45,7 @@ class NoVectors:
 
 def _files(objects: MemoryObjects) -> DocumentFiles:
     return DocumentFiles(
-        loader=ScriptedLoader(),
+        sink=RecordingSink(),
         objects=objects,
         statuses=MemoryDocumentStatuses(),
         embedder=StubEmbedder(),

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from fakes_documents import MemoryDocumentStatuses
     from fakes_generations import FakeGenerations
     from fakes_graph import FakeGraph, FakeItems, FakeLineage
-    from fakes_ingest import MemoryObjects, RecordingQueue, ScriptedLoader
+    from fakes_ingest import MemoryObjects, RecordingQueue, RecordingSink, ScriptedLoader
     from fakes_store import FixedEmbedder, InMemoryLexicalStore, InMemoryStore
     from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
     from retrieval_core.adapters.bedrock_rerank import BedrockReranker
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from retrieval_core.documents.status import DocumentStatusStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
-    from retrieval_core.ingest.ports import LineLoader, ObjectStore, PartQueue
+    from retrieval_core.ingest.ports import ItemSink, LineLoader, ObjectStore, PartQueue
     from retrieval_core.lifecycle.ports import IndexGenerations
     from retrieval_core.loading.loader import Loader, LoadProgress
     from retrieval_core.policy import InMemorySessionStore, SessionStore
@@ -121,6 +121,7 @@ if TYPE_CHECKING:
         objects: MemoryObjects,
         queue: RecordingQueue,
         scripted: ScriptedLoader,
+        recording: RecordingSink,
         s3: S3ObjectStore,
         sqs: SqsPartQueue,
         loader: Loader,
@@ -128,9 +129,11 @@ if TYPE_CHECKING:
         _objects: ObjectStore = objects
         _queue: PartQueue = queue
         _scripted: LineLoader = scripted
+        _recording: ItemSink = recording
         _s3: ObjectStore = s3
         _sqs: PartQueue = sqs
         _loader: LineLoader = loader
+        _sink: ItemSink = loader
 
     def load_progress(bar: Progress) -> None:
         _bar: LoadProgress = bar

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakes_documents import MemoryDocumentStatuses
-from fakes_ingest import MemoryObjects, ScriptedLoader
+from fakes_ingest import MemoryObjects, RecordingSink
 from retrieval_core.documents import bounded_json
 from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.errors import DocumentRejectedError
@@ -56,11 +56,11 @@ class NoVectors:
 
 def _files(
     embedder: Embedder | None = None, clock: list[float] | None = None, **limits: Any
-) -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses]:
-    objects, loader, statuses = MemoryObjects(), ScriptedLoader(), MemoryDocumentStatuses()
+) -> tuple[DocumentFiles, MemoryObjects, RecordingSink, MemoryDocumentStatuses]:
+    objects, sink, statuses = MemoryObjects(), RecordingSink(), MemoryDocumentStatuses()
     ticks = clock if clock is not None else [0.0]
     files = DocumentFiles(
-        loader=loader,
+        sink=sink,
         objects=objects,
         statuses=statuses,
         embedder=embedder or Embedder(),
@@ -71,7 +71,7 @@ def _files(
         limits=DocumentLimits(**limits),
         monotonic=lambda: ticks[0],
     )
-    return files, objects, loader, statuses
+    return files, objects, sink, statuses
 
 
 def _fate(
@@ -125,19 +125,19 @@ def test_csv_bounds(data: bytes, limits: dict[str, int], reason: str) -> None:
 
 def test_a_file_past_the_chunk_bound_fails_before_anything_is_embedded() -> None:
     embedder = Embedder()
-    files, objects, loader, _ = _files(embedder, chunks=10)
+    files, objects, sink, _ = _files(embedder, chunks=10)
     status, reason = _fate(files, objects, "contexts/acme/fences.md", hostile.fenced_markdown(2_000))
     assert status == "failed" and "more than 10 (chunks)" in reason
-    assert embedder.calls == [] and loader.calls == []
+    assert embedder.calls == [] and sink.loads == []
 
 
 def test_the_issue_s_fenced_markdown_fails_fast_on_the_default_bound() -> None:
     embedder = Embedder()
-    files, objects, loader, _ = _files(embedder)
+    files, objects, sink, _ = _files(embedder)
     started = time.monotonic()
     status, reason = _fate(files, objects, "contexts/acme/fences.md", hostile.fenced_markdown())
     assert status == "failed" and "more than 1,000 (chunks)" in reason, reason
-    assert embedder.calls == [] and loader.calls == [] and time.monotonic() - started < 60
+    assert embedder.calls == [] and sink.loads == [] and time.monotonic() - started < 60
 
 
 def test_a_chunk_past_its_characters_fails_the_file() -> None:
@@ -151,27 +151,27 @@ def test_a_chunk_past_its_characters_fails_the_file() -> None:
 def test_the_wall_time_covers_embedding_and_stops_between_batches() -> None:
     clock = [0.0]
     embedder = Embedder(clock, seconds_each=1.0)  # 32 s a batch
-    files, objects, loader, _ = _files(embedder, clock, seconds=50.0)
+    files, objects, sink, _ = _files(embedder, clock, seconds=50.0)
     status, reason = _fate(files, objects, KEY, b"Short sentence here. " * 10_000)
     assert status == "failed" and "took longer than 50 s" in reason and "embedding" in reason
-    assert embedder.calls == [32, 32] and loader.calls == []  # the third batch never started
+    assert embedder.calls == [32, 32] and sink.loads == []  # the third batch never started
 
 
 def test_a_status_is_pending_while_chunks_are_written_and_a_crash_leaves_it_for_a_retry() -> None:
-    files, objects, loader, statuses = _files()
+    files, objects, sink, statuses = _files()
     seen: list[str] = []
-    load = loader.load_lines
+    load = sink.load
 
-    def crashing(lines: Any, **kwargs: Any) -> Any:
+    def crashing(entries: Any, **kwargs: Any) -> Any:
         seen.append(statuses.get("acme", "f.txt").status)  # type: ignore[union-attr]
         raise IngestIncompleteError("killed mid-file")
 
-    loader.load_lines = crashing  # type: ignore[method-assign]
+    sink.load = crashing  # type: ignore[method-assign]
     objects.blobs[("b", KEY)] = b"One sentence. Two sentences."
     with pytest.raises(IngestIncompleteError):
         files.created(ObjectRef("b", KEY, "v1", sequencer="01"))
     assert seen == ["pending"] and statuses.get("acme", "f.txt").status == "pending"  # type: ignore[union-attr]
-    loader.load_lines = load  # type: ignore[method-assign]
+    sink.load = load  # type: ignore[method-assign]
     retried = files.created(ObjectRef("b", KEY, "v1", sequencer="02"))  # same bytes: not "unchanged"
     assert retried is not None and retried.status == "indexed" and retried.chunks == 1
 

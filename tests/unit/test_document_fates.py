@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakes_documents import MemoryDocumentStatuses
-from fakes_ingest import MemoryObjects, ScriptedLoader
+from fakes_ingest import MemoryObjects, RecordingSink, ScriptedLoader
 from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.errors import DocumentRejectedError
 from retrieval_core.documents.formats import DocumentFormat, format_of, is_lines, skip_reason
@@ -21,6 +21,7 @@ from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.documents.sidecar import RecordStructure
 from retrieval_core.ingest.document_files import DocumentFiles, is_document_key
 from retrieval_core.ingest.service import IngestService
+from retrieval_core.loading.parse import DeleteLine
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.metadata import FieldType
 
@@ -121,13 +122,13 @@ def _document_files(
     objects: MemoryObjects,
     *,
     metadata: dict[str, FieldType],
-    loader: ScriptedLoader | None = None,
+    sink: RecordingSink | None = None,
     statuses: MemoryDocumentStatuses | None = None,
     **parts: Any,
 ) -> DocumentFiles:
     """Document ingest over the in-memory parts; ``parts``: any other of its arguments."""
     return DocumentFiles(
-        loader=loader or ScriptedLoader(),
+        sink=sink or RecordingSink(),
         objects=objects,
         statuses=statuses or MemoryDocumentStatuses(),
         embedder=Embedder(),
@@ -139,21 +140,21 @@ def _document_files(
     )
 
 
-def _files() -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses]:
-    objects, loader, statuses = MemoryObjects(), ScriptedLoader(), MemoryDocumentStatuses()
+def _files() -> tuple[DocumentFiles, MemoryObjects, RecordingSink, MemoryDocumentStatuses]:
+    objects, sink, statuses = MemoryObjects(), RecordingSink(), MemoryDocumentStatuses()
     files = _document_files(
-        objects, metadata={}, loader=loader, statuses=statuses, vectors=Vectors(), limits=DocumentLimits()
+        objects, metadata={}, sink=sink, statuses=statuses, vectors=Vectors(), limits=DocumentLimits()
     )
-    return files, objects, loader, statuses
+    return files, objects, sink, statuses
 
 
 def test_a_stray_file_is_skipped_listed_skipped_again_and_deleted_when_removed() -> None:
-    files, objects, loader, statuses = _files()
+    files, objects, sink, statuses = _files()
     key = "contexts/acme/img/logo.png"
     objects.blobs[("b", key)] = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
     first = files.created(ObjectRef("b", key, "v1", sequencer="01"))
     assert first is not None and (first.key, first.status, first.chunks) == ("img/logo.png", "skipped", 0)
-    assert first.reason is not None and ".png" in first.reason and not loader.calls
+    assert first.reason is not None and ".png" in first.reason and not sink.loads
     assert statuses.get("acme", "img/logo.png") == first  # so GET /v1/documents lists it
     again = files.created(ObjectRef("b", key, "v2", sequencer="02"))
     assert again is not None and again.status == "skipped"  # never "unchanged"
@@ -163,18 +164,19 @@ def test_a_stray_file_is_skipped_listed_skipped_again_and_deleted_when_removed()
 
 
 def test_a_file_that_becomes_too_large_is_skipped_and_its_chunks_go() -> None:
-    files, objects, loader, _ = _files()
+    files, objects, sink, _ = _files()
     key = "contexts/acme/grow.txt"
     objects.blobs[("b", key)] = b"Small words here."
     assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
     files._limits = DocumentLimits(file_bytes=10)
     skipped = files.created(ObjectRef("b", key, "v2", sequencer="02"))
     assert skipped is not None and (skipped.status, skipped.chunks) == ("skipped", 0)
-    assert b'"op": "delete"' in loader.calls[-1][1][0]
+    assert sink.loads[-1] == [DeleteLine(0, "acme", "acme:doc/grow.txt#0000")]
 
 
 def test_the_ingest_service_never_reads_a_stray_file_as_json_lines() -> None:
-    files, objects, loader, statuses = _files()
+    files, objects, _, statuses = _files()
+    loader = ScriptedLoader()
     service = IngestService(loader=loader, objects=objects, queue=None, part_lines=100, documents=files)
     key = "contexts/acme/misc/pip_hash.rst"
     objects.blobs[("b", key)] = b"pip hash\n========\n\nCompute a hash of a file.\n"

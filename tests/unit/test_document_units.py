@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from fakes_documents import MemoryDocumentStatuses
-from fakes_ingest import MemoryObjects, ScriptedLoader
+from fakes_ingest import MemoryObjects, RecordingSink
 from retrieval_core.documents.chunking import ChunkingConfig, chunk_document
 from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.errors import ChunkingConfigError, DocumentRejectedError
@@ -24,6 +24,7 @@ from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.documents.sidecar import read_sidecar
 from retrieval_core.entrypoints.bedrock.answers import retrieval_result
 from retrieval_core.ingest.document_files import DocumentFiles
+from retrieval_core.loading.parse import ParsedLine
 from retrieval_core.models.hits import Hit
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.metadata import FieldType
@@ -328,15 +329,15 @@ def _files(
     mentions: MentionFinder | None = None,
     naming: Naming | None = None,
     **limits: Any,
-) -> tuple[DocumentFiles, MemoryObjects, ScriptedLoader, MemoryDocumentStatuses, Vectors]:
-    objects, loader, statuses, vectors = (
+) -> tuple[DocumentFiles, MemoryObjects, RecordingSink, MemoryDocumentStatuses, Vectors]:
+    objects, sink, statuses, vectors = (
         MemoryObjects(),
-        ScriptedLoader(),
+        RecordingSink(),
         MemoryDocumentStatuses(),
         Vectors(),
     )
     files = DocumentFiles(
-        loader=loader,
+        sink=sink,
         objects=objects,
         statuses=statuses,
         embedder=Embedder(),
@@ -347,11 +348,11 @@ def _files(
         limits=DocumentLimits(**limits),
         naming=naming,
     )
-    return files, objects, loader, statuses, vectors
+    return files, objects, sink, statuses, vectors
 
 
 def test_a_file_over_the_limit_is_skipped_and_a_later_event_beats_an_earlier_one() -> None:
-    files, objects, loader, statuses, _ = _files(file_bytes=100)
+    files, objects, sink, statuses, _ = _files(file_bytes=100)
     objects.blobs[("b", "contexts/acme/big.txt")] = b"x" * 101
     status = files.created(ObjectRef("b", "contexts/acme/big.txt", "v2", sequencer="0B"))
     assert status is not None and (status.status, status.reason) == (
@@ -360,13 +361,13 @@ def test_a_file_over_the_limit_is_skipped_and_a_later_event_beats_an_earlier_one
     )
     objects.blobs[("b", "contexts/acme/big.txt")] = b"Small now."
     late = files.created(ObjectRef("b", "contexts/acme/big.txt", "v1", sequencer="0A"))
-    assert late == status and not loader.calls  # the older event changed nothing
+    assert late == status and not sink.loads  # the older event changed nothing
     assert files.created(ObjectRef("b", "contexts/foreign", "v1")) is None  # no file under a context
     assert statuses.rows.keys() == {"acme"}
 
 
 def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors() -> None:
-    files, objects, loader, _, vectors = _files()
+    files, objects, sink, _, vectors = _files()
     key = "contexts/acme/n.md"
     objects.blobs[("b", key)] = b"# T\n\nOne sentence here."
     assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
@@ -376,9 +377,10 @@ def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors
     updated = files.created(ObjectRef("b", key + ".metadata.json", "v1", sequencer="03"))
     assert updated is not None and updated.status == "updated"
     assert updated.reason == "metadata only: the sidecar changed, the text is as it was"
-    line = json.loads(loader.calls[-1][1][0])
-    assert line["metadata"] == {"k": "v"} and line["embedding"] == [0.0, 1.0]
-    assert line["grounding"][0]["section"] == "T"
+    chunk = sink.loads[-1][0]
+    assert isinstance(chunk, ParsedLine) and chunk.item.id == "acme:doc/n.md#0000"
+    assert chunk.item.metadata == {"k": "v"} and chunk.item.embedding == [0.0, 1.0]
+    assert chunk.item.grounding[0].section == "T"
 
 
 def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:
@@ -438,10 +440,11 @@ def test_a_chunk_of_a_file_pairs_its_first_names_but_not_its_file_and_other_item
 
 def test_a_page_reads_the_dictionary_once_for_its_mentions_and_its_back_links() -> None:
     dictionary, naming = CountingDictionary(), Naming()
-    files, objects, loader, _, _ = _files(MentionFinder(dictionary, RuleBasedExtractor()), naming)
+    files, objects, sink, _, _ = _files(MentionFinder(dictionary, RuleBasedExtractor()), naming)
     objects.blobs[("b", "contexts/acme/p.md")] = b"# Treasury Desk\n\nThe Payments Team calls it."
     assert files.created(ObjectRef("b", "contexts/acme/p.md", "v1")).status == "indexed"  # type: ignore[union-attr]
     assert dictionary.reads == 1
     assert naming.asked == [["Treasury Desk"]]  # the page's title, unshared, from the one read
-    line = json.loads(loader.calls[0][1][0])
-    assert "acme:team/payments" in {m["entity_id"] for m in line["mentions"]}
+    chunk = sink.loads[0][0]
+    assert isinstance(chunk, ParsedLine)
+    assert "acme:team/payments" in {m.entity_id for m in chunk.item.mentions}

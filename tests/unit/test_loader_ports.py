@@ -11,6 +11,9 @@ from fakes_store import FixedEmbedder
 from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
 from retrieval_core.loading.loader import Loader
 from retrieval_core.loading.metadata_keys import PoolKeyBudget
+from retrieval_core.loading.parse import DeleteLine, ParsedLine
+from retrieval_core.models.item import Item
+from retrieval_core.models.metadata import FieldType
 from retrieval_core.ports import WriteRefusal
 
 DIMENSION = 3
@@ -148,3 +151,18 @@ def test_items_longer_than_the_embedders_window_are_reported_and_still_loaded(po
     )
     assert report.loaded == 2 and report.past_window == ["acme:p-1"]
     assert "1 items longer than the embedder's window" in report.summary()
+
+
+def test_items_built_in_memory_load_as_their_lines_would_and_are_checked_against_the_metadata_types(
+    ports: Any,
+) -> None:
+    items, lineage = ports
+    loader = loader_of(ports, metadata={"year": FieldType.NUMBER})
+    built = [Item.model_validate(json.loads(line(f"acme:p-{n}", metadata={"year": n}))) for n in (1, 2)]
+    wrong = Item.model_validate(json.loads(line("acme:p-3", metadata={"year": "soon"})))
+    loader.load_lines([line("acme:p-9")])
+    entries = [ParsedLine(n, item) for n, item in enumerate([*built, wrong])]
+    report = loader.load([*entries, DeleteLine(3, "acme", "acme:p-9")])
+    assert (report.loaded, report.deleted, [e.line for e in report.errors]) == (2, 1, [2])
+    assert set(items.documents) == {("acme", "acme:p-1"), ("acme", "acme:p-2")}
+    assert items.documents[("acme", "acme:p-2")][0] == built[1] and ("acme", "acme:p-9") not in lineage.cards

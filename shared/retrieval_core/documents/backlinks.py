@@ -9,10 +9,12 @@ it into edges (``chunk_items.PAIRED_NAMES``)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
+from ..models.item import Item
 from ..models.limits import LIMITS
 from ..models.page_titles import ABOUT_ROLE, title_aliases
 from ..ports import NamedEntity
@@ -32,11 +34,12 @@ def backlink_names(title_entry: NamedEntity, known: Sequence[NamedEntity]) -> li
 
 def backlinked(
     sources: Sequence[Mapping[str, Any]], title_entry: NamedEntity, names: Sequence[str]
-) -> list[bytes]:
+) -> list[Item]:
     """The chunks among ``sources`` whose text names the page as a name (capitalised as its title is),
-    as loadable lines with the page's mention added after their own."""
+    as items with the page's mention added after their own. A stored chunk that is no longer a valid
+    item (the limits changed since it was indexed) is left as it is, as a load would refuse it."""
     pattern = names_pattern(tuple(sorted({n.lower() for n in names})))
-    lines = []
+    items = []
     for source in sources:
         text = str(source.get("text", ""))
         if pattern is None or not any(
@@ -49,5 +52,8 @@ def backlinked(
         added = {"entity_id": title_entry.entity_id, "name": title_entry.name[:256], "type": title_entry.type}
         item = {key: value for key, value in source.items() if value is not None}
         item["mentions"] = [*mentions[:own], added, *mentions[own:]][: LIMITS.mentions]
-        lines.append(json.dumps(item, ensure_ascii=False).encode("utf-8"))
-    return lines
+        try:
+            items.append(Item.model_validate(item))
+        except ValidationError:
+            continue
+    return items

@@ -1,4 +1,4 @@
-"""A file's chunks as loadable item lines: kind ``document``, an id naming the file and the position
+"""A file's chunks as loadable items: kind ``document``, an id naming the file and the position
 (``acme:doc/<key>#0003``), grounded in ``s3://bucket/key`` with the page, section and span, the sidecar's
 metadata, and the entities found in it. ``co_mentioned`` says which of a chunk's entities the graph
 pairs into edges, as a proposition's are."""
@@ -6,16 +6,18 @@ pairs into edges, as a proposition's are."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..models.item import Item
 from ..models.limits import MAX_ITEM_ID_CHARS
 from ..models.vocabulary import Kind, iso
 from .chunking import Chunk
+from .errors import DocumentRejectedError
 
 SECTION_SEPARATOR = " > "
 LONGEST_CHUNK_SUFFIX = len("#000000")
@@ -64,7 +66,7 @@ class FileRef:
         return f"{self.file_id}#{position:04d}"
 
 
-def chunk_lines(
+def chunk_items(
     file: FileRef,
     chunks: Sequence[Chunk],
     *,
@@ -72,31 +74,47 @@ def chunk_lines(
     mentions: Sequence[list[dict[str, str]]],
     vectors: dict[str, list[float]],
     created_at: datetime,
-) -> list[bytes]:
-    """One JSON line per chunk. ``vectors`` holds embeddings already stored for these ids with the same
-    text (a sidecar change, an unchanged chunk of an edited file): they are reused, not computed again."""
-    lines = []
+) -> list[Item]:
+    """One item per chunk, validated as a loaded line is (a chunk that is not a valid item raises
+    ``DocumentRejectedError`` naming it). ``vectors`` holds embeddings already stored for these ids with
+    the same text (a sidecar change, an unchanged chunk of an edited file): they are reused, not computed
+    again."""
+    items = []
     for position, chunk in enumerate(chunks):
-        chunk_id = file.chunk_id(position)
-        span: dict[str, Any] = {"chunk_id": chunk_id, "uri": file.uri, "start": chunk.start, "end": chunk.end}
-        if chunk.page is not None:
-            span["page"] = chunk.page
-        if chunk.section:
-            span["section"] = SECTION_SEPARATOR.join(chunk.section)
-        span["version"] = file.version
-        if chunk.parent_text is not None:
-            span["text"] = chunk.parent_text
-        line: dict[str, Any] = {
-            "id": chunk_id,
-            "context_id": file.context_id,
-            "kind": "document",
-            "text": chunk.text,
-            "created_at": iso(created_at),
-            "grounding": [span],
-            "mentions": mentions[position],
-            "metadata": {**metadata, **(chunk.metadata or {})},
-        }
-        if chunk_id in vectors:
-            line["embedding"] = vectors[chunk_id]
-        lines.append(json.dumps(line, ensure_ascii=False).encode("utf-8"))
-    return lines
+        record = _chunk_record(file, position, chunk, {**metadata, **(chunk.metadata or {})}, created_at)
+        record["mentions"] = mentions[position]
+        if record["id"] in vectors:
+            record["embedding"] = vectors[record["id"]]
+        try:
+            items.append(Item.model_validate(record))
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "(item)"
+            raise DocumentRejectedError(
+                f"has a chunk that is not a valid item (chunk {position}: {field}: {first['msg']})"
+            ) from None
+    return items
+
+
+def _chunk_record(
+    file: FileRef, position: int, chunk: Chunk, metadata: dict[str, Any], created_at: datetime
+) -> dict[str, Any]:
+    """The chunk's fields as an item's, grounded in its span of the file."""
+    chunk_id = file.chunk_id(position)
+    span: dict[str, Any] = {"chunk_id": chunk_id, "uri": file.uri, "start": chunk.start, "end": chunk.end}
+    if chunk.page is not None:
+        span["page"] = chunk.page
+    if chunk.section:
+        span["section"] = SECTION_SEPARATOR.join(chunk.section)
+    span["version"] = file.version
+    if chunk.parent_text is not None:
+        span["text"] = chunk.parent_text
+    return {
+        "id": chunk_id,
+        "context_id": file.context_id,
+        "kind": "document",
+        "text": chunk.text,
+        "created_at": iso(created_at),
+        "grounding": [span],
+        "metadata": metadata,
+    }

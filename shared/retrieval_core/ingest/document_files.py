@@ -17,13 +17,12 @@ fails alone: its chunks are removed and its status says why (and keeps the faile
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
-from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_lines
+from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
@@ -43,7 +42,9 @@ from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
+from ..loading.parse import DeleteLine, ParsedLine
 from ..models.ingest import ObjectRef
+from ..models.item import Item
 from ..models.metadata import FieldType, MetadataSchema
 from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.text_window import token_counter, window_of
@@ -51,7 +52,7 @@ from ..models.vocabulary import iso
 from ..ports import ContextFieldDeclarations, Embedder, NamedEntity, NamingChunks, VectorReader
 from .errors import IngestIncompleteError
 from .objects import CONTEXTS_PREFIX, context_of_key
-from .ports import LineLoader, ObjectStore
+from .ports import ItemSink, ObjectStore
 
 METADATA_ONLY = "metadata only: the sidecar changed, the text is as it was"
 
@@ -65,7 +66,7 @@ class DocumentFiles:
     def __init__(
         self,
         *,
-        loader: LineLoader,
+        sink: ItemSink,
         objects: ObjectStore,
         statuses: DocumentStatusStore,
         embedder: Embedder,
@@ -79,7 +80,7 @@ class DocumentFiles:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._loader = loader
+        self._sink = sink
         self._objects = objects
         self._statuses = statuses
         self._embedder = embedder
@@ -168,7 +169,7 @@ class DocumentFiles:
         known = self._mentions.dictionary(file.context_id)
         title = page_title(chunks)
         chunk_mentions = self._chunk_mentions(file, chunks, title, known)
-        lines = chunk_lines(
+        items = chunk_items(
             file,
             chunks,
             metadata=dict(sidecar.metadata),
@@ -180,7 +181,7 @@ class DocumentFiles:
         note = self._declare(file.context_id, sidecar, context_types)  # before the values are indexed
         if len(chunks) > indexed:  # the ids about to be written, before they are
             self._record(file, "pending", len(chunks), None, sequencer, (None, None, None))
-        self._load(file, lines, len(chunks), indexed)
+        self._load(file, items, indexed)
         if title is not None:
             self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
         replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
@@ -209,18 +210,19 @@ class DocumentFiles:
         own_ids = {m["entity_id"] for m in own}
         return [[*own, *(m for m in found if m["entity_id"] not in own_ids)][:32] for found in mentions]
 
-    def _load(self, file: FileRef, lines: list[bytes], count: int, indexed: int) -> None:
-        """The file's ``count`` chunks loaded, the ids past them (of ``indexed`` before) deleted; a chunk
-        the index refuses fails the file with its chunks removed."""
-        stale = range(count, indexed)
-        report = self._loader.load_lines([*lines, *_deletes(file, stale)], context_id=file.context_id)
+    def _load(self, file: FileRef, items: list[Item], indexed: int) -> None:
+        """The file's chunks loaded (entry N is chunk N), the ids past them (of ``indexed`` before)
+        deleted; a chunk the index refuses fails the file with its chunks removed."""
+        count = len(items)
+        loads = [ParsedLine(position, item) for position, item in enumerate(items)]
+        report = self._sink.load([*loads, *_deletes(file, range(count, indexed))])
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
         if report.errors:
             first = report.errors[0]
-            self._loader.load_lines(_deletes(file, range(count)), context_id=file.context_id)
+            self._sink.load(_deletes(file, range(count)))
             raise DocumentRejectedError(
-                f"has a chunk the index refused (chunk {first.line - 1}: {first.message})"
+                f"has a chunk the index refused (chunk {first.line}: {first.message})"
             )
 
     def _context_types(self, context_id: str, sidecar_bytes: bytes | None) -> dict[str, FieldType]:
@@ -252,9 +254,9 @@ class DocumentFiles:
         entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
         names = backlink_names(entry, known)
         sources = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
-        lines = backlinked(sources, entry, names)
-        if lines:
-            report = self._loader.load_lines(lines, context_id=context_id)
+        linked = backlinked(sources, entry, names)
+        if linked:
+            report = self._sink.load([ParsedLine(number, item) for number, item in enumerate(linked)])
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(
                     f"{len(report.unwritten)} back-links to {title!r} were not written"
@@ -313,9 +315,7 @@ class DocumentFiles:
         hashes: tuple[str | None, str | None, str | None] = (None, None, None),
     ) -> DocumentStatus:
         if previous is not None and previous.chunks:
-            report = self._loader.load_lines(
-                _deletes(file, range(previous.chunks)), context_id=file.context_id
-            )
+            report = self._sink.load(_deletes(file, range(previous.chunks)))
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not removed")
         return self._record(file, status, 0, reason, sequencer, hashes)
@@ -372,5 +372,6 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _deletes(file: FileRef, positions: Iterable[int]) -> list[bytes]:
-    return [json.dumps({"op": "delete", "id": file.chunk_id(p)}).encode() for p in positions]
+def _deletes(file: FileRef, positions: Iterable[int]) -> list[DeleteLine]:
+    """Deletes of the file's chunks at ``positions``, each numbered by its chunk's position."""
+    return [DeleteLine(p, file.context_id, file.chunk_id(p)) for p in positions]

@@ -1,5 +1,6 @@
-"""What ingestion needs from the outside: an object store, a queue for parts of large objects, and a
-loader for the lines of each part (``loading.Loader``, whatever backends it writes to)."""
+"""What ingestion needs from the outside: an object store, a queue for parts of large objects, a loader
+for the lines of each part, and a sink for the items a document becomes (both ``loading.Loader``,
+whatever backends it writes to)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any, BinaryIO, Protocol
 
 from ..loading.lines import OversizedLine
 from ..loading.loader import LoadReport
+from ..loading.parse import DeleteLine, ParsedLine
 from ..models.ingest import ObjectRef, PartTask
 
 
@@ -45,4 +47,11 @@ class LineLoader(Protocol):
         self, lines: Iterable[bytes | OversizedLine], *, context_id: str | None = None, first_line: int = 1
     ) -> LoadReport:
         """Load JSON Lines into ``context_id``, numbering them from ``first_line`` in the report."""
+        ...
+
+
+class ItemSink(Protocol):
+    def load(self, entries: Iterable[ParsedLine | DeleteLine]) -> LoadReport:
+        """Load items built in memory and apply deletes, in order; the report names an entry that
+        failed by its number (a document numbers its chunks by position)."""
         ...

@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from .document_files import DocumentFiles
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class IngestOutcome:
     """What one invocation did: the parts it loaded (for metrics), queued or reused, and the final report
-    if this invocation wrote it."""
+    if this invocation wrote it. A value: each part run returns its own, and they are ``combined``."""
 
     key: str
     loaded_parts: list[PartReport] = field(default_factory=list)
@@ -39,6 +39,16 @@ class IngestOutcome:
     report: IngestReport | None = None
     document: DocumentStatus | None = None
     """A document's (or its sidecar's) event: the file's status after it."""
+
+    @classmethod
+    def combined(cls, key: str, runs: list[IngestOutcome]) -> IngestOutcome:
+        """The outcomes of one object's parts run in order as one (the last part's report is the final)."""
+        return cls(
+            key,
+            loaded_parts=[part for run in runs for part in run.loaded_parts],
+            reused_parts=sum(run.reused_parts for run in runs),
+            report=next((run.report for run in reversed(runs) if run.report is not None), None),
+        )
 
 
 class IngestService:
@@ -61,15 +71,13 @@ class IngestService:
 
     def object_created(self, ref: ObjectRef) -> IngestOutcome:
         context_id = context_of_key(ref.key)
-        outcome = IngestOutcome(ref.key)
         if context_id is None:
             reason = "the key must start with contexts/<context_id>/ (1-63 lowercase letters, digits, - or _)"
-            outcome.report = IngestReport(bucket=ref.bucket, key=ref.key, status="rejected", reason=reason)
-            self._write_report(ref.bucket, ref.key, outcome.report)
-            return outcome
+            report = IngestReport(bucket=ref.bucket, key=ref.key, status="rejected", reason=reason)
+            self._write_report(ref.bucket, ref.key, report)
+            return IngestOutcome(ref.key, report=report)
         if self._documents is not None and is_document_key(ref.key):
-            outcome.document = self._documents.created(ref)
-            return outcome
+            return IngestOutcome(ref.key, document=self._documents.created(ref))
         if ref.version_id is None and ref.etag is None:  # a hand-written event: pin what is there now
             ref = self._objects.identify(ref)
         pinned = ref
@@ -81,7 +89,7 @@ class IngestService:
             self._objects.open(ref), self._part_lines, write_part=write_part, limits=self._limits
         )
         if plan.refused is not None:
-            return self._finished(outcome, ref, context_id, "rejected", plan.refused)
+            return self._finished(ref, context_id, "rejected", plan.refused)
         tasks = [
             PartTask(
                 bucket=ref.bucket,
@@ -96,65 +104,59 @@ class IngestService:
             for part in plan.parts
         ]
         if not tasks:
-            return self._finished(outcome, ref, context_id, "complete")
+            return self._finished(ref, context_id, "complete")
         if self._queue is not None and len(tasks) > 1:
             self._queue.send(tasks)
-            outcome.queued_parts = len(tasks)
-            return outcome
-        for task in tasks:
-            self._run(task, context_id, outcome)
-        self._finish(outcome)
-        return outcome
+            return IngestOutcome(ref.key, queued_parts=len(tasks))
+        return self._finish(IngestOutcome.combined(ref.key, [self._run(task, context_id) for task in tasks]))
 
     def object_removed(self, ref: ObjectRef) -> IngestOutcome:
         """A removed document takes its chunks with it; a removed JSON Lines object changes nothing (its
         lines were loads and deletes, applied)."""
-        outcome = IngestOutcome(ref.key)
         if self._documents is not None and is_document_key(ref.key):
-            outcome.document = self._documents.removed(ref)
-        return outcome
+            return IngestOutcome(ref.key, document=self._documents.removed(ref))
+        return IngestOutcome(ref.key)
 
     def part(self, task: PartTask) -> IngestOutcome:
         context_id = context_of_key(task.key)
-        outcome = IngestOutcome(task.key)
         if context_id is None:  # only a hand-made message can get here; it changes nothing
-            return outcome
-        self._run(task, context_id, outcome)
-        self._finish(outcome)
-        return outcome
+            return IngestOutcome(task.key)
+        return self._finish(self._run(task, context_id))
 
-    def _run(self, task: PartTask, context_id: str, outcome: IngestOutcome) -> None:
+    def _run(self, task: PartTask, context_id: str) -> IngestOutcome:
+        """One part loaded (or its complete report reused); the last part also merges the object's report."""
         key = part_report_key(task.ref, task.part.index)
         previous = self._objects.read_json(task.bucket, key)
-        if previous is not None and PartReport.model_validate(previous).complete:
-            outcome.reused_parts += 1
-        else:
-            lines = read_part(
-                self._read(task), from_part_object=task.gzip, line_bytes=self._limits.line_bytes
-            )
-            load = self._loader.load_lines(lines, context_id=context_id, first_line=task.part.first_line)
-            part_report = PartReport.of(task, load)
-            self._objects.write_json(task.bucket, key, part_report.model_dump(mode="json"))
-            outcome.loaded_parts.append(part_report)
-        if task.is_last:
-            parts = [
-                self._objects.read_json(task.bucket, part_report_key(task.ref, i)) for i in range(task.parts)
-            ]
-            outcome.report = IngestReport.merge(
-                task, context_id, [None if p is None else PartReport.model_validate(p) for p in parts]
-            )
-            self._write_report(task.bucket, task.key, outcome.report)
+        reused = previous is not None and PartReport.model_validate(previous).complete
+        loaded = [] if reused else [self._load_part(task, context_id, key)]
+        report = self._merged(task, context_id) if task.is_last else None
+        return IngestOutcome(task.key, loaded_parts=loaded, reused_parts=int(reused), report=report)
+
+    def _load_part(self, task: PartTask, context_id: str, key: str) -> PartReport:
+        lines = read_part(self._read(task), from_part_object=task.gzip, line_bytes=self._limits.line_bytes)
+        load = self._loader.load_lines(lines, context_id=context_id, first_line=task.part.first_line)
+        part_report = PartReport.of(task, load)
+        self._objects.write_json(task.bucket, key, part_report.model_dump(mode="json"))
+        return part_report
+
+    def _merged(self, task: PartTask, context_id: str) -> IngestReport:
+        """The object's report from every part's (a part that never ran is named missing), written."""
+        keys = [part_report_key(task.ref, index) for index in range(task.parts)]
+        stored = [self._objects.read_json(task.bucket, key) for key in keys]
+        parts = [None if p is None else PartReport.model_validate(p) for p in stored]
+        report = IngestReport.merge(task, context_id, parts)
+        self._write_report(task.bucket, task.key, report)
+        return report
 
     def _finished(
         self,
-        outcome: IngestOutcome,
         ref: ObjectRef,
         context_id: str,
         status: Literal["rejected", "complete"],
         reason: str | None = None,
     ) -> IngestOutcome:
-        """``outcome`` of an object that queues no part (refused whole, or empty), its report written."""
-        outcome.report = IngestReport(
+        """The outcome of an object that queues no part (refused whole, or empty), its report written."""
+        report = IngestReport(
             bucket=ref.bucket,
             key=ref.key,
             version_id=ref.version_id,
@@ -162,19 +164,21 @@ class IngestService:
             status=status,
             reason=reason,
         )
-        self._write_report(ref.bucket, ref.key, outcome.report)
-        return outcome
+        self._write_report(ref.bucket, ref.key, report)
+        return IngestOutcome(ref.key, report=report)
 
     def _write_report(self, bucket: str, key: str, report: IngestReport) -> None:
         self._objects.write_json(bucket, report_key(key), report.model_dump(mode="json"))
 
-    def _finish(self, outcome: IngestOutcome) -> None:
+    def _finish(self, outcome: IngestOutcome) -> IngestOutcome:
+        """``outcome``, unless a part it loaded left items unwritten: then the invocation fails (retried)."""
         failed = [part for part in outcome.loaded_parts if not part.complete]
         if failed:
             unwritten = sum(part.unwritten for part in failed)
             raise IngestIncompleteError(
                 f"{unwritten} items of {outcome.key} were not written (parts {[p.index for p in failed]})"
             )
+        return outcome
 
     def _read(self, task: PartTask) -> BinaryIO:
         """A plain object's part is a ranged read; a gzip object's part is its own plain part object."""

@@ -29,7 +29,7 @@ from ..models.text_window import token_counter, window_of
 from ..ports import Embedder, ItemKey, ItemWriter, LineageWriter, WriteRefusal
 from .lines import OversizedLine
 from .metadata_keys import PoolKeyBudget
-from .parse import DeleteLine, LineError, ParsedLine, parse_lines
+from .parse import DeleteLine, LineError, ParsedLine, checked, parse_lines
 
 CHUNK_SIZE = 256
 
@@ -40,10 +40,14 @@ class LoadProgress(Protocol):
     def advance(self, count: int) -> None: ...
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class LoadReport:
     """``loaded`` counts every item written; ``updated`` those of them that replaced an item already in
-    the tables. ``deleted`` counts removed items, ``absent`` deletes of ids that were not there."""
+    the tables. ``deleted`` counts removed items, ``absent`` deletes of ids that were not there.
+
+    A value: each step of a load returns the report of what it did, and the load's report is their
+    sum (``combined``), so no step reaches into another's counts (frozen; its lists are built once,
+    when it is made, and never appended to)."""
 
     loaded: int = 0
     updated: int = 0
@@ -58,6 +62,22 @@ class LoadReport:
     it is local, else by ``estimate_tokens``, which overcounts): their vector leaves the rest out, so
     vector search cannot find what the end says. Loaded all the same; split them (documents are chunked
     within the window)."""
+
+    @classmethod
+    def combined(cls, parts: Iterable[LoadReport]) -> LoadReport:
+        """The reports of consecutive steps as one: counts added, lists joined in order, the first stop
+        (nothing runs after a stop, so there is at most one)."""
+        steps = list(parts)
+        return cls(
+            loaded=sum(p.loaded for p in steps),
+            updated=sum(p.updated for p in steps),
+            deleted=sum(p.deleted for p in steps),
+            absent=sum(p.absent for p in steps),
+            errors=[e for p in steps for e in p.errors],
+            unwritten=[i for p in steps for i in p.unwritten],
+            stopped=next((p.stopped for p in steps if p.stopped is not None), None),
+            past_window=[i for p in steps for i in p.past_window],
+        )
 
     @property
     def ok(self) -> bool:
@@ -112,139 +132,172 @@ class Loader:
         progress: LoadProgress | None = None,
         first_line: int = 1,
     ) -> LoadReport:
-        report = LoadReport()
+        """Load JSON Lines: each line parsed into an item or a delete (``parse_lines``), then loaded as
+        ``load`` loads entries; a line that cannot be read is reported by its number and skipped."""
+        parsed = parse_lines(lines, context_id=context_id, first_line=first_line, metadata=self._metadata)
+        return self._load(parsed, progress)
+
+    def load(
+        self, entries: Iterable[ParsedLine | DeleteLine], *, progress: LoadProgress | None = None
+    ) -> LoadReport:
+        """Load items already built in memory (a document's chunks) and apply deletes, in order, as a
+        file of their lines would load: an item whose metadata contradicts its declared type is an error
+        of its entry, reported by the entry's number."""
+        return self._load((checked(entry, self._metadata) for entry in entries), progress)
+
+    def _load(
+        self, entries: Iterable[ParsedLine | DeleteLine | LineError], progress: LoadProgress | None
+    ) -> LoadReport:
+        """Entries in chunks of ``chunk_size``; a line error is reported where it stands (the reports
+        keep file order); after a stop, every later entry is named unwritten."""
+        steps: list[LoadReport] = []
         touched: set[str] = set()
         chunk: list[ParsedLine | DeleteLine] = []
-        for parsed in parse_lines(
-            lines, context_id=context_id, first_line=first_line, metadata=self._metadata
-        ):
-            if isinstance(parsed, LineError):
-                report.errors.append(parsed)
+        errors: list[LineError] = []
+        stopped: str | None = None
+        for entry in entries:
+            if isinstance(entry, LineError):
+                errors.append(entry)
                 if progress:
                     progress.advance(1)
-                continue
-            if report.stopped:
-                report.unwritten.append(_id_of(parsed))
-                continue
-            chunk.append(parsed)
-            if len(chunk) >= self._chunk_size:
-                touched |= self._load_chunk(chunk, report, progress)
-                chunk = []
-        if chunk:
-            touched |= self._load_chunk(chunk, report, progress)
-        if not report.stopped:
-            try:
-                self._items.refresh(touched)
-            except BackendUnavailableError as error:
-                report.stopped = error.message
-        return report
+            else:
+                chunk.append(entry)  # after a stop, never written: named unwritten below
+                if stopped is None and len(chunk) >= self._chunk_size:
+                    steps += [LoadReport(errors=errors), self._load_chunk(chunk, touched, progress)]
+                    errors, chunk, stopped = [], [], steps[-1].stopped
+        steps.append(LoadReport(errors=errors))
+        if stopped is not None:
+            steps.append(LoadReport(unwritten=[_id_of(entry) for entry in chunk]))
+        elif chunk:
+            steps.append(self._load_chunk(chunk, touched, progress))
+        steps.append(self._refreshed(touched, steps))
+        return LoadReport.combined(steps)
+
+    def _refreshed(self, touched: set[str], steps: list[LoadReport]) -> LoadReport:
+        """The written contexts made searchable, unless the load stopped (a stop reports itself)."""
+        if any(step.stopped is not None for step in steps):
+            return LoadReport()
+        try:
+            self._items.refresh(touched)
+        except BackendUnavailableError as error:
+            return LoadReport(stopped=error.message)
+        return LoadReport()
 
     def _load_chunk(
-        self, chunk: list[ParsedLine | DeleteLine], report: LoadReport, progress: LoadProgress | None
-    ) -> set[str]:
-        """Apply one chunk; returns the contexts whose index it wrote to."""
+        self, chunk: list[ParsedLine | DeleteLine], touched: set[str], progress: LoadProgress | None
+    ) -> LoadReport:
+        """Apply one chunk, adding the contexts whose index it writes to ``touched``."""
         # A later line with the same id replaces an earlier one, as a reload would; what remains runs
         # in file order, one run of consecutive upserts or deletes at a time.
         latest = sorted({_id_of(parsed): parsed for parsed in chunk}.values(), key=lambda p: p.line)
         # A context's index is created on its first write, from the one mapping.
         contexts = {p.context_id if isinstance(p, DeleteLine) else p.item.context_id for p in latest}
+        touched |= contexts
+        steps = [self._prepared(contexts)]
+        for is_delete, grouped in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
+            run = list(grouped)
+            if any(step.stopped is not None for step in steps):
+                steps.append(LoadReport(unwritten=[_id_of(p) for p in run]))
+            elif is_delete:
+                steps.append(self._delete([p for p in run if isinstance(p, DeleteLine)]))
+            else:
+                steps.append(self._upsert([p for p in run if isinstance(p, ParsedLine)]))
+        if progress:
+            progress.advance(len(chunk))
+        return LoadReport.combined(steps)
+
+    def _prepared(self, contexts: set[str]) -> LoadReport:
         try:
             self._items.prepare(contexts)
         except BackendUnavailableError as error:
-            report.stopped = error.message
-        for is_delete, grouped in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
-            run = list(grouped)
-            if report.stopped:
-                report.unwritten += [_id_of(p) for p in run]
-            elif is_delete:
-                self._delete([p for p in run if isinstance(p, DeleteLine)], report)
-            else:
-                self._upsert([p for p in run if isinstance(p, ParsedLine)], report)
-        if progress:
-            progress.advance(len(chunk))
-        return contexts
+            return LoadReport(stopped=error.message)
+        return LoadReport()
 
-    def _upsert(self, parsed_lines: list[ParsedLine], report: LoadReport) -> None:
+    def _upsert(self, parsed_lines: list[ParsedLine]) -> LoadReport:
         """Rows and cards first, the document last: every reader reaches an item through its document
         (lineage and graph answers keep only items whose document exists), so no reader sees rows
         without a document; a load stopped in between leaves rows that the re-run overwrites."""
+        steps: list[LoadReport] = []  # what was settled before a backend fails stays reported
         try:
             if self._keys is not None:
-                refused = self._keys.admit(parsed_lines)
-                report.errors += refused
-                parsed_lines = [p for p in parsed_lines if p.line not in {e.line for e in refused}]
-            embeddings = self._embeddings(parsed_lines, report)
+                steps.append(LoadReport(errors=self._keys.admit(parsed_lines)))
+                parsed_lines = _without(parsed_lines, steps[-1].errors)
+            steps.append(self._vector_checks(parsed_lines))
+            embeddings = self._embeddings(_without(parsed_lines, steps[-1].errors))
             items = [p.item for p in parsed_lines if p.item.id in embeddings]
             existed = self._lineage.write(items)
             refusals = self._items.index([(item, embeddings[item.id]) for item in items])
-            rejected = self._settle(refusals, parsed_lines, existed, report)
         except (IncompleteBatchError, BackendUnavailableError) as error:
-            if isinstance(error, BackendUnavailableError):
-                report.stopped = error.message
-            items = [p.item for p in parsed_lines]
-            existed, rejected = set(), [item.id for item in items]
-            report.unwritten += rejected
-        report.loaded += len(items) - len(rejected)
-        report.updated += len(existed - set(rejected))
+            stopped = error.message if isinstance(error, BackendUnavailableError) else None
+            unwritten = LoadReport(unwritten=[p.item.id for p in parsed_lines], stopped=stopped)
+            return LoadReport.combined([*steps, unwritten])
+        rejected = {r.item_id for r in refusals}
+        written = LoadReport(loaded=len(items) - len(rejected), updated=len(existed - rejected))
+        return LoadReport.combined([*steps, self._settle(refusals, parsed_lines, existed), written])
 
     def _settle(
-        self,
-        refusals: list[WriteRefusal],
-        parsed_lines: list[ParsedLine],
-        existed: set[str],
-        report: LoadReport,
-    ) -> list[str]:
-        """Report what the index did not take; returns those ids. A final refusal (the index refused
-        the document itself) is a rejected line, never retried; the rows just written for a new item
-        are removed again, so nothing is left that no re-run could complete."""
+        self, refusals: list[WriteRefusal], parsed_lines: list[ParsedLine], existed: set[str]
+    ) -> LoadReport:
+        """Report what the index did not take. A final refusal (the index refused the document itself)
+        is a rejected line, never retried; the rows just written for a new item are removed again, so
+        nothing is left that no re-run could complete."""
         lines = {p.item.id: p for p in parsed_lines}
         final = [r for r in refusals if r.final]
-        report.errors += [LineError(lines[r.item_id].line, "(item)", r.reason) for r in final]
-        report.unwritten += [r.item_id for r in refusals if not r.final]
         orphans = [lines[r.item_id].item for r in final if r.item_id not in existed]
         self._lineage.discard(orphans)
-        return [r.item_id for r in refusals]
+        return LoadReport(
+            errors=[LineError(lines[r.item_id].line, "(item)", r.reason) for r in final],
+            unwritten=[r.item_id for r in refusals if not r.final],
+        )
 
-    def _delete(self, deletes: list[DeleteLine], report: LoadReport) -> None:
+    def _delete(self, deletes: list[DeleteLine]) -> LoadReport:
         doomed = [ItemKey(d.context_id, d.item_id) for d in deletes]
+        stopped = None
         try:
             # Rows first, the document next, the card (which lists the rows) last.
             carded = self._lineage.delete_links(doomed)
             failed = self._items.delete(doomed)
             self._lineage.delete_cards([k for k in doomed if k.item_id in carded and k.item_id not in failed])
-        except IncompleteBatchError:
+        except (IncompleteBatchError, BackendUnavailableError) as error:
+            stopped = error.message if isinstance(error, BackendUnavailableError) else None
             carded, failed = set(), [d.item_id for d in deletes]
-        except BackendUnavailableError as error:
-            report.stopped = error.message
-            carded, failed = set(), [d.item_id for d in deletes]
-        report.unwritten += failed
-        report.deleted += len(carded - set(failed))
-        report.absent += len({d.item_id for d in deletes} - carded - set(failed))
+        return LoadReport(
+            unwritten=list(failed),
+            deleted=len(carded - set(failed)),
+            absent=len({d.item_id for d in deletes} - carded - set(failed)),
+            stopped=stopped,
+        )
 
-    def _embeddings(self, parsed_lines: list[ParsedLine], report: LoadReport) -> dict[str, list[float]]:
-        vectors: dict[str, list[float]] = {}
-        missing = [p for p in parsed_lines if p.item.embedding is None]
-        for parsed in parsed_lines:
-            given = parsed.item.embedding
-            if given is None:
-                continue
-            if len(given) != self._embedder.dimension:
-                report.errors.append(
-                    LineError(
-                        parsed.line,
-                        "embedding",
-                        f"has {len(given)} dimensions, the index expects {self._embedder.dimension}",
-                    )
-                )
-                continue
-            vectors[parsed.item.id] = given
+    def _vector_checks(self, parsed_lines: list[ParsedLine]) -> LoadReport:
+        """An embedding given with another dimension than the index's is an error of its line; a text
+        to be embedded here past the embedder's window is named (``LoadReport.past_window``)."""
+        dimension = self._embedder.dimension
+        errors = [
+            LineError(p.line, "embedding", f"has {len(given)} dimensions, the index expects {dimension}")
+            for p in parsed_lines
+            if (given := p.item.embedding) is not None and len(given) != dimension
+        ]
+        missing = [p.item for p in parsed_lines if p.item.embedding is None]
+        if not missing:
+            return LoadReport(errors=errors)
+        window, count = window_of(self._embedder.name), token_counter(self._embedder)
+        past_window = [item.id for item in missing if count(item.text) > window]
+        return LoadReport(errors=errors, past_window=past_window)
+
+    def _embeddings(self, parsed_lines: list[ParsedLine]) -> dict[str, list[float]]:
+        """Every item's vector: its own, or embedded here (one call for all that have none)."""
+        vectors = {p.item.id: p.item.embedding for p in parsed_lines if p.item.embedding is not None}
+        missing = [p.item for p in parsed_lines if p.item.embedding is None]
         if missing:
-            window = window_of(self._embedder.name)
-            count = token_counter(self._embedder)
-            report.past_window += [p.item.id for p in missing if count(p.item.text) > window]
-            computed = self._embedder.embed([p.item.text for p in missing])
-            vectors.update({p.item.id: v for p, v in zip(missing, computed, strict=True)})
+            computed = self._embedder.embed([item.text for item in missing])
+            vectors.update({item.id: vector for item, vector in zip(missing, computed, strict=True)})
         return vectors
+
+
+def _without(parsed_lines: list[ParsedLine], errors: list[LineError]) -> list[ParsedLine]:
+    """``parsed_lines`` but those whose line has an error."""
+    failed = {error.line for error in errors}
+    return [p for p in parsed_lines if p.line not in failed]
 
 
 def _id_of(parsed: ParsedLine | DeleteLine) -> str:

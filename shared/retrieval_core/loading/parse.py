@@ -100,10 +100,18 @@ def _parse_record(
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "(item)"
         return LineError(number, field, first["msg"])
-    problems = metadata_problems(item.metadata, metadata or {})
-    if problems:
-        return LineError(number, *problems[0])
-    return ParsedLine(number, item)
+    return checked(ParsedLine(number, item), metadata)
+
+
+def checked(
+    entry: ParsedLine | DeleteLine, metadata: MetadataSchema | None
+) -> ParsedLine | DeleteLine | LineError:
+    """``entry``, or the error of its number when its item's metadata contradicts a declared type
+    (``metadata``): such a field would be silently unsearchable, so the item is refused instead."""
+    if isinstance(entry, DeleteLine):
+        return entry
+    problems = metadata_problems(entry.item.metadata, metadata or {})
+    return LineError(entry.line, *problems[0]) if problems else entry
 
 
 class LineProblem(ValueError):
