@@ -31,6 +31,7 @@ from . import (
     paging,
     policy,
     retrieve,
+    streaming,
     vectors,
 )
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
@@ -45,7 +46,7 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package", "embedder"}
+LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package", "embedder", "streaming"}
 """Sections that measure without the loaded corpus (their own data or none)."""
 SECTIONS = (
     "retrieve",
@@ -58,6 +59,7 @@ SECTIONS = (
     "ingest",
     "documents",
     "embedder",
+    "streaming",
     "multihop",
     "coldstart",
     "package",
@@ -166,6 +168,7 @@ def _run(
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
             "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
+            "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
             "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),
         }
         for section, measure in measures.items():

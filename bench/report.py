@@ -327,6 +327,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _ingest(r.get("ingest"))
     lines += _documents(r.get("documents"))
     lines += _embedder(r.get("embedder"))
+    lines += _streaming(r.get("streaming"))
     lines += _multihop(r.get("multihop"))
     rest = []
     if "packing" in r:
@@ -593,6 +594,14 @@ def _embedder(measured: dict[str, Any] | None) -> list[str]:
     from .embedder import markdown as embedder_markdown
 
     return ["### The deployed embedder's calls", "", embedder_markdown(measured), ""]
+
+
+def _streaming(measured: dict[str, Any] | None) -> list[str]:
+    if not measured:
+        return []
+    from .streaming import markdown as streaming_markdown
+
+    return ["### Memory on a long JSON Lines file", "", streaming_markdown(measured), ""]
 
 
 def _multihop(found: dict[str, Any] | None) -> list[str]:

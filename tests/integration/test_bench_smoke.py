@@ -161,6 +161,16 @@ def test_the_embedder_section_embeds_every_text_at_every_bound(tiny_report: tupl
     assert "### The deployed embedder's calls" in tiny_report[1]
 
 
+def test_the_streaming_section_loads_every_good_line_and_rejects_the_bad(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    measured = tiny_report[0]["results"]["streaming"]
+    bad = measured["lines"] // measured["bad_every"]
+    assert measured["rejected"] == bad and measured["loaded"] == measured["lines"] - bad
+    assert len(measured["rss_mib_by_tenth"]) == 10
+    assert "### Memory on a long JSON Lines file" in tiny_report[1]
+
+
 def test_cold_start_packing_and_package_sections(tiny_report: tuple[dict, str, Path]) -> None:
     results = tiny_report[0]["results"]
     assert results["packing"]["hits_per_second"] > 0
