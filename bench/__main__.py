@@ -18,6 +18,7 @@ from typing import Any
 from retrieval_core.config import Settings
 
 from . import (
+    bulk,
     coldstart,
     documents,
     embedder,
@@ -46,7 +47,7 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package", "embedder", "streaming"}
+LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package", "embedder", "streaming", "bulk"}
 """Sections that measure without the loaded corpus (their own data or none)."""
 SECTIONS = (
     "retrieve",
@@ -58,6 +59,7 @@ SECTIONS = (
     "packing",
     "ingest",
     "documents",
+    "bulk",
     "embedder",
     "streaming",
     "multihop",
@@ -167,6 +169,7 @@ def _run(
             "packing": lambda: micro.packing(runs=5),
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
+            "bulk": lambda: bulk.measure(base, corpus),
             "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
             "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),

@@ -326,6 +326,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
     lines += _documents(r.get("documents"))
+    lines += _bulk(r.get("bulk"))
     lines += _embedder(r.get("embedder"))
     lines += _streaming(r.get("streaming"))
     lines += _multihop(r.get("multihop"))
@@ -586,6 +587,14 @@ def _documents(documents: dict[str, Any] | None) -> list[str]:
     lines += _table(["path", "files/s", "pages/s", "chunks"], rows)
     lines += [f"Handler time over the plain loop: {documents['handler_over_plain']:.2f}x.", ""]
     return lines
+
+
+def _bulk(measured: dict[str, Any] | None) -> list[str]:
+    if not measured:
+        return []
+    from .bulk import markdown as bulk_markdown
+
+    return ["### Load throughput against parallel_bulk", "", bulk_markdown(measured), ""]
 
 
 def _embedder(measured: dict[str, Any] | None) -> list[str]:

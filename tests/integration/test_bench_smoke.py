@@ -161,6 +161,14 @@ def test_the_embedder_section_embeds_every_text_at_every_bound(tiny_report: tupl
     assert "### The deployed embedder's calls" in tiny_report[1]
 
 
+def test_the_bulk_section_sets_the_loader_beside_parallel_bulk(tiny_report: tuple[dict, str, Path]) -> None:
+    measured = tiny_report[0]["results"]["bulk"]
+    assert measured["items"] == TINY.items
+    rates = ("loader_items_per_s", "writer_alone_items_per_s", "parallel_bulk_items_per_s")
+    assert all(measured[rate] > 0 for rate in rates)
+    assert "### Load throughput against parallel_bulk" in tiny_report[1]
+
+
 def test_the_streaming_section_loads_every_good_line_and_rejects_the_bad(
     tiny_report: tuple[dict, str, Path],
 ) -> None:

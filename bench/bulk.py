@@ -1,0 +1,143 @@
+"""Load throughput against a plain client (issue 51): the corpus's first items through the product's
+loader (its rows in DynamoDB, its documents by ``_bulk``, into a fresh alias and tables), beside
+opensearch-py's ``helpers.parallel_bulk`` sending the same documents (as the loader renders them, made
+before the clock starts) into a fresh index with the same settings and mappings, and beside the
+loader's OpenSearch writer alone sending them in the loader's chunks. Items per second for each, and
+the loader's share of the plain rate (the issue's goal: at least 0.8).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from retrieval_core.config import Settings
+
+from dev.tables import scratch_space
+
+from .corpus import Corpus
+from .progress import say
+from .workspace import LOAD_BATCH
+
+MAX_ITEMS = 20_000
+PLAIN_THREADS = 4
+PLAIN_CHUNK = 500
+
+
+def measure(base: Settings, corpus: Corpus) -> dict[str, Any]:
+    from retrieval_core.adapters.opensearch.client import build_client
+    from retrieval_core.bootstrap import Container
+
+    count = min(len(corpus.items), MAX_ITEMS)
+    lines = list(corpus.lines(0, count))
+    with scratch_space(base, "bench-bulk") as settings:
+        loader = Container(settings).loader
+        started = time.perf_counter()
+        for start in range(0, count, LOAD_BATCH):
+            report = loader.load_lines(lines[start : start + LOAD_BATCH])
+            if not report.ok:
+                raise RuntimeError(f"the loader rejected part of the bench corpus: {report.summary()}")
+        product = time.perf_counter() - started
+        client = build_client(settings)
+        model = _index_of(client, settings)
+        documents = _documents(lines, settings)
+        plain = _plain(client, model, documents)
+        writer = _writer_alone(client, model, documents)
+    say(f"bulk: loader {count / product:,.0f} items/s, parallel_bulk {count / plain:,.0f} items/s")
+    return {
+        "items": count,
+        "loader_items_per_s": round(count / product, 1),
+        "parallel_bulk_items_per_s": round(count / plain, 1),
+        "writer_alone_items_per_s": round(count / writer, 1),
+        "loader_share_of_plain": round(plain / product, 3),
+        "writer_share_of_plain": round(plain / writer, 3),
+        "plain_threads": PLAIN_THREADS,
+        "plain_chunk": PLAIN_CHUNK,
+    }
+
+
+def _index_of(client: Any, settings: Settings) -> str:
+    """The concrete index behind the loaded alias."""
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+
+    alias = IndexLayout.of(settings).alias("bench")
+    (index,) = client.indices.get_alias(name=alias)
+    return str(index)
+
+
+def _documents(lines: list[str], settings: Settings) -> list[dict[str, Any]]:
+    """The index documents of ``lines``, as the loader renders them."""
+    from retrieval_core.adapters.opensearch.documents import document_of
+    from retrieval_core.loading.parse import ParsedLine, parse_lines
+
+    return [
+        document_of(parsed.item, list(parsed.item.embedding or []))
+        for parsed in parse_lines(lines, metadata=settings.metadata_fields)
+        if isinstance(parsed, ParsedLine)
+    ]
+
+
+def _copy_of(client: Any, model: str, name: str) -> str:
+    """A fresh index ``<model>-<name>`` with ``model``'s settings and mappings."""
+    described = client.indices.get(index=model)[model]
+    kept = {"knn", "number_of_shards", "number_of_replicas", "refresh_interval", "analysis"}
+    index_settings = {key: value for key, value in described["settings"]["index"].items() if key in kept}
+    target = f"{model}-{name}"
+    body = {"settings": {"index": index_settings}, "mappings": described["mappings"]}
+    client.indices.create(index=target, body=body)
+    return target
+
+
+def _plain(client: Any, model: str, documents: list[dict[str, Any]]) -> float:
+    """Seconds ``parallel_bulk`` takes to index ``documents`` into a copy of ``model`` (refreshed at the
+    end, as the loader's load is)."""
+    from opensearchpy import helpers
+
+    target = _copy_of(client, model, "plain")
+    actions = (
+        {"_index": target, "_id": d["id"], "_routing": d["context_id"], "_source": d} for d in documents
+    )
+    try:
+        started = time.perf_counter()
+        for ok, result in helpers.parallel_bulk(
+            client, actions, thread_count=PLAIN_THREADS, chunk_size=PLAIN_CHUNK, request_timeout=120
+        ):
+            if not ok:
+                raise RuntimeError(f"parallel_bulk refused a document: {result}")
+        client.indices.refresh(index=target)
+        return time.perf_counter() - started
+    finally:
+        client.indices.delete(index=target, ignore_unavailable=True)
+
+
+def _writer_alone(client: Any, model: str, documents: list[dict[str, Any]]) -> float:
+    """Seconds the loader's bulk writer takes for ``documents`` in the loader's chunks, one after another."""
+    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.writer import bulk_index
+    from retrieval_core.loading.loader import CHUNK_SIZE
+
+    target = _copy_of(client, model, "writer")
+    try:
+        started = time.perf_counter()
+        for start in range(0, len(documents), CHUNK_SIZE):
+            refused = bulk_index(
+                client, IndexLayout(target), documents[start : start + CHUNK_SIZE], index=target
+            )
+            if refused:
+                raise RuntimeError(f"the writer's bulk refused {len(refused)} documents")
+        client.indices.refresh(index=target)
+        return time.perf_counter() - started
+    finally:
+        client.indices.delete(index=target, ignore_unavailable=True)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    return (
+        f"{result['items']:,} items: the loader {result['loader_items_per_s']:,} items/s (rows and "
+        "documents), "
+        f"its bulk writer alone {result['writer_alone_items_per_s']:,} items/s, `parallel_bulk` "
+        f"({result['plain_threads']} threads, chunks of {result['plain_chunk']}) "
+        f"{result['parallel_bulk_items_per_s']:,} items/s: "
+        f"the loader at {result['loader_share_of_plain']:.2f}x "
+        f"and its writer at {result['writer_share_of_plain']:.2f}x of the plain client."
+    )
