@@ -31,7 +31,8 @@ def measure(base: Settings, corpus: Corpus) -> dict[str, Any]:
     count = min(len(corpus.items), MAX_ITEMS)
     lines = list(corpus.lines(0, count))
     with scratch_space(base, "bench-bulk") as settings:
-        loader = Container(settings).loader
+        container = Container(settings)
+        loader = container.loader
         started = time.perf_counter()
         for start in range(0, count, LOAD_BATCH):
             report = loader.load_lines(lines[start : start + LOAD_BATCH])
@@ -40,7 +41,7 @@ def measure(base: Settings, corpus: Corpus) -> dict[str, Any]:
         product = time.perf_counter() - started
         client = build_client(settings)
         model = _index_of(client, settings)
-        documents = _documents(lines, settings)
+        documents = _documents(lines, settings, container.embedder)
         plain = _plain(client, model, documents)
         writer = _writer_alone(client, model, documents)
     say(f"bulk: loader {count / product:,.0f} items/s, parallel_bulk {count / plain:,.0f} items/s")
@@ -65,16 +66,18 @@ def _index_of(client: Any, settings: Settings) -> str:
     return str(index)
 
 
-def _documents(lines: list[str], settings: Settings) -> list[dict[str, Any]]:
-    """The index documents of ``lines``, as the loader renders them."""
+def _documents(lines: list[str], settings: Settings, embedder: Any) -> list[dict[str, Any]]:
+    """The index documents of ``lines``, as the loader renders them (embedded by ``embedder`` where a
+    line has no vector, as the loader would)."""
     from retrieval_core.adapters.opensearch.documents import document_of
     from retrieval_core.loading.parse import ParsedLine, parse_lines
 
-    return [
-        document_of(parsed.item, list(parsed.item.embedding or []))
-        for parsed in parse_lines(lines, metadata=settings.metadata_fields)
-        if isinstance(parsed, ParsedLine)
+    items = [
+        p.item for p in parse_lines(lines, metadata=settings.metadata_fields) if isinstance(p, ParsedLine)
     ]
+    missing = [item for item in items if item.embedding is None]
+    computed = dict(zip((i.id for i in missing), embedder.embed([i.text for i in missing]), strict=True))
+    return [document_of(item, list(item.embedding or computed[item.id])) for item in items]
 
 
 def _copy_of(client: Any, model: str, name: str) -> str:
