@@ -133,8 +133,8 @@ class Container:
         DynamoDB the graph; the embedder turns text into query vectors."""
         from .ports import Capabilities
 
-        return Capabilities.of_search_store(
-            self.store, graph=self.edges, embedder=self.embedder, reranker=self.reranker
+        return Capabilities(
+            search=self.store, graph=self.edges, embedder=self.embedder, reranker=self.reranker
         )
 
     @cached_property
