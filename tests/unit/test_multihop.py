@@ -16,6 +16,7 @@ from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
+from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
 from retrieval_core.retrieval.plans import FusedPlan
 from retrieval_core.retrieval.prepared import prepare
@@ -94,7 +95,12 @@ def job(**fields: object) -> Job:
         {"mode": "hybrid", "text": "where was its architect born", **fields}
     )
     query = prepare(
-        request, CallerContext("acme"), config=RetrievalConfig(), dimension=None, open_token=refuse_tokens
+        request,
+        CallerContext("acme"),
+        config=RetrievalConfig(),
+        dimension=None,
+        open_token=refuse_tokens,
+        plan_of=MODES.specs[request.mode].plan,
     )
     return Job(query, arms=None, filters=SearchFilters(size=10), all_fused=False)  # type: ignore[arg-type]
 
