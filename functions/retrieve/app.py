@@ -5,6 +5,7 @@ instead), or a direct (IAM-trusted) invocation."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Annotated, cast
 from urllib.parse import unquote
 
@@ -30,6 +31,7 @@ from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADE
 from retrieval_core.entrypoints.snapstart import refreshed, register, warm_routes
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import (
+    SERVED_MODES,
     RetrieveRequest,
     checked_idempotency_key,
     checked_session_id,
@@ -39,11 +41,29 @@ from retrieval_core.retrieval.responses import RetrieveResponse
 tools, app = api_function()
 
 
+class _ServedModes(Mapping[str, tuple[str, ...]]):
+    """The modes the current container serves beyond the public ones, and their needs: read only when a
+    request names a mode outside ``Mode`` (``retrieval.modes``), so a public mode's request costs nothing."""
+
+    def __getitem__(self, mode: str) -> tuple[str, ...]:
+        return container().modes.served_needs[mode]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(container().modes.served_needs)
+
+    def __len__(self) -> int:
+        return len(container().modes.served_needs)
+
+
+SERVED = {SERVED_MODES: _ServedModes()}
+"""A retrieve request's validation context."""
+
+
 @app.post(
     "/v1/retrieve",
     responses=model_response(RetrieveResponse),
     enable_validation=False,
-    middlewares=[validated_body(RetrieveRequest, "query")],
+    middlewares=[validated_body(RetrieveRequest, "query", SERVED)],
 )
 def retrieve(query: RetrieveRequest) -> Response[str]:
     caller = current_caller(app)
@@ -132,7 +152,7 @@ def document(
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:
-    request = RetrieveRequest.model_validate(invocation.request)
+    request = RetrieveRequest.model_validate(invocation.request, context=SERVED)
     tools.logger.append_keys(mode=request.mode)
     answer = container().retrieve.retrieve(
         context,

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         VectorReader,
     )
     from .retrieval.config import RetrievalConfig
+    from .retrieval.modes import Modes
     from .retrieval.pager import Pager
     from .retrieval.pipeline import RankingPipeline, Stages
     from .retrieval.service import RetrieveService
@@ -64,6 +65,7 @@ OVERRIDABLE = frozenset(
         "policy",
         "capabilities",
         "stages",
+        "modes",
         "cursors",
         "reranker",
         "knowledge_bases",
@@ -151,8 +153,8 @@ class Container:
         DynamoDB the graph; the embedder turns text into query vectors."""
         from .ports import Capabilities
 
-        return Capabilities.of_search_store(
-            self.store, graph=self.edges, embedder=self.embedder, reranker=self.reranker
+        return Capabilities(
+            search=self.store, graph=self.edges, embedder=self.embedder, reranker=self.reranker
         )
 
     @cached_property
@@ -188,6 +190,7 @@ class Container:
             # The store reads a context's types (no index is created, no backend called until a filter
             # names an undeclared key).
             field_types=self.store if IndexLayout.of(self.settings).siloed else None,
+            modes=self.modes,
         )
 
     @cached_property
@@ -225,7 +228,7 @@ class Container:
         context and options travel in each request's ``PreparedQuery``."""
         from .retrieval.pipeline import RankingPipeline
 
-        return RankingPipeline(self.capabilities, self.retrieval_config, self.stages)
+        return RankingPipeline(self.capabilities, self.retrieval_config, self.stages, self.modes)
 
     @cached_property
     def stages(self) -> Stages:
@@ -233,6 +236,13 @@ class Container:
         from .retrieval.pipeline import STAGES
 
         return STAGES
+
+    @cached_property
+    def modes(self) -> Modes:
+        """The modes served (``retrieval.modes.MODES``): the ranking routes and the door plans by them."""
+        from .retrieval.modes import MODES
+
+        return MODES
 
     def _paging_key(self) -> bytes | None:
         if self.settings.paging_key is not None:

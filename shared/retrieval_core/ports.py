@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .models.cursors import FrozenRanking
 from .models.hits import Candidate, Edge, Hit
@@ -99,6 +99,7 @@ Expansion = Sequence[tuple[str, float]]
 """Extra query terms for the lexical arm, each with its boost (the original text has boost 1)."""
 
 
+@runtime_checkable
 class LexicalSearch(Protocol):
     def lexical(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
@@ -108,12 +109,14 @@ class LexicalSearch(Protocol):
         ...
 
 
+@runtime_checkable
 class VectorSearch(Protocol):
     def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
         """Approximate k-NN search with the filters applied inside the k-NN clause, best first."""
         ...
 
 
+@runtime_checkable
 class HybridSearch(Protocol):
     def hybrid(
         self,
@@ -131,6 +134,7 @@ class HybridSearch(Protocol):
         ...
 
 
+@runtime_checkable
 class QuestionSearch(Protocol):
     """What ``auto`` mode reads: the hybrid arms with the context's matching entity names in the same
     round trip, then the arms of what the question was read as (``Focus``) in one more."""
@@ -154,18 +158,21 @@ class QuestionSearch(Protocol):
         ...
 
 
+@runtime_checkable
 class EntityIndex(Protocol):
     def by_entity(self, context_id: str, entity_id: str, filters: SearchFilters) -> list[Hit]:
         """Items that mention ``entity_id``."""
         ...
 
 
+@runtime_checkable
 class TemporalSearch(Protocol):
     def in_window(self, context_id: str, window: TimeWindow, filters: SearchFilters) -> list[Hit]:
         """Items created in the window, or whose validity window overlaps it."""
         ...
 
 
+@runtime_checkable
 class ItemReader(Protocol):
     def get_items(
         self, context_id: str, ids: Iterable[str], *, where: Filter | None = None
@@ -225,6 +232,7 @@ class Stored:
     vector: list[float]
 
 
+@runtime_checkable
 class VectorReader(Protocol):
     def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
         """The texts and stored embeddings of the caller's items among ``ids``, in one round trip;
@@ -252,6 +260,7 @@ class FeedbackHit:
     vector: list[float]
 
 
+@runtime_checkable
 class FeedbackSearch(Protocol):
     """Feedback first passes: an arm's top hits with their texts and stored vectors in the same round
     trip (no separate read), under the same context and filters as the real search."""
@@ -303,54 +312,66 @@ class SearchStore(
     """A store that serves every search mode and item reads (OpenSearch does)."""
 
 
+SearchPort = (
+    LexicalSearch
+    | VectorSearch
+    | HybridSearch
+    | QuestionSearch
+    | EntityIndex
+    | TemporalSearch
+    | ItemReader
+    | VectorReader
+    | FeedbackSearch
+)
+"""A search store serving at least one of ``SearchStore``'s ports (a test's lexical-only store, say)."""
+
+SEARCH_PORTS: Mapping[str, type[Any]] = {
+    "lexical": LexicalSearch,
+    "vector": VectorSearch,
+    "hybrid": HybridSearch,
+    "question": QuestionSearch,
+    "entity": EntityIndex,
+    "temporal": TemporalSearch,
+    "items": ItemReader,
+    "vectors": VectorReader,
+    "feedback": FeedbackSearch,
+}
+"""Each capability the search store may serve, by the port that serves it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
-    """What this deployment's backends can do, built once at the composition root.
+    """What this deployment's backends can do, built once at the composition root: each backend named
+    once (the search store, the graph, the embedder, the reranker).
 
     ``None`` means the capability is absent: the router answers a mode that needs it with a typed-empty
-    result (``supported: false``), never with a scan.
+    result (``supported: false``), never with a scan. The search store's capabilities are the ports it
+    implements, read once here (``SEARCH_PORTS``): a store without ``vector`` searches offers no vector
+    capability, whatever else it serves.
     """
 
-    lexical: LexicalSearch | None = None
-    vector: VectorSearch | None = None
-    hybrid: HybridSearch | None = None
-    question: QuestionSearch | None = None
-    """auto mode: hybrid with the entity dictionary, and the arms of what a question names."""
-    entity: EntityIndex | None = None
-    temporal: TemporalSearch | None = None
-    items: ItemReader | None = None
+    search: SearchPort | None = None
     graph: GraphTraversal | None = None
     embedder: Embedder | None = None
-    vectors: VectorReader | None = None
     reranker: Reranker | None = None
     """A hosted or local relevance model for the ``model`` rerank method; None: such requests say so."""
-    feedback: FeedbackSearch | None = None
+    lexical: LexicalSearch | None = field(init=False, repr=False, compare=False)
+    vector: VectorSearch | None = field(init=False, repr=False, compare=False)
+    hybrid: HybridSearch | None = field(init=False, repr=False, compare=False)
+    question: QuestionSearch | None = field(init=False, repr=False, compare=False)
+    """auto mode: hybrid with the entity dictionary, and the arms of what a question names."""
+    entity: EntityIndex | None = field(init=False, repr=False, compare=False)
+    temporal: TemporalSearch | None = field(init=False, repr=False, compare=False)
+    items: ItemReader | None = field(init=False, repr=False, compare=False)
+    vectors: VectorReader | None = field(init=False, repr=False, compare=False)
+    feedback: FeedbackSearch | None = field(init=False, repr=False, compare=False)
     """First passes that bring their hits' texts and vectors along. None: vector feedback is skipped
     and hybrid feedback fuses a first pass, then reads its top hits."""
 
-    @classmethod
-    def of_search_store(
-        cls,
-        store: SearchStore,
-        *,
-        graph: GraphTraversal | None,
-        embedder: Embedder | None,
-        reranker: Reranker | None = None,
-    ) -> Capabilities:
-        return cls(
-            lexical=store,
-            vector=store,
-            hybrid=store,
-            question=store,
-            entity=store,
-            temporal=store,
-            items=store,
-            graph=graph,
-            embedder=embedder,
-            vectors=store,
-            reranker=reranker,
-            feedback=store,
-        )
+    def __post_init__(self) -> None:
+        # Once per container: the request path reads plain attributes, never a protocol check.
+        for name, port in SEARCH_PORTS.items():
+            object.__setattr__(self, name, self.search if isinstance(self.search, port) else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,22 @@ from typing import Any
 import pytest
 from corpus_stack import retrieve
 from retrieval_core.config import Settings
+from retrieval_core.models.hits import Candidate
+from retrieval_core.ports import Expansion, LexicalSearch, SearchFilters
 
 from dev.sample import known
+
+
+class LexicalOnly:
+    """A search store's lexical searches alone: a deployment whose store serves no other port."""
+
+    def __init__(self, store: LexicalSearch) -> None:
+        self._store = store
+
+    def lexical(
+        self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
+    ) -> list[Candidate]:
+        return self._store.lexical(context_id, text, filters, expansion)
 
 
 def ids(body: dict[str, Any]) -> list[str]:
@@ -207,8 +221,8 @@ def test_a_store_without_vector_capability_degrades_to_typed_empty(corpus_settin
     real = container().store
     before = real.backend_calls
     config = container().retrieval_config
-    # The real store, offering only its lexical capability.
-    capabilities = Capabilities(lexical=real, embedder=container().embedder)
+    # The real store, offering only its lexical capability (a store serves the ports it implements).
+    capabilities = Capabilities(search=LexicalOnly(real), embedder=container().embedder)
     service = RetrieveService(
         policy=RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
         pager=Pager.unpaged(capabilities, config),

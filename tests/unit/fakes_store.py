@@ -302,6 +302,4 @@ def capabilities_of(
     store: InMemoryLexicalStore, graph: GraphTraversal | None = None, embedder: Embedder | None = None
 ) -> Capabilities:
     """The capabilities a fake store really has: the lexical-only store offers no vector search."""
-    if isinstance(store, InMemoryStore):
-        return Capabilities.of_search_store(store, graph=graph, embedder=embedder)
-    return Capabilities(lexical=store, items=store, graph=graph, embedder=embedder)
+    return Capabilities(search=store, graph=graph, embedder=embedder)

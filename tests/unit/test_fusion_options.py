@@ -61,7 +61,7 @@ def request(**fields: Any) -> RetrieveRequest:
 def test_request_options_override_the_deployment_and_presets_start_elsewhere() -> None:
     store = InMemoryStore([])
     router = Unpaged(
-        Capabilities.of_search_store(store, graph=None, embedder=None),
+        Capabilities(search=store, graph=None, embedder=None),
         CallerContext("acme"),
         config=RetrievalConfig(),
     )
@@ -181,7 +181,7 @@ def filtered_feedback(mode: str, feedback: dict[str, Any]) -> tuple[Page, Vector
         ]
     )
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
-    capabilities = Capabilities.of_search_store(store, graph=None, embedder=embedder)
+    capabilities = Capabilities(search=store, graph=None, embedder=embedder)
     router = Unpaged(capabilities, CallerContext("acme"), config=PRESETS["default"])
     aero = {"equals": {"key": "metadata.team", "value": "aero"}}
     return router.route(request(mode=mode, filter=aero, feedback=feedback)), store
@@ -213,7 +213,7 @@ def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> Non
     store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
     router = Unpaged(
-        Capabilities.of_search_store(store, graph=None, embedder=embedder),
+        Capabilities(search=store, graph=None, embedder=embedder),
         CallerContext("acme"),
         config=PRESETS["default"],
     )
@@ -236,7 +236,7 @@ def test_the_default_preset_uses_feedback_and_a_request_can_turn_it_off() -> Non
 def test_hybrid_feedback_without_an_embedder_searches_nothing() -> None:
     store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
     router = Unpaged(
-        Capabilities.of_search_store(store, graph=None, embedder=None),
+        Capabilities(search=store, graph=None, embedder=None),
         CallerContext("acme"),
         config=PRESETS["default"],
     )

@@ -44,7 +44,7 @@ def corpora(draw: Any) -> list[Item]:
 
 def ranked(items: list[Item], mode: str, text: str, rerank: dict[str, Any] | None, where: bool) -> list[str]:
     store = InMemoryStore(items)
-    capabilities = Capabilities.of_search_store(store, graph=None, embedder=EMBEDDER)
+    capabilities = Capabilities(search=store, graph=None, embedder=EMBEDDER)
     router = Unpaged(capabilities, CallerContext("acme"), config=RetrievalConfig())
     body: dict[str, Any] = {"mode": mode, "text": text, "top_k": 20, "diversify": False}
     if rerank is not None:

@@ -16,6 +16,7 @@ from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
+from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
 from retrieval_core.retrieval.plans import FusedPlan
 from retrieval_core.retrieval.prepared import prepare
@@ -94,7 +95,12 @@ def job(**fields: object) -> Job:
         {"mode": "hybrid", "text": "where was its architect born", **fields}
     )
     query = prepare(
-        request, CallerContext("acme"), config=RetrievalConfig(), dimension=None, open_token=refuse_tokens
+        request,
+        CallerContext("acme"),
+        config=RetrievalConfig(),
+        dimension=None,
+        open_token=refuse_tokens,
+        plan_of=MODES.specs[request.mode].plan,
     )
     return Job(query, arms=None, filters=SearchFilters(size=10), all_fused=False)  # type: ignore[arg-type]
 
@@ -115,7 +121,7 @@ CONFIG = MultiHopConfig(
 
 def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
     search = LinkedSearch()
-    step = MultiHop(Capabilities(hybrid=search), CONFIG)(job(hops=2), TEXT_RANKING)
+    step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), TEXT_RANKING)
     scores = {h.id: h.score for h in step.value.hits}
     # Seeds: K weighs 2/2 = 1 (rank 0), D 1/2 x 0.8 = 0.4 and names nothing. K links to A's page.
     # A: about A (1.0) x similarity (0.5 x 0/10 + 0.5 x 0.72/0.9 = 0.4) = 0.4, scored 2 x 0.4 = 0.8.
@@ -135,7 +141,7 @@ def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
 
 def test_relative_similarity_gives_a_seed_s_likeliest_link_the_seed_s_weight() -> None:
     config = CONFIG.model_copy(update={"relative": 1.0, "weight": 0.7})
-    step = MultiHop(Capabilities(hybrid=LinkedSearch()), config)(job(hops=2), TEXT_RANKING)
+    step = MultiHop(Capabilities(search=LinkedSearch()), config)(job(hops=2), TEXT_RANKING)
     scores = {h.id: h.score for h in step.value.hits}
     # K links to A (similarity 0.4) and X (0.45): each is measured against X's 0.45.
     # A: 1.0 (about) x 0.4 / 0.45, scored 0.7 x 0.889 = 0.622; X: 0.5 (a mention) x 1, scored 0.35.
@@ -145,7 +151,7 @@ def test_relative_similarity_gives_a_seed_s_likeliest_link_the_seed_s_weight() -
 
 def test_one_hop_changes_nothing_and_searches_nothing() -> None:
     search = LinkedSearch()
-    step = MultiHop(Capabilities(hybrid=search), CONFIG)(job(hops=1), TEXT_RANKING)
+    step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=1), TEXT_RANKING)
     assert step.value is TEXT_RANKING and search.asked == []
 
 
@@ -191,6 +197,6 @@ def test_hops_are_refused_for_modes_without_text_arms() -> None:
 def test_a_ranking_without_page_links_is_returned_as_it_was_with_no_search() -> None:
     search = LinkedSearch()
     plain = Ranked([hit(D, 1.0)], ("lexical", "vector"), text="x", vector=[1.0, 0.0])
-    step = MultiHop(Capabilities(hybrid=search), CONFIG)(job(hops=2), plain)
+    step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), plain)
     assert step.value is plain and search.asked == []
     assert step.applied["multihop"].endswith("round_trips=0")

@@ -16,6 +16,7 @@ from retrieval_core.context import CallerContext
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.models.cursors import id_fingerprints
 from retrieval_core.models.item import Item
+from retrieval_core.retrieval import modes
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.pager import Page, Pager
 from retrieval_core.retrieval.paging import PageTokens, PagingConfig
@@ -77,6 +78,7 @@ class Paging:
             config=RetrievalConfig(),
             dimension=2,
             open_token=self.pager.open_token,
+            plan_of=modes.MODES.specs[request.mode].plan,
         )
         return self.pager.page(query)
 

@@ -18,18 +18,21 @@ from retrieval_core.retrieval.errors import (
     NextTokenInvalidError,
     NextTokenMismatchError,
 )
+from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition, PageTokens
 from retrieval_core.retrieval.prepared import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
 
 def prepared(body: dict) -> PreparedQuery:
+    request = RetrieveRequest.model_validate(body)
     return prepare(
-        RetrieveRequest.model_validate(body),
+        request,
         CallerContext("acme"),
         config=RetrievalConfig(),
         dimension=None,
         open_token=lambda token, context_id, fingerprint: PagePosition(5),
+        plan_of=MODES.specs[request.mode].plan,
     )
 
 

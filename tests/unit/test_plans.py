@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from retrieval_core.models.vocabulary import Kind
 from retrieval_core.ports import TimeWindow
+from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.plans import (
     AutoPlan,
     EntityPlan,
@@ -20,7 +21,6 @@ from retrieval_core.retrieval.plans import (
     TemporalPlan,
     VectorPlan,
     expands_graph,
-    plan_of,
     reads_the_clock,
 )
 from retrieval_core.retrieval.requests import RetrieveRequest
@@ -38,7 +38,8 @@ WINDOW = {"from": "2026-01-01T00:00:00Z", "to": "2026-02-01T00:00:00Z"}
 
 
 def plan(**fields: object) -> Plan:
-    return plan_of(RetrieveRequest.model_validate(fields))
+    request = RetrieveRequest.model_validate(fields)
+    return MODES.specs[request.mode].plan(request)
 
 
 def test_each_mode_gets_its_own_plan_with_what_it_searches_with() -> None:

@@ -68,7 +68,7 @@ class Failing:
 
 def router(reranker: Any = None, **config: Any) -> Unpaged:
     store = InMemoryStore(ITEMS)
-    capabilities = Capabilities.of_search_store(store, graph=None, embedder=EMBEDDER, reranker=reranker)
+    capabilities = Capabilities(search=store, graph=None, embedder=EMBEDDER, reranker=reranker)
     return Unpaged(capabilities, ACME, config=RetrievalConfig(**config))
 
 
@@ -179,8 +179,8 @@ def test_through_the_handler_a_failing_reranker_is_a_200_that_says_skipped() -> 
     from retrieval_dev.cli.lambda_runtime import invoke
 
     store = InMemoryStore(ITEMS)
-    capabilities = Capabilities.of_search_store(
-        store, graph=None, embedder=EMBEDDER, reranker=Failing(BackendUnavailableError())
+    capabilities = Capabilities(
+        search=store, graph=None, embedder=EMBEDDER, reranker=Failing(BackendUnavailableError())
     )
     container = bootstrap.Container(
         Settings(rerank_model="amazon.rerank-v1:0"),  # a model is configured: reranking is the default

@@ -6,6 +6,7 @@ from __future__ import annotations
 from retrieval_core.context import CallerContext
 from retrieval_core.ports import Capabilities
 from retrieval_core.retrieval.config import RetrievalConfig
+from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.pager import Page, Pager
 from retrieval_core.retrieval.prepared import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
@@ -27,6 +28,7 @@ class Unpaged:
             config=self._config,
             dimension=self._dimension,
             open_token=self._pager.open_token,
+            plan_of=MODES.specs[request.mode].plan,
         )
 
     def route(self, request: RetrieveRequest) -> Page:

@@ -33,7 +33,7 @@ from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    mode: Mode
+    mode: str
     supported: bool
     hits: list[Hit]
     applied: AppliedLimits
@@ -225,7 +225,7 @@ class Pager:
         fused (each arm ``max(candidate_depth, depth)`` deep, so already at least candidate_depth), and
         fusing deeper arms than one request for these positions would fuse other candidates."""
         least = max(offset + query.top_k + 1, 2 * known)
-        if query.mode is not Mode.HYBRID:
+        if query.mode != Mode.HYBRID:
             least = max(least, self._config.window)
         return min(self._config.max_depth, least)
 

@@ -21,10 +21,9 @@ from ..ports import Capabilities, SearchFilters
 from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .fusion import built
+from .modes import MODES, Modes
 from .prepared import PreparedQuery
-from .requests import Mode
 from .responses import AppliedLimits
-from .router import routes
 from .stages.base import Applied, Job, Pool, Ranked, Searched, SearchQuery, Stage, Step
 from .stages.cut import weighed_and_cut
 from .stages.feedback import pseudo_relevance_feedback
@@ -72,7 +71,7 @@ STAGES = Stages(
 class Ranking:
     """A request's ranked candidates before they are cut into pages."""
 
-    mode: Mode
+    mode: str
     supported: bool
     hits: list[Hit]
     applied: AppliedLimits
@@ -85,8 +84,14 @@ class RankingPipeline:
     """Built once per container (the pager holds it); every request's context and options travel in its
     ``PreparedQuery``."""
 
-    def __init__(self, capabilities: Capabilities, config: RetrievalConfig, stages: Stages = STAGES) -> None:
-        self._arms = routes(capabilities, config)
+    def __init__(
+        self,
+        capabilities: Capabilities,
+        config: RetrievalConfig,
+        stages: Stages = STAGES,
+        modes: Modes = MODES,
+    ) -> None:
+        self._arms = modes.routes(capabilities, config)
         self._query_stages = _built(stages.query, capabilities, config)
         self._pool_stages = _built(stages.pool, capabilities, config)
         self._hit_stages = _built(stages.hits, capabilities, config)

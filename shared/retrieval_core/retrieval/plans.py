@@ -1,7 +1,7 @@
 """What each mode searches with: one typed, immutable plan per mode, made once at the door from the
-validated request (``plan_of``) and carried by the ``PreparedQuery``. Arms and stages read their mode's
-plan, never the request: what a request means (auto's hops, a window as a ``TimeWindow``, the text a
-mode without one reranks by) is decided here, once.
+validated request (by the mode's builder below, which its entry in ``retrieval.modes`` names) and carried
+by the ``PreparedQuery``. Arms and stages read their mode's plan, never the request: what a request means
+(auto's hops, a window as a ``TimeWindow``, the text a mode without one reranks by) is decided here, once.
 
     lexical      LexicalPlan    text
     vector       VectorPlan     text, the caller's own vector
@@ -11,8 +11,8 @@ mode without one reranks by) is decided here, once.
     temporal     TemporalPlan   window
     graph_walk   GraphWalkPlan  entity_id
 
-Every plan has the request's ``text`` (a reranker reads it in every mode but a graph walk) and its
-kind ``weights``.
+Every plan is a ``Plan``: the request's ``text`` (a reranker reads it in every mode but a graph walk) and
+its kind ``weights``; a mode's arms take their own kind of plan (``Job.plan_as``).
 """
 
 from __future__ import annotations
@@ -20,29 +20,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from ..models.limits import clamp
 from ..models.vocabulary import Kind
 from ..ports import TimeWindow
 from ..understanding.multihop import reads_as_multihop
-from .requests import Mode, RetrieveRequest, Window
+from .requests import RetrieveRequest, Window
 
 HOPS_RANGE = (1, 3)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _Plan:
+class Plan:
+    """What every mode's plan holds; a mode's own plan subclasses it."""
+
     text: str
     weights: Mapping[Kind, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LexicalPlan(_Plan):
+class LexicalPlan(Plan):
     pass
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EmbeddedPlan(_Plan):
+class EmbeddedPlan(Plan):
     """A plan with a vector arm: the caller's own query vector, or None for the embedder's."""
 
     vector: tuple[float, ...] | None = None
@@ -75,55 +78,69 @@ class AutoPlan(FusedPlan):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EntityPlan(_Plan):
+class EntityPlan(Plan):
     entity_id: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TemporalPlan(_Plan):
+class TemporalPlan(Plan):
     window: TimeWindow
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GraphWalkPlan(_Plan):
+class GraphWalkPlan(Plan):
     entity_id: str
 
 
-Plan = LexicalPlan | VectorPlan | HybridPlan | AutoPlan | EntityPlan | TemporalPlan | GraphWalkPlan
+def _text(request: RetrieveRequest) -> dict[str, Any]:
+    """The fields every plan takes from the request."""
+    return {"text": request.text or "", "weights": dict(request.weights)}
 
 
-def plan_of(request: RetrieveRequest) -> Plan:
-    """The plan of a validated request (``RetrieveRequest`` guarantees each mode's required fields)."""
-    text, weights = request.text or "", dict(request.weights)
-    vector = None if request.vector is None else tuple(float(v) for v in request.vector)
-    match request.mode:
-        case Mode.LEXICAL:
-            return LexicalPlan(text=text, weights=weights)
-        case Mode.VECTOR:
-            return VectorPlan(text=text, weights=weights, vector=vector)
-        case Mode.HYBRID:
-            hops = _hops(request, inferred=1)
-            expand = request.expand_graph
-            return HybridPlan(text=text, weights=weights, vector=vector, hops=hops, expand_graph=expand)
-        case Mode.AUTO:
-            multihop = request.infer and reads_as_multihop(text)
-            return AutoPlan(
-                text=text,
-                weights=weights,
-                vector=vector,
-                hops=_hops(request, inferred=2 if multihop else 1),
-                infer=request.infer,
-                now=request.now,
-                entity_id=request.entity_id,
-                window=None if request.window is None else _window(request.window),
-            )
-        case Mode.ENTITY:
-            return EntityPlan(text=text, weights=weights, entity_id=request.entity_id or "")
-        case Mode.TEMPORAL:
-            assert request.window is not None  # guaranteed by RetrieveRequest
-            return TemporalPlan(text=text, weights=weights, window=_window(request.window))
-        case Mode.GRAPH_WALK:
-            return GraphWalkPlan(text=text, weights=weights, entity_id=request.entity_id or "")
+def _vector(request: RetrieveRequest) -> tuple[float, ...] | None:
+    return None if request.vector is None else tuple(float(v) for v in request.vector)
+
+
+# Each mode's plan of a validated request (``RetrieveRequest`` guarantees each mode's required fields).
+
+
+def lexical_plan(request: RetrieveRequest) -> LexicalPlan:
+    return LexicalPlan(**_text(request))
+
+
+def vector_plan(request: RetrieveRequest) -> VectorPlan:
+    return VectorPlan(**_text(request), vector=_vector(request))
+
+
+def hybrid_plan(request: RetrieveRequest) -> HybridPlan:
+    hops, expand = _hops(request, inferred=1), request.expand_graph
+    return HybridPlan(**_text(request), vector=_vector(request), hops=hops, expand_graph=expand)
+
+
+def auto_plan(request: RetrieveRequest) -> AutoPlan:
+    multihop = request.infer and reads_as_multihop(request.text or "")
+    return AutoPlan(
+        **_text(request),
+        vector=_vector(request),
+        hops=_hops(request, inferred=2 if multihop else 1),
+        infer=request.infer,
+        now=request.now,
+        entity_id=request.entity_id,
+        window=None if request.window is None else _window(request.window),
+    )
+
+
+def entity_plan(request: RetrieveRequest) -> EntityPlan:
+    return EntityPlan(**_text(request), entity_id=request.entity_id or "")
+
+
+def temporal_plan(request: RetrieveRequest) -> TemporalPlan:
+    assert request.window is not None  # guaranteed by RetrieveRequest
+    return TemporalPlan(**_text(request), window=_window(request.window))
+
+
+def graph_walk_plan(request: RetrieveRequest) -> GraphWalkPlan:
+    return GraphWalkPlan(**_text(request), entity_id=request.entity_id or "")
 
 
 def _hops(request: RetrieveRequest, *, inferred: int) -> int:

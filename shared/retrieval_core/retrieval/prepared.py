@@ -23,7 +23,7 @@ from .auto import interleaves
 from .config import FusionConfig, RetrievalConfig
 from .feedback import FeedbackOptions
 from .paging import PagePosition
-from .plans import Plan, plan_of
+from .plans import Plan
 from .requests import Mode, RetrieveRequest
 from .rerank import RerankOptions
 from .responses import AppliedLimits
@@ -36,6 +36,8 @@ PAGE_FIELDS = frozenset({"top_k", "next_token"})
 
 OpenToken = Callable[[str, str, str], PagePosition]
 """``(next_token, context_id, fingerprint) -> position``: the pager's check of a token."""
+PlanOf = Callable[[RetrieveRequest], Plan]
+"""How the request's mode plans a validated request (its ``retrieval.modes.ModeSpec``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ class Tuning:
             feedback = None
         return cls(fusion, request.rerank or config.rerank, feedback)
 
-    def reranks(self, mode: Mode) -> bool:
+    def reranks(self, mode: str) -> bool:
         # A graph walk's order is its hop distance: there is no relevance to the text to rerank by.
         return self.rerank.method != "none" and mode != Mode.GRAPH_WALK
 
@@ -83,7 +85,7 @@ class PreparedQuery:
     """Where the page starts: None for a first page."""
 
     @property
-    def mode(self) -> Mode:
+    def mode(self) -> str:
         return self.request.mode
 
     @property
@@ -102,9 +104,11 @@ def prepare(
     config: RetrievalConfig,
     dimension: int | None,
     open_token: OpenToken,
+    plan_of: PlanOf,
 ) -> PreparedQuery:
     """``request`` checked and resolved for ``context``; ``dimension`` is the embedder's (None: no embedder,
-    so a caller's vector is taken as it is), ``open_token`` the pager's token check."""
+    so a caller's vector is taken as it is), ``open_token`` the pager's token check, ``plan_of`` its
+    mode's planning."""
     where = None if request.filter is None else resolve(request.filter, config.metadata)
     if request.vector is not None and dimension is not None and len(request.vector) != dimension:
         raise InvalidRequestError(

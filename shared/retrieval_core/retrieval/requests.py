@@ -11,25 +11,33 @@ import operator
 import re
 import struct
 import unicodedata
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetPydanticSchema,
     JsonValue,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
+    WrapValidator,
     field_validator,
     model_validator,
 )
+from pydantic_core import CoreSchema, core_schema
 
 from ..errors import InvalidRequestError
 from ..models.calendar import CalendarMoment
@@ -146,7 +154,7 @@ class Mode(StrEnum):
     AUTO = "auto"
 
 
-MODE_NEEDS: dict[Mode, tuple[str, ...]] = {
+MODE_NEEDS: dict[str, tuple[str, ...]] = {
     Mode.LEXICAL: ("text",),
     Mode.HYBRID: ("text",),
     Mode.VECTOR: ("text", "vector"),
@@ -156,6 +164,55 @@ MODE_NEEDS: dict[Mode, tuple[str, ...]] = {
     Mode.AUTO: ("text",),
 }
 """The fields each mode needs, at least one of each (vector mode embeds ``text`` or takes ``vector``)."""
+
+SERVED_MODES = "modes"
+"""The validation context's key for the modes a deployment serves beyond ``Mode`` (a test's toy mode,
+registered in its ``retrieval.modes.Modes``): each one's name and the fields it needs. The public API's
+modes are ``Mode`` alone; no context, no other mode."""
+
+
+def _served(value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    try:
+        return handler(value)
+    except ValidationError:
+        if isinstance(value, str) and value in _served_needs(info):
+            return value
+        raise  # the enum's own error, naming the public modes
+
+
+def _served_needs(info: ValidationInfo) -> Mapping[str, tuple[str, ...]]:
+    context = info.context if isinstance(info.context, Mapping) else {}
+    served: Mapping[str, tuple[str, ...]] = context.get(SERVED_MODES, {})
+    return served
+
+
+def _echoed(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    try:
+        return handler(value)
+    except ValidationError:
+        if isinstance(value, str):
+            return value  # a served mode's name: the request that named it was checked at the door
+        raise
+
+
+def _mode_schema(_type: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+    """``Mode``'s schema (its validation, its OpenAPI component, its serialization), but for a served
+    mode's name, no ``Mode`` member, which is written as the string it is."""
+    schema: dict[str, Any] = dict(handler(Mode))
+    schema["serialization"] = core_schema.wrap_serializer_function_ser_schema(_written, schema=dict(schema))
+    return cast(CoreSchema, schema)
+
+
+def _written(mode: str, as_mode: SerializerFunctionWrapHandler) -> Any:
+    return as_mode(mode) if isinstance(mode, Mode) else mode
+
+
+_MODE_SCHEMA = GetPydanticSchema(_mode_schema)
+ModeName = Annotated[str, _MODE_SCHEMA, WrapValidator(_served)]
+"""A request's mode: one of ``Mode`` (what the OpenAPI document lists), or one the validation context
+serves (``SERVED_MODES``)."""
+EchoedMode = Annotated[str, _MODE_SCHEMA, WrapValidator(_echoed)]
+"""A response's mode: the request's, echoed (documented as ``Mode``)."""
 
 
 def mode_needs_schema() -> list[JsonValue]:
@@ -228,7 +285,7 @@ class RetrieveRequest(DoorModel):
         },
     )
 
-    mode: Mode = Field(
+    mode: ModeName = Field(
         description="How to search: auto (use it when unsure: hybrid search that reads the question for "
         "the context's entity names, the type of entity it asks for, time cues and kind words, adds arms "
         "for them, and lists what it inferred in applied.inferred), lexical (BM25 keywords), vector (k-NN "
@@ -368,8 +425,8 @@ class RetrieveRequest(DoorModel):
         return None if vector is None else check_vector(vector)
 
     @model_validator(mode="after")
-    def _mode_needs(self) -> RetrieveRequest:
-        needs = MODE_NEEDS[self.mode]
+    def _mode_needs(self, info: ValidationInfo) -> RetrieveRequest:
+        needs = MODE_NEEDS.get(self.mode) or _served_needs(info)[self.mode]
         if all(getattr(self, name) is None for name in needs):
             raise ValueError(f"{' or '.join(needs)} is required for mode '{self.mode}'")
         if self.hops is not None and self.mode not in (Mode.HYBRID, Mode.AUTO):

@@ -14,7 +14,7 @@ from ..models.vocabulary import Kind, Status
 from ..packing.packet import ContextPacket
 from ..policy import Receipt
 from .config import FusionConfig
-from .requests import Mode
+from .requests import EchoedMode
 
 FilterPlacement = Literal["in_query", "on_results"]
 GRAPH_ARM = "graph"
@@ -192,7 +192,7 @@ class RetrieveResponse(BaseModel):
         }
     )
 
-    mode: Mode
+    mode: EchoedMode
     supported: bool = Field(description="False when the store lacks the capability this mode needs.")
     missing_capability: str | None = None
     arms: list[str] = Field(default_factory=empty_list, description="The retrieval arms that produced hits.")

@@ -1,6 +1,7 @@
-"""Routing a mode to its arms: the searches that serve it, from the typed ``Capabilities`` set the
-composition root built. A missing capability raises ``CapabilityMissingError`` before anything is read
-(the pipeline answers a typed-empty ranking with ``supported: false``): never a scan.
+"""Each mode's arms: the searches that serve it, from the typed ``Capabilities`` set the composition root
+built (``retrieval.modes`` names each mode's). A missing capability raises ``CapabilityMissingError``
+before anything is read (the pipeline answers a typed-empty ranking with ``supported: false``): never a
+scan.
 
 Every mode runs the same pipeline (``retrieval.pipeline``); only its arms differ: what a feedback first
 pass reads (``first_pass``; None: the mode takes no feedback) and what the arms search (``search``).
@@ -16,31 +17,16 @@ from typing import TypeVar
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, FeedbackHit, HybridSearch
 from .auto import auto_arms
-from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .first_pass import concurrently
 from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan
-from .requests import Mode
 from .responses import GRAPH_ARM
-from .stages.base import Arms, FirstPass, Job, Searched, SearchQuery, Step
+from .stages.base import FirstPass, Job, Searched, SearchQuery, Step
 from .stages.fusion import alone, fuse
 from .stages.graph_arm import GraphArm
 
 T = TypeVar("T")
-
-
-def routes(capabilities: Capabilities, config: RetrievalConfig) -> dict[Mode, Arms]:
-    """Each mode's arms, built once per container."""
-    return {
-        Mode.LEXICAL: LexicalArm(capabilities),
-        Mode.VECTOR: VectorArm(capabilities),
-        Mode.HYBRID: HybridArms(capabilities),
-        Mode.AUTO: AutoArms(capabilities),
-        Mode.ENTITY: EntityArm(capabilities),
-        Mode.TEMPORAL: TemporalArm(capabilities),
-        Mode.GRAPH_WALK: GraphWalkArm(GraphArm(capabilities, config.expansion)),
-    }
 
 
 class _Embedding:

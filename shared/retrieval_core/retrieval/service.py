@@ -19,6 +19,7 @@ from ..models.hit_parts import omitted_fields
 from ..policy import Receipt, Replay, RetrievalPolicy
 from ..ports import ContextFieldTypes
 from .config import RetrievalConfig
+from .modes import MODES, Modes
 from .pager import Page, Pager
 from .prepared import PreparedQuery, prepare
 from .requests import RetrieveRequest
@@ -34,15 +35,17 @@ class RetrieveService:
         config: RetrievalConfig,
         dimension: int | None,
         field_types: ContextFieldTypes | None = None,
+        modes: Modes = MODES,
     ) -> None:
         """``dimension``: the embedder's, which a caller's own query vector must have (None: any);
         ``field_types``: the types a context's typed sidecars gave its metadata keys (None: only the
-        deployment's declaration types them)."""
+        deployment's declaration types them); ``modes``: the modes served (the pipeline's)."""
         self._policy = policy
         self._pager = pager
         self._config = config
         self._dimension = dimension
         self._field_types = field_types
+        self._modes = modes
 
     def retrieve(
         self,
@@ -62,6 +65,7 @@ class RetrieveService:
             config=self._config_for(context.context_id, request),
             dimension=self._dimension,
             open_token=self._pager.open_token,
+            plan_of=self._modes.specs[request.mode].plan,
         )
         idempotency_key = request.idempotency_key or idempotency_key
         admitted = self._policy.admit(

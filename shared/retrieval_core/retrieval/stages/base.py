@@ -20,7 +20,6 @@ from ..feedback import FeedbackOptions, FeedbackText
 from ..fusion import Fused
 from ..plans import Plan
 from ..prepared import PreparedQuery
-from ..requests import Mode
 from ..responses import Inference
 
 T = TypeVar("T")
@@ -148,7 +147,7 @@ class Job:
     """Keep every fused candidate, not just ``filters.size`` (a frozen ranking keeps them all)."""
 
     @property
-    def mode(self) -> Mode:
+    def mode(self) -> str:
         return self.query.mode
 
     @property
