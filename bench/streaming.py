@@ -63,7 +63,8 @@ class _Tenths:
     """``LoadProgress`` that notes the RSS each time another tenth of the lines is done."""
 
     def __init__(self, total: int) -> None:
-        self.total, self.done, self.samples = total, 0, []
+        self.total, self.done = total, 0
+        self.samples: list[dict[str, float]] = []
         self._started = time.perf_counter()
 
     def advance(self, count: int) -> None:
