@@ -9,10 +9,11 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Status = Literal["pending", "indexed", "updated", "unchanged", "deleted", "failed", "skipped"]
-"""``pending``: written before a file's chunks are, so a crash or a kill mid-file leaves it, and the next
-event or sync retries the file; ``skipped``: a file of a type (or size) that is not indexed, with its
-reason; the others are written after the work."""
+FileStatus = Literal["pending", "indexed", "updated", "unchanged", "deleted", "failed", "skipped"]
+"""A document file's status (not ``models.vocabulary.Status``, an item's). ``pending``: written before
+a file's chunks are, so a crash or a kill mid-file leaves it, and the next event or sync retries the
+file; ``skipped``: a file of a type (or size) that is not indexed, with its reason; the others are
+written after the work."""
 
 
 class DocumentStatus(BaseModel):
@@ -21,7 +22,7 @@ class DocumentStatus(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     key: str = Field(description="The file's key relative to contexts/<context_id>/.")
-    status: Status
+    status: FileStatus
     version: str | None = Field(default=None, description="The S3 version (or ETag) last applied.")
     chunks: int = Field(default=0, ge=0, description="The file's chunks now in the indexes.")
     reason: str | None = Field(

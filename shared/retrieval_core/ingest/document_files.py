@@ -41,7 +41,7 @@ from ..documents.pages import about_mention, page_title
 from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
-from ..documents.status import DocumentStatus, DocumentStatusStore, Status, later
+from ..documents.status import DocumentStatus, DocumentStatusStore, FileStatus, later
 from ..loading.parse import DeleteLine, ParsedLine
 from ..models.ingest import ObjectRef
 from ..models.item import Item
@@ -185,7 +185,7 @@ class DocumentFiles:
         if title is not None:
             self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
         replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
-        status: Status = "updated" if replaced else "indexed"
+        status: FileStatus = "updated" if replaced else "indexed"
         reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
         reason = f"{reason}; {note}" if reason and note else reason or note
         return self._record(file, status, len(chunks), reason, sequencer, hashes)
@@ -310,7 +310,7 @@ class DocumentFiles:
         file: FileRef,
         previous: DocumentStatus | None,
         sequencer: str | None,
-        status: Status,
+        status: FileStatus,
         reason: str | None,
         hashes: tuple[str | None, str | None, str | None] = (None, None, None),
     ) -> DocumentStatus:
@@ -323,7 +323,7 @@ class DocumentFiles:
     def _record(
         self,
         file: FileRef,
-        status: Status,
+        status: FileStatus,
         chunks: int,
         reason: str | None,
         sequencer: str | None,
