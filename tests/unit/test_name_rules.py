@@ -85,3 +85,22 @@ def test_a_page_title_is_in_where_the_extractor_alone_would_leave_it_out() -> No
     assert names(*texts) == [[]]
     (found,) = MentionFinder(Pages(), RuleBasedExtractor()).mentions("acme", texts)
     assert [(m["entity_id"], m["type"]) for m in found] == [("acme:entity/running-tests", PAGE_ENTITY_TYPE)]
+
+
+class PageAndName:
+    """A dictionary where a page's title was first found as a name by the extractor (the same id: the
+    title's slug), before the page itself was indexed."""
+
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        return [
+            NamedEntity("acme:entity/west-virginia", "West Virginia", "name"),
+            NamedEntity("acme:entity/west-virginia", "West Virginia", PAGE_ENTITY_TYPE),
+        ]
+
+
+def test_a_name_that_is_also_a_page_is_mentioned_as_the_page() -> None:
+    # The multi-hop stage follows page mentions only: typed as a name, the link would be lost.
+    texts = ("The county lies in West Virginia, near the river.",)
+    for extractor in (None, RuleBasedExtractor()):
+        (found,) = MentionFinder(PageAndName(), extractor).mentions("acme", texts)
+        assert [(m["entity_id"], m["type"]) for m in found] == [("acme:entity/west-virginia", PAGE_ENTITY_TYPE)]
