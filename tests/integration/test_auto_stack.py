@@ -169,3 +169,32 @@ def test_an_entity_arm_none_of_whose_items_share_the_words_is_every_item_most_co
 def entity_ranks(body: dict[str, Any]) -> dict[str, int]:
     """Each hit's rank in the entity arm, for the hits that arm found."""
     return {hit["id"]: hit["signals"]["entity"]["rank"] for hit in body["hits"] if "entity" in hit["signals"]}
+
+
+def mentioning(item_id: str, text: str, *names: str) -> str:
+    mentions = [
+        {"entity_id": f"acme:place/{n.lower().replace(' ', '-')}", "name": n, "type": "Place"} for n in names
+    ]
+    line = {"context_id": "acme", "id": item_id, "kind": "proposition", "text": text, "mentions": mentions}
+    return json.dumps(line | {"created_at": "2026-02-01T00:00:00Z"})
+
+
+def test_the_name_a_question_gives_outranks_names_common_across_the_corpus(
+    fresh_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lookup keeps a few entries (500 deployed): those of the items whose names best share the
+    # question's words, not the names most items carry. Here West Virginia and six counties are written
+    # on many items; Johnnycake Mountain on one, and only the question names it.
+    monkeypatch.setattr("retrieval_core.adapters.opensearch.question_queries.NAME_ENTRIES", 5)
+    counties = [f"{name} County" for name in ("Boone", "Clay", "Logan", "Mingo", "Wayne", "Wirt")]
+    common = [
+        mentioning(f"acme:p-c{n}", f"{county} lies in West Virginia.", county, "West Virginia")
+        for n, county in enumerate(counties * 2)
+    ]
+    rare = mentioning(
+        "acme:p-j", "Johnnycake Mountain rises in West Virginia.", "Johnnycake Mountain", "West Virginia"
+    )
+    assert load_lines(fresh_settings, [*common, rare]).ok
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
+        body = ask("acme", text="Which county holds Johnnycake Mountain in West Virginia?", top_k=10)
+    assert "acme:place/johnnycake-mountain" in entities(body)

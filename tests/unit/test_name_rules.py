@@ -85,3 +85,46 @@ def test_a_page_title_is_in_where_the_extractor_alone_would_leave_it_out() -> No
     assert names(*texts) == [[]]
     (found,) = MentionFinder(Pages(), RuleBasedExtractor()).mentions("acme", texts)
     assert [(m["entity_id"], m["type"]) for m in found] == [("acme:entity/running-tests", PAGE_ENTITY_TYPE)]
+
+
+class PageAndName:
+    """A dictionary where a page's title was first found as a name by the extractor (the same id: the
+    title's slug), before the page itself was indexed."""
+
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        return [
+            NamedEntity("acme:entity/west-virginia", "West Virginia", "name"),
+            NamedEntity("acme:entity/west-virginia", "West Virginia", PAGE_ENTITY_TYPE),
+        ]
+
+
+def test_a_name_that_is_also_a_page_is_mentioned_as_the_page() -> None:
+    # The multi-hop stage follows page mentions only: typed as a name, the link would be lost.
+    texts = ("The county lies in West Virginia, near the river.",)
+    for extractor in (None, RuleBasedExtractor()):
+        (found,) = MentionFinder(PageAndName(), extractor).mentions("acme", texts)
+        assert [(m["entity_id"], m["type"]) for m in found] == [
+            ("acme:entity/west-virginia", PAGE_ENTITY_TYPE)
+        ]
+
+
+def test_an_acronym_in_front_of_a_name_is_part_of_it_and_no_fragment_is_left() -> None:
+    (found,) = names("Libraries of the X Window System read the XDG Base Directory Specification first.")
+    assert set(found) == {"X Window System", "XDG Base Directory Specification", "XDG"}
+    # An acronym followed by no capitalised word opens no name; it stays an acronym of its own.
+    (found,) = names("The GNU toolchain builds it; GNU General Public License terms apply.")
+    assert set(found) == {"GNU", "GNU General Public License"}
+
+
+def test_a_changelog_marker_is_no_first_word_of_names() -> None:
+    # "Docs" links open every entry: it opens three runs whose next word is prose ("fixes", "adds",
+    # "removed"), so it is a marker; the entries' one-off openers leave no name, a person's name stays.
+    changelog = (
+        "Diff \u2014 Docs Fixes a bug in the fixes list. \u2014 Diff \u2014 Docs Adds what one adds.",
+        "Diff \u2014 Docs Removed what was removed. \u2014 Diff \u2014 Docs Restores the old order.",
+        "Diff \u2014 Docs Merges two branches. \u2014 Diff \u2014 Docs Andri M\u00f6ll wrote the tests.",
+    )
+    assert names(*changelog) == [[], [], ["Andri M\u00f6ll"]]
+    # A roster's first names open many runs too, but before surnames, never before prose words.
+    roster = ("Robert Nagy reviews.", "Robert Kowalski reviews.", "Robert Jefe Lindstaedt reviews.")
+    assert names(*roster) == [["Robert Nagy"], ["Robert Kowalski"], ["Robert Jefe Lindstaedt"]]

@@ -95,7 +95,10 @@ def names_table(known: Sequence[NamedEntity]) -> dict[str, NamedEntity]:
             if len(name) >= MIN_NAME_CHARS:
                 folded = name.lower()
                 owners.setdefault(folded, set()).add(entry.entity_id)
-                entries.setdefault(folded, entry)
+                # A page and a name the extractor found before the page existed share the id (the
+                # title's slug); the page's entry wins, so later mentions are the page's and link to it.
+                if folded not in entries or entry.type == PAGE_ENTITY_TYPE:
+                    entries[folded] = entry
     return {name: entries[name] for name, ids in owners.items() if len(ids) == 1}
 
 

@@ -106,7 +106,7 @@ class RuleBasedExtractor:
     def extract(self, texts: Sequence[str]) -> list[list[FoundEntity]]:
         texts = [_without_code(text) for text in texts]
         common = {m.group() for text in texts for m in PROSE_WORD.finditer(text)}
-        runs = _without_openers([self._runs(text, common) for text in texts])
+        runs = _without_markers(_without_openers([self._runs(text, common) for text in texts]), common)
         defined = set().union(*(self._definitions(text) for text in texts)) if texts else set()
         # A heading and the contents line that links to it are one name written twice at a line's
         # start, and a table's cells run into each other: recurring means written twice, once at least
@@ -141,6 +141,11 @@ class RuleBasedExtractor:
             if current and text[current[-1].end() : match.start()] != " ":
                 runs.append(current)
                 current = []
+            if len(current) == 1 and not _capitalised(current[0].group()) and not _capitalised(word):
+                current = []  # an acronym not followed by a capitalised word opens no run
+            if not current and self._name_prefix(word):
+                current.append(match)  # "X Window System", "XDG Base Directory Specification"
+                continue
             if _capitalised(word) or (current and word in self.rules.connectors):
                 current.append(match)
                 if POSSESSIVE.search(word):  # "Ninja's flags": the name ends at the possessive
@@ -184,6 +189,18 @@ class RuleBasedExtractor:
             return True
         # Once, every word must be one the file never writes in lower case: words only a name uses.
         return all(w.lower() not in common for w in run.words if _capitalised(w))
+
+    def _name_prefix(self, word: str) -> bool:
+        """An acronym or a single capital that may open a name of capitalised words ("X Window System",
+        "GNU General Public License"): without it the rest is a fragment ("Window System")."""
+        return (
+            word.isalpha()
+            and word.isupper()
+            and len(word) <= self.rules.max_acronym
+            and not self._stop(word)
+            and word not in self.rules.shouted
+            and word not in self.rules.generic_acronyms
+        )
 
     def _stop(self, word: str) -> bool:
         return word.lower() in self.rules.stop_words
@@ -265,6 +282,36 @@ def _without_openers(runs: list[list[_Run]]) -> list[list[_Run]]:
         return run
 
     return [[trimmed(run) for run in found] for found in runs]
+
+
+MARKER_RUNS = 3
+
+
+def _without_markers(runs: list[list[_Run]], common: set[str]) -> list[list[_Run]]:
+    """A word in front of a sentence's capitalised first word, at a line's or sentence's start, in
+    ``MARKER_RUNS`` or more different runs, is a marker (a changelog's link, a list's label: "Diff - Docs
+    Restores the ...", "Docs Merges the ..."), not the first word of so many names. Sentence openers
+    are words the file also writes in lower case; a roster's surnames ("Robert Nagy", "Robert Kowalski")
+    are not. A marker is cut from every run it opens, and so is a sentence opener after it: what is left
+    is a name only if two capitalised words remain ("Docs Andri Möll", "Docs Added Dmitry ...")."""
+
+    def opens_a_sentence(run: _Run) -> bool:
+        return run.at_start and len(run.words) > 1 and run.words[1].lower() in common
+
+    openers: dict[str, set[str]] = {}
+    for found in runs:
+        for run in found:
+            if opens_a_sentence(run):
+                openers.setdefault(run.words[0], set()).add(run.words[1])
+    markers = {word for word, following in openers.items() if len(following) >= MARKER_RUNS}
+
+    def unmarked(run: _Run) -> _Run | None:
+        if not (run.at_start and run.words[0] in markers):
+            return run
+        rest = run.words[2:] if opens_a_sentence(run) else run.words[1:]
+        return _Run(rest, False, run.after_article) if sum(1 for w in rest if _capitalised(w)) >= 2 else None
+
+    return [[kept for run in found if (kept := unmarked(run)) is not None] for found in runs]
 
 
 def _opener(word: str, common: set[str]) -> bool:
