@@ -10,35 +10,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from fakes_store import FixedEmbedder, InMemoryStore, capabilities_of
-from retrieval_core import bootstrap
-from retrieval_core.config import Settings
-from retrieval_core.models.item import Item
 from retrieval_core.ports import Capabilities, LexicalSearch
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.errors import CapabilityMissingError
 from retrieval_core.retrieval.feedback import FeedbackOptions
-from retrieval_core.retrieval.modes import MODES, Modes, ModeSpec
+from retrieval_core.retrieval.modes import MODES, ModeSpec
 from retrieval_core.retrieval.plans import Plan
 from retrieval_core.retrieval.requests import SERVED_MODES, Mode, RetrieveRequest
 from retrieval_core.retrieval.stages.base import FirstPass, Job, Searched, SearchQuery, Step
 from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import invoke
-
-TEXTS = ("payments team lead", "payments team budget", "payments office")
-
-
-def item(n: int) -> Item:
-    return Item.model_validate(
-        {
-            "id": f"acme:p-{n}",
-            "context_id": "acme",
-            "kind": "proposition",
-            "text": TEXTS[n],
-            "created_at": "2026-03-01T00:00:00Z",
-            "embedding": [1.0, 0.0],
-        }
-    )
+from toy_registry import served_with
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,16 +68,7 @@ LAST_WORD = ModeSpec("last_word", last_word_plan, last_word_arms, needs=("text",
 @pytest.fixture
 def serve() -> Iterator[Any]:
     """Serves the handler over the fakes with the given modes."""
-    store = InMemoryStore([item(n) for n in range(len(TEXTS))])
-
-    def with_modes(modes: Modes) -> Any:
-        overrides = {
-            "capabilities": capabilities_of(store, None, FixedEmbedder({}, dimension=2)),
-            "items": store,
-        }
-        return bootstrap.use(bootstrap.Container(Settings(), overrides={**overrides, "modes": modes}))
-
-    yield with_modes
+    yield lambda modes: served_with({"modes": modes})
 
 
 def retrieve(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:

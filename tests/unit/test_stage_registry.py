@@ -9,29 +9,11 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from fakes_store import FixedEmbedder, InMemoryStore, capabilities_of
-from retrieval_core import bootstrap
-from retrieval_core.config import Settings
-from retrieval_core.models.item import Item
-from retrieval_core.retrieval.pipeline import STAGES, Stages
+from retrieval_core.retrieval.pipeline import STAGES
 from retrieval_core.retrieval.stages.base import Job, Ranked, Step
 from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import invoke
-
-TEXTS = ("payments team lead", "payments team budget", "payments office")
-
-
-def item(n: int) -> Item:
-    return Item.model_validate(
-        {
-            "id": f"acme:p-{n}",
-            "context_id": "acme",
-            "kind": "proposition",
-            "text": TEXTS[n],
-            "created_at": "2026-03-01T00:00:00Z",
-            "embedding": [1.0, 0.0],
-        }
-    )
+from toy_registry import served_with
 
 
 def reversed_ranking(job: Job, ranked: Ranked) -> Step[Ranked]:
@@ -42,16 +24,7 @@ def reversed_ranking(job: Job, ranked: Ranked) -> Step[Ranked]:
 @pytest.fixture
 def serve() -> Iterator[Any]:
     """Serves the handler over the fakes with the given stages."""
-    store = InMemoryStore([item(n) for n in range(len(TEXTS))])
-
-    def with_stages(stages: Stages) -> Any:
-        overrides = {
-            "capabilities": capabilities_of(store, None, FixedEmbedder({}, dimension=2)),
-            "items": store,
-        }
-        return bootstrap.use(bootstrap.Container(Settings(), overrides={**overrides, "stages": stages}))
-
-    yield with_stages
+    yield lambda stages: served_with({"stages": stages})
 
 
 def ranked_ids(body: dict[str, Any]) -> list[str]:
