@@ -9,15 +9,14 @@ each memory size can reach at each bound (the lower of the measured rate and the
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from dev.bedrock_stub import own_process, stats
 
 from .progress import say
+from .workspace import environment
 
 LATENCY_SECONDS = 0.040
 BOUNDS = (1, 2, 4, 8, 16)
@@ -90,20 +89,9 @@ def _run(texts: list[str], bound: int, *, quota: float = 0.0) -> dict[str, Any]:
     return result
 
 
-@contextmanager
-def _pointed_at(endpoint: str) -> Iterator[None]:
+def _pointed_at(endpoint: str) -> AbstractContextManager[None]:
     """boto3 sends Bedrock Runtime calls to ``endpoint``, with fake credentials, for the block."""
-    changes = {**_FAKE_CREDENTIALS, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": endpoint}
-    saved = {name: os.environ.get(name) for name in changes}
-    os.environ.update(changes)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return environment({**_FAKE_CREDENTIALS, "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": endpoint})
 
 
 def markdown(result: dict[str, Any]) -> str:

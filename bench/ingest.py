@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from dev.tables import scratch_space
 from .corpus import Corpus
 from .probes import Probe, install
 from .progress import say
+from .workspace import environment
 
 MAX_ITEMS = 5_000
 PART_LINES = 500
@@ -120,18 +120,11 @@ def _count_aws_calls() -> Counter[str]:
 @contextlib.contextmanager
 def _aws_endpoints(endpoint: str) -> Iterator[None]:
     """boto3 reaches this moto for S3 and SQS while the block runs (the bench may run its own moto)."""
-    names = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS")
-    previous = {name: os.environ.get(name) for name in names}
-    os.environ.update(dict.fromkeys(names, endpoint))
-    s3_objects.s3_client.cache_clear()
-    sqs_parts.sqs_client.cache_clear()
-    try:
-        yield
-    finally:
-        for name, value in previous.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with environment(dict.fromkeys(("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS"), endpoint)):
         s3_objects.s3_client.cache_clear()
         sqs_parts.sqs_client.cache_clear()
+        try:
+            yield
+        finally:
+            s3_objects.s3_client.cache_clear()
+            sqs_parts.sqs_client.cache_clear()

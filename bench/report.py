@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from . import bulk, embedder, streaming
 from .cost import PRICES
 
 MIB = 1024 * 1024
@@ -326,9 +328,9 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
     lines += _documents(r.get("documents"))
-    lines += _bulk(r.get("bulk"))
-    lines += _embedder(r.get("embedder"))
-    lines += _streaming(r.get("streaming"))
+    lines += _measured_section("Load throughput against parallel_bulk", r.get("bulk"), bulk.markdown)
+    lines += _measured_section("The deployed embedder's calls", r.get("embedder"), embedder.markdown)
+    lines += _measured_section("Memory on a long JSON Lines file", r.get("streaming"), streaming.markdown)
     lines += _multihop(r.get("multihop"))
     rest = []
     if "packing" in r:
@@ -589,28 +591,11 @@ def _documents(documents: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def _bulk(measured: dict[str, Any] | None) -> list[str]:
-    if not measured:
-        return []
-    from .bulk import markdown as bulk_markdown
-
-    return ["### Load throughput against parallel_bulk", "", bulk_markdown(measured), ""]
-
-
-def _embedder(measured: dict[str, Any] | None) -> list[str]:
-    if not measured:
-        return []
-    from .embedder import markdown as embedder_markdown
-
-    return ["### The deployed embedder's calls", "", embedder_markdown(measured), ""]
-
-
-def _streaming(measured: dict[str, Any] | None) -> list[str]:
-    if not measured:
-        return []
-    from .streaming import markdown as streaming_markdown
-
-    return ["### Memory on a long JSON Lines file", "", streaming_markdown(measured), ""]
+def _measured_section(
+    title: str, measured: dict[str, Any] | None, render: Callable[[dict[str, Any]], str]
+) -> list[str]:
+    """A section a bench module renders itself (``bulk``, ``embedder``, ``streaming``), when it ran."""
+    return [f"### {title}", "", render(measured), ""] if measured else []
 
 
 def _multihop(found: dict[str, Any] | None) -> list[str]:

@@ -21,6 +21,21 @@ from .progress import Counter, say
 LOAD_BATCH = 4096
 
 
+@contextmanager
+def environment(changes: dict[str, str]) -> Iterator[None]:
+    """``changes`` in the process's environment for the block, every name as it was afterwards."""
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 class StackDownError(RuntimeError):
     """The local stack does not answer; ``make up`` (or ``make bench``) starts it."""
 
