@@ -170,7 +170,7 @@ class RuleBasedExtractor:
         while last > first and (self._stop(words[last - 1]) or words[last - 1] in self.rules.connectors):
             last -= 1
         kept = tuple(words[first:last])
-        if sum(1 for w in kept if _capitalised(w)) < 2:
+        if not _long_enough(kept):
             return None
         starts = at_start and first == 0
         before = re.search(
@@ -277,7 +277,7 @@ def _without_openers(runs: list[list[_Run]]) -> list[list[_Run]]:
 
     def trimmed(run: _Run) -> _Run:
         rest = run.words[1:]
-        if run.at_start and sum(1 for w in rest if _capitalised(w)) >= 2 and " ".join(rest) in names:
+        if run.at_start and _long_enough(rest) and " ".join(rest) in names:
             return _Run(rest, False, run.after_article)
         return run
 
@@ -309,7 +309,7 @@ def _without_markers(runs: list[list[_Run]], common: set[str]) -> list[list[_Run
         if not (run.at_start and run.words[0] in markers):
             return run
         rest = run.words[2:] if opens_a_sentence(run) else run.words[1:]
-        return _Run(rest, False, run.after_article) if sum(1 for w in rest if _capitalised(w)) >= 2 else None
+        return _Run(rest, False, run.after_article) if _long_enough(rest) else None
 
     return [[kept for run in found if (kept := unmarked(run)) is not None] for found in runs]
 
@@ -330,6 +330,11 @@ def _without_code(text: str) -> str:
 
 
 FILE_NAME = re.compile(r"\.(?:h|c|cc|cpp|py|md|txt|html?|json|xml|ya?ml|sh|conf)$")
+
+
+def _long_enough(words: Sequence[str]) -> bool:
+    """Two capitalised words or more: what a run needs to be a name (connectors aside)."""
+    return sum(1 for w in words if _capitalised(w)) >= 2
 
 
 def _capitalised(word: str) -> bool:
