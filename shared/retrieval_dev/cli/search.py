@@ -188,13 +188,15 @@ def render(question: str, answer: dict[str, Any], *, color: bool = False) -> str
 def order_note(answer: dict[str, Any]) -> str | None:
     """Why a page's scores do not descend, or None when they do: diversify interleaves kinds, and
     expand_graph's neighbours follow the page in the walk's order."""
+    from retrieval_core.retrieval.responses import GRAPH_ARM
+
     scores = [hit["score"] for hit in answer.get("hits") or []]
     if scores == sorted(scores, reverse=True):
         return None
     reasons = []
     if (answer.get("applied") or {}).get("diversify"):
         reasons.append("diversified by kind: kinds interleave")
-    if "graph" in (answer.get("arms") or []):
+    if GRAPH_ARM in (answer.get("arms") or []):
         reasons.append("graph neighbours follow the page in the walk's order")
     return f"{'; '.join(reasons)}, so scores do not descend" if reasons else None
 
