@@ -50,6 +50,8 @@ POISON = {
     "1e308 vector": line(embedding=[1e308, 1.0]),
     "float32 overflow": line(embedding=[3.5e38]),
     "1e400 number": line()[:-1] + ', "metadata": {"x": 1e400}}',
+    "1e400 in a vector": line()[:-1] + ', "embedding": [0.5, -1e400, 0.25]}',
+    "1e400 in a nested list": line()[:-1] + ', "metadata": {"x": [[1.5, 1e400]]}}',
     "NaN": line()[:-1] + ', "metadata": {"x": NaN}}',
     "too much text": line(text="word " * (LIMITS.text_bytes // 5 + 1)),
     "too many mentions": line(
