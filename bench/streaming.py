@@ -121,7 +121,7 @@ def measure(lines: int) -> dict[str, Any]:
         "rss_mib_before": round(start_rss, 1),
         "rss_mib_by_tenth": progress.samples,
         "loaded": report.loaded,
-        "rejected": len(report.errors),
+        "rejected": report.rejected,
     }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fakes_store import FixedEmbedder
 from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
-from retrieval_core.loading.loader import Loader
+from retrieval_core.loading.loader import LISTED_ERRORS, Loader
 from retrieval_core.loading.metadata_keys import PoolKeyBudget
 from retrieval_core.loading.parse import DeleteLine, ParsedLine
 from retrieval_core.models.item import Item
@@ -166,3 +166,13 @@ def test_items_built_in_memory_load_as_their_lines_would_and_are_checked_against
     assert (report.loaded, report.deleted, [e.line for e in report.errors]) == (2, 1, [2])
     assert set(items.documents) == {("acme", "acme:p-1"), ("acme", "acme:p-2")}
     assert items.documents[("acme", "acme:p-2")][0] == built[1] and ("acme", "acme:p-9") not in lineage.cards
+
+
+def test_a_file_of_many_bad_lines_lists_the_first_and_counts_the_rest(ports: Any) -> None:
+    bad = LISTED_ERRORS * 3
+    lines = ["{not json"] * bad + [line("acme:p-1")] + ["{not json"] * 5
+    report = loader_of(ports).load_lines(lines)
+    assert (report.loaded, report.rejected, len(report.errors)) == (1, bad + 5, LISTED_ERRORS)
+    assert report.omitted_errors == bad + 5 - LISTED_ERRORS
+    assert [error.line for error in report.errors] == list(range(1, LISTED_ERRORS + 1))
+    assert f"{bad + 5} bad lines skipped" in report.summary() and not report.ok

@@ -59,7 +59,7 @@ class PartReport(Counts):
             updated=load.updated,
             deleted=load.deleted,
             absent=load.absent,
-            rejected=len(errors),
+            rejected=load.rejected,
             unwritten=len(load.unwritten),
             rejected_lines=[RejectedLine(line=e.line, field=e.field, reason=e.message) for e in errors][
                 :LISTED

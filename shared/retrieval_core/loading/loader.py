@@ -32,6 +32,9 @@ from .metadata_keys import PoolKeyBudget
 from .parse import DeleteLine, LineError, ParsedLine, checked, parse_lines
 
 CHUNK_SIZE = 256
+LISTED_ERRORS = 1000
+"""Rejected lines a report lists; past them it counts (``LoadReport.omitted_errors``), so a file of a
+million bad lines does not hold a million errors in memory."""
 
 
 class LoadProgress(Protocol):
@@ -54,6 +57,9 @@ class LoadReport:
     deleted: int = 0
     absent: int = 0
     errors: list[LineError] = field(default_factory=list)
+    """The first ``LISTED_ERRORS`` rejected lines of a combined report, in file order."""
+    omitted_errors: int = 0
+    """Rejected lines past those listed: counted, not kept."""
     unwritten: list[str] = field(default_factory=list)
     stopped: str | None = None
     """Why the load stopped early (a backend became unavailable), or None when every line was tried."""
@@ -68,16 +74,23 @@ class LoadReport:
         """The reports of consecutive steps as one: counts added, lists joined in order, the first stop
         (nothing runs after a stop, so there is at most one)."""
         steps = list(parts)
+        errors = [e for p in steps for e in p.errors]
         return cls(
             loaded=sum(p.loaded for p in steps),
             updated=sum(p.updated for p in steps),
             deleted=sum(p.deleted for p in steps),
             absent=sum(p.absent for p in steps),
-            errors=[e for p in steps for e in p.errors],
+            errors=errors[:LISTED_ERRORS],
+            omitted_errors=sum(p.omitted_errors for p in steps) + max(0, len(errors) - LISTED_ERRORS),
             unwritten=[i for p in steps for i in p.unwritten],
             stopped=next((p.stopped for p in steps if p.stopped is not None), None),
             past_window=[i for p in steps for i in p.past_window],
         )
+
+    @property
+    def rejected(self) -> int:
+        """Every rejected line, listed or not."""
+        return len(self.errors) + self.omitted_errors
 
     @property
     def ok(self) -> bool:
@@ -88,8 +101,8 @@ class LoadReport:
         parts = [f"{self.loaded} items loaded ({self.loaded - self.updated} new, {self.updated} replaced)"]
         if self.deleted or self.absent:
             parts.append(f"{self.deleted} deleted ({self.absent} deletes named ids that were not there)")
-        if self.errors:
-            parts.append(f"{len(self.errors)} bad lines skipped")
+        if self.rejected:
+            parts.append(f"{self.rejected} bad lines skipped")
         if self.unwritten:
             # A stopped bulk request may still have been applied: these are the items not confirmed.
             parts.append(f"{len(self.unwritten)} items not written or not confirmed (re-run to repair)")
@@ -149,33 +162,35 @@ class Loader:
         self, entries: Iterable[ParsedLine | DeleteLine | LineError], progress: LoadProgress | None
     ) -> LoadReport:
         """Entries in chunks of ``chunk_size``; a line error is reported where it stands (the reports
-        keep file order); after a stop, every later entry is named unwritten."""
-        steps: list[LoadReport] = []
+        keep file order); after a stop, every later entry is named unwritten. The report so far is
+        folded step by step, so what it holds stays bounded (``LISTED_ERRORS``)."""
+        report = LoadReport()
         touched: set[str] = set()
         chunk: list[ParsedLine | DeleteLine] = []
         errors: list[LineError] = []
-        stopped: str | None = None
         for entry in entries:
             if isinstance(entry, LineError):
                 errors.append(entry)
                 if progress:
                     progress.advance(1)
+                if len(errors) >= self._chunk_size:
+                    report, errors = LoadReport.combined([report, LoadReport(errors=errors)]), []
             else:
                 chunk.append(entry)  # after a stop, never written: named unwritten below
-                if stopped is None and len(chunk) >= self._chunk_size:
-                    steps += [LoadReport(errors=errors), self._load_chunk(chunk, touched, progress)]
-                    errors, chunk, stopped = [], [], steps[-1].stopped
-        steps.append(LoadReport(errors=errors))
-        if stopped is not None:
-            steps.append(LoadReport(unwritten=[_id_of(entry) for entry in chunk]))
+                if report.stopped is None and len(chunk) >= self._chunk_size:
+                    step = self._load_chunk(chunk, touched, progress)
+                    report = LoadReport.combined([report, LoadReport(errors=errors), step])
+                    errors, chunk = [], []
+        report = LoadReport.combined([report, LoadReport(errors=errors)])
+        if report.stopped is not None:
+            report = LoadReport.combined([report, LoadReport(unwritten=[_id_of(entry) for entry in chunk])])
         elif chunk:
-            steps.append(self._load_chunk(chunk, touched, progress))
-        steps.append(self._refreshed(touched, steps))
-        return LoadReport.combined(steps)
+            report = LoadReport.combined([report, self._load_chunk(chunk, touched, progress)])
+        return LoadReport.combined([report, self._refreshed(touched, report)])
 
-    def _refreshed(self, touched: set[str], steps: list[LoadReport]) -> LoadReport:
+    def _refreshed(self, touched: set[str], report: LoadReport) -> LoadReport:
         """The written contexts made searchable, unless the load stopped (a stop reports itself)."""
-        if any(step.stopped is not None for step in steps):
+        if report.stopped is not None:
             return LoadReport()
         try:
             self._items.refresh(touched)

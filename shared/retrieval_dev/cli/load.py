@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for problem in report.errors:
         print(f"skipped {problem}", file=sys.stderr)
+    if report.omitted_errors:
+        print(f"skipped {report.omitted_errors} more bad lines (not listed)", file=sys.stderr)
     if report.unwritten:
         print(f"not written: {_unwritten(args.file, report)}", file=sys.stderr)
     print(f"{args.file}: {report.summary()}")
