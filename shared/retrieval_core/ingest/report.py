@@ -10,10 +10,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..loading.loader import LoadReport
+from ..loading.loader import LISTED_ERRORS, LoadReport
 from ..models.ingest import PartTask
 
-LISTED = 1000
+LISTED = LISTED_ERRORS
+"""The loader's own cap: a part lists the rejected lines its load kept, and as many unwritten ids."""
 
 
 class RejectedLine(BaseModel):

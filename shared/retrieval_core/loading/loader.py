@@ -19,7 +19,7 @@ with the cause (``LoadReport.stopped``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from typing import Protocol
 
@@ -57,7 +57,8 @@ class LoadReport:
     deleted: int = 0
     absent: int = 0
     errors: list[LineError] = field(default_factory=list)
-    """The first ``LISTED_ERRORS`` rejected lines of a combined report, in file order."""
+    """The first ``LISTED_ERRORS`` rejected lines, in the order the load met them (a chunk's own errors
+    after the bad lines read while it filled)."""
     omitted_errors: int = 0
     """Rejected lines past those listed: counted, not kept."""
     unwritten: list[str] = field(default_factory=list)
@@ -74,18 +75,22 @@ class LoadReport:
         """The reports of consecutive steps as one: counts added, lists joined in order, the first stop
         (nothing runs after a stop, so there is at most one)."""
         steps = list(parts)
-        errors = [e for p in steps for e in p.errors]
         return cls(
             loaded=sum(p.loaded for p in steps),
             updated=sum(p.updated for p in steps),
             deleted=sum(p.deleted for p in steps),
             absent=sum(p.absent for p in steps),
-            errors=errors[:LISTED_ERRORS],
-            omitted_errors=sum(p.omitted_errors for p in steps) + max(0, len(errors) - LISTED_ERRORS),
+            errors=[e for p in steps for e in p.errors],
+            omitted_errors=sum(p.omitted_errors for p in steps),
             unwritten=[i for p in steps for i in p.unwritten],
             stopped=next((p.stopped for p in steps if p.stopped is not None), None),
             past_window=[i for p in steps for i in p.past_window],
-        )
+        ).listing(LISTED_ERRORS)
+
+    def listing(self, room: int) -> LoadReport:
+        """This report with at most ``room`` errors listed, the rest counted."""
+        omitted = self.omitted_errors + len(self.errors[room:])
+        return replace(self, errors=self.errors[:room], omitted_errors=omitted)
 
     @property
     def rejected(self) -> int:
@@ -162,9 +167,8 @@ class Loader:
         self, entries: Iterable[ParsedLine | DeleteLine | LineError], progress: LoadProgress | None
     ) -> LoadReport:
         """Entries in chunks of ``chunk_size``; a line error is reported where it stands (the reports
-        keep file order); after a stop, every later entry is named unwritten. The report so far is
-        folded step by step, so what it holds stays bounded (``LISTED_ERRORS``)."""
-        report = LoadReport()
+        keep file order); after a stop, every later entry is named unwritten."""
+        steps = _Steps()
         touched: set[str] = set()
         chunk: list[ParsedLine | DeleteLine] = []
         errors: list[LineError] = []
@@ -174,23 +178,25 @@ class Loader:
                 if progress:
                     progress.advance(1)
                 if len(errors) >= self._chunk_size:
-                    report, errors = LoadReport.combined([report, LoadReport(errors=errors)]), []
+                    steps.add(LoadReport(errors=errors))
+                    errors = []
             else:
                 chunk.append(entry)  # after a stop, never written: named unwritten below
-                if report.stopped is None and len(chunk) >= self._chunk_size:
-                    step = self._load_chunk(chunk, touched, progress)
-                    report = LoadReport.combined([report, LoadReport(errors=errors), step])
+                if steps.stopped is None and len(chunk) >= self._chunk_size:
+                    steps.add(LoadReport(errors=errors))
+                    steps.add(self._load_chunk(chunk, touched, progress))
                     errors, chunk = [], []
-        report = LoadReport.combined([report, LoadReport(errors=errors)])
-        if report.stopped is not None:
-            report = LoadReport.combined([report, LoadReport(unwritten=[_id_of(entry) for entry in chunk])])
+        steps.add(LoadReport(errors=errors))
+        if steps.stopped is not None:
+            steps.add(LoadReport(unwritten=[_id_of(entry) for entry in chunk]))
         elif chunk:
-            report = LoadReport.combined([report, self._load_chunk(chunk, touched, progress)])
-        return LoadReport.combined([report, self._refreshed(touched, report)])
+            steps.add(self._load_chunk(chunk, touched, progress))
+        steps.add(self._refreshed(touched, steps.stopped))
+        return steps.report()
 
-    def _refreshed(self, touched: set[str], report: LoadReport) -> LoadReport:
+    def _refreshed(self, touched: set[str], stopped: str | None) -> LoadReport:
         """The written contexts made searchable, unless the load stopped (a stop reports itself)."""
-        if report.stopped is not None:
+        if stopped is not None:
             return LoadReport()
         try:
             self._items.refresh(touched)
@@ -307,6 +313,27 @@ class Loader:
             computed = self._embedder.embed([item.text for item in missing])
             vectors.update({item.id: vector for item, vector in zip(missing, computed, strict=True)})
         return vectors
+
+
+class _Steps:
+    """A load's step reports in order, each kept with only the errors the load may still list
+    (``LISTED_ERRORS``, the rest counted), so a file of bad lines holds no more than that; joined once,
+    at the end (folding them as they come would copy the growing id lists again at every chunk)."""
+
+    def __init__(self) -> None:
+        self._steps: list[LoadReport] = []
+        self._room = LISTED_ERRORS
+        self.stopped: str | None = None
+        """The first stop among the steps so far (nothing runs after it)."""
+
+    def add(self, step: LoadReport) -> None:
+        kept = step.listing(self._room)
+        self._steps.append(kept)
+        self._room -= len(kept.errors)
+        self.stopped = self.stopped if self.stopped is not None else kept.stopped
+
+    def report(self) -> LoadReport:
+        return LoadReport.combined(self._steps)
 
 
 def _without(parsed_lines: list[ParsedLine], errors: list[LineError]) -> list[ParsedLine]:
