@@ -81,6 +81,11 @@ def entity_id(index: int) -> str:
     return f"{CONTEXT}:entity/e{index:06d}"
 
 
+def document_count(scale: Scale) -> int:
+    """One item in ten is a document; the rest are propositions."""
+    return scale.items // 10
+
+
 def mention_mix(propositions: int, edges: int) -> tuple[int, int]:
     """(three-mention, two-mention) proposition counts giving exactly ``edges`` ordered-pair rows."""
     threes, remainder = divmod(edges - 2 * propositions, 4)
@@ -134,7 +139,7 @@ class _Generator:
 
     def build(self) -> Corpus:
         scale = self.scale
-        documents = scale.items // 10
+        documents = document_count(scale)
         propositions = scale.items - documents
         threes, _twos = mention_mix(propositions, scale.edges)
         sizes = self.rng.permutation([3] * threes + [2] * (propositions - threes))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from bench.corpus import CorpusShapeError, mention_mix
+from bench.corpus import CorpusShapeError, document_count, mention_mix
 from bench.scales import SCALES
 
 
 @pytest.mark.parametrize("name", sorted(SCALES))
 def test_every_scale_has_a_shape_its_propositions_can_carry(name: str) -> None:
     scale = SCALES[name]
-    propositions = scale.items - scale.items // 10
+    propositions = scale.items - document_count(scale)
     threes, twos = mention_mix(propositions, scale.edges)
     assert threes + twos == propositions
     assert 6 * threes + 2 * twos == scale.edges
