@@ -31,6 +31,7 @@ from . import (
     multihop,
     paging,
     policy,
+    quantized,
     retrieve,
     streaming,
     vectors,
@@ -67,6 +68,7 @@ SECTIONS = (
     "package",
     "isolation",
     "vectors",
+    "int8",
 )
 
 
@@ -173,6 +175,8 @@ def _run(
             "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
             "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),
+            # last of the corpus's sections: it moves the workspace's alias to an int8 index
+            "int8": lambda: quantized.measure(settings, corpus),
         }
         for section, measure in measures.items():
             if checkpoint.wants(section, sections):
