@@ -115,6 +115,7 @@ test-cluster: install check-prereqs
 # (small|medium|large|xlarge; see docs/PERFORMANCE.md) and stops the stack unless KEEP=1. Report on stdout and
 # in .bench/. ONLY="filtered vectors" runs only those sections; RESUME=1 skips the sections a stopped run of
 # the same scale saved (.bench/partial-SCALE.json); VECTORS=int8 loads int8 (sq) vectors instead of fp32.
+# The sections knn (k-NN parameters) and int8 (the fp32 index rebuilt into sq) run last: they rebuild the index.
 BENCH_SAM_DIR := .bench/sam-build
 bench: install check-prereqs
 	@$(PY) -m dev.stack up

@@ -27,6 +27,7 @@ from . import (
     graph,
     ingest,
     isolation,
+    knn_tuning,
     micro,
     multihop,
     paging,
@@ -68,6 +69,7 @@ SECTIONS = (
     "package",
     "isolation",
     "vectors",
+    "knn",
     "int8",
 )
 
@@ -175,7 +177,8 @@ def _run(
             "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
             "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),
-            # last of the corpus's sections: it moves the workspace's alias to an int8 index
+            # the last two of the corpus's sections: they move the workspace's alias to rebuilt indices
+            "knn": lambda: knn_tuning.measure(settings, corpus),
             "int8": lambda: quantized.measure(settings, corpus),
         }
         for section, measure in measures.items():

@@ -46,10 +46,10 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
             label = "unfiltered" if percent is None else f"{percent}%"
             say(f"filtered k-NN: {label}")
             where = None if percent is None else bucket_filter(percent)
-            exact = [_exact(client, alias, query.vector, where) for query in all_queries]
+            exact = [exact_top(client, alias, query.vector, where) for query in all_queries]
             vectors = [query.vector for query in all_queries]
-            index = _measured(vectors, exact, where, feedback=False)
-            moved = _measured(vectors, exact, where, feedback=True)
+            index = measured(vectors, exact, where, feedback=False)
+            moved = measured(vectors, exact, where, feedback=True)
             results[label] = {
                 "percent": percent,
                 "handler": index["handler"],
@@ -66,7 +66,7 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
     return results
 
 
-def _measured(
+def measured(
     vectors: list[list[float]], exact: list[list[str]], where: dict[str, Any] | None, *, feedback: bool
 ) -> dict[str, Any]:
     """Handler latency and the share of each query's exact top 10 its answer holds."""
@@ -93,7 +93,7 @@ def _body(vector: list[float], where: dict[str, Any] | None, feedback: bool) -> 
     return body if where is None else body | {"filter": where}
 
 
-def _exact(client: Any, alias: str, vector: list[float], where: dict[str, Any] | None) -> list[str]:
+def exact_top(client: Any, alias: str, vector: list[float], where: dict[str, Any] | None) -> list[str]:
     """The true top 10 under the same filter clauses the handler's query carries."""
     filters = SearchFilters(size=TOP_K, where=None if where is None else Filter.model_validate(where))
     body = {

@@ -374,6 +374,7 @@ def markdown(report: dict[str, Any]) -> str:
     if rest:
         lines += ["### Packing, cold start, package", "", *_table(["measure", "result"], rest)]
     lines += _vectors(r.get("vectors"))
+    lines += _knn_tuning(r.get("knn"))
     lines += _quantized(r.get("int8"))
     lines += _cost(report.get("cost"))
     lines += ["### Targets", ""]
@@ -500,6 +501,32 @@ def _filtered(filtered: dict[str, Any] | None, encoding: str) -> list[str]:
     ]
     header = ["share kept", "p50", "p95", "recall@10 (mean)", "recall@10 (min)"]
     return lines + _table([*header, "with feedback: p50", "exact top 10 kept"], rows)
+
+
+def _knn_tuning(found: dict[str, Any] | None) -> list[str]:
+    """``bench.knn_tuning``: recall@10 and p50 per ``ef_search``, then per graph (m, ef_construction)."""
+    if not found:
+        return []
+    labels = list(next(iter(found["ef_search"].values())))
+    cells = [f"{label}: recall@10 / p50" for label in labels]
+
+    def _cells(searched: dict[str, Any]) -> list[str]:
+        return [
+            f"{searched[label]['recall_at_10']:.3f} / {_ms(searched[label]['p50_ms'])}" for label in labels
+        ]
+
+    lines = ["### k-NN parameters (fp32; recall@10 against exact search, handler p50 in ms)", ""]
+    lines += _table(["ef_search", *cells], [[str(ef), *_cells(s)] for ef, s in found["ef_search"].items()])
+    rows = [
+        [
+            f"{g['m']} / {g['ef_construction']}",
+            "as loaded" if g["rebuild_seconds"] is None else f"{g['rebuild_seconds']:,.0f} s",
+            f"{g['graph_bytes'] / MIB:,.1f} MiB",
+            *_cells(g["searched"]),
+        ]
+        for g in found["graphs"]
+    ]
+    return [*lines, *_table(["m / ef_construction", "rebuild", "graph (vex)", *cells], rows)]
 
 
 def _quantized(found: dict[str, Any] | None) -> list[str]:

@@ -261,3 +261,38 @@ def test_vectors_reports_the_graph_and_vector_files_beside_the_estimate(
     assert found["searched_bytes"] == files["vex"] + files["vec"]
     assert found["estimate_bytes"] == pytest.approx(1.1 * (4 * 384 + 8 * 16) * TINY.items)
     assert "### Vectors: fp32, m = 16" in tiny_report[1]
+
+
+def test_the_knn_section_sweeps_ef_search_and_rebuilds_each_graph(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    from bench.knn_tuning import EF_SEARCH, OTHER_GRAPHS
+
+    found = tiny_report[0]["results"]["knn"]
+    labels = ["unfiltered", "10%", "50%"]
+    assert list(found["ef_search"]) == list(EF_SEARCH)
+    for searched in [*found["ef_search"].values(), *(g["searched"] for g in found["graphs"])]:
+        assert list(searched) == labels
+        assert all(0 <= row["recall_at_10"] <= 1 and row["p50_ms"] > 0 for row in searched.values())
+    loaded, *rebuilt = found["graphs"]
+    assert (loaded["m"], loaded["ef_construction"], loaded["rebuild_seconds"]) == (16, 128, None)
+    assert [(g["m"], g["ef_construction"]) for g in rebuilt] == list(OTHER_GRAPHS)
+    assert all(g["rebuild_seconds"] >= 0 for g in rebuilt)
+    # each rebuild applied its m: of two indices built alike, the one with 32 links a node holds the larger
+    # graph (the loaded index is left out: it was written in many segments, each with its own graph)
+    by_m = {g["m"]: g["graph_bytes"] for g in rebuilt}
+    assert by_m[32] > by_m[8] > 0
+    assert "### k-NN parameters" in tiny_report[1]
+
+
+def test_the_int8_section_rebuilds_the_loaded_index_and_measures_it_again(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    found = tiny_report[0]["results"]["int8"]
+    assert found["documents"] == TINY.items and found["reembedded"] is False
+    vectors = found["vectors"]
+    assert vectors["encoding"] == "int8" and vectors["file_bytes"]["veq"] > 0
+    assert vectors["searched_bytes"] == vectors["file_bytes"]["vex"] + vectors["file_bytes"]["veq"]
+    assert list(found["filtered"]) == ["unfiltered", "1%", "10%", "50%"]
+    assert all(row["recall_at_10"] >= 0.95 for row in found["filtered"].values())
+    assert "filtered k-NN recall@10, int8, 50%" in tiny_report[1]
