@@ -301,3 +301,36 @@ def test_a_rebuild_closes_the_old_index_and_the_next_lifts_a_stale_write_block(
     assert following.source == switch.target and following.documents == 6  # the write was replayed
     assert index_state(opensearch, switch.target)[0] == "close"
     assert sorted(searchable(opensearch, space)) == [f"{CONTEXT}:r-{n:04d}" for n in range(6)]
+
+
+class IntervalAtCopy:
+    """The real adapter, noting the new index's refresh interval after each copy."""
+
+    def __init__(self, inner: OpenSearchGenerations, opensearch: Any) -> None:
+        self._inner = inner
+        self._opensearch = opensearch
+        self.intervals: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def copy(self, source: str, target: str, since: Checkpoint | None, **options: Any) -> int:
+        copied = self._inner.copy(source, target, since, **options)
+        self.intervals.append(refresh_interval(self._opensearch, target))
+        return copied
+
+
+def refresh_interval(opensearch: Any, index: str) -> str:
+    return str(opensearch.indices.get_settings(index=index)[index]["settings"]["index"]["refresh_interval"])
+
+
+def test_the_new_index_copies_without_periodic_refresh_and_serves_with_the_declared_one(
+    space: Settings, opensearch: Any
+) -> None:
+    settings = space.model_copy(update={"opensearch_refresh_interval": "2s"})
+    assert bootstrap.Container(settings).loader.load_lines([line(n) for n in range(30)]).ok
+    watched = IntervalAtCopy(bootstrap.Container(settings).generations, opensearch)
+    (switch,) = RebuildService(watched, progress).rebuild(CONTEXT)
+    assert watched.intervals and set(watched.intervals) == {"-1"}
+    assert refresh_interval(opensearch, switch.target) == "2s"
+    assert switch.documents == 30 and len(searchable(opensearch, settings)) == 30

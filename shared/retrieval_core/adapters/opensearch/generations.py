@@ -38,6 +38,8 @@ REQUEST_TIMEOUT_SECONDS = 60.0
 # to every copy: longer still.
 _ADMIN_SECONDS = 120
 _ADMIN = {"request_timeout": _ADMIN_SECONDS}
+COPY_REFRESH_INTERVAL = "-1"
+"""A rebuild's new index until its switch: refreshed only when the rebuild asks."""
 
 
 class NoIndexError(RebuildError):
@@ -98,6 +100,11 @@ class OpenSearchGenerations:
         name += f"{int(stamp * 1000) % 1000:03d}"
         body = self._spec.body()
         body["mappings"]["_meta"] = {**body["mappings"]["_meta"], "previous": previous}
+        # Nothing searches the new index before the switch, and the rebuild refreshes it when it counts:
+        # with no periodic refresh the copy writes a few large segments, not one a second, which the node
+        # would then merge again and again (each merge rebuilding the k-NN graph). The switch declares
+        # the deployment's interval.
+        body["settings"]["index"]["refresh_interval"] = COPY_REFRESH_INTERVAL
         if self._layout.siloed:
             # What the context's typed sidecars declared stays typed; the deployment's declaration wins.
             declared = body["mappings"]["properties"]["metadata"]["properties"]
@@ -195,6 +202,8 @@ class OpenSearchGenerations:
             meta = self._client.indices.get_mapping(index=target)[target]["mappings"].get("_meta", {})
             meta = {**meta, "switched_at": {str(shard): seq_no for shard, seq_no in checkpoint.items()}}
             self._client.indices.put_mapping(index=target, body={"_meta": meta}, **_ADMIN)
+            refresh = {"index.refresh_interval": self._spec.refresh_interval}
+            self._client.indices.put_settings(index=target, body=refresh, **_ADMIN)
             self._client.indices.refresh(index=target)
             self._client.indices.update_aliases(
                 body={
