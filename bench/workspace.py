@@ -18,7 +18,14 @@ from dev.tables import scratch_space
 from .corpus import Corpus
 from .progress import Counter, say
 
-LOAD_BATCH = 4096
+LOAD_BATCH = 16_384
+"""Lines per load call: each call ends with a refresh, so a call's documents become one segment (about
+50 MiB of documents and vectors) rather than a segment a second."""
+LOAD_REFRESH_INTERVAL = "-1"
+"""The workspace index's declared ``refresh_interval`` (a deployment setting,
+``RETRIEVAL_OPENSEARCH_REFRESH_INTERVAL``): every load call refreshes at its end, so the sections see
+everything, and without a periodic refresh the node is spared merging hundreds of small segments (each
+merge rebuilding their k-NN graphs), OpenSearch's own advice for a bulk load."""
 
 
 @contextmanager
@@ -62,8 +69,9 @@ def stack_settings(dynamodb_endpoint: str | None = None) -> Settings:
 def workspace(base: Settings, scale_name: str, *, keep: bool = False) -> Iterator[Settings]:
     """Fresh tables and alias for this run, this process's handlers served from them; removed afterwards
     unless ``keep``."""
+    declared = base.model_copy(update={"opensearch_refresh_interval": LOAD_REFRESH_INTERVAL})
     with (
-        scratch_space(base, f"bench-{scale_name}", keep=keep) as settings,
+        scratch_space(declared, f"bench-{scale_name}", keep=keep) as settings,
         bootstrap.use(bootstrap.Container(settings)),
     ):
         say(f"workspace: alias {settings.opensearch_alias}")
@@ -86,5 +94,6 @@ def load(settings: Settings, corpus: Corpus) -> float:
         lines = list(corpus.lines(start, min(start + LOAD_BATCH, total)))
         report = loader.load_lines(lines, progress=counter)
         if not report.ok:
-            raise RuntimeError(f"the loader rejected part of the bench corpus: {report.summary()}")
+            reason = f" ({report.stopped})" if report.stopped else ""
+            raise RuntimeError(f"the loader rejected part of the bench corpus: {report.summary()}{reason}")
     return time.monotonic() - started

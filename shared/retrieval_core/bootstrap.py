@@ -340,24 +340,24 @@ class Container:
 
     @cached_property
     def lineage_writer(self) -> LineageWriter:
-        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_client import dynamodb_load_client
         from .adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
         from .adapters.dynamodb_rows import TableNames
 
         tables = TableNames(edges=self.settings.edges_table, lineage=self.settings.lineage_table)
-        return DynamoDBLineageWriter(dynamodb_client(self.settings), tables)
+        return DynamoDBLineageWriter(dynamodb_load_client(self.settings), tables)
 
     @cached_property
     def key_budget(self) -> PoolKeyBudget | None:
         """The pool model's metadata-key cap per context (None when each context has its own index)."""
-        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_client import dynamodb_load_client
         from .adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
         from .adapters.opensearch.layout import IndexLayout
         from .loading.metadata_keys import PoolKeyBudget
 
         if IndexLayout.of(self.settings).siloed:
             return None
-        ledger = DynamoDBMetadataKeyLedger(dynamodb_client(self.settings), self.settings.lineage_table)
+        ledger = DynamoDBMetadataKeyLedger(dynamodb_load_client(self.settings), self.settings.lineage_table)
         return PoolKeyBudget(ledger, self.settings.metadata_fields)
 
     @cached_property
