@@ -73,7 +73,7 @@ class Corpus:
         out of the item dicts, where 100,000 lists of 384 floats would cost over a gigabyte)."""
         for n, item in enumerate(self.items[start:stop], start=start):
             if self.vectors is not None:
-                item = {**item, "embedding": [round(float(v), 6) for v in self.vectors[n]]}
+                item = {**item, "embedding": [round(v, 6) for v in self.vectors[n].tolist()]}
             yield json.dumps(item, separators=(",", ":"))
 
 
