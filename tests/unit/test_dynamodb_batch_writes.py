@@ -5,6 +5,7 @@ unprocessed is retried or named."""
 from __future__ import annotations
 
 import threading
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -60,3 +61,30 @@ def test_what_is_never_processed_is_named(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(UnprocessedWritesError) as raised:
         DynamoDBBatchWriter(client).put(rows(60))
     assert sorted(ref.pk for ref in raised.value.refs) == ["p40", "p7"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "text",
+        "",
+        ["a", "b"],
+        [],
+        ["a", 1],
+        Decimal("0.75"),
+        7,
+        True,
+        [{"start": 1, "end": 9}],
+        {"kind": "mention", "n": Decimal("3")},
+        {"x", "y"},
+        b"bytes",
+    ],
+    ids=repr,
+)
+def test_a_rows_attributes_are_written_as_boto3_would_write_them(value: Any) -> None:
+    from boto3.dynamodb.types import TypeSerializer
+
+    client = RecordingDynamoDB()
+    DynamoDBBatchWriter(client).put([(RowRef("t", "p", "card"), {"value": value})])
+    ((request,),) = client.batches
+    assert request["PutRequest"]["Item"]["value"] == TypeSerializer().serialize(value)
