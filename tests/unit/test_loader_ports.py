@@ -4,6 +4,8 @@ refusal or an outage leaves, the counts it reports), with no OpenSearch or Dynam
 from __future__ import annotations
 
 import json
+import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -96,6 +98,27 @@ def test_an_unavailable_store_stops_the_load_and_names_every_item_not_written(po
     assert report.stopped == "the search store is down"
     assert (report.loaded, report.unwritten) == (0, ["acme:p-1", "acme:p-2", "acme:p-3"])
     assert lineage.cards == {}
+
+
+def test_after_a_stop_the_entries_still_to_come_are_named_but_not_held(ports: Any) -> None:
+    """A stop early in a long file: each later entry is named unwritten and let go (its vector with it),
+    so what the load holds does not grow with what is left of the file."""
+    items, _ = ports
+    items.unavailable = True
+    held: list[weakref.ref[Item]] = []
+    alive_when_next: list[bool] = []
+
+    def entries() -> Iterator[ParsedLine]:
+        for n in range(1, 8):
+            if len(held) >= 4:  # past the stopped chunk (the loop still names the entry just before)
+                alive_when_next.append(held[-2]() is not None)
+            item = Item.model_validate(json.loads(line(f"acme:p-{n}")))
+            held.append(weakref.ref(item))
+            yield ParsedLine(n, item)
+
+    report = loader_of(ports, chunk_size=2).load(entries())
+    assert report.stopped and report.unwritten == [f"acme:p-{n}" for n in range(1, 8)]
+    assert alive_when_next and not any(alive_when_next)
 
 
 def test_the_pool_budget_refuses_lines_past_a_contexts_metadata_key_cap(ports: Any) -> None:

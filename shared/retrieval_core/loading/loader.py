@@ -172,6 +172,7 @@ class Loader:
         touched: set[str] = set()
         chunk: list[ParsedLine | DeleteLine] = []
         errors: list[LineError] = []
+        later: list[str] = []  # after a stop: only the ids of what is never written (not the vectors)
         for entry in entries:
             if isinstance(entry, LineError):
                 errors.append(entry)
@@ -180,15 +181,17 @@ class Loader:
                 if len(errors) >= self._chunk_size:
                     steps.add(LoadReport(errors=errors))
                     errors = []
+            elif steps.stopped is not None:
+                later.append(_id_of(entry))
             else:
-                chunk.append(entry)  # after a stop, never written: named unwritten below
-                if steps.stopped is None and len(chunk) >= self._chunk_size:
+                chunk.append(entry)
+                if len(chunk) >= self._chunk_size:
                     steps.add(LoadReport(errors=errors))
                     steps.add(self._load_chunk(chunk, touched, progress))
                     errors, chunk = [], []
         steps.add(LoadReport(errors=errors))
         if steps.stopped is not None:
-            steps.add(LoadReport(unwritten=[_id_of(entry) for entry in chunk]))
+            steps.add(LoadReport(unwritten=later))
         elif chunk:
             steps.add(self._load_chunk(chunk, touched, progress))
         steps.add(self._refreshed(touched, steps.stopped))
