@@ -77,11 +77,12 @@ def measure(base: Settings, corpus: Corpus, probe: Probe) -> dict[str, Any]:
 
 
 def install_on(probe: Probe, settings: Settings) -> None:
-    from retrieval_core.adapters.dynamodb_client import dynamodb_client
+    from retrieval_core.adapters.dynamodb_client import dynamodb_client, dynamodb_load_client
     from retrieval_core.adapters.opensearch.client import shared_client
 
     probe.watch_opensearch(shared_client(settings))
     probe.watch_dynamodb(dynamodb_client(settings))
+    probe.watch_dynamodb(dynamodb_load_client(settings))  # the loader's rows
 
 
 def _side(count: int, seconds: float, probe: Probe, aws_calls: Counter[str]) -> dict[str, Any]:

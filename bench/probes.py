@@ -93,10 +93,11 @@ class Probe:
 
 def install(probe: Probe) -> None:
     """Watch the clients the current handler container uses (built from the environment's settings)."""
-    from retrieval_core.adapters.dynamodb_client import dynamodb_client
+    from retrieval_core.adapters.dynamodb_client import dynamodb_client, dynamodb_load_client
     from retrieval_core.adapters.opensearch.client import shared_client
     from retrieval_core.bootstrap import container
 
     settings = container().settings
     probe.watch_opensearch(shared_client(settings))
     probe.watch_dynamodb(dynamodb_client(settings))  # edges, lineage and sessions share it
+    probe.watch_dynamodb(dynamodb_load_client(settings))  # the loader's rows
