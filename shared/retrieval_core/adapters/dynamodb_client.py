@@ -19,20 +19,8 @@ from ..config import Settings
 @cache
 def dynamodb_client(settings: Settings) -> Any:
     """The container-wide low-level DynamoDB client (boto3 comes from the Lambda runtime)."""
-    import boto3
-    from botocore.config import Config
-
-    client = boto3.client(
-        "dynamodb",
-        region_name=settings.aws_region,
-        endpoint_url=settings.dynamodb_endpoint,
-        config=Config(
-            connect_timeout=settings.dynamodb_connect_timeout_seconds,
-            read_timeout=settings.dynamodb_read_timeout_seconds,
-            retries={"mode": "legacy", "total_max_attempts": settings.dynamodb_max_attempts},
-            max_pool_connections=32,
-        ),
-    )
+    retries = {"mode": "legacy", "total_max_attempts": settings.dynamodb_max_attempts}
+    client = _client(settings, settings.dynamodb_read_timeout_seconds, retries)
     attempt_seconds = settings.dynamodb_connect_timeout_seconds + settings.dynamodb_read_timeout_seconds
     bind_attempts_to_deadline(client, attempt_seconds)
     return client
@@ -48,7 +36,14 @@ a slow endpoint did). Standard mode backs off up to 20 s between attempts, with 
 
 @cache
 def dynamodb_load_client(settings: Settings) -> Any:
-    """The container-wide DynamoDB client for the loader's writes (boto3 comes from the Lambda runtime)."""
+    """The container-wide DynamoDB client for the loader's writes."""
+    retries = {"mode": "standard", "total_max_attempts": LOAD_MAX_ATTEMPTS}
+    return _client(settings, LOAD_READ_TIMEOUT_SECONDS, retries)
+
+
+def _client(settings: Settings, read_timeout: float, retries: dict[str, Any]) -> Any:
+    """A low-level DynamoDB client of the deployment's region and endpoint (boto3 comes from the Lambda
+    runtime)."""
     import boto3
     from botocore.config import Config
 
@@ -58,8 +53,8 @@ def dynamodb_load_client(settings: Settings) -> Any:
         endpoint_url=settings.dynamodb_endpoint,
         config=Config(
             connect_timeout=settings.dynamodb_connect_timeout_seconds,
-            read_timeout=LOAD_READ_TIMEOUT_SECONDS,
-            retries={"mode": "standard", "total_max_attempts": LOAD_MAX_ATTEMPTS},
+            read_timeout=read_timeout,
+            retries=retries,
             max_pool_connections=32,
         ),
     )
