@@ -32,6 +32,10 @@ SELECTIVITIES = (None, 1, 10, 50)
 MAX_QUERIES = 100
 
 
+def selectivity_label(percent: int | None) -> str:
+    return "unfiltered" if percent is None else f"{percent}%"
+
+
 def bucket_filter(percent: int) -> dict[str, Any]:
     return {"lt": {"key": "metadata.bucket", "value": percent * BUCKETS // 100}}
 
@@ -43,7 +47,7 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
     results: dict[str, Any] = {}
     try:
         for percent in SELECTIVITIES:
-            label = "unfiltered" if percent is None else f"{percent}%"
+            label = selectivity_label(percent)
             say(f"filtered k-NN: {label}")
             where = None if percent is None else bucket_filter(percent)
             exact = [exact_top(client, alias, query.vector, where) for query in all_queries]

@@ -7,7 +7,6 @@ the graph file's size. Runs after the sections that read the loaded index (it mo
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from retrieval_core import bootstrap
@@ -17,8 +16,9 @@ from retrieval_core.config import Settings
 
 from . import vectors
 from .corpus import CONTEXT, Corpus
-from .filtered import MAX_QUERIES, bucket_filter, exact_top, measured
+from .filtered import MAX_QUERIES, bucket_filter, exact_top, measured, selectivity_label
 from .progress import say
+from .quantized import rebuilt
 from .retrieve import build_queries
 
 EF_SEARCH = (16, 50, 100, 200, 400)
@@ -33,7 +33,7 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
     alias = IndexLayout.of(settings).alias(CONTEXT)
     try:
         say("knn: exact top 10 per selectivity")
-        wheres = {_label(p): None if p is None else bucket_filter(p) for p in SELECTIVITIES}
+        wheres = {selectivity_label(p): None if p is None else bucket_filter(p) for p in SELECTIVITIES}
         truth = {
             label: [exact_top(client, alias, v, where) for v in query_vectors]
             for label, where in wheres.items()
@@ -51,10 +51,6 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
         for i, (m, efc) in enumerate(pairs)
     ]
     return {"queries": len(query_vectors), "ef_search": ef_search, "graphs": graphs}
-
-
-def _label(percent: int | None) -> str:
-    return "unfiltered" if percent is None else f"{percent}%"
 
 
 def _searched(
@@ -93,9 +89,7 @@ def _graph(
     seconds = None
     if not first:
         say(f"knn: rebuilding with m = {m}, ef_construction = {ef_construction}")
-        started = time.monotonic()
-        bootstrap.Container(graph).rebuilder(say).rebuild(CONTEXT)
-        seconds = round(time.monotonic() - started, 1)
+        seconds = round(rebuilt(graph)[1], 1)
     files = vectors.measure(graph)
     return {
         "m": m,

@@ -13,10 +13,18 @@ from typing import Any
 
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
+from retrieval_core.lifecycle.rebuild import Switch
 
 from . import filtered, vectors
 from .corpus import CONTEXT, Corpus
 from .progress import say
+
+
+def rebuilt(settings: Settings) -> tuple[Switch, float]:
+    """The workspace's index rebuilt under ``settings`` by the product's rebuild, and the seconds it took."""
+    started = time.monotonic()
+    (switch,) = bootstrap.Container(settings).rebuilder(say).rebuild(CONTEXT)
+    return switch, time.monotonic() - started
 
 
 def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
@@ -24,9 +32,7 @@ def measure(settings: Settings, corpus: Corpus) -> dict[str, Any]:
         return {"skipped": "the index was loaded as int8 (--vectors int8): nothing to rebuild"}
     int8 = settings.model_copy(update={"opensearch_vector_encoding": "int8"})
     say(f"int8: rebuilding {len(corpus.items):,} documents with the sq encoder (inside OpenSearch)")
-    started = time.monotonic()
-    (switch,) = bootstrap.Container(int8).rebuilder(say).rebuild(CONTEXT)
-    seconds = time.monotonic() - started
+    switch, seconds = rebuilt(int8)
     say(f"int8: rebuilt in {seconds:,.0f} s ({switch.source} -> {switch.target})")
     with bootstrap.use(bootstrap.Container(int8)):
         return {
