@@ -8,13 +8,15 @@ session sequences deterministic (``200-session-duplicate-1-first`` runs before
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from cli_process import RETRIEVAL
@@ -22,7 +24,6 @@ from stack_state import REPO
 
 from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES
 from dev.sample.known import CONTEXTS
-from tests.processes import finished
 
 EVENTS = REPO / "events"
 
@@ -62,41 +63,73 @@ class Outcome:
 
 
 class FolderRuns:
-    """Runs each function's folder once, in sorted order, the first time any of its files is asked for."""
+    """Runs each function's folder once, in sorted order, the first time any of its files is asked for:
+    through one ``retrieval invoke FUNCTION -`` (one warm container, as Lambda reuses one), each event
+    sent after the previous one's answer was read, so a later file can carry an earlier answer's token."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], logs: Path) -> None:
         self._env = env
+        self._logs = logs
         self._outcomes: dict[Path, Outcome] = {}
 
     def outcome(self, path: Path) -> Outcome:
         if path not in self._outcomes:
-            for event_file in sorted(p for p in path.parent.glob("*.json") if not concurrent(p)):
-                self._outcomes[event_file] = invoke_cli(self._with_tokens(event_file), self._env)
+            self._run_folder(path.parent)
         return self._outcomes[path]
 
-    def _with_tokens(self, path: Path) -> Path:
-        """``path``, or a copy (under .stack/) with earlier answers' next_tokens filled in."""
-        text = path.read_text()
-        if not EARLIER_TOKEN.search(text):
-            return path
-        filled = EARLIER_TOKEN.sub(lambda m: self._outcomes[path.parent / m["file"]].body["next_token"], text)
-        copy = REPO / ".stack" / "events" / path.parent.name / path.name
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        copy.write_text(filled)
-        return copy
+    def _run_folder(self, folder: Path) -> None:
+        stderr_path = self._logs / f"{folder.name}.stderr"
+        with (
+            stderr_path.open("w") as stderr,
+            stderr_path.open() as logged,  # its own offset: the child's writes move only the writer's
+            warm_container(folder.name, self._env, stderr) as send,
+        ):
+            for event_file in sorted(p for p in folder.glob("*.json") if not concurrent(p)):
+                response = send(self._with_tokens(event_file))
+                self._outcomes[event_file] = outcome_of(response, logged.read())
+
+    def _with_tokens(self, path: Path) -> str:
+        """The event's text, with earlier answers' next_tokens filled in."""
+        return EARLIER_TOKEN.sub(
+            lambda m: self._outcomes[path.parent / m["file"]].body["next_token"], path.read_text()
+        )
 
 
-def invoke_cli(path: Path, env: dict[str, str]) -> Outcome:
-    done = finished([RETRIEVAL, "invoke", path.parent.name, path.relative_to(REPO)], env=env, timeout=180)
+@contextlib.contextmanager
+def warm_container(function: str, env: dict[str, str], stderr: IO[str]) -> Iterator[Callable[[str], Any]]:
+    """``send(event_text)``: the response of one event, through a running ``retrieval invoke -``."""
+    process = subprocess.Popen(
+        [RETRIEVAL, "invoke", function, "-"],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+    )
+    assert process.stdin and process.stdout
+
+    def send(event_text: str) -> Any:
+        process.stdin.write(json.dumps(json.loads(event_text)) + "\n")  # one line per event
+        process.stdin.flush()
+        line = process.stdout.readline()
+        if not line:
+            pytest.fail(f"retrieval invoke {function} - ended without answering (its stderr is above)")
+        return json.loads(line)
+
     try:
-        response = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        pytest.fail(f"stdout of retrieval invoke is not one response for {path.name}:\n{done.stdout}")
+        yield send
+    finally:
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+
+
+def outcome_of(response: dict[str, Any], stderr: str) -> Outcome:
     body = response["body"]
     headers = {k.lower(): v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()}
     headers |= {k.lower(): v for k, v in (response.get("headers") or {}).items()}
     return Outcome(
-        response["statusCode"], json.loads(body) if isinstance(body, str) else body, done.stderr, headers
+        response["statusCode"], json.loads(body) if isinstance(body, str) else body, stderr, headers
     )
 
 
@@ -123,9 +156,9 @@ def context_ids(value: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def folder_runs(corpus_settings: Any) -> FolderRuns:
+def folder_runs(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> FolderRuns:
     # A fresh process finds the corpus through its environment, as a deployed function would.
-    return FolderRuns(os.environ | corpus_settings.to_env())
+    return FolderRuns(os.environ | corpus_settings.to_env(), tmp_path_factory.mktemp("event-logs"))
 
 
 def test_every_function_has_events() -> None:

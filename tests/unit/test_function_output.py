@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -9,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from retrieval_dev.cli import invoke as invoke_command
 from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import (
     FunctionOutput,
@@ -75,3 +77,19 @@ def test_a_real_handler_metric_is_shown_only_when_asked(
     assert shown.out == ""
     [line] = [line for line in shown.err.splitlines() if is_metric_line(line)]
     assert json.loads(line)["ClientErrors"] == [1.0]
+
+
+def test_invoke_from_stdin_answers_each_event_with_one_line_and_stops_at_a_line_that_is_not_json(
+    handler_environment: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    event = json.dumps(_unauthenticated())
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{event}\n\n{event}\n{{not json\n{event}\n"))
+    args = argparse.Namespace(function="graph_path", event="-", body=False, show_metrics=False)
+    assert invoke_command.run(args) == 2
+    out, err = capsys.readouterr()
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [answer["statusCode"] for answer in answers] == [
+        401,
+        401,
+    ]  # the event after the bad line is not run
+    assert "stdin line 4 is not one JSON event" in err
