@@ -67,9 +67,7 @@ format: install
 # Installs, starts the stack, runs every test, and always stops the stack; exits non-zero on any failure.
 test: install sam-install check-prereqs
 	@$(PY) -m dev.stack up
-	@status=0; \
-	  $(MAKE) --no-print-directory lint || status=$$?; \
-	  $(PY) -m pytest $(PYTEST_ARGS) || status=$$?; \
+	@status=0; bash dev/run_tests.sh $(PY) $(PYTEST_ARGS) || status=$$?; \
 	  $(PY) -m dev.stack down; \
 	  exit $$status
 

@@ -176,7 +176,7 @@ def _run(
             "bulk": lambda: bulk.measure(base, corpus),
             "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
-            "multihop": lambda: multihop.measure(base, max(20, scale.items // 100)),
+            "multihop": lambda: multihop.measure(base, max(6, scale.items // 100)),  # small and up: 20+
             # the last two of the corpus's sections: they move the workspace's alias to rebuilt indices
             "knn": lambda: knn_tuning.measure(settings, corpus),
             "int8": lambda: quantized.measure(settings, corpus),

@@ -27,6 +27,7 @@ PLAIN_CHUNK = 500
 
 def measure(base: Settings, corpus: Corpus) -> dict[str, Any]:
     from retrieval_core.adapters.opensearch.client import build_client
+    from retrieval_core.adapters.opensearch.index import WRITE_TIMEOUT_SECONDS
     from retrieval_core.bootstrap import Container
 
     count = min(len(corpus.items), MAX_ITEMS)
@@ -40,7 +41,11 @@ def measure(base: Settings, corpus: Corpus) -> dict[str, Any]:
             if not report.ok:
                 raise RuntimeError(f"the loader rejected part of the bench corpus: {report.summary()}")
         product = time.perf_counter() - started
-        client = build_client(settings)
+        # The admin calls (create, refresh, delete) wait on a node that has just taken the whole load:
+        # the write timeout, not the request path's few seconds (the first xlarge run stopped on that).
+        client = build_client(
+            settings.model_copy(update={"opensearch_timeout_seconds": WRITE_TIMEOUT_SECONDS})
+        )
         model = _index_of(client, settings)
         documents = _documents(lines, settings, container.embedder)
         plain = _plain(client, model, documents)
