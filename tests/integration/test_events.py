@@ -13,6 +13,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES
 from dev.sample.known import CONTEXTS
 
 EVENTS = REPO / "events"
+ANSWER_TIMEOUT_SECONDS = 180.0
 
 
 def concurrent(path: Path) -> bool:
@@ -112,9 +114,15 @@ def warm_container(function: str, env: dict[str, str], stderr: IO[str]) -> Itera
     def send(event_text: str) -> Any:
         process.stdin.write(json.dumps(json.loads(event_text)) + "\n")  # one line per event
         process.stdin.flush()
-        line = process.stdout.readline()
+        # A handler that hangs is killed, as a fresh process per event was by its timeout.
+        watchdog = threading.Timer(ANSWER_TIMEOUT_SECONDS, process.kill)
+        watchdog.start()
+        try:
+            line = process.stdout.readline()
+        finally:
+            watchdog.cancel()
         if not line:
-            pytest.fail(f"retrieval invoke {function} - ended without answering (its stderr is above)")
+            pytest.fail(f"retrieval invoke {function} - ended or hung without answering: {stderr.name}")
         return json.loads(line)
 
     try:

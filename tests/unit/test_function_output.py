@@ -88,8 +88,6 @@ def test_invoke_from_stdin_answers_each_event_with_one_line_and_stops_at_a_line_
     assert invoke_command.run(args) == 2
     out, err = capsys.readouterr()
     answers = [json.loads(line) for line in out.splitlines()]
-    assert [answer["statusCode"] for answer in answers] == [
-        401,
-        401,
-    ]  # the event after the bad line is not run
+    # the blank line is skipped, and the event after the line that is not JSON is not run
+    assert [answer["statusCode"] for answer in answers] == [401, 401]
     assert "stdin line 4 is not one JSON event" in err
