@@ -102,7 +102,7 @@ def job(**fields: object) -> Job:
         open_token=refuse_tokens,
         plan_of=MODES.specs[request.mode].plan,
     )
-    return Job(query, arms=None, filters=SearchFilters(size=10), all_fused=False)  # type: ignore[arg-type]
+    return Job.of(query, arms=None, filters=SearchFilters(size=10), all_fused=False)  # type: ignore[arg-type]
 
 
 TEXT_RANKING = Ranked(

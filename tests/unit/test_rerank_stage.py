@@ -139,7 +139,7 @@ def test_graph_walk_is_never_reranked() -> None:
     assert (
         router(ByLength())
         .prepared(request(mode="graph_walk", entity_id="acme:x"))
-        .tuning.reranks("graph_walk")
+        .tuning.reranks
         is False
     )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from ..models.hits import Hit
 from ..ports import Capabilities, SearchFilters
@@ -22,6 +22,7 @@ from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .fusion import built
 from .modes import MODES, Modes
+from .plans import FusedPlan, expands_graph
 from .prepared import PreparedQuery
 from .responses import AppliedLimits
 from .stages.base import Applied, Job, Pool, Ranked, Searched, SearchQuery, Stage, Step
@@ -37,32 +38,57 @@ T = TypeVar("T")
 StageFactory = Callable[[Capabilities, RetrievalConfig], Stage[T]]
 """Builds a stage once per container from what the deployment can do and its retrieval config."""
 
+Applies = Callable[[Job], bool]
+"""Whether a stage has work in a job, read from its plan and tuning: a stage that has none is never
+entered (a plain hybrid request runs no rerank, walk or expansion code)."""
 
-def fixed(stage: Stage[T]) -> StageFactory[T]:
-    """A stage that needs nothing from the deployment, as a factory."""
-    return lambda capabilities, config: stage
+
+def always(job: Job) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class StageEntry(Generic[T]):
+    """One line of the pipeline: how the stage is built, and when it runs."""
+
+    build: StageFactory[T]
+    when: Applies = always
+
+
+def fixed(stage: Stage[T], when: Applies = always) -> StageEntry[T]:
+    """A stage that needs nothing from the deployment."""
+    return StageEntry(lambda capabilities, config: stage, when)
 
 
 @dataclass(frozen=True, slots=True)
 class Stages:
     """The pipeline's declared sequence, by the value each group of stages works on."""
 
-    query: tuple[StageFactory[SearchQuery], ...]
-    pool: tuple[StageFactory[Pool], ...]
-    hits: tuple[StageFactory[Ranked], ...]
+    query: tuple[StageEntry[SearchQuery], ...]
+    pool: tuple[StageEntry[Pool], ...]
+    hits: tuple[StageEntry[Ranked], ...]
 
-    def with_hit_stage(self, factory: StageFactory[Ranked]) -> Stages:
+    def with_hit_stage(self, factory: StageFactory[Ranked], when: Applies = always) -> Stages:
         """These stages with one more after the last hit stage."""
-        return replace(self, hits=(*self.hits, factory))
+        return replace(self, hits=(*self.hits, StageEntry(factory, when)))
 
 
 STAGES = Stages(
-    query=(fixed(pseudo_relevance_feedback),),
+    query=(fixed(pseudo_relevance_feedback, when=lambda job: job.query.tuning.feedback is not None),),
     pool=(fixed(weighed_and_cut),),
     hits=(
-        lambda capabilities, config: Reranking(capabilities),
-        lambda capabilities, config: MultiHop(capabilities, config.multihop),
-        lambda capabilities, config: GraphExpansion(capabilities, config.expansion),
+        StageEntry(
+            lambda capabilities, config: Reranking(capabilities),
+            lambda job: job.query.tuning.reranks,
+        ),
+        StageEntry(
+            lambda capabilities, config: MultiHop(capabilities, config.multihop),
+            lambda job: isinstance(job.plan, FusedPlan) and job.plan.hops > 1,
+        ),
+        StageEntry(
+            lambda capabilities, config: GraphExpansion(capabilities, config.expansion),
+            lambda job: expands_graph(job.plan),
+        ),
     ),
 )
 
@@ -111,13 +137,13 @@ class RankingPipeline:
         return Ranking(query.mode, True, ranked.hits, echoed, pool.complete, arms=ranked.arms)
 
     def _job(self, query: PreparedQuery, depth: int, all_fused: bool) -> Job:
-        if query.tuning.reranks(query.mode):
+        if query.tuning.reranks:
             depth = max(depth, query.tuning.rerank.depth)  # the pool is the same however deep a page ranks
         applied = query.applied
         filters = SearchFilters(
             kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=query.where
         )
-        return Job(query, self._arms[query.mode], filters, all_fused)
+        return Job.of(query, self._arms[query.mode], filters, all_fused)
 
     def _run(self, job: Job) -> tuple[Ranked, Pool, Applied]:
         applied = Applied()
@@ -135,15 +161,19 @@ def searched_vector(searched: Step[Searched], query: SearchQuery) -> list[float]
     return searched.value.vector if searched.value.vector is not None else query.vector
 
 
+BuiltStage = tuple[Stage[T], Applies]
+
+
 def _built(
-    factories: Sequence[StageFactory[T]], capabilities: Capabilities, config: RetrievalConfig
-) -> tuple[Stage[T], ...]:
-    return tuple(factory(capabilities, config) for factory in factories)
+    entries: Sequence[StageEntry[T]], capabilities: Capabilities, config: RetrievalConfig
+) -> tuple[BuiltStage[T], ...]:
+    return tuple((entry.build(capabilities, config), entry.when) for entry in entries)
 
 
-def _through(stages: Sequence[Stage[T]], job: Job, value: T, applied: Applied) -> T:
-    for stage in stages:
-        value = _noted(stage(job, value), applied)
+def _through(stages: Sequence[BuiltStage[T]], job: Job, value: T, applied: Applied) -> T:
+    for stage, applies in stages:
+        if applies(job):
+            value = _noted(stage(job, value), applied)
     return value
 
 

@@ -49,17 +49,19 @@ class Tuning:
     feedback: FeedbackOptions | None
     """None: one pass, no feedback."""
 
+    reranks: bool
+    """Whether the ranking is reranked: a reranker is asked for, and the mode ranks by relevance."""
+
     @classmethod
     def of(cls, request: RetrieveRequest, config: RetrievalConfig) -> Tuning:
         fusion = config.fusion if request.fusion is None else request.fusion.applied_to(config.fusion)
         feedback = request.feedback or config.feedback
         if feedback is not None and not feedback.enabled:
             feedback = None
-        return cls(fusion, request.rerank or config.rerank, feedback)
-
-    def reranks(self, mode: str) -> bool:
+        rerank = request.rerank or config.rerank
         # A graph walk's order is its hop distance: there is no relevance to the text to rerank by.
-        return self.rerank.method != "none" and mode != Mode.GRAPH_WALK
+        reranks = rerank.method != "none" and request.mode != Mode.GRAPH_WALK
+        return cls(fusion, rerank, feedback, reranks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,18 +85,12 @@ class PreparedQuery:
     """What ranks (the question less its page fields): a ``next_token`` is bound to it."""
     position: PagePosition | None
     """Where the page starts: None for a first page."""
+    # Read by every stage and the pager: fields, not properties computed at each read.
 
-    @property
-    def mode(self) -> str:
-        return self.request.mode
-
-    @property
-    def context_id(self) -> str:
-        return self.context.context_id
-
-    @property
-    def top_k(self) -> int:
-        return self.applied.top_k
+    mode: str
+    context_id: str
+    top_k: int
+    """The page's size (``applied.top_k``)."""
 
 
 def prepare(
@@ -124,16 +120,20 @@ def prepare(
     position = None
     if request.next_token is not None:
         position = open_token(request.next_token, context.context_id, fingerprint)
+    applied = limits(request, tuning)
     return PreparedQuery(
         request=request,
         context=context,
         plan=plan_of(request),
         where=where,
         tuning=tuning,
-        applied=limits(request, tuning),
+        applied=applied,
         question=question,
         fingerprint=fingerprint,
         position=position,
+        mode=request.mode,
+        context_id=context.context_id,
+        top_k=applied.top_k,
     )
 
 

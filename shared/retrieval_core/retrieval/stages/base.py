@@ -40,7 +40,7 @@ class Step(Generic[T]):
     """A stage's result: the value it made and what it applied."""
 
     value: T
-    applied: Applied = field(default_factory=lambda: Applied())
+    applied: Applied = field(default_factory=Applied)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,37 +138,31 @@ class Arms(Protocol):
 @dataclass(frozen=True, slots=True)
 class Job:
     """One ranking: the prepared query, its arms, and the filters every arm applies (``filters.size``:
-    how deep the ranking goes)."""
+    how deep the ranking goes). What stages read of the query is copied out once (``Job.of``): plain
+    fields, not properties read again at every stage."""
 
     query: PreparedQuery
     arms: Arms
     filters: SearchFilters
     all_fused: bool
     """Keep every fused candidate, not just ``filters.size`` (a frozen ranking keeps them all)."""
+    mode: str
+    plan: Plan
+    context_id: str
+    size: int
+    """How deep the ranking goes (``filters.size``)."""
 
-    @property
-    def mode(self) -> str:
-        return self.query.mode
-
-    @property
-    def plan(self) -> Plan:
-        return self.query.plan
+    @classmethod
+    def of(cls, query: PreparedQuery, arms: Arms, filters: SearchFilters, all_fused: bool) -> Job:
+        return cls(query, arms, filters, all_fused, query.mode, query.plan, query.context_id, filters.size)
 
     def plan_as(self, kind: type[P]) -> P:
         """The plan, as the kind of plan the arms of its mode take (``router`` routes each mode to its
         own arms, so another kind is a routing bug)."""
-        plan = self.query.plan
+        plan = self.plan
         if not isinstance(plan, kind):
             raise TypeError(f"{type(plan).__name__} is not a {kind.__name__}")
         return plan
-
-    @property
-    def context_id(self) -> str:
-        return self.query.context_id
-
-    @property
-    def size(self) -> int:
-        return self.filters.size
 
 
 class Stage(Protocol[T]):

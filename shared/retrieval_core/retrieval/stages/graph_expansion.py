@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from ...ports import Capabilities
 from ..config import GraphExpansionConfig
-from ..plans import expands_graph
 from ..responses import GRAPH_ARM
 from .base import Job, Ranked, Step
 from .graph_arm import GraphArm
@@ -19,7 +18,7 @@ class GraphExpansion:
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
-        if not expands_graph(job.plan) or not ranked.hits:
+        if not ranked.hits:  # the pipeline runs this stage only for a plan that expands the graph
             return Step(ranked)
         page = ranked.hits[: job.query.top_k]
         mentioned = (m.entity_id for hit in page[: self._config.seed_hits] for m in hit.mentions)

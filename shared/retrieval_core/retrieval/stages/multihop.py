@@ -65,9 +65,8 @@ class MultiHop:
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
-        plan = job.plan
-        hops = plan.hops if isinstance(plan, FusedPlan) else 1
-        if hops < 2 or not ranked.hits:
+        hops = job.plan_as(FusedPlan).hops  # the pipeline runs this stage only for hops > 1
+        if not ranked.hits:
             return Step(ranked)
         if self._search is None or ranked.vector is None:
             return Step(ranked, {"multihop": "skipped: no hybrid search or query vector here"})

@@ -1,5 +1,6 @@
 """The rerank stage in the pipeline: the top of the ranking reordered by the request's reranker
-(``retrieval.rerank``), unless the mode has no relevance to rerank by (``Tuning.reranks``)."""
+(``retrieval.rerank``); the pipeline runs it only when ``Tuning.reranks`` (a reranker is asked for
+and the mode has relevance to rerank by)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,6 @@ class Reranking:
         self._stage = RerankStage(reranker=capabilities.reranker, vectors=capabilities.vectors)
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
-        tuning = job.query.tuning
-        if not tuning.reranks(job.mode):
-            return Step(ranked)
+        tuning = job.query.tuning  # the pipeline runs this stage only when it reranks
         hits, note = self._stage.apply(job.context_id, ranked.hits, job.plan.text, tuning.rerank)
         return Step(replace(ranked, hits=hits), Applied(rerank=note))
