@@ -15,7 +15,7 @@ from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.errors import CapabilityMissingError
 from retrieval_core.retrieval.feedback import FeedbackOptions
 from retrieval_core.retrieval.modes import MODES, ModeSpec
-from retrieval_core.retrieval.plans import Plan
+from retrieval_core.retrieval.plans import Plan, plan_as
 from retrieval_core.retrieval.requests import SERVED_MODES, Mode, RetrieveRequest
 from retrieval_core.retrieval.stages.base import FirstPass, Job, Searched, SearchQuery, Step
 from retrieval_dev.cli.events import api_event
@@ -53,7 +53,7 @@ class LastWordArm:
         return None
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
-        word = job.plan_as(LastWordPlan).word
+        word = plan_as(job.plan, LastWordPlan).word
         found = self._store().lexical(job.context_id, word, job.filters)
         return Step(Searched({"last_word": found}, asked=job.size, fuse=False, single="by_best"))
 

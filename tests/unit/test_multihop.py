@@ -102,7 +102,8 @@ def job(**fields: object) -> Job:
         open_token=refuse_tokens,
         plan_of=MODES.specs[request.mode].plan,
     )
-    return Job.of(query, arms=None, filters=SearchFilters(size=10), all_fused=False)  # type: ignore[arg-type]
+    filters = SearchFilters(size=10)
+    return Job(query, None, filters, False, query.mode, query.plan, query.context_id, 10)  # type: ignore[arg-type]
 
 
 TEXT_RANKING = Ranked(

@@ -43,4 +43,4 @@ def test_a_ranking_is_complete_by_one_rule(
     pool = Pool(
         fused=[], arms=("lexical",), kind_weights={}, exhausted=exhausted, cut=cut, truncated=truncated
     )
-    assert pool.complete is complete
+    assert pipeline.complete(pool) is complete

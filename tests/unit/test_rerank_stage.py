@@ -136,12 +136,7 @@ def test_mmr_moves_a_near_duplicate_down() -> None:
 
 
 def test_graph_walk_is_never_reranked() -> None:
-    assert (
-        router(ByLength())
-        .prepared(request(mode="graph_walk", entity_id="acme:x"))
-        .tuning.reranks
-        is False
-    )
+    assert router(ByLength()).prepared(request(mode="graph_walk", entity_id="acme:x")).tuning.reranks is False
 
 
 @pytest.mark.parametrize(

@@ -25,9 +25,8 @@ from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .cors import ORIGIN_HEADER, granted_origin, preflight_response, with_cors
 from .direct import DirectInvocation, handle_direct, is_direct
-from .error_counts import count_errors
 from .headers import header_value
-from .instruments import Handler, Instruments
+from .instruments import Handler, Instruments, count_errors
 from .responses import describe_validation, error_status_body
 
 CALLER_KEY = "caller"
@@ -161,12 +160,13 @@ def api_answer(
     """An API Gateway event's answer with its CORS grant (``cors``): a preflight (OPTIONS, which API
     Gateway passes on unauthenticated) is answered here, before any caller is read; every other answer,
     errors included, names the request's origin when it is a configured one."""
-    granted = granted_origin(
-        header_value(event.get("headers"), ORIGIN_HEADER), container().settings.cors_origins
-    )
+    allowed = container().settings.cors_origins
+    # No configured origin (the default): no grant to look for, and nothing to add to the answer.
+    granted = granted_origin(header_value(event.get("headers"), ORIGIN_HEADER), allowed) if allowed else None
     if event.get("httpMethod") == "OPTIONS":
         return preflight_response(granted)
-    return with_cors(resolve(app, event, context, logger), granted)
+    answer = resolve(app, event, context, logger)
+    return answer if granted is None else with_cors(answer, granted)
 
 
 def lambda_entry(
@@ -188,7 +188,8 @@ def lambda_entry(
             deadline.for_invocation(context, container().settings.request_deadline_share),
             metering.tallied() as calls,
         ):
-            if is_direct(event):
+            direct = is_direct(event)
+            if direct:
                 response = handle_direct(event, serve_direct, tools.logger)
             else:
                 response = api_answer(app, event, context, tools.logger)
@@ -196,7 +197,7 @@ def lambda_entry(
                     tools.count(PREFLIGHT_METRIC)
         count_errors(tools.metrics, response["statusCode"])
         tools.answered(
-            route="direct" if is_direct(event) else str(event.get("resource")),
+            route="direct" if direct else str(event.get("resource")),
             status=response["statusCode"],
             latency_ms=(time.perf_counter() - started) * 1000,
             backend_calls=calls.value,

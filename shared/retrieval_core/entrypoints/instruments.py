@@ -12,7 +12,6 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
 from ..errors import RetrievalError
-from .error_counts import count_errors
 from .status import status_of
 from .tracing import LambdaTracer, lambda_tracer
 
@@ -75,3 +74,12 @@ def outcome_of(status: int) -> str:
     if status == 429:
         return "throttled"
     return "refused" if status < 500 else "failed"
+
+
+def count_errors(metrics: Metrics, status: int) -> None:
+    """Count error answers: a direct invocation has no API Gateway 4XX/5XX metric, and Lambda counts
+    only uncaught exceptions. It also means a request refused before its route still has a metric to
+    publish; each route publishes its own on success."""
+    if status >= 400:
+        name = "ServerErrors" if status >= 500 else "ClientErrors"
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)

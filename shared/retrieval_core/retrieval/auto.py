@@ -42,12 +42,10 @@ from ..ports import (
     SearchFilters,
     TimeWindow,
 )
-from ..understanding.kinds import kind_hints
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from ..understanding.wording import content_words
 from .plans import AutoPlan
-from .requests import Mode, RetrieveRequest
 from .responses import Inference
 
 ARM_WEIGHTS: dict[str, float] = {
@@ -91,16 +89,6 @@ def auto_arms(
     focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
     kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
     return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred)
-
-
-def interleaves(request: RetrieveRequest) -> bool:
-    """Whether a page is interleaved by kind: as ``diversify`` says, except that an auto question that
-    names a kind ("which runbook ...") and leaves ``diversify`` unsent is not (interleaving would push
-    the kind it asked for down the page). A function of the request alone, so every page agrees."""
-    if not request.diversify:
-        return False
-    inferring = request.mode == Mode.AUTO and request.infer and "diversify" not in request.model_fields_set
-    return not (inferring and kind_hints(request.text or ""))
 
 
 def residual(text: str, spans: Sequence[Span]) -> str:

@@ -54,9 +54,6 @@ class ArmWeights(BaseModel):
             raise ValueError("at least one arm needs a weight above 0")
         return self
 
-    def by_arm(self) -> dict[str, float]:
-        return {"lexical": self.lexical, "vector": self.vector}
-
 
 class FusionConfig(BaseModel):
     """How hybrid mode combines its lexical and vector arms."""

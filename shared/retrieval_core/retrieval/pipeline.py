@@ -5,7 +5,7 @@
 
 Each stage is a small unit, ``(job, value) -> Step(value, applied)`` (``stages.base``), configured from
 the prepared query the ``Job`` carries; what it applied is merged into the response's ``applied`` here,
-and whether the ranking is complete is ``Pool.complete``, the one rule for every mode. The sequence is
+and whether the ranking is complete is ``complete``, the one rule for every mode. The sequence is
 data (``STAGES``): adding a stage is one module under ``stages/`` and one line there, and a test may run
 the pipeline with one more (``Stages.with_hit_stage``) through the real handler (docs/ARCHITECTURE.md).
 """
@@ -134,7 +134,7 @@ class RankingPipeline:
         except CapabilityMissingError as missing:
             return Ranking(query.mode, False, [], query.applied, True, missing_capability=str(missing))
         echoed = query.applied.model_copy(update=dict(applied)).placed(query.where, ranked.arms)
-        return Ranking(query.mode, True, ranked.hits, echoed, pool.complete, arms=ranked.arms)
+        return Ranking(query.mode, True, ranked.hits, echoed, complete(pool), arms=ranked.arms)
 
     def _job(self, query: PreparedQuery, depth: int, all_fused: bool) -> Job:
         if query.tuning.reranks:
@@ -143,7 +143,8 @@ class RankingPipeline:
         filters = SearchFilters(
             kinds=tuple(applied.kinds), statuses=tuple(applied.statuses), size=depth, where=query.where
         )
-        return Job.of(query, self._arms[query.mode], filters, all_fused)
+        arms = self._arms[query.mode]
+        return Job(query, arms, filters, all_fused, query.mode, query.plan, query.context_id, depth)
 
     def _run(self, job: Job) -> tuple[Ranked, Pool, Applied]:
         applied = Applied()
@@ -155,6 +156,11 @@ class RankingPipeline:
         first = Ranked(built(pool.fused), pool.arms, text.text, searched_vector(searched, text))
         ranked = _through(self._hit_stages, job, first, applied)
         return ranked, pool, applied
+
+
+def complete(pool: Pool) -> bool:
+    """Whether nothing ranks below the pool: the one rule every mode's ranking follows."""
+    return not pool.truncated and (pool.cut or pool.exhausted)
 
 
 def searched_vector(searched: Step[Searched], query: SearchQuery) -> list[float] | None:

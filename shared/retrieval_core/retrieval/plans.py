@@ -12,7 +12,7 @@ by the ``PreparedQuery``. Arms and stages read their mode's plan, never the requ
     graph_walk   GraphWalkPlan  entity_id
 
 Every plan is a ``Plan``: the request's ``text`` (a reranker reads it in every mode but a graph walk) and
-its kind ``weights``; a mode's arms take their own kind of plan (``Job.plan_as``).
+its kind ``weights``; a mode's arms take their own kind of plan (``plan_as``).
 """
 
 from __future__ import annotations
@@ -20,15 +20,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from ..models.limits import clamp
 from ..models.vocabulary import Kind
 from ..ports import TimeWindow
+from ..understanding.kinds import kind_hints
 from ..understanding.multihop import reads_as_multihop
-from .requests import RetrieveRequest, Window
+from .requests import Mode, RetrieveRequest, Window
 
 HOPS_RANGE = (1, 3)
+P = TypeVar("P", bound="Plan")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +152,24 @@ def _hops(request: RetrieveRequest, *, inferred: int) -> int:
 
 def _window(window: Window) -> TimeWindow:
     return TimeWindow(window.start, window.end)
+
+
+def interleaves(request: RetrieveRequest) -> bool:
+    """Whether a page is interleaved by kind: as ``diversify`` says, except that an auto question that
+    names a kind ("which runbook ...") and leaves ``diversify`` unsent is not (interleaving would push
+    the kind it asked for down the page). A function of the request alone, so every page agrees."""
+    if not request.diversify:
+        return False
+    inferring = request.mode == Mode.AUTO and request.infer and "diversify" not in request.model_fields_set
+    return not (inferring and kind_hints(request.text or ""))
+
+
+def plan_as(plan: Plan, kind: type[P]) -> P:
+    """``plan`` as the kind of plan the arms of its mode take (``modes`` routes each mode to its own
+    arms, so another kind is a routing bug)."""
+    if not isinstance(plan, kind):
+        raise TypeError(f"{type(plan).__name__} is not a {kind.__name__}")
+    return plan
 
 
 def expands_graph(plan: Plan) -> bool:

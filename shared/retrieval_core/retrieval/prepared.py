@@ -19,11 +19,10 @@ from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..models.filters import Filter, resolve
 from ..policy.query import CONTROL_FIELDS, PreparedQuestion, canonical_key, normal_form
-from .auto import interleaves
 from .config import FusionConfig, RetrievalConfig
 from .feedback import FeedbackOptions
 from .paging import PagePosition
-from .plans import Plan
+from .plans import Plan, interleaves
 from .requests import Mode, RetrieveRequest
 from .rerank import RerankOptions
 from .responses import AppliedLimits

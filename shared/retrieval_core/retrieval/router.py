@@ -20,7 +20,7 @@ from .auto import auto_arms
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .first_pass import concurrently
-from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan
+from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan, plan_as
 from .responses import GRAPH_ARM
 from .stages.base import FirstPass, Job, Searched, SearchQuery, Step
 from .stages.fusion import alone, fuse
@@ -36,13 +36,13 @@ class _Embedding:
         self._can = capabilities
 
     def check_embedder(self, job: Job) -> None:
-        if job.plan_as(EmbeddedPlan).vector is None:
+        if plan_as(job.plan, EmbeddedPlan).vector is None:
             require(self._can.embedder, "embedder")
 
     def vector(self, job: Job, query: SearchQuery | None = None) -> list[float]:
         if query is not None and query.vector is not None:
             return query.vector
-        plan = job.plan_as(EmbeddedPlan)
+        plan = plan_as(job.plan, EmbeddedPlan)
         if plan.vector is not None:
             return list(plan.vector)
         return require(self._can.embedder, "embedder").embed([plan.text])[0]
@@ -169,7 +169,7 @@ class AutoArms(HybridArms):
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         store, depth = require(self._can.question, "auto"), self.depth(job)
         vector = self.vector(job, query)
-        plan = job.plan_as(AutoPlan)
+        plan = plan_as(job.plan, AutoPlan)
         read = auto_arms(store, job.context_id, plan, vector, job.filters, depth, query.expansion)
         searched = Searched(
             read.arms,
@@ -190,7 +190,7 @@ class EntityArm(_NoFeedback):
         require(self._entity, "entity")
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
-        entity_id = job.plan_as(EntityPlan).entity_id
+        entity_id = plan_as(job.plan, EntityPlan).entity_id
         return one_arm(
             "entity",
             require(self._entity, "entity").by_entity(job.context_id, entity_id, job.filters),
@@ -206,7 +206,7 @@ class TemporalArm(_NoFeedback):
         require(self._temporal, "temporal")
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
-        window = job.plan_as(TemporalPlan).window
+        window = plan_as(job.plan, TemporalPlan).window
         hits = require(self._temporal, "temporal").in_window(job.context_id, window, job.filters)
         return one_arm("temporal", hits, job.size)
 
@@ -220,7 +220,7 @@ class GraphWalkArm(_NoFeedback):
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         # The walk is whole (bounded by the node cap), so its ranking is complete at once.
-        seeds = [job.plan_as(GraphWalkPlan).entity_id]
+        seeds = [plan_as(job.plan, GraphWalkPlan).entity_id]
         hits = self._graph.hits(job, seeds, job.query.applied.depth, exclude=set())
         return one_arm(GRAPH_ARM, hits, None)
 

@@ -23,7 +23,6 @@ from ..prepared import PreparedQuery
 from ..responses import Inference
 
 T = TypeVar("T")
-P = TypeVar("P")
 
 
 class Applied(TypedDict, total=False):
@@ -104,11 +103,6 @@ class Pool:
     truncated: bool = False
     """Fewer were kept than ranked."""
 
-    @property
-    def complete(self) -> bool:
-        """Whether nothing ranks below the pool: the one rule every mode's ranking follows."""
-        return not self.truncated and (self.cut or self.exhausted)
-
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
@@ -138,8 +132,8 @@ class Arms(Protocol):
 @dataclass(frozen=True, slots=True)
 class Job:
     """One ranking: the prepared query, its arms, and the filters every arm applies (``filters.size``:
-    how deep the ranking goes). What stages read of the query is copied out once (``Job.of``): plain
-    fields, not properties read again at every stage."""
+    how deep the ranking goes). What stages read of the query is copied out once, when the pipeline
+    makes the job: plain fields, not properties read again at every stage."""
 
     query: PreparedQuery
     arms: Arms
@@ -151,18 +145,6 @@ class Job:
     context_id: str
     size: int
     """How deep the ranking goes (``filters.size``)."""
-
-    @classmethod
-    def of(cls, query: PreparedQuery, arms: Arms, filters: SearchFilters, all_fused: bool) -> Job:
-        return cls(query, arms, filters, all_fused, query.mode, query.plan, query.context_id, filters.size)
-
-    def plan_as(self, kind: type[P]) -> P:
-        """The plan, as the kind of plan the arms of its mode take (``router`` routes each mode to its
-        own arms, so another kind is a routing bug)."""
-        plan = self.plan
-        if not isinstance(plan, kind):
-            raise TypeError(f"{type(plan).__name__} is not a {kind.__name__}")
-        return plan
 
 
 class Stage(Protocol[T]):

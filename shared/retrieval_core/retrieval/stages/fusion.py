@@ -35,7 +35,7 @@ def fuse(
     arms: Mapping[str, Sequence[Candidate]], fusion: FusionConfig, more: Mapping[str, float] | None = None
 ) -> list[Fused[Candidate]]:
     """``arms`` fused as ``fusion`` says; ``more`` weighs arms beyond the text arms (auto's)."""
-    weights = {**fusion.weights.by_arm(), **(more or {})}
+    weights = {"lexical": fusion.weights.lexical, "vector": fusion.weights.vector, **(more or {})}
     if fusion.method == "score":
         return weighted_score_fusion(arms, weights, fusion.normalization)
     return reciprocal_rank_fusion(arms, fusion.rank_constant, weights)

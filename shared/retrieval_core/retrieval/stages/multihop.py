@@ -24,7 +24,7 @@ from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ...ports import Capabilities, HybridSearch
 from ..config import MultiHopConfig
-from ..plans import FusedPlan
+from ..plans import FusedPlan, plan_as
 from .base import Job, Ranked, Step
 
 MULTIHOP_ARM = "multihop"
@@ -65,7 +65,7 @@ class MultiHop:
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
-        hops = job.plan_as(FusedPlan).hops  # the pipeline runs this stage only for hops > 1
+        hops = plan_as(job.plan, FusedPlan).hops  # the pipeline runs this stage only for hops > 1
         if not ranked.hits:
             return Step(ranked)
         if self._search is None or ranked.vector is None:
