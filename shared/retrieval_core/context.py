@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .errors import InvalidRequestError
@@ -29,6 +30,13 @@ class CallerContext:
     def owns(self, item_id: str) -> bool:
         """True when ``item_id`` carries this context's prefix (``acme:...`` for ``acme``)."""
         return context_of(item_id) == self.context_id
+
+
+def owns_all(context_id: str, item_ids: Iterable[str]) -> bool:
+    """True when every one of ``item_ids`` carries ``context_id``'s prefix (``CallerContext.owns`` for
+    many ids at once: the prefix is made once)."""
+    prefix = f"{context_id}{ID_SEPARATOR}"
+    return all(item_id.startswith(prefix) and len(item_id) > len(prefix) for item_id in item_ids)
 
 
 def context_of(item_id: str) -> str | None:

@@ -55,7 +55,7 @@ from ..policy.state import (
     Replayed,
     SessionScope,
     SessionState,
-    source_name,
+    source_names,
 )
 from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
@@ -274,7 +274,7 @@ class DynamoSessionStore:
             new = [item_id for item_id in wanted if item_id not in known]
             first = len(known) + 1
             known.update({item_id: first + n for n, item_id in enumerate(new)})
-            completed = Completed(sequence, {item_id: source_name(known[item_id]) for item_id in wanted})
+            completed = Completed(sequence, source_names(known, wanted))
             entry: Item = {
                 "pk": {"S": pk},
                 "sk": {"S": f"{LOG}{sequence:0{LOG_DIGITS}d}"},

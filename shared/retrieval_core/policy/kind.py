@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
-from ..context import CallerContext
+from ..context import owns_all
 from ..models.hits import Hit
 from .errors import UnusableResultError
 from .query import checked_key, prepare_query
@@ -26,17 +27,15 @@ def allow_within_context(context_id: str, query: Mapping[str, Any]) -> None:
 def assert_hits(context_id: str, result: Sequence[Any]) -> None:
     """The read must return a list of ``Hit`` from the caller's context; anything else is a bug and is
     refused before it can be cited (a foreign hit would be an isolation breach)."""
-    caller = CallerContext(context_id)
     if not isinstance(result, list) or not all(isinstance(hit, Hit) for hit in result):
         logger.error("retrieval returned a non-hit result of type %s", type(result).__name__)
         raise UnusableResultError()
-    if not all(caller.owns(hit.id) for hit in result):
+    if not owns_all(context_id, [hit.id for hit in result]):
         logger.error("retrieval returned a hit outside the caller's context")
         raise UnusableResultError()
 
 
-def hit_id(hit: Hit) -> str:
-    return hit.id
+hit_id: Callable[[Hit], str] = attrgetter("id")
 
 
 @dataclass(frozen=True, slots=True)

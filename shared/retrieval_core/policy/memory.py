@@ -24,7 +24,7 @@ from .state import (
     Replayed,
     SessionScope,
     SessionState,
-    source_name,
+    source_names,
 )
 
 
@@ -97,9 +97,7 @@ class InMemorySessionStore:
             for item_id in item_ids:
                 session.sources.setdefault(item_id, len(session.sources) + 1)
             sequence = session.answered[attempt.key] = len(session.answered) + 1
-            completed = Completed(
-                sequence, {item_id: source_name(session.sources[item_id]) for item_id in item_ids}
-            )
+            completed = Completed(sequence, source_names(session.sources, item_ids))
             held = session.keys.get(attempt.idempotency_key or "")
             if held is not None:
                 held.holder, held.sequence = None, sequence

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -34,6 +34,11 @@ IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,256}")
 def source_name(position: int) -> str:
     """The citable name of the source at 1-based ``position`` in the session."""
     return f"S{position}"
+
+
+def source_names(positions: Mapping[str, int], item_ids: Iterable[str]) -> dict[str, str]:
+    """Each of ``item_ids`` by its citable name, from the session's 1-based ``positions``."""
+    return {item_id: f"S{positions[item_id]}" for item_id in item_ids}
 
 
 @dataclass(frozen=True, slots=True)

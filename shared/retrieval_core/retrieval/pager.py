@@ -122,7 +122,7 @@ class Pager:
         token = None
         if len(ranked) > top_k:
             # Nothing is written: the token names what this page showed, and the next page ranks again.
-            at = PagePosition(top_k, shown=id_fingerprints(h.id for h in shown), asked_at=asked_at)
+            at = PagePosition(top_k, shown=id_fingerprints([h.id for h in shown]), asked_at=asked_at)
             token = self._token(query.context_id, at, query.fingerprint)
         return Page(
             ranking.mode,
