@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 from ..models.hits import Hit
@@ -39,9 +39,9 @@ from .errors import (
     SessionNotFoundError,
 )
 from .kind import HITS, RetrievalKind
-from .memory import InMemorySessionStore
 from .receipt import EffectInput, Outcome, Receipt, Replay
 from .state import (
+    ONE_QUERY,
     Admission,
     Admitted,
     AlreadySeen,
@@ -100,8 +100,8 @@ def utc_now() -> datetime:
 
 
 class RetrievalPolicy:
-    """Admits and completes queries against session state in ``store`` (sessions with an id) or in a
-    fresh in-memory store (requests without one). Thread-safe when the store is."""
+    """Admits and completes queries against session state in ``store`` (sessions with an id), or as a
+    query alone (``state.ONE_QUERY``: requests without one). Thread-safe when the store is."""
 
     def __init__(
         self,
@@ -239,8 +239,7 @@ class RetrievalPolicy:
         self, context_id: str, session_id: str | None, principal: str | None
     ) -> tuple[SessionStore, SessionScope]:
         if session_id is None:
-            ttl = timedelta(seconds=self._config.ttl_seconds)
-            return InMemorySessionStore(ttl), SessionScope(context_id, REQUEST_LOCAL_SESSION)
+            return ONE_QUERY, SessionScope(context_id, REQUEST_LOCAL_SESSION)
         return self._store, SessionScope(context_id, session_id, principal)
 
     @staticmethod

@@ -184,3 +184,28 @@ class SessionView(BaseModel):
     count: int
     limit: int
     sources: list[SessionSource]
+
+
+class OneQuery:
+    """The session of a request without one: a single query, so it is always admitted (a limit is at
+    least 1 and nothing was answered before it; an idempotency key needs a session) and its sources are
+    named in the order its hits give them, S1 first. Nothing outlives the request: what a fresh
+    ``InMemorySessionStore`` answers, without one built (and locked) per request."""
+
+    def load(self, scope: SessionScope, now: datetime) -> SessionState | None:
+        return None
+
+    def admit(self, attempt: Attempt, limit: int, now: datetime) -> Admission:
+        return Admitted()
+
+    def complete(
+        self, attempt: Attempt, item_ids: Sequence[str], limit: int, now: datetime, keep: Keep | None
+    ) -> Completion:
+        positions = {item_id: n for n, item_id in enumerate(dict.fromkeys(item_ids), start=1)}
+        return Completed(1, source_names(positions, item_ids))
+
+    def release(self, attempt: Attempt, now: datetime) -> None:
+        return None
+
+
+ONE_QUERY = OneQuery()
