@@ -230,6 +230,8 @@ class Stored:
 
     text: str
     vector: list[float]
+    heading: str = ""
+    """The heading path the vector was computed with (``models.item.embedding_input``)."""
 
 
 @runtime_checkable
@@ -258,6 +260,8 @@ class FeedbackHit:
     score: float
     text: str
     vector: list[float]
+    heading: str = ""
+    """The heading path the vector was computed with (``models.item.embedding_input``)."""
 
 
 @runtime_checkable

@@ -145,7 +145,7 @@ class InMemoryStore(InMemoryLexicalStore):
         self.calls.append("vectors")
         wanted = set(ids)
         return {
-            i.id: Stored(i.text, list(i.embedding))
+            i.id: Stored(i.text, list(i.embedding), i.heading)
             for i in self._visible(context_id, None)
             if i.id in wanted and i.embedding
         }

@@ -372,7 +372,7 @@ def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors
     objects.blobs[("b", key)] = b"# T\n\nOne sentence here."
     assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
     assert files.created(ObjectRef("b", key, "v2", sequencer="02")).status == "unchanged"  # type: ignore[union-attr]
-    vectors.stored["acme:doc/n.md#0000"] = Stored("One sentence here.", [0.0, 1.0])
+    vectors.stored["acme:doc/n.md#0000"] = Stored("One sentence here.", [0.0, 1.0], "T")
     objects.blobs[("b", key + ".metadata.json")] = b'{"metadataAttributes": {"k": "v"}}'
     updated = files.created(ObjectRef("b", key + ".metadata.json", "v1", sequencer="03"))
     assert updated is not None and updated.status == "updated"
@@ -381,6 +381,22 @@ def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors
     assert isinstance(chunk, ParsedLine) and chunk.item.id == "acme:doc/n.md#0000"
     assert chunk.item.metadata == {"k": "v"} and chunk.item.embedding == [0.0, 1.0]
     assert chunk.item.grounding[0].section == "T"
+
+
+def test_a_vector_computed_without_the_chunk_s_heading_is_computed_again() -> None:
+    """A chunk stored before headings were embedded (or under another title) has the same text but not
+    the same vector input: its vector is not reused."""
+    files, objects, sink, _, vectors = _files()
+    key = "contexts/acme/n.md"
+    objects.blobs[("b", key)] = b"# T\n\nOne sentence here."
+    assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
+    embedded = sink.loads[-1][0]
+    assert isinstance(embedded, ParsedLine) and embedded.item.embedding is not None
+    vectors.stored["acme:doc/n.md#0000"] = Stored("One sentence here.", [0.0, 1.0])
+    objects.blobs[("b", key + ".metadata.json")] = b'{"metadataAttributes": {"k": "v"}}'
+    files.created(ObjectRef("b", key + ".metadata.json", "v1", sequencer="02"))
+    chunk = sink.loads[-1][0]
+    assert isinstance(chunk, ParsedLine) and chunk.item.embedding == embedded.item.embedding != [0.0, 1.0]
 
 
 def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
-from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items
+from ..documents.chunk_items import FILE_ENTITY_TYPE, SECTION_SEPARATOR, FileRef, chunk_items
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
@@ -44,7 +44,7 @@ from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
 from ..documents.status import DocumentStatus, DocumentStatusStore, FileStatus, later
 from ..loading.parse import DeleteLine, ParsedLine
 from ..models.ingest import ObjectRef
-from ..models.item import Item
+from ..models.item import Item, embedding_input
 from ..models.metadata import FieldType, MetadataSchema
 from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.text_window import token_counter, window_of
@@ -292,14 +292,18 @@ class DocumentFiles:
         has any: a new one costs no read), the rest embedded in batches within the file's wall time."""
         indexed_before = previous is not None and previous.chunks > 0
         stored = self._vectors_of.vectors(file.context_id, ids) if self._vectors_of and indexed_before else {}
+        inputs = {
+            chunk_id: (chunk.text, SECTION_SEPARATOR.join(chunk.section))
+            for chunk_id, chunk in zip(ids, chunks, strict=True)
+        }
         vectors = {
             chunk_id: stored[chunk_id].vector
-            for chunk_id, chunk in zip(ids, chunks, strict=True)
-            if chunk_id in stored and stored[chunk_id].text == chunk.text
+            for chunk_id, (text, heading) in inputs.items()
+            if chunk_id in stored and (stored[chunk_id].text, stored[chunk_id].heading) == (text, heading)
         }
         missing = [
-            (chunk_id, chunk.text)
-            for chunk_id, chunk in zip(ids, chunks, strict=True)
+            (chunk_id, embedding_input(text, heading))
+            for chunk_id, (text, heading) in inputs.items()
             if chunk_id not in vectors
         ]
         embedded = budget.embedding(self._embedder.embed)([text for _, text in missing])

@@ -313,7 +313,7 @@ class Loader:
         vectors = {p.item.id: p.item.embedding for p in parsed_lines if p.item.embedding is not None}
         missing = [p.item for p in parsed_lines if p.item.embedding is None]
         if missing:
-            computed = self._embedder.embed([item.text for item in missing])
+            computed = self._embedder.embed([item.embedding_text for item in missing])
             vectors.update({item.id: vector for item, vector in zip(missing, computed, strict=True)})
         return vectors
 

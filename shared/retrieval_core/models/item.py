@@ -159,9 +159,28 @@ class Item(_Strict, DoorModel):
         return self
 
     @property
+    def heading(self) -> str:
+        """The heading path of the passage this item is (a page's title, then its sections: the span of
+        its own chunk's ``section``), or "" for an item that is no section of a file. Its words are
+        searched and embedded with the item's text, though not returned with it: a page's chunks rarely
+        repeat the title the question names."""
+        return next((g.section for g in self.grounding if g.chunk_id == self.id and g.section), "")
+
+    @property
+    def embedding_text(self) -> str:
+        """What the item's vector is computed from (``embedding_input``)."""
+        return embedding_input(self.text, self.heading)
+
+    @property
     def entity_ids(self) -> list[str]:
         """Distinct mentioned entities, in mention order."""
         return list(dict.fromkeys(m.entity_id for m in self.mentions))
+
+
+def embedding_input(text: str, heading: str) -> str:
+    """What a passage's vector is computed from: its heading path, then its text (the text alone when it
+    has none). A page's title is then in every chunk's vector, as it is in its BM25 terms."""
+    return f"{heading}\n{text}" if heading else text
 
 
 def _json_bytes(value: Any) -> int:

@@ -15,6 +15,11 @@ from ...models.vocabulary import Kind, iso
 if TYPE_CHECKING:  # the read path (hits) must not build the loadable item's schema
     from ...models.item import Item
 
+HEADING_FIELD = "heading"
+"""A section's heading path, stored beside the text and copied into the ``text`` field's index
+(``index.HEADING_PROPERTY``): BM25 matches a page's title in every chunk of it, and hits return the
+chunk's own text."""
+
 # Kinds by value, without the enum constructor's cost (a hybrid search reads two arms of candidates,
 # the preset's ``candidate_depth`` each).
 KINDS = {kind.value: kind for kind in Kind}
@@ -28,6 +33,7 @@ def document_of(item: Item, embedding: list[float]) -> dict[str, Any]:
         "kind": str(item.kind),
         "status": str(item.status),
         "text": item.text,
+        **({HEADING_FIELD: item.heading} if item.heading else {}),
         "entity_ids": item.entity_ids,
         "mention_types": list(dict.fromkeys(m.type for m in item.mentions)),
         "confidence": item.confidence,

@@ -16,6 +16,7 @@ from ...models.limits import LIMITS
 from ...models.metadata import FieldType, MetadataSchema
 from ..errors import IndexDimensionMismatchError, IndexMetadataMismatchError
 from .client import opensearch_failures
+from .documents import HEADING_FIELD
 from .layout import INDEX_VERSION, IndexLayout
 
 if TYPE_CHECKING:
@@ -67,7 +68,12 @@ NAME_PROPERTIES: dict[str, Any] = {
     # The built-in standard analyzer, so an index created before them can take them by a mapping update.
     "entity_names": {"type": "text", "analyzer": "standard"},
     "entity_name_keys": {"type": "keyword"},
+    # A section's heading path (documents.HEADING_FIELD), indexed as part of ``text`` (copy_to: the
+    # text field's own analyzer reads it) and stored for the vector reuse check, not returned in hits.
+    HEADING_FIELD: {"type": "text", "analyzer": "standard", "copy_to": "text"},
 }
+"""Fields added after the first indices were made: an index without them gets them by a mapping update
+(``ContextIndices._check_mapping``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from typing import Any
 from ...models.filters import Filter
 from ...models.vocabulary import Kind
 from ...ports import Expansion, SearchFilters, TimeWindow
+from .documents import HEADING_FIELD
 from .filters import filter_clause
 from .index import KNN_SPACE, VECTOR_FIELD
 
@@ -202,8 +203,9 @@ def ids_body(context_id: str, ids: Sequence[str], where: Filter | None = None) -
     }
 
 
-DERIVED_FIELDS = ["entity_ids", "mention_types", "entity_names", "entity_name_keys"]
-"""Index fields computed from an item's mentions (``documents.document_of``), not part of the item."""
+DERIVED_FIELDS = ["entity_ids", "mention_types", "entity_names", "entity_name_keys", HEADING_FIELD]
+"""Index fields computed from an item's mentions and grounding (``documents.document_of``), not part of
+the item."""
 
 
 def naming_body(context_id: str, names: Sequence[str], name_key: str, limit: int) -> dict[str, Any]:
@@ -228,6 +230,6 @@ def vectors_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
     """The embeddings of the caller's items among ``ids`` (the context filter inside the query)."""
     return {
         "size": len(ids),
-        "_source": {"includes": ["id", "text", VECTOR_FIELD]},
+        "_source": {"includes": ["id", "text", HEADING_FIELD, VECTOR_FIELD]},
         "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, *filter_clauses(context_id)]}},
     }

@@ -24,7 +24,7 @@ from ...models.metadata import FieldType
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import bounds, queries, question_queries
 from .client import failure_of, opensearch_failures
-from .documents import NAME_KEY_SEPARATOR, arm_score, candidates_of, hit_of
+from .documents import HEADING_FIELD, NAME_KEY_SEPARATOR, arm_score, candidates_of, hit_of
 from .index import VECTOR_FIELD, context_field_types
 from .layout import IndexLayout
 
@@ -161,7 +161,11 @@ class OpenSearchStore:
             return {}
         response = self._search(context_id, queries.vectors_body(context_id, wanted))
         return {
-            h["_source"]["id"]: Stored(h["_source"]["text"], [float(v) for v in h["_source"][VECTOR_FIELD]])
+            h["_source"]["id"]: Stored(
+                h["_source"]["text"],
+                [float(v) for v in h["_source"][VECTOR_FIELD]],
+                h["_source"].get(HEADING_FIELD, ""),
+            )
             for h in _hits(response)
             if h["_source"].get(VECTOR_FIELD)
         }
