@@ -75,6 +75,10 @@ SECTIONS = (
 )
 
 
+class SectionsFailedError(RuntimeError):
+    """Some sections failed; the report of the others is written, and the partial file kept."""
+
+
 class Checkpoint:
     """Each finished section's result, written as it finishes (``<out>/partial-<scale>.json``): a run
     that stops is restarted with ``--resume`` and measures only the sections it had not finished (the
@@ -240,9 +244,10 @@ def _run(
     print(text)
     say(f"saved {json_path} and {md_path}")
     if failed:
-        say(f"failed: {', '.join(failed)}; {checkpoint.path} is kept for --resume")
-    else:
-        checkpoint.finish()
+        raise SectionsFailedError(
+            f"{', '.join(failed)} failed (above); {checkpoint.path} is kept for --resume"
+        )
+    checkpoint.finish()
     return report
 
 
@@ -278,7 +283,13 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             encoding=args.vectors,
         )
-    except (StackDownError, HandlerFailedError, coldstart.ColdStartError, DynamoDBStartError) as error:
+    except (
+        StackDownError,
+        HandlerFailedError,
+        coldstart.ColdStartError,
+        DynamoDBStartError,
+        SectionsFailedError,
+    ) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
