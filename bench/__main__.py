@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import sys
+import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -72,6 +73,10 @@ SECTIONS = (
     "knn",
     "int8",
 )
+
+
+class SectionsFailedError(RuntimeError):
+    """Some sections failed; the report of the others is written, and the partial file kept."""
 
 
 class Checkpoint:
@@ -144,6 +149,7 @@ def _run(
     machine = {**facts(client), "dynamodb": dynamodb_label}
     client.close()
     results = checkpoint.results
+    failed: list[str] = []
     loaded = [s for s in sections if s not in LOAD_FREE and checkpoint.wants(s, sections)]
     # The handlers print their metrics (EMF lines) and logs as in Lambda; stdout is for the report and
     # stderr for progress (which keeps its own handle), so both are sent away while measuring.
@@ -161,10 +167,11 @@ def _run(
             load_seconds = load(settings, corpus)
             checkpoint.record("load_seconds", load_seconds)
         probe = Probe()
+        truth = filtered.ExactTruth()  # exact search's answers, shared by filtered, knn and int8
         measures: dict[str, Callable[[], Any]] = {
             "retrieve": lambda: retrieve.measure(settings, corpus, probe),
             "floor": lambda: floor.measure(settings, corpus, scale.rounds),
-            "filtered": lambda: filtered.measure(settings, corpus),
+            "filtered": lambda: filtered.measure(settings, corpus, truth),
             "vectors": lambda: vectors.measure(settings),
             "paging": lambda: paging.measure(settings, corpus, probe),
             "graph": lambda: graph.measure(corpus, probe),
@@ -178,13 +185,19 @@ def _run(
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
             "multihop": lambda: multihop.measure(base, max(6, scale.items // 100)),  # small and up: 20+
             # the last two of the corpus's sections: they move the workspace's alias to rebuilt indices
-            "knn": lambda: knn_tuning.measure(settings, corpus),
-            "int8": lambda: quantized.measure(settings, corpus),
+            "knn": lambda: knn_tuning.measure(settings, corpus, truth),
+            "int8": lambda: quantized.measure(settings, corpus, truth),
         }
         for section, measure in measures.items():
             if checkpoint.wants(section, sections):
                 say(section)
-                checkpoint.record(section, measure())
+                try:
+                    result = measure()
+                except Exception:  # a long run keeps the sections after a failed one (RESUME=1 retries it)
+                    say(f"{section}: FAILED, the run goes on without it\n{traceback.format_exc()}")
+                    failed.append(section)
+                    continue
+                checkpoint.record(section, result)
         if checkpoint.wants("coldstart", sections):
             source, target = pairs_at_distance(corpus, 2, 1)[0]
             events = {
@@ -230,6 +243,10 @@ def _run(
     json_path, md_path = save(report, text, out_dir)
     print(text)
     say(f"saved {json_path} and {md_path}")
+    if failed:
+        raise SectionsFailedError(
+            f"{', '.join(failed)} failed (above); {checkpoint.path} is kept for --resume"
+        )
     checkpoint.finish()
     return report
 
@@ -266,7 +283,13 @@ def main(argv: list[str] | None = None) -> int:
             resume=args.resume,
             encoding=args.vectors,
         )
-    except (StackDownError, HandlerFailedError, coldstart.ColdStartError, DynamoDBStartError) as error:
+    except (
+        StackDownError,
+        HandlerFailedError,
+        coldstart.ColdStartError,
+        DynamoDBStartError,
+        SectionsFailedError,
+    ) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -526,7 +526,13 @@ def _knn_tuning(found: dict[str, Any] | None) -> list[str]:
         ]
         for g in found["graphs"]
     ]
-    return [*lines, *_table(["m / ef_construction", "rebuild", "graph (vex)", *cells], rows)]
+    lines += _table(["m / ef_construction", "rebuild", "graph (vex)", *cells], rows)
+    if found.get("rebuilds_skipped"):
+        lines += [
+            "",
+            f"Other graphs not rebuilt ({found['rebuilds_skipped']}): `SCALE=large ONLY=knn` measures them.",
+        ]
+    return lines
 
 
 def _quantized(found: dict[str, Any] | None) -> list[str]:
@@ -541,7 +547,17 @@ def _quantized(found: dict[str, Any] | None) -> list[str]:
         "again); the alias moved once it was complete, so searches ran on fp32 until then.",
         "",
     ]
-    return lines + _filtered(found["filtered"], ", int8") + _vectors(found["vectors"])
+    lines += _filtered(found["filtered"], ", int8") + _vectors(found["vectors"])
+    if found.get("ef_search"):
+        curve = found["ef_search"]
+        labels = list(next(iter(curve.values())))
+        rows = [
+            [str(ef), *(f"{s[label]['recall_at_10']:.3f} / {_ms(s[label]['p50_ms'])}" for label in labels)]
+            for ef, s in curve.items()
+        ]
+        lines += ["", "### int8 per ef_search (recall@10 against exact fp32 search, handler p50 in ms)", ""]
+        lines += _table(["ef_search", *(f"{label}: recall@10 / p50" for label in labels)], rows)
+    return lines
 
 
 def _vectors(found: dict[str, Any] | None) -> list[str]:

@@ -288,6 +288,8 @@ def test_the_knn_section_sweeps_ef_search_and_rebuilds_each_graph(
 def test_the_int8_section_rebuilds_the_loaded_index_and_measures_it_again(
     tiny_report: tuple[dict, str, Path],
 ) -> None:
+    from bench.quantized import EF_SEARCH
+
     found = tiny_report[0]["results"]["int8"]
     assert found["documents"] == TINY.items and found["reembedded"] is False
     vectors = found["vectors"]
@@ -296,3 +298,9 @@ def test_the_int8_section_rebuilds_the_loaded_index_and_measures_it_again(
     assert list(found["filtered"]) == ["unfiltered", "1%", "10%", "50%"]
     assert all(row["recall_at_10"] >= 0.95 for row in found["filtered"].values())
     assert "filtered k-NN recall@10, int8, 50%" in tiny_report[1]
+    # the int8 index searched under each ef_search (nothing rebuilt), at every selectivity
+    assert list(found["ef_search"]) == list(EF_SEARCH)
+    for searched in found["ef_search"].values():
+        assert list(searched) == ["unfiltered", "1%", "10%", "50%"]
+        assert all(0 <= row["recall_at_10"] <= 1 and row["p50_ms"] > 0 for row in searched.values())
+    assert "### int8 per ef_search" in tiny_report[1]
