@@ -3,7 +3,7 @@ are also sent by handlers that do less and less of what the retrieve function do
 with the raw call per query, so each step's share of the overhead can be read off as a ratio:
 
 - ``search``: the event's body validated as ``RetrieveRequest``, the function's bounded search (node
-  ``timeout``, ``cancel_after_time_interval``, ``request_timeout``: ``adapters.opensearch.bounds``)
+  ``timeout``, ``cancel_after_time_interval``, ``request_timeout``: ``adapters.opensearch.store``)
   and the hits' ``_source`` as JSON;
 - ``+ instruments``: that inside the function's Powertools Logger and Metrics decorators, one count
   flushed as an EMF line (``Instruments.wrap``);
@@ -27,10 +27,11 @@ from typing import Any
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
 from retrieval_core import deadline
-from retrieval_core.adapters.opensearch import bounds, queries
+from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.documents import hit_of
 from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.store import bounded, cancel_after
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.api import api_function, lambda_entry, validated_body
 from retrieval_core.entrypoints.instruments import Handler, Instruments
@@ -76,11 +77,11 @@ class _Search:
         timeout = deadline.timeout(self._timeout)  # cut to the invocation's deadline, as the store does
         response = self._client.search(
             index=self._alias,
-            body=bounds.bounded(body, timeout),
+            body=bounded(body, timeout),
             routing=CONTEXT,
             ignore_unavailable=True,
             request_timeout=timeout,
-            cancel_after_time_interval=bounds.cancel_after(timeout),
+            cancel_after_time_interval=cancel_after(timeout),
         )
         hits: list[dict[str, Any]] = response["hits"]["hits"][:TOP_K]
         return hits

@@ -40,7 +40,7 @@ NODE_LEFT_DELAYED_TIMEOUT = "3s"
 # What bounds one tenant's expensive searches on the node, as on a domain (docs/FAIRSHARE.md): search
 # backpressure enforced (under CPU or heap duress the node cancels the most resource-hungry search tasks
 # instead of only reporting them) and a search cancelled after 10 s whatever its request asked (each
-# request also carries its own, shorter limits: retrieval_core/adapters/opensearch/bounds.py).
+# request also carries its own, shorter limits: retrieval_core/adapters/opensearch/store.py).
 SEARCH_PROTECTION = ("search_backpressure.mode=enforced", "search.cancel_after_time_interval=10s")
 
 

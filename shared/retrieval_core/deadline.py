@@ -8,7 +8,8 @@ every round trip (``check``, ``require``); a passed deadline raises ``DeadlineEx
 use their configured timeouts alone.
 
 The deadline is a context variable: concurrent requests of a local server each keep their own, and
-work handed to another thread takes it along through ``carry``.
+work handed to another thread takes it along through ``carry`` (``concurrently`` runs one call beside
+another that way: a hybrid request's feedback first pass beside the query's embedding).
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, ParamSpec, Protocol, TypeVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar
 
 from .errors import DeadlineExceededError
 
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
 P = ParamSpec("P")
 T = TypeVar("T")
+B = TypeVar("B")
 
 MINIMUM_CALL_SECONDS = 0.05
 """A call with less time than this left is not started: it could not finish."""
@@ -92,3 +98,26 @@ def carry(function: Callable[P, T]) -> Callable[P, T]:
         return captured.copy().run(function, *args, **kwargs)
 
     return in_callers_context
+
+
+WORKERS = 4
+"""Calls that may run beside another at once in one container (``retrieval serve`` answers several
+requests at a time; a Lambda container one)."""
+
+
+@cache
+def _workers() -> ThreadPoolExecutor:
+    """Made on first use and kept for the container's life (no threads per request); the functions that
+    never run a call beside another never import ``concurrent.futures`` (about 18 ms cold)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="beside")
+
+
+def concurrently(first: Callable[[], T], second: Callable[[], B]) -> tuple[T, B]:
+    """``first`` on a worker thread (with this deadline) while ``second`` runs on this one. A search
+    waits on the network and an embedding on native code: neither holds the GIL for long, so the two
+    cost about the longer of them instead of their sum."""
+    started = _workers().submit(carry(first))
+    other = second()
+    return started.result(), other

@@ -14,16 +14,11 @@ from retrieval_core.models.hits import Candidate, Hit
 from retrieval_core.models.item import Item
 from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import PRESETS, FusionConfig, RetrievalConfig
-from retrieval_core.retrieval.feedback import (
-    FeedbackOptions,
-    FeedbackText,
-    boosts,
-    expansion_terms,
-    rocchio,
-)
+from retrieval_core.retrieval.feedback import FeedbackOptions, FeedbackText
 from retrieval_core.retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from retrieval_core.retrieval.pager import Page
 from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.stages.feedback import boosts, expansion_terms, rocchio
 from unpaged import Unpaged
 
 

@@ -1,5 +1,5 @@
 """Every search the store sends carries the node's limits, derived from the call's deadline-cut timeout:
-a body ``timeout`` inside it and ``cancel_after_time_interval`` at it (adapters/opensearch/bounds.py)."""
+a body ``timeout`` inside it and ``cancel_after_time_interval`` at it (adapters/opensearch/store.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ import json
 from typing import Any, cast
 
 from retrieval_core import deadline
-from retrieval_core.adapters.opensearch import bounds
 from retrieval_core.adapters.opensearch.layout import IndexLayout
-from retrieval_core.adapters.opensearch.store import OpenSearchStore
+from retrieval_core.adapters.opensearch.store import (
+    MINIMUM_NODE_MILLIS,
+    OpenSearchStore,
+    cancel_after,
+    node_millis,
+)
 from retrieval_core.ports import SearchFilters
 
 EMPTY = {"hits": {"hits": []}}
@@ -60,5 +64,5 @@ def test_every_search_of_an_msearch_is_bounded_by_the_time_left() -> None:
 
 
 def test_a_nearly_spent_call_still_gives_the_node_a_positive_limit() -> None:
-    assert bounds.node_millis(0.001) == bounds.MINIMUM_NODE_MILLIS
-    assert bounds.cancel_after(0.001) == f"{bounds.MINIMUM_NODE_MILLIS}ms"
+    assert node_millis(0.001) == MINIMUM_NODE_MILLIS
+    assert cancel_after(0.001) == f"{MINIMUM_NODE_MILLIS}ms"

@@ -7,7 +7,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from retrieval_core.retrieval.feedback import ROCCHIO_MIN_COSINE, rocchio
+from retrieval_core.retrieval.stages.feedback import ROCCHIO_MIN_COSINE, rocchio
 
 DIMS = 384
 

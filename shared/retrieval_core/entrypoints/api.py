@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -24,7 +24,7 @@ from .bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .cors import ORIGIN_HEADER, granted_origin, preflight_response, with_cors
-from .direct import DirectInvocation, handle_direct, is_direct
+from .direct import DirectInvocation, handle_direct
 from .headers import header_value
 from .instruments import Handler, Instruments, count_errors
 from .responses import describe_validation, error_status_body
@@ -57,14 +57,14 @@ def build_resolver(logger: Logger) -> APIGatewayRestResolver:
 
 
 def resolve(
-    app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger
+    app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger, context_claim: str
 ) -> dict[str, Any]:
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route.
     A route of another protocol (Bedrock's Retrieve) authenticates and answers errors its own way."""
     if event.get("resource") in OWN_PROTOCOL_RESOURCES:
         return app.resolve(event, context)
     try:
-        caller = caller_from_event(event, container().settings.context_claim)
+        caller = caller_from_event(event, context_claim)
         json_headers = require_json(str(event.get("httpMethod") or ""), event.get("headers"))
     except Exception as error:
         status, body, headers = error_status_body(error, logger)
@@ -155,17 +155,26 @@ def api_function() -> tuple[Instruments, APIGatewayRestResolver]:
 
 
 def api_answer(
-    app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger
+    app: APIGatewayRestResolver,
+    event: dict[str, Any],
+    context: Any,
+    logger: Logger,
+    *,
+    cors_origins: Collection[str],
+    context_claim: str,
 ) -> dict[str, Any]:
     """An API Gateway event's answer with its CORS grant (``cors``): a preflight (OPTIONS, which API
     Gateway passes on unauthenticated) is answered here, before any caller is read; every other answer,
     errors included, names the request's origin when it is a configured one."""
-    allowed = container().settings.cors_origins
     # No configured origin (the default): no grant to look for, and nothing to add to the answer.
-    granted = granted_origin(header_value(event.get("headers"), ORIGIN_HEADER), allowed) if allowed else None
+    granted = (
+        granted_origin(header_value(event.get("headers"), ORIGIN_HEADER), cors_origins)
+        if cors_origins
+        else None
+    )
     if event.get("httpMethod") == "OPTIONS":
         return preflight_response(granted)
-    answer = resolve(app, event, context, logger)
+    answer = resolve(app, event, context, logger, context_claim)
     return answer if granted is None else with_cors(answer, granted)
 
 
@@ -184,15 +193,24 @@ def lambda_entry(
         started = time.perf_counter()
         # API Gateway's request id, read directly (Powertools' correlation path runs a JMESPath query).
         tools.logger.set_correlation_id((event.get("requestContext") or {}).get("requestId"))
+        settings = container().settings
         with (
-            deadline.for_invocation(context, container().settings.request_deadline_share),
+            deadline.for_invocation(context, settings.request_deadline_share),
             metering.tallied() as calls,
         ):
-            direct = is_direct(event)
+            # No API Gateway request: an IAM-trusted caller invoked the function itself.
+            direct = "requestContext" not in event and "httpMethod" not in event
             if direct:
                 response = handle_direct(event, serve_direct, tools.logger)
             else:
-                response = api_answer(app, event, context, tools.logger)
+                response = api_answer(
+                    app,
+                    event,
+                    context,
+                    tools.logger,
+                    cors_origins=settings.cors_origins,
+                    context_claim=settings.context_claim,
+                )
                 if event.get("httpMethod") == "OPTIONS":  # how often browsers ask, each an invocation
                     tools.count(PREFLIGHT_METRIC)
         count_errors(tools.metrics, response["statusCode"])

@@ -30,10 +30,6 @@ class DirectInvocation(BaseModel):
     idempotency_key: str | None = None
 
 
-def is_direct(event: Mapping[str, Any]) -> bool:
-    return "requestContext" not in event and "httpMethod" not in event
-
-
 def handle_direct(
     event: Mapping[str, Any], serve: Callable[[CallerContext, DirectInvocation], BaseModel], logger: Any
 ) -> dict[str, Any]:

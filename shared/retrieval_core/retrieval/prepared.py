@@ -114,12 +114,12 @@ def prepare(
 
         check_header_fits(request.pack, request.text)
     tuning = Tuning.of(request, config)
-    question = question_of(request)
+    applied = limits(request, tuning)
+    question = question_of(request, applied)
     fingerprint = canonical_key(question, leaving_out=PAGE_FIELDS)
     position = None
     if request.next_token is not None:
         position = open_token(request.next_token, context.context_id, fingerprint)
-    applied = limits(request, tuning)
     return PreparedQuery(
         request=request,
         context=context,
@@ -136,13 +136,13 @@ def prepare(
     )
 
 
-def question_of(request: RetrieveRequest) -> PreparedQuestion:
-    """The question the request asks, clamps applied, in the session policy's normal form."""
+def question_of(request: RetrieveRequest, applied: AppliedLimits) -> PreparedQuestion:
+    """The question the request asks, with the ``applied`` clamps, in the session policy's normal form."""
     asked: dict[str, Any] = request.model_dump(
         mode="json", exclude=set(CONTROL_FIELDS | PRESENTATION_FIELDS), exclude_none=True
     )
-    asked["top_k"] = request.applied_top_k
-    asked["depth"] = request.applied_depth
+    asked["top_k"] = applied.top_k
+    asked["depth"] = applied.depth
     return normal_form(asked)
 
 

@@ -14,12 +14,12 @@ from dataclasses import replace
 from functools import partial
 from typing import TypeVar
 
+from ..deadline import concurrently
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, FeedbackHit, HybridSearch
 from .auto import auto_arms
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
-from .first_pass import concurrently
 from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan, plan_as
 from .responses import GRAPH_ARM
 from .stages.base import FirstPass, Job, Searched, SearchQuery, Step

@@ -8,6 +8,13 @@ its reads find nothing, exactly like a context whose items are all missing.
 In the pool model every context shares one index and so its term statistics: a raw BM25 score would
 let a tenant measure how often other tenants use a word. There a lexical hit carries only its rank, and
 its score is the reciprocal of that rank (1, 1/2, 1/3, ...).
+
+How long the node may work on one search is bounded by the call's own timeout, which the request's
+deadline already shortened (``deadline.timeout``). The client gives up at that timeout; without more, the
+node would go on searching for nobody (a flood of expensive queries keeps it busy after every caller
+left). So each search body carries a ``timeout`` of ``NODE_SHARE`` of it (the node stops collecting and
+answers the hits it has, ``timed_out: true``, while the client still listens) and the request carries
+``cancel_after_time_interval`` of all of it (the node cancels the search task once nobody can use it).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from ...models.filters import Filter
 from ...models.hits import Candidate, Hit
 from ...models.metadata import FieldType
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
-from . import bounds, queries, question_queries
+from . import queries, question_queries
 from .client import failure_of, opensearch_failures
 from .documents import HEADING_FIELD, NAME_KEY_SEPARATOR, arm_score, candidates_of, hit_of
 from .index import VECTOR_FIELD, context_field_types
@@ -33,6 +40,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+NODE_SHARE = 0.8
+MINIMUM_NODE_MILLIS = 10
 LEXICAL_ARM = "lexical"
 VECTOR_ARM = "vector"
 
@@ -223,7 +232,7 @@ class OpenSearchStore:
         header = {"routing": context_id, "ignore_unavailable": True}
 
         def payload(timeout: float) -> str:
-            lines = (line for body in bodies for line in (header, bounds.bounded(body, timeout)))
+            lines = (line for body in bodies for line in (header, bounded(body, timeout)))
             return "".join(json.dumps(line) + "\n" for line in lines)
 
         response = self._call(
@@ -231,7 +240,7 @@ class OpenSearchStore:
                 index=alias,
                 body=payload(timeout),
                 request_timeout=timeout,
-                params={"cancel_after_time_interval": bounds.cancel_after(timeout)},
+                params={"cancel_after_time_interval": cancel_after(timeout)},
             )
         )
         results: list[dict[str, Any]] = response["responses"]
@@ -251,11 +260,11 @@ class OpenSearchStore:
         return self._call(
             lambda timeout: self._client.search(
                 index=alias,
-                body=bounds.bounded(body, timeout),
+                body=bounded(body, timeout),
                 routing=context_id,
                 ignore_unavailable=True,
                 request_timeout=timeout,
-                cancel_after_time_interval=bounds.cancel_after(timeout),
+                cancel_after_time_interval=cancel_after(timeout),
             )
         )
 
@@ -296,3 +305,17 @@ def _hits(response: dict[str, Any]) -> list[dict[str, Any]]:
 def _confidence_score(source: dict[str, Any]) -> float:
     confidence = source.get("confidence")
     return 1.0 if confidence is None else float(confidence)
+
+
+def node_millis(timeout: float) -> int:
+    return max(MINIMUM_NODE_MILLIS, int(timeout * NODE_SHARE * 1000))
+
+
+def bounded(body: dict[str, Any], timeout: float) -> dict[str, Any]:
+    """``body`` with the node's time limit for a call of ``timeout`` seconds."""
+    return {**body, "timeout": f"{node_millis(timeout)}ms"}
+
+
+def cancel_after(timeout: float) -> str:
+    """The ``cancel_after_time_interval`` of a call of ``timeout`` seconds."""
+    return f"{max(MINIMUM_NODE_MILLIS, int(timeout * 1000))}ms"

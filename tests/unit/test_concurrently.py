@@ -7,8 +7,8 @@ import threading
 
 import pytest
 from retrieval_core import deadline
+from retrieval_core.deadline import concurrently
 from retrieval_core.errors import DeadlineExceededError
-from retrieval_core.retrieval.first_pass import concurrently
 
 
 def test_both_run_at_once_and_their_results_come_back_in_order() -> None:
