@@ -88,3 +88,27 @@ def test_a_rows_attributes_are_written_as_boto3_would_write_them(value: Any) -> 
     DynamoDBBatchWriter(client).put([(RowRef("t", "p", "card"), {"value": value})])
     ((request,),) = client.batches
     assert request["PutRequest"]["Item"]["value"] == TypeSerializer().serialize(value)
+
+
+class KeepingDynamoDB:
+    """``batch_write_item`` that keeps every request and processes them all."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        with self._lock:
+            self.requests += [r for requests in RequestItems.values() for r in requests]
+        return {"UnprocessedItems": {}}
+
+
+def test_stale_rows_and_new_rows_go_in_one_round_and_a_key_in_both_keeps_its_put() -> None:
+    client = KeepingDynamoDB()
+    stale = [RowRef("t", f"s{n}", "edge") for n in range(BATCH_LIMIT)] + [RowRef("t", "p0", "card")]
+    DynamoDBBatchWriter(client).apply(puts=rows(BATCH_LIMIT), deletes=stale)
+    deleted = {r["DeleteRequest"]["Key"]["pk"]["S"] for r in client.requests if "DeleteRequest" in r}
+    put = {r["PutRequest"]["Item"]["pk"]["S"] for r in client.requests if "PutRequest" in r}
+    assert deleted == {f"s{n}" for n in range(BATCH_LIMIT)}
+    assert put == {f"p{n}" for n in range(BATCH_LIMIT)}
+    assert len(client.requests) == 2 * BATCH_LIMIT

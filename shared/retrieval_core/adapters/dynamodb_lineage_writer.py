@@ -36,8 +36,9 @@ class DynamoDBLineageWriter:
             stale += [
                 decode_ref(ref, self._tables) for ref in sorted(previous - set(rows.manifest(self._tables)))
             ]
-        self._writer.delete(stale)
-        self._writer.put(row for rows in item_rows for row in rows.owned)
+        # The stale rows and the owned ones are distinct keys (stale: in the old manifest, not the new),
+        # so they go in one round of batches; the cards, which list the rows, after them.
+        self._writer.apply(puts=[row for rows in item_rows for row in rows.owned], deletes=stale)
         self._writer.put(
             (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: rows.manifest(self._tables)})
             for rows in item_rows

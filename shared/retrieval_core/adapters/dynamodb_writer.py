@@ -27,21 +27,16 @@ class DynamoDBBatchWriter:
 
     def put(self, rows: Iterable[tuple[RowRef, Mapping[str, Any]]]) -> None:
         """Write whole rows (attributes exclude the key, which ``RowRef`` carries)."""
-        requests = [
-            (
-                ref.table,
-                {
-                    "PutRequest": {
-                        "Item": {
-                            **ref.key(),
-                            **{k: self._attribute(v) for k, v in attrs.items() if v is not None},
-                        }
-                    }
-                },
-            )
-            for ref, attrs in rows
-        ]
-        self._write(requests)
+        self._write([self._put_request(ref, attrs) for ref, attrs in rows])
+
+    def apply(self, *, puts: Iterable[tuple[RowRef, Mapping[str, Any]]], deletes: Iterable[RowRef]) -> None:
+        """Delete ``deletes`` and write ``puts`` in one round of batches (a key in both keeps the put)."""
+        requests = [_delete_request(ref) for ref in deletes]
+        self._write(requests + [self._put_request(ref, attrs) for ref, attrs in puts])
+
+    def _put_request(self, ref: RowRef, attrs: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        item = {**ref.key(), **{k: self._attribute(v) for k, v in attrs.items() if v is not None}}
+        return ref.table, {"PutRequest": {"Item": item}}
 
     def _attribute(self, value: Any) -> dict[str, Any]:
         """``value`` as DynamoDB's attribute value: strings and lists of strings, most of what a row
@@ -54,7 +49,7 @@ class DynamoDBBatchWriter:
         return dict(self._serializer.serialize(value))
 
     def delete(self, refs: Iterable[RowRef]) -> None:
-        self._write([(ref.table, {"DeleteRequest": {"Key": ref.key()}}) for ref in refs])
+        self._write([_delete_request(ref) for ref in refs])
 
     def _write(self, requests: list[tuple[str, dict[str, Any]]]) -> None:
         # A key named twice keeps its last request, as writing them in turn would: batches in flight
@@ -87,6 +82,10 @@ class DynamoDBBatchWriter:
                 return []
             time.sleep(min(0.05 * 2**attempt, 2.0))  # backoff for throttled capacity, not for timing
         return pending
+
+
+def _delete_request(ref: RowRef) -> tuple[str, dict[str, Any]]:
+    return ref.table, {"DeleteRequest": {"Key": ref.key()}}
 
 
 def _key_of(request: dict[str, Any]) -> tuple[str, str | None]:

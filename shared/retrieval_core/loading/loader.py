@@ -2,10 +2,10 @@
 through the write ports (``ports.ItemWriter``, ``ports.LineageWriter``; OpenSearch and DynamoDB here).
 
 Per chunk: embed what has no embedding, prepare the index of a context written for the first time,
-delete the rows a changed item no longer owns, write the rows it owns, write its card (with the new
-manifest) last, then index the documents. A chunk that fails is reported item by item;
-re-running the same file repairs the state, because every write is a put of a whole row keyed by what
-the item is.
+delete the rows a changed item no longer owns and write the rows it owns (together: distinct keys),
+write its card (with the new manifest) last, then index the documents. A chunk that fails is reported
+item by item; re-running the same file repairs the state, because every write is a put of a whole row
+keyed by what the item is.
 
 A delete line removes the rows the item's manifest names and every row of its own lineage partition,
 then its document, and its card last: until the card is gone a re-run still knows what to remove.
