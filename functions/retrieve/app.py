@@ -19,7 +19,7 @@ from retrieval_core.entrypoints.answers import answer_json
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
-    header,
+    headers,
     lambda_entry,
     model_response,
     serialised,
@@ -68,13 +68,14 @@ SERVED = {SERVED_MODES: _ServedModes()}
 def retrieve(query: RetrieveRequest) -> Response[str]:
     caller = current_caller(app)
     tools.logger.append_keys(mode=query.mode)
+    session_header, idempotency_header = headers(app, SESSION_HEADER, IDEMPOTENCY_HEADER)
     answer = container().retrieve.retrieve(
         caller.context,
         query,
-        session_id=query.session_id or checked_session_id(header(app, SESSION_HEADER), SESSION_HEADER),
+        session_id=query.session_id or checked_session_id(session_header, SESSION_HEADER),
         claim_limit=caller.claim_session_limit,
         principal=caller.principal,
-        idempotency_key=checked_idempotency_key(header(app, IDEMPOTENCY_HEADER), IDEMPOTENCY_HEADER),
+        idempotency_key=checked_idempotency_key(idempotency_header, IDEMPOTENCY_HEADER),
     )
     return serialised(_counted(answer))
 

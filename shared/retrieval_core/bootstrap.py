@@ -218,7 +218,7 @@ class Container:
             config=PagingConfig(
                 max_depth=self.settings.paging_max_depth, ttl_seconds=self.settings.paging_ttl_seconds
             ),
-            clock=lambda: int(time.time()),
+            clock=time.time,
             pipeline=self.ranking,
         )
 

@@ -86,10 +86,12 @@ def current_caller(app: APIGatewayRestResolver) -> Caller:
     return caller
 
 
-def header(app: APIGatewayRestResolver, name: str) -> str | None:
+def headers(app: APIGatewayRestResolver, *names: str) -> tuple[str | None, ...]:
+    """The values of the request's headers ``names`` (case-insensitive; None when absent), in order."""
     # The raw event's headers: the event's ``headers`` property builds a case-insensitive copy per read.
-    headers: dict[str, str] = app.current_event.raw_event.get("headers") or {}
-    return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
+    raw: dict[str, str] = app.current_event.raw_event.get("headers") or {}
+    lowered = {key.lower(): value for key, value in raw.items()}
+    return tuple(lowered.get(name.lower()) for name in names)
 
 
 def validated_body(

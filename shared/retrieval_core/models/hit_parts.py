@@ -8,10 +8,7 @@ grow with it.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Any
 
 METADATA_CAP_CHARS = 2048
 """At most this many characters of compact JSON of an item's metadata come back with a hit: whole keys,
@@ -47,48 +44,3 @@ HIT_PARTS_DESCRIPTION = (
     f"(at most {METADATA_CAP_CHARS:,} characters of JSON); validity: valid_from and valid_to; location: "
     "where to cite it (the first grounding span with a URI, else metadata.uri)."
 )
-
-
-def omitted_fields(include: Sequence[HitPart] | None) -> frozenset[str]:
-    """The hit fields a response leaves out for ``include`` (none when it is not given)."""
-    if include is None:
-        return frozenset()
-    return frozenset(f for part, fields in HIT_PART_FIELDS.items() if part not in include for f in fields)
-
-
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""Made once (``json.dumps`` with options builds an encoder per call)."""
-
-
-def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
-    """``metadata`` cut to ``METADATA_CAP_CHARS`` by whole keys, and whether any key was left out."""
-    if not metadata:
-        return {}, False
-    if len(_COMPACT.encode(metadata)) <= METADATA_CAP_CHARS:
-        return dict(metadata), False  # the usual case, in one measure
-    # Measured as compact JSON: two braces, then each key-value pair and a comma between pairs.
-    kept: dict[str, Any] = {}
-    used = 2
-    for key, value in metadata.items():
-        size = len(_COMPACT.encode({key: value})) - 2 + bool(kept)
-        if used + size <= METADATA_CAP_CHARS:
-            kept[key] = value
-            used += size
-    return kept, len(kept) < len(metadata)
-
-
-LOCATION_KEYS = ("uri", "chunk_id", "start", "end", "page", "section", "version")
-
-
-def location_of(
-    grounding: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any] | None
-) -> dict[str, Any] | None:
-    """Where a hit can be cited: its first grounding span with a URI (with the chunk and offsets), else a
-    string ``metadata.uri``; None when the item names no place."""
-    for span in grounding:
-        if span.get("uri"):
-            return {key: span.get(key) for key in LOCATION_KEYS}
-    uri = (metadata or {}).get("uri")
-    return (
-        {"uri": uri, "chunk_id": None, "start": None, "end": None} if isinstance(uri, str) and uri else None
-    )

@@ -1,15 +1,21 @@
 """Every limit on what callers send and what is stored, declared once.
 
 Request bounds (``TOP_K_RANGE`` and the like) are clamped, not rejected, and every response reports the
-values it applied. Storage limits (``StorageLimits``) are enforced wherever data comes in (the API,
-``retrieval load``, the ingest function, direct invocations): a line or request past one is rejected
-with its field and the limit, and nothing else of the load is lost. Each number's reason is its field
-description; docs/API.md and docs/STORAGE.md ("Limits") list them, and a unit test holds the docs to them.
+values it applied. A count is read as JSON Schema reads integers (``WHOLE``): ``3.0`` is the integer 3
+(a number whose fraction is zero), so a request the published schema calls valid is not refused for
+spelling a count with ``.0``; a bool is still never a number, and ``3.5`` is still no integer.
+
+Storage limits (``StorageLimits``) are enforced wherever data comes in (the API, ``retrieval load``, the
+ingest function, direct invocations): a line or request past one is rejected with its field and the
+limit, and nothing else of the load is lost. Each number's reason is its field description; docs/API.md
+and docs/STORAGE.md ("Limits") list them, and a unit test holds the docs to them.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 TOP_K_RANGE = (1, 100)
 DEPTH_RANGE = (1, 5)
@@ -137,3 +143,16 @@ LIMITS = StorageLimits.model_construct()
 def clamp(value: int, bounds: tuple[int, int]) -> int:
     low, high = bounds
     return max(low, min(high, value))
+
+
+def _whole(value: Any) -> Any:
+    # Any whole float, however far out: the field's own bounds then refuse it in JSON Schema's words
+    # (or, for a count without a lower bound, it is clamped like the integer it spells).
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+WHOLE = BeforeValidator(_whole)
+"""Put it after a ``StrictInt``'s bounds (``Annotated[StrictInt, Field(le=...), WHOLE]``), so that the
+bounds stay JSON Schema's ``maximum``/``exclusiveMinimum``."""

@@ -18,8 +18,7 @@ from pydantic import (
     field_validator,
 )
 
-from ..models.limits import MAX_REQUEST_INT
-from ..models.whole_numbers import WHOLE
+from ..models.limits import MAX_REQUEST_INT, WHOLE
 
 PositiveInt = Annotated[StrictInt, Field(gt=0, le=MAX_REQUEST_INT), WHOLE]
 

@@ -95,6 +95,18 @@ def replay_of(kept: bytes) -> Replay | None:
     return Replay(answer, Receipt.model_validate_json(receipt)) if newline else None
 
 
+def session_limit(config: PolicyConfig, claim_limit: int | None, request_limit: int | None) -> int:
+    """The configured limit, lowered by the caller's claim and then by the request; never raised."""
+    limits = [config.limit]
+    for name, value in (("session limit claim", claim_limit), ("session_limit", request_limit)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InvalidQueryError(f"{name} must be a positive integer.")
+        limits.append(value)
+    return min(limits)
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -136,7 +148,7 @@ class RetrievalPolicy:
         requested_at = self._now()
         prepared = self._kind.prepare(query)
         key = self._kind.key(prepared)
-        limit = self._config.effective_limit(claim_limit, request_limit)
+        limit = session_limit(self._config, claim_limit, request_limit)
         if idempotency_key is not None and session_id is None:
             raise InvalidQueryError(
                 "idempotency_key needs a session_id: without a session nothing is kept to replay "
@@ -231,7 +243,7 @@ class RetrievalPolicy:
         return SessionView(
             session_id=session_id,
             count=state.successful,
-            limit=self._config.effective_limit(claim_limit, None),
+            limit=session_limit(self._config, claim_limit, None),
             sources=[SessionSource(name=name, id=item_id) for item_id, name in state.names().items()],
         )
 

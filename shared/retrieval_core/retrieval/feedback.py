@@ -8,7 +8,7 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
-from ..models.whole_numbers import WHOLE
+from ..models.limits import WHOLE
 
 FirstPass = Literal["lexical", "fused"]
 

@@ -158,13 +158,6 @@ def built(fused: Sequence[Fused[Candidate]]) -> list[Hit]:
     return [f.item.build(score=f.score, signals=f.signals, found_by=f.found_by) for f in fused]
 
 
-def weigh(hits: Sequence[RescorableT], weights: Mapping[Kind, float]) -> list[RescorableT]:
-    """Multiply each hit's score by its kind's weight (default 1)."""
-    if not weights:
-        return list(hits)
-    return [h.rescored(h.score * float(weights.get(h.kind, 1.0))) for h in hits]
-
-
 def order(hits: Sequence[ScoredT]) -> list[ScoredT]:
     """Score descending, then id; the first occurrence of an id wins."""
     unique: dict[str, ScoredT] = {}

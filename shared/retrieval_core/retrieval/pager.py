@@ -55,7 +55,7 @@ class Pager:
         cursors: CursorStore | None,
         items: ItemReader | None,
         config: PagingConfig,
-        clock: Callable[[], int],
+        clock: Callable[[], float],
         pipeline: RankingPipeline | None = None,
     ) -> None:
         """``pipeline``: the container's (else one built here from ``capabilities`` and ``retrieval``)."""
@@ -84,7 +84,7 @@ class Pager:
         fingerprint (``PreparedQuery``): a 4xx before anything is read."""
         if self._tokens is None:
             raise NextTokenExpiredError()  # paging is not configured: no token can still be good
-        return self._tokens.open(token, context_id, fingerprint, self._clock())
+        return self._tokens.open(token, context_id, fingerprint, self._now())
 
     def page(self, query: PreparedQuery) -> Page:
         """The page ``query.position`` names (the first when None)."""
@@ -114,7 +114,7 @@ class Pager:
 
     def _first(self, query: PreparedQuery) -> Page:
         top_k = query.top_k
-        asked_at = self._clock() if reads_the_clock(query.plan) else None
+        asked_at = self._now() if reads_the_clock(query.plan) else None
         query = _read_at(query, asked_at)
         ranking = self._rank(query, top_k + 1)
         ranked = ranking.hits[: self._config.max_depth]
@@ -166,7 +166,7 @@ class Pager:
             if at.offset + query.top_k < frozen.end:  # a later page will read it
                 self._cursors.save(query.context_id, cursor_id, frozen, expires_at=self._expiry())
             return cursor_id, frozen, fresh
-        stored = self._cursors.load(query.context_id, at.cursor_id, self._clock())
+        stored = self._cursors.load(query.context_id, at.cursor_id, self._now())
         if stored is None:
             raise NextTokenExpiredError()
         if stored.end <= at.offset + query.top_k and not stored.complete:
@@ -214,7 +214,7 @@ class Pager:
         )
         if self._cursors.save(query.context_id, cursor_id, extended, expires_at=self._expiry()):
             return extended, {h.id: h for h in ranking.hits}
-        winner = self._cursors.load(query.context_id, cursor_id, self._clock())
+        winner = self._cursors.load(query.context_id, cursor_id, self._now())
         if winner is None:
             raise NextTokenExpiredError()
         return winner, {}
@@ -259,8 +259,12 @@ class Pager:
         assert self._tokens is not None
         return self._tokens.issue(context_id, at, fingerprint, self._expiry())
 
+    def _now(self) -> int:
+        """Whole seconds since the epoch (the clock is ``time.time``'s kind)."""
+        return int(self._clock())
+
     def _expiry(self) -> int:
-        return self._clock() + self._config.ttl_seconds
+        return self._now() + self._config.ttl_seconds
 
     def _end(self, reached: int, ranked: int) -> PagingEnd:
         """Why there is no next page, having shown up to position ``reached`` of a ranking known to

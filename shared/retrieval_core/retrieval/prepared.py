@@ -18,6 +18,7 @@ from typing import Any
 from ..context import CallerContext
 from ..errors import InvalidRequestError
 from ..models.filters import Filter, resolve
+from ..models.limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 from ..policy.query import CONTROL_FIELDS, PreparedQuestion, canonical_key, normal_form
 from .config import FusionConfig, RetrievalConfig
 from .feedback import FeedbackOptions
@@ -148,8 +149,8 @@ def question_of(request: RetrieveRequest, applied: AppliedLimits) -> PreparedQue
 
 def limits(request: RetrieveRequest, tuning: Tuning) -> AppliedLimits:
     return AppliedLimits(
-        top_k=request.applied_top_k,
-        depth=request.applied_depth,
+        top_k=clamp(request.top_k, TOP_K_RANGE),
+        depth=clamp(request.depth, DEPTH_RANGE),
         min_score=None if request.min_score is None else float(request.min_score),
         statuses=list(dict.fromkeys(request.statuses)),
         kinds=list(dict.fromkeys(request.kinds or ())),

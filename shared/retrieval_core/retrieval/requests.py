@@ -44,10 +44,9 @@ from ..models.calendar import CalendarMoment
 from ..models.defaults import empty_dict
 from ..models.filters import Filter
 from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
-from ..models.limits import DEPTH_RANGE, MAX_REQUEST_INT, TOP_K_RANGE, clamp
+from ..models.limits import MAX_REQUEST_INT, WHOLE
 from ..models.text import DoorModel
 from ..models.vocabulary import Kind, Status
-from ..models.whole_numbers import WHOLE
 from ..packing.options import PackOptions
 from ..policy.state import IDEMPOTENCY_KEY_PATTERN, SESSION_ID_PATTERN
 from .feedback import FeedbackOptions
@@ -441,11 +440,3 @@ class RetrieveRequest(DoorModel):
         shown = self.model_dump_json(exclude_defaults=True, exclude={"vector"})
         vector = "" if self.vector is None else f" vector=<{len(self.vector)} numbers>"
         return f"RetrieveRequest({shown}{vector})"
-
-    @property
-    def applied_top_k(self) -> int:
-        return clamp(self.top_k, TOP_K_RANGE)
-
-    @property
-    def applied_depth(self) -> int:
-        return clamp(self.depth, DEPTH_RANGE)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import BackendUnavailableError
 from ..models.hits import Hit, Signal
-from ..models.whole_numbers import WHOLE
+from ..models.limits import WHOLE
 from ..ports import Reranker, VectorReader
 from .mmr import mmr_order
 

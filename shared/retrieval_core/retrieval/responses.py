@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..models.defaults import empty_list
 from ..models.filters import Filter
+from ..models.hit_parts import HIT_PART_FIELDS, HitPart
 from ..models.hits import Hit
 from ..models.vocabulary import Kind, Status
 from ..packing.packet import ContextPacket
@@ -209,9 +210,13 @@ class RetrieveResponse(BaseModel):
     paging: PagingInfo
     _omitted: frozenset[str] = PrivateAttr(default=frozenset())
 
-    def leaving_out(self, fields: frozenset[str]) -> RetrieveResponse:
-        """This answer, to be written without these hit fields (the request's ``include``)."""
-        self._omitted = fields
+    def including(self, include: Sequence[HitPart] | None) -> RetrieveResponse:
+        """This answer, to be written with only the hit parts of the request's ``include`` (every part
+        when it is not given)."""
+        if include is not None:
+            self._omitted = frozenset(
+                f for part, fields in HIT_PART_FIELDS.items() if part not in include for f in fields
+            )
         return self
 
     def serialisation_exclude(self) -> dict[str, Any] | None:

@@ -15,7 +15,6 @@ from typing import Any
 
 from ..context import CallerContext
 from ..models.filters import metadata_names
-from ..models.hit_parts import omitted_fields
 from ..policy import Receipt, Replay, RetrievalPolicy
 from ..ports import ContextFieldTypes
 from .config import RetrievalConfig
@@ -89,7 +88,7 @@ class RetrieveService:
                 admitted, page.hits, answer=answer_to_keep(page) if idempotency_key else None
             )
             response, names = answered(page, outcome.receipt), outcome.names
-        return packed(response, names, query).leaving_out(omitted_fields(request.include))
+        return packed(response, names, query).including(request.include)
 
     def _config_for(self, context_id: str, request: RetrieveRequest) -> RetrievalConfig:
         """The deployment's config, its metadata types joined by the context's own when the filter names

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models.whole_numbers import WHOLE
+from ..models.limits import WHOLE
 from .config import MAX_RANK_CONSTANT, ArmWeights, FusionConfig, FusionMethod
 from .fusion import Normalization
 

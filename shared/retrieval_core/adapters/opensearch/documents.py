@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ...models.hit_parts import capped_metadata, location_of
+from ...models.hit_parts import METADATA_CAP_CHARS
 from ...models.hits import Candidate, Hit, Signal
 from ...models.limits import LIMITS
 from ...models.vocabulary import Kind, iso
@@ -158,3 +158,41 @@ def candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candid
 
 def arm_score(hit: dict[str, Any], rank: int, rank_only: bool) -> float:
     return 1.0 / rank if rank_only else float(hit["_score"])
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once (``json.dumps`` with options builds an encoder per call)."""
+
+
+def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+    """``metadata`` cut to ``METADATA_CAP_CHARS`` by whole keys, and whether any key was left out."""
+    if not metadata:
+        return {}, False
+    if len(_COMPACT.encode(metadata)) <= METADATA_CAP_CHARS:
+        return dict(metadata), False  # the usual case, in one measure
+    # Measured as compact JSON: two braces, then each key-value pair and a comma between pairs.
+    kept: dict[str, Any] = {}
+    used = 2
+    for key, value in metadata.items():
+        size = len(_COMPACT.encode({key: value})) - 2 + bool(kept)
+        if used + size <= METADATA_CAP_CHARS:
+            kept[key] = value
+            used += size
+    return kept, len(kept) < len(metadata)
+
+
+LOCATION_KEYS = ("uri", "chunk_id", "start", "end", "page", "section", "version")
+
+
+def location_of(
+    grounding: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """Where a hit can be cited: its first grounding span with a URI (with the chunk and offsets), else a
+    string ``metadata.uri``; None when the item names no place."""
+    for span in grounding:
+        if span.get("uri"):
+            return {key: span.get(key) for key in LOCATION_KEYS}
+    uri = (metadata or {}).get("uri")
+    return (
+        {"uri": uri, "chunk_id": None, "start": None, "end": None} if isinstance(uri, str) and uri else None
+    )
