@@ -15,7 +15,7 @@ from retrieval_dev.cli.lambda_runtime import FUNCTION_OUTPUT, LambdaContext, han
 from bench.flow import counted
 
 FILES = 39
-SWITCHES = 103
+SWITCHES = 100
 
 
 def test_one_warm_hybrid_request_enters_few_files(corpus_settings: Settings) -> None:

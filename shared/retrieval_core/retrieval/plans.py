@@ -25,9 +25,8 @@ from typing import Any, TypeVar
 from ..models.limits import clamp
 from ..models.vocabulary import Kind
 from ..ports import TimeWindow
-from ..understanding.kinds import kind_hints
 from ..understanding.multihop import reads_as_multihop
-from .requests import Mode, RetrieveRequest, Window
+from .requests import RetrieveRequest, Window
 
 HOPS_RANGE = (1, 3)
 P = TypeVar("P", bound="Plan")
@@ -152,16 +151,6 @@ def _hops(request: RetrieveRequest, *, inferred: int) -> int:
 
 def _window(window: Window) -> TimeWindow:
     return TimeWindow(window.start, window.end)
-
-
-def interleaves(request: RetrieveRequest) -> bool:
-    """Whether a page is interleaved by kind: as ``diversify`` says, except that an auto question that
-    names a kind ("which runbook ...") and leaves ``diversify`` unsent is not (interleaving would push
-    the kind it asked for down the page). A function of the request alone, so every page agrees."""
-    if not request.diversify:
-        return False
-    inferring = request.mode == Mode.AUTO and request.infer and "diversify" not in request.model_fields_set
-    return not (inferring and kind_hints(request.text or ""))
 
 
 def plan_as(plan: Plan, kind: type[P]) -> P:

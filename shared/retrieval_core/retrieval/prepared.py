@@ -20,10 +20,11 @@ from ..errors import InvalidRequestError
 from ..models.filters import Filter, resolve
 from ..models.limits import DEPTH_RANGE, TOP_K_RANGE, clamp
 from ..policy.query import CONTROL_FIELDS, PreparedQuestion, canonical_key, normal_form
+from ..understanding.kinds import kind_hints
 from .config import FusionConfig, RetrievalConfig
 from .feedback import FeedbackOptions
 from .paging import PagePosition
-from .plans import Plan, interleaves
+from .plans import Plan
 from .requests import Mode, RetrieveRequest
 from .rerank import RerankOptions
 from .responses import AppliedLimits
@@ -158,3 +159,13 @@ def limits(request: RetrieveRequest, tuning: Tuning) -> AppliedLimits:
         diversify=interleaves(request),
         fusion=tuning.fusion if request.mode in (Mode.HYBRID, Mode.AUTO) else None,
     )
+
+
+def interleaves(request: RetrieveRequest) -> bool:
+    """Whether a page is interleaved by kind: as ``diversify`` says, except that an auto question that
+    names a kind ("which runbook ...") and leaves ``diversify`` unsent is not (interleaving would push
+    the kind it asked for down the page). A function of the request alone, so every page agrees."""
+    if not request.diversify:
+        return False
+    inferring = request.mode == Mode.AUTO and request.infer and "diversify" not in request.model_fields_set
+    return not (inferring and kind_hints(request.text or ""))

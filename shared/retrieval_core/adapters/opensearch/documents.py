@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ...models.hit_parts import METADATA_CAP_CHARS
-from ...models.hits import Candidate, Hit, Signal
+from ...models.hits import Hit, Signal
 from ...models.limits import LIMITS
 from ...models.vocabulary import Kind, iso
 
@@ -140,24 +139,6 @@ def fit_text(text: str, limit_bytes: int) -> tuple[str, bool]:
 
 def _json_size(text: str) -> int:
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-
-
-def candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candidate]:
-    """Fusion candidates from an arm's index hits, best first; each ``Hit`` is built only if it is
-    returned. ``rank_only``: scored by rank (a pooled index's scores mix contexts' statistics)."""
-    return [
-        Candidate(
-            h["_source"]["id"],
-            KINDS[h["_source"]["kind"]],
-            arm_score(h, rank, rank_only),
-            partial(hit_of, h["_source"]),
-        )
-        for rank, h in enumerate(hits, start=1)
-    ]
-
-
-def arm_score(hit: dict[str, Any], rank: int, rank_only: bool) -> float:
-    return 1.0 / rank if rank_only else float(hit["_score"])
 
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

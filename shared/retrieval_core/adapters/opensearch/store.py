@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import deadline
@@ -31,7 +32,7 @@ from ...models.metadata import FieldType
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import queries, question_queries
 from .client import failure_of, opensearch_failures
-from .documents import HEADING_FIELD, NAME_KEY_SEPARATOR, arm_score, candidates_of, hit_of
+from .documents import HEADING_FIELD, KINDS, NAME_KEY_SEPARATOR, hit_of
 from .index import VECTOR_FIELD, context_field_types
 from .layout import IndexLayout
 
@@ -278,6 +279,24 @@ class OpenSearchStore:
         self._calls.add()
         with opensearch_failures():
             return request(timeout)
+
+
+def candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candidate]:
+    """Fusion candidates from an arm's index hits, best first; each ``Hit`` is built only if it is
+    returned. ``rank_only``: scored by rank (a pooled index's scores mix contexts' statistics)."""
+    return [
+        Candidate(
+            h["_source"]["id"],
+            KINDS[h["_source"]["kind"]],
+            arm_score(h, rank, rank_only),
+            partial(hit_of, h["_source"]),
+        )
+        for rank, h in enumerate(hits, start=1)
+    ]
+
+
+def arm_score(hit: dict[str, Any], rank: int, rank_only: bool) -> float:
+    return 1.0 / rank if rank_only else float(hit["_score"])
 
 
 def _candidates(response: dict[str, Any], *, rank_only: bool = False) -> list[Candidate]:
