@@ -202,9 +202,8 @@ class Container:
 
     @cached_property
     def pager(self) -> Pager:
-        """Pages of ranked modes; without a paging key configured, every answer is one page."""
-        import time
-
+        """Pages of ranked modes (on the system clock); without a paging key configured, every answer is
+        one page."""
         from .retrieval.pager import Pager
         from .retrieval.paging import PageTokens, PagingConfig
 
@@ -218,7 +217,6 @@ class Container:
             config=PagingConfig(
                 max_depth=self.settings.paging_max_depth, ttl_seconds=self.settings.paging_ttl_seconds
             ),
-            clock=time.time,
             pipeline=self.ranking,
         )
 

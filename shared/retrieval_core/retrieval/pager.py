@@ -13,6 +13,7 @@ Design and costs: docs/STORAGE.md ("Paging").
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -55,10 +56,11 @@ class Pager:
         cursors: CursorStore | None,
         items: ItemReader | None,
         config: PagingConfig,
-        clock: Callable[[], float],
+        clock: Callable[[], int] | None = None,
         pipeline: RankingPipeline | None = None,
     ) -> None:
-        """``pipeline``: the container's (else one built here from ``capabilities`` and ``retrieval``)."""
+        """``pipeline``: the container's (else one built here from ``capabilities`` and ``retrieval``);
+        ``clock``: whole seconds since the epoch (None: the system clock)."""
         self._pipeline = pipeline or RankingPipeline(capabilities, retrieval)
         self._tokens = tokens
         self._cursors = cursors
@@ -260,8 +262,9 @@ class Pager:
         return self._tokens.issue(context_id, at, fingerprint, self._expiry())
 
     def _now(self) -> int:
-        """Whole seconds since the epoch (the clock is ``time.time``'s kind)."""
-        return int(self._clock())
+        """Whole seconds since the epoch: the given clock's, else the system's (``time.time`` looked up
+        at each read, so a patched clock is the one read)."""
+        return int(time.time()) if self._clock is None else self._clock()
 
     def _expiry(self) -> int:
         return self._now() + self._config.ttl_seconds
