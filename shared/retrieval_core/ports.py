@@ -260,8 +260,6 @@ class FeedbackHit:
     score: float
     text: str
     vector: list[float]
-    heading: str = ""
-    """The heading path the vector was computed with (``models.item.embedding_input``)."""
 
 
 @runtime_checkable
