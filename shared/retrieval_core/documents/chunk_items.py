@@ -96,6 +96,12 @@ def chunk_items(
     return items
 
 
+def heading_of(chunk: Chunk) -> str:
+    """A chunk's heading path as its item's grounding ``section`` holds it (``Item.heading``): the one
+    spelling its vector is computed and reused with."""
+    return SECTION_SEPARATOR.join(chunk.section)
+
+
 def _chunk_record(
     file: FileRef, position: int, chunk: Chunk, metadata: dict[str, Any], created_at: datetime
 ) -> dict[str, Any]:
@@ -105,7 +111,7 @@ def _chunk_record(
     if chunk.page is not None:
         span["page"] = chunk.page
     if chunk.section:
-        span["section"] = SECTION_SEPARATOR.join(chunk.section)
+        span["section"] = heading_of(chunk)
     span["version"] = file.version
     if chunk.parent_text is not None:
         span["text"] = chunk.parent_text

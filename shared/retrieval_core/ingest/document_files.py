@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
-from ..documents.chunk_items import FILE_ENTITY_TYPE, SECTION_SEPARATOR, FileRef, chunk_items
+from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items, heading_of
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError
@@ -293,8 +293,7 @@ class DocumentFiles:
         indexed_before = previous is not None and previous.chunks > 0
         stored = self._vectors_of.vectors(file.context_id, ids) if self._vectors_of and indexed_before else {}
         inputs = {
-            chunk_id: (chunk.text, SECTION_SEPARATOR.join(chunk.section))
-            for chunk_id, chunk in zip(ids, chunks, strict=True)
+            chunk_id: (chunk.text, heading_of(chunk)) for chunk_id, chunk in zip(ids, chunks, strict=True)
         }
         vectors = {
             chunk_id: stored[chunk_id].vector
