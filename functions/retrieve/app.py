@@ -19,7 +19,6 @@ from retrieval_core.entrypoints.answers import answer_json
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
-    headers,
     lambda_entry,
     model_response,
     serialised,
@@ -27,7 +26,7 @@ from retrieval_core.entrypoints.api import (
 )
 from retrieval_core.entrypoints.bedrock import route as knowledge_base
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER
+from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER, header_values
 from retrieval_core.entrypoints.snapstart import refreshed, register, warm_routes
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import (
@@ -68,7 +67,10 @@ SERVED = {SERVED_MODES: _ServedModes()}
 def retrieve(query: RetrieveRequest) -> Response[str]:
     caller = current_caller(app)
     tools.logger.append_keys(mode=query.mode)
-    session_header, idempotency_header = headers(app, SESSION_HEADER, IDEMPOTENCY_HEADER)
+    # The raw event's headers: the event's ``headers`` property builds a case-insensitive copy per read.
+    session_header, idempotency_header = header_values(
+        app.current_event.raw_event.get("headers"), SESSION_HEADER, IDEMPOTENCY_HEADER
+    )
     answer = container().retrieve.retrieve(
         caller.context,
         query,

@@ -86,14 +86,6 @@ def current_caller(app: APIGatewayRestResolver) -> Caller:
     return caller
 
 
-def headers(app: APIGatewayRestResolver, *names: str) -> tuple[str | None, ...]:
-    """The values of the request's headers ``names`` (case-insensitive; None when absent), in order."""
-    # The raw event's headers: the event's ``headers`` property builds a case-insensitive copy per read.
-    raw: dict[str, str] = app.current_event.raw_event.get("headers") or {}
-    lowered = {key.lower(): value for key, value in raw.items()}
-    return tuple(lowered.get(name.lower()) for name in names)
-
-
 def validated_body(
     model: type[BaseModel], parameter: str, context: Mapping[str, Any] | None = None
 ) -> Callable[..., Response[Any]]:

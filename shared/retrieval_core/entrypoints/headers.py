@@ -19,9 +19,17 @@ IDEMPOTENCY_HEADER = "Idempotency-Key"
 def header_value(headers: Mapping[str, Any] | None, name: str) -> str | None:
     """A request header's value, its name compared case-insensitively; of two spellings of one name the
     later wins, as the functions read it (``claims.caller_from_event``)."""
-    wanted = name.lower()
-    found: str | None = None
+    (value,) = header_values(headers, name)
+    return value
+
+
+def header_values(headers: Mapping[str, Any] | None, *names: str) -> tuple[str | None, ...]:
+    """The values of the headers ``names``, in order, read as ``header_value`` reads one (None when a
+    header is absent or is not text), in one pass over the headers."""
+    wanted = {name.lower(): position for position, name in enumerate(names)}
+    found: list[str | None] = [None] * len(names)
     for key, value in (headers or {}).items():
-        if str(key).lower() == wanted:
-            found = value if isinstance(value, str) else None
-    return found
+        position = wanted.get(str(key).lower())
+        if position is not None:
+            found[position] = value if isinstance(value, str) else None
+    return tuple(found)
