@@ -181,7 +181,7 @@ def _run(
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
             "bulk": lambda: bulk.measure(base, corpus),
-            "embedder": lambda: embedder.measure(min(embedder.TEXTS, max(40, scale.items // 10))),
+            "embedder": lambda: embedder.measure(base, min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
             "multihop": lambda: multihop.measure(base, max(6, scale.items // 100)),  # small and up: 20+
             # the last two of the corpus's sections: they move the workspace's alias to rebuilt indices

@@ -4,8 +4,9 @@ refusal or an outage leaves, the counts it reports), with no OpenSearch or Dynam
 from __future__ import annotations
 
 import json
+import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -119,6 +120,49 @@ def test_after_a_stop_the_entries_still_to_come_are_named_but_not_held(ports: An
     report = loader_of(ports, chunk_size=2).load(entries())
     assert report.stopped and report.unwritten == [f"acme:p-{n}" for n in range(1, 8)]
     assert alive_when_next and not any(alive_when_next)
+
+
+class CountingEmbedder(FixedEmbedder):
+    def __init__(self) -> None:
+        super().__init__({}, DIMENSION)
+        self.calls = 0
+        self.called = threading.Condition()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        with self.called:
+            self.calls += 1
+            self.called.notify_all()
+        return super().embed(texts)
+
+
+class WaitingWriter(MemoryItemWriter):
+    """Holds the documents of each chunk but the last until the embedder has been asked for the next
+    chunk's vectors, and notes whether that happened."""
+
+    def __init__(self, embedder: CountingEmbedder, chunks: int) -> None:
+        super().__init__()
+        self._embedder, self._chunks = embedder, chunks
+        self.saw_the_next_chunk_embedded: list[bool] = []
+
+    def index(self, items: Sequence[tuple[Item, Sequence[float]]]) -> list[WriteRefusal]:
+        chunk = len(self.saw_the_next_chunk_embedded) + 1
+        if chunk < self._chunks:
+            with self._embedder.called:  # a bound, not a pause: a loader that reads only after writing
+                seen = self._embedder.called.wait_for(lambda: self._embedder.calls > chunk, timeout=10)
+            self.saw_the_next_chunk_embedded.append(seen)
+        return super().index(items)
+
+
+def test_the_next_chunk_is_read_and_embedded_while_the_last_one_is_written() -> None:
+    """The load's reading (parsing, embedding) runs beside its writes, one chunk ahead; the writes keep
+    file order."""
+    embedder = CountingEmbedder()
+    items = WaitingWriter(embedder, chunks=3)
+    loader = Loader(items=items, lineage=MemoryLineageWriter(), embedder=embedder, chunk_size=2)
+    report = loader.load_lines([line(f"acme:p-{n}", embedding=None) for n in range(1, 6)])
+    assert (report.loaded, report.ok, embedder.calls) == (5, True, 3)
+    assert items.saw_the_next_chunk_embedded == [True, True]
+    assert list(items.documents) == [("acme", f"acme:p-{n}") for n in range(1, 6)]
 
 
 def test_the_pool_budget_refuses_lines_past_a_contexts_metadata_key_cap(ports: Any) -> None:

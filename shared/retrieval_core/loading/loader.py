@@ -3,8 +3,10 @@ through the write ports (``ports.ItemWriter``, ``ports.LineageWriter``; OpenSear
 
 Per chunk: embed what has no embedding, prepare the index of a context written for the first time,
 delete the rows a changed item no longer owns and write the rows it owns (together: distinct keys),
-write its card (with the new manifest) last, then index the documents. A chunk that fails is reported
-item by item; re-running the same file repairs the state, because every write is a put of a whole row
+write its card (with the new manifest) last, then index the documents. A chunk is read and embedded
+while the one before it is written (a vector a line turns out not to need, past a key budget, is
+embedded in vain); the writes go one chunk after another. A chunk that fails is reported item by item;
+re-running the same file repairs the state, because every write is a put of a whole row
 keyed by what the item is.
 
 A delete line removes the rows the item's manifest names and every row of its own lineage partition,
@@ -18,11 +20,13 @@ with the cause (``LoadReport.stopped``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import groupby
 from typing import Protocol
 
+from ..deadline import concurrently
 from ..errors import BackendUnavailableError, IncompleteBatchError
 from ..models.metadata import MetadataSchema
 from ..models.text_window import token_counter, window_of
@@ -167,35 +171,62 @@ class Loader:
         self, entries: Iterable[ParsedLine | DeleteLine | LineError], progress: LoadProgress | None
     ) -> LoadReport:
         """Entries in chunks of ``chunk_size``; a line error is reported where it stands (the reports
-        keep file order); after a stop, every later entry is named unwritten."""
+        keep file order); after a stop, every later entry is named unwritten.
+
+        A chunk is written (on a worker thread) while the next one is read and embedded here, so a load
+        costs about the longer of its writes and its reading, not their sum; the writes themselves stay
+        one chunk after another, in file order."""
         steps = _Steps()
         touched: set[str] = set()
-        chunk: list[ParsedLine | DeleteLine] = []
-        errors: list[LineError] = []
-        later: list[str] = []  # after a stop: only the ids of what is never written (not the vectors)
-        for entry in entries:
-            if isinstance(entry, LineError):
-                errors.append(entry)
-                if progress:
-                    progress.advance(1)
-                if len(errors) >= self._chunk_size:
-                    steps.add(LoadReport(errors=errors))
-                    errors = []
-            elif steps.stopped is not None:
-                later.append(_id_of(entry))
-            else:
-                chunk.append(entry)
-                if len(chunk) >= self._chunk_size:
-                    steps.add(LoadReport(errors=errors))
-                    steps.add(self._load_chunk(chunk, touched, progress))
-                    errors, chunk = [], []
-        steps.add(LoadReport(errors=errors))
-        if steps.stopped is not None:
-            steps.add(LoadReport(unwritten=later))
-        elif chunk:
-            steps.add(self._load_chunk(chunk, touched, progress))
+        remaining = iter(entries)
+        batches = _batches(remaining, self._chunk_size)
+        staged = self._staged(next(batches, None))
+        while staged is not None:
+            steps.add(LoadReport(errors=staged.errors))
+            if progress and staged.errors:
+                progress.advance(len(staged.errors))
+            touched |= staged.contexts
+            read = staged.read
+            written, staged = concurrently(
+                partial(self._load_chunk, staged), lambda: self._staged(next(batches, None))
+            )
+            steps.add(written)
+            if progress:
+                progress.advance(read)
+            if steps.stopped is not None:
+                batches.close()  # lets go of the chunk it last read
+                first = [] if staged is None else [*staged.latest]
+                if staged is not None:
+                    steps.add(LoadReport(errors=staged.errors))
+                staged = None
+                self._name_the_rest(first, remaining, steps, progress)
         steps.add(self._refreshed(touched, steps.stopped))
         return steps.report()
+
+    def _name_the_rest(
+        self,
+        first: list[ParsedLine | DeleteLine],
+        remaining: Iterator[ParsedLine | DeleteLine | LineError],
+        steps: _Steps,
+        progress: LoadProgress | None,
+    ) -> None:
+        """After a stop: every entry still to come named unwritten, one at a time (only its id is kept,
+        so what the load holds does not grow with what is left of the file); bad lines still reported."""
+        later = [_id_of(entry) for entry in first]
+        first.clear()
+        errors: list[LineError] = []
+        for entry in remaining:
+            if not isinstance(entry, LineError):
+                later.append(_id_of(entry))
+                continue
+            errors.append(entry)
+            if progress:
+                progress.advance(1)
+            if len(errors) >= self._chunk_size:
+                steps.add(LoadReport(errors=errors))
+                errors = []
+        steps.add(LoadReport(errors=errors))
+        steps.add(LoadReport(unwritten=later))
 
     def _refreshed(self, touched: set[str], stopped: str | None) -> LoadReport:
         """The written contexts made searchable, unless the load stopped (a stop reports itself)."""
@@ -207,27 +238,39 @@ class Loader:
             return LoadReport(stopped=error.message)
         return LoadReport()
 
-    def _load_chunk(
-        self, chunk: list[ParsedLine | DeleteLine], touched: set[str], progress: LoadProgress | None
-    ) -> LoadReport:
-        """Apply one chunk, adding the contexts whose index it writes to ``touched``."""
-        # A later line with the same id replaces an earlier one, as a reload would; what remains runs
-        # in file order, one run of consecutive upserts or deletes at a time.
-        latest = sorted({_id_of(parsed): parsed for parsed in chunk}.values(), key=lambda p: p.line)
-        # A context's index is created on its first write, from the one mapping.
+    def _staged(self, batch: _Batch | None) -> _Staged | None:
+        """What a chunk will write, read ahead of its turn: its entries deduplicated (a later line with
+        the same id replaces an earlier one, as a reload would), the contexts it writes, and the vectors
+        its items lack (one embedder call), or why they could not be made."""
+        if batch is None:
+            return None
+        latest = sorted({_id_of(entry): entry for entry in batch.chunk}.values(), key=lambda p: p.line)
+        missing = [p.item for p in latest if isinstance(p, ParsedLine) and p.item.embedding is None]
+        vectors: dict[str, list[float]] = {}
+        stopped = None
+        try:
+            if missing:
+                computed = self._embedder.embed([item.embedding_text for item in missing])
+                vectors = {item.id: vector for item, vector in zip(missing, computed, strict=True)}
+        except BackendUnavailableError as error:
+            stopped = error.message
         contexts = {p.context_id if isinstance(p, DeleteLine) else p.item.context_id for p in latest}
-        touched |= contexts
-        steps = [self._prepared(contexts)]
-        for is_delete, grouped in groupby(latest, key=lambda p: isinstance(p, DeleteLine)):
+        return _Staged(batch.errors, latest, len(batch.chunk), contexts, vectors, stopped)
+
+    def _load_chunk(self, staged: _Staged) -> LoadReport:
+        """Apply one staged chunk: what remains runs in file order, one run of consecutive upserts or
+        deletes at a time. A context's index is created on its first write, from the one mapping."""
+        if staged.stopped is not None:
+            return LoadReport(unwritten=[_id_of(p) for p in staged.latest], stopped=staged.stopped)
+        steps = [self._prepared(staged.contexts)]
+        for is_delete, grouped in groupby(staged.latest, key=lambda p: isinstance(p, DeleteLine)):
             run = list(grouped)
             if any(step.stopped is not None for step in steps):
                 steps.append(LoadReport(unwritten=[_id_of(p) for p in run]))
             elif is_delete:
                 steps.append(self._delete([p for p in run if isinstance(p, DeleteLine)]))
             else:
-                steps.append(self._upsert([p for p in run if isinstance(p, ParsedLine)]))
-        if progress:
-            progress.advance(len(chunk))
+                steps.append(self._upsert([p for p in run if isinstance(p, ParsedLine)], staged.vectors))
         return LoadReport.combined(steps)
 
     def _prepared(self, contexts: set[str]) -> LoadReport:
@@ -237,7 +280,7 @@ class Loader:
             return LoadReport(stopped=error.message)
         return LoadReport()
 
-    def _upsert(self, parsed_lines: list[ParsedLine]) -> LoadReport:
+    def _upsert(self, parsed_lines: list[ParsedLine], computed: dict[str, list[float]]) -> LoadReport:
         """Rows and cards first, the document last: every reader reaches an item through its document
         (lineage and graph answers keep only items whose document exists), so no reader sees rows
         without a document; a load stopped in between leaves rows that the re-run overwrites."""
@@ -247,7 +290,7 @@ class Loader:
                 steps.append(LoadReport(errors=self._keys.admit(parsed_lines)))
                 parsed_lines = _without(parsed_lines, steps[-1].errors)
             steps.append(self._vector_checks(parsed_lines))
-            embeddings = self._embeddings(_without(parsed_lines, steps[-1].errors))
+            embeddings = _embeddings(_without(parsed_lines, steps[-1].errors), computed)
             items = [p.item for p in parsed_lines if p.item.id in embeddings]
             existed = self._lineage.write(items)
             refusals = self._items.index([(item, embeddings[item.id]) for item in items])
@@ -308,14 +351,55 @@ class Loader:
         past_window = [item.id for item in missing if count(item.text) > window]
         return LoadReport(errors=errors, past_window=past_window)
 
-    def _embeddings(self, parsed_lines: list[ParsedLine]) -> dict[str, list[float]]:
-        """Every item's vector: its own, or embedded here (one call for all that have none)."""
-        vectors = {p.item.id: p.item.embedding for p in parsed_lines if p.item.embedding is not None}
-        missing = [p.item for p in parsed_lines if p.item.embedding is None]
-        if missing:
-            computed = self._embedder.embed([item.embedding_text for item in missing])
-            vectors.update({item.id: vector for item, vector in zip(missing, computed, strict=True)})
-        return vectors
+
+def _embeddings(parsed_lines: list[ParsedLine], computed: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Every item's vector: its own, or the one embedded for it when its chunk was read."""
+    return {
+        p.item.id: p.item.embedding if p.item.embedding is not None else computed[p.item.id]
+        for p in parsed_lines
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """A chunk of entries and the bad lines read while it filled (those come first in the report)."""
+
+    errors: list[LineError]
+    chunk: list[ParsedLine | DeleteLine]
+
+
+def _batches(
+    entries: Iterable[ParsedLine | DeleteLine | LineError], size: int
+) -> Generator[_Batch, None, None]:
+    """``entries`` in chunks of ``size``; bad lines are let go every ``size`` of them too (with an
+    empty chunk), so a file of bad lines holds no more than that at once."""
+    errors: list[LineError] = []
+    chunk: list[ParsedLine | DeleteLine] = []
+    for entry in entries:
+        if isinstance(entry, LineError):
+            errors.append(entry)
+        else:
+            chunk.append(entry)
+        if len(chunk) >= size or len(errors) >= size:
+            yield _Batch(errors, chunk)
+            errors, chunk = [], []
+    if errors or chunk:
+        yield _Batch(errors, chunk)
+
+
+@dataclass(frozen=True, slots=True)
+class _Staged:
+    """A chunk read ahead of its writes (``Loader._staged``)."""
+
+    errors: list[LineError]
+    latest: list[ParsedLine | DeleteLine]
+    read: int
+    """Entries the chunk held before deduplication (what the progress bar counts)."""
+    contexts: set[str]
+    vectors: dict[str, list[float]]
+    """The vectors embedded for its items that came without one."""
+    stopped: str | None
+    """Why those vectors could not be made (the embedder is unavailable): the chunk is not written."""
 
 
 class _Steps:
