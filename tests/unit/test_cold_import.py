@@ -85,3 +85,18 @@ def test_models_other_paths_validate_are_not_built_by_the_import(report: dict[st
 def test_no_model_takes_a_builtin_type_as_default_factory(report: dict[str, list[str]]) -> None:
     # Pydantic tokenizes a builtin's text signature to read it; models.defaults has the functions.
     assert report["builtin_factories"] == []
+
+
+FIRST_AUTO_REQUEST_MODULES = ("retrieval_core.retrieval.auto", "retrieval_core.understanding.reading")
+"""Reading a question: the first auto request imports it, not a container serving another mode."""
+
+
+def test_the_ranking_a_retrieve_container_builds_leaves_reading_a_question_to_auto() -> None:
+    code = (
+        "import sys\n"
+        "from retrieval_core.bootstrap import Container\n"
+        "from retrieval_core.config import Settings\n"
+        "Container(Settings()).ranking  # every mode's arms, as a container's first request builds them\n"
+        f"print([m for m in {FIRST_AUTO_REQUEST_MODULES!r} if m in sys.modules])\n"
+    )
+    assert python(code).stdout.strip().splitlines()[-1] == "[]"

@@ -17,7 +17,6 @@ from typing import TypeVar
 from ..deadline import concurrently
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, FeedbackHit, HybridSearch
-from .auto import auto_arms
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan, plan_as
@@ -167,6 +166,10 @@ class AutoArms(HybridArms):
         self.check_embedder(job)
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
+        # Reading a question (``understanding``) is imported by the first auto request, not by a
+        # container that serves other modes: about 15 ms of a cold start.
+        from .auto import auto_arms
+
         store, depth = require(self._can.question, "auto"), self.depth(job)
         vector = self.vector(job, query)
         plan = plan_as(job.plan, AutoPlan)
