@@ -39,6 +39,10 @@ NEIGHBOUR_SPAN = 4
 LONG_RANGE_SHARE = 0.02
 SUPERSEDED_SHARE = 0.03
 TOPICS = 64
+NOISE = 0.08
+"""A synthetic vector's noise per dimension around its topic's centroid (norm about 1.6 in 384
+dimensions, against the centroid's 1): nearly random within a topic, HNSW's hard case
+(``bench.intrinsic``)."""
 _SYLLABLES = [
     "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "fi", "gu", "he", "jo", "be",
     "ca", "de", "ro", "ta", "li", "mo", "na", "ve", "xu", "yo", "qi", "wa", "so", "ri", "el", "an",
@@ -102,7 +106,7 @@ def _words(rng: np.random.Generator, count: int) -> list[str]:
     return list(words)
 
 
-def _unit(rows: np.ndarray) -> np.ndarray:
+def unit_rows(rows: np.ndarray) -> np.ndarray:
     unit: np.ndarray = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
     return unit
 
@@ -117,7 +121,7 @@ class _Generator:
         taken = set(self.vocabulary)
         candidates = _words(self.rng, scale.entities + len(taken))
         self.names = [w.capitalize() for w in candidates if w not in taken][: scale.entities]
-        self.centroids = _unit(self.rng.standard_normal((TOPICS, DIMENSION)))
+        self.centroids = unit_rows(self.rng.standard_normal((TOPICS, DIMENSION)))
 
     def text(self, entities: list[int], count: int) -> str:
         words = [self.vocabulary[int(i)] for i in self.rng.choice(len(self.vocabulary), count, p=self.zipf)]
@@ -177,8 +181,8 @@ class _Generator:
                     adjacency.setdefault(a, set()).update(b for b in ends if b != a)
         vectors = None
         if not scale.real_embeddings:
-            noise = self.rng.standard_normal((len(items), DIMENSION)) * 0.08
-            vectors = _unit(self.centroids[np.array(topics)] + noise).astype(np.float32)
+            noise = self.rng.standard_normal((len(items), DIMENSION)) * NOISE
+            vectors = unit_rows(self.centroids[np.array(topics)] + noise).astype(np.float32)
         last = set(generations[-1])
         deepest = [i["id"] for i in items if i["id"] in last and i["status"] == "ACTIVE"]
         return Corpus(
@@ -269,5 +273,5 @@ def synthetic_query_vectors(corpus: Corpus, count: int, seed: int = SEED) -> lis
     assert corpus.vectors is not None
     rng = np.random.default_rng(seed + 200)
     picks = corpus.vectors[rng.integers(0, len(corpus.vectors), count)]
-    vectors = _unit(picks + rng.standard_normal(picks.shape) * 0.05)
+    vectors = unit_rows(picks + rng.standard_normal(picks.shape) * 0.05)
     return [[round(float(v), 6) for v in row] for row in vectors]
