@@ -117,7 +117,15 @@ def _workers() -> ThreadPoolExecutor:
 def concurrently(first: Callable[[], T], second: Callable[[], B]) -> tuple[T, B]:
     """``first`` on a worker thread (with this deadline) while ``second`` runs on this one. A search
     waits on the network and an embedding on native code: neither holds the GIL for long, so the two
-    cost about the longer of them instead of their sum."""
+    cost about the longer of them instead of their sum. When ``second`` fails, its error leaves only
+    once ``first`` has ended too: nothing the call started runs on behind its caller (a Lambda would
+    freeze it mid-flight; a load would be reported failed with a chunk still being written)."""
+    from concurrent.futures import wait
+
     started = _workers().submit(carry(first))
-    other = second()
+    try:
+        other = second()
+    except BaseException:
+        wait((started,))
+        raise
     return started.result(), other

@@ -41,3 +41,19 @@ def test_a_failed_first_pass_fails_the_request() -> None:
 
     with pytest.raises(RuntimeError, match="search failed"):
         concurrently(failing, lambda: 1)
+
+
+def test_a_failed_second_call_leaves_only_once_the_first_has_ended() -> None:
+    second_failed, first_ended = threading.Event(), threading.Event()
+
+    def first() -> None:
+        assert second_failed.wait(timeout=10)
+        first_ended.set()
+
+    def second() -> None:
+        second_failed.set()
+        raise RuntimeError("embedding failed")
+
+    with pytest.raises(RuntimeError, match="embedding failed"):
+        concurrently(first, second)
+    assert first_ended.is_set()
