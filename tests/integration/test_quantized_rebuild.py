@@ -15,6 +15,7 @@ from retrieval_core.adapters.opensearch.index import VECTOR_FIELD, ContextIndice
 from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.store import OpenSearchStore
 from retrieval_core.config import Settings
+from retrieval_core.models.metadata import FieldType
 
 from dev.tables import scratch_space
 from tests.integration.bucketed_vectors import clustered, filtered_recalls, load
@@ -40,7 +41,9 @@ def rebuilt(
     dimension = stack_settings.embedding_dimension
     vectors, buckets = clustered(np.random.default_rng(51), SIZE, dimension)
     with scratch_space(stack_settings, "q") as base:
-        fp32 = base.model_copy(update={"metadata_fields": {"bucket": "number"}, "opensearch_knn_m": 24})
+        fp32 = base.model_copy(
+            update={"metadata_fields": {"bucket": FieldType.NUMBER}, "opensearch_knn_m": 24}
+        )
         layout = IndexLayout.of(fp32)
         embedder = bootstrap.Container(fp32).embedder.name
         indices = ContextIndices(opensearch, layout, IndexSpec.of(fp32, dimension, embedder=embedder))
