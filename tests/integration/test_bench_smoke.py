@@ -158,13 +158,20 @@ def test_the_embedder_section_embeds_every_text_at_every_bound(tiny_report: tupl
     assert all(run["calls"] == measured["texts"] and run["texts_per_s"] > 0 for run in measured["runs"])
     throttled = measured["over_quota_at_16"]  # every text embedded, each throttled answer retried
     assert throttled["calls"] == measured["texts"] + throttled["throttled"]
+    loader = measured["loader"]  # the loader on texts without vectors, at the stand-in's speed
+    assert loader["items"] == 1_024 and loader["items_per_s"] > 0 and loader["embedder_alone_texts_per_s"] > 0
     assert "### The deployed embedder's calls" in tiny_report[1]
 
 
 def test_the_bulk_section_sets_the_loader_beside_parallel_bulk(tiny_report: tuple[dict, str, Path]) -> None:
     measured = tiny_report[0]["results"]["bulk"]
     assert measured["items"] == TINY.items
-    rates = ("loader_items_per_s", "writer_alone_items_per_s", "parallel_bulk_items_per_s")
+    rates = (
+        "loader_items_per_s",
+        "writer_alone_items_per_s",
+        "parallel_bulk_items_per_s",
+        "plain_same_writes_items_per_s",
+    )
     assert all(measured[rate] > 0 for rate in rates)
     assert "### Load throughput against parallel_bulk" in tiny_report[1]
 
