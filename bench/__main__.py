@@ -75,6 +75,10 @@ SECTIONS = (
 )
 
 
+DOCUMENTS_ONLY_SECTIONS = frozenset({"retrieve", "floor", "filtered", "vectors", "knn", "int8"})
+"""What reads the index alone (sessionless requests, no graph): ``--documents-only`` loads no rows."""
+
+
 class SectionsFailedError(RuntimeError):
     """Some sections failed; the report of the others is written, and the partial file kept."""
 
@@ -116,9 +120,17 @@ def run(
     *,
     resume: bool = False,
     encoding: str | None = None,
+    documents_only: bool = False,
 ) -> dict[str, Any]:
     """Measure at ``scale_name``; DynamoDB is the bench's own indexed moto unless ``stack_dynamodb``;
-    ``encoding`` (fp32 | int8) overrides the declared vector encoding of the index the bench loads."""
+    ``encoding`` (fp32 | int8) overrides the declared vector encoding of the index the bench loads;
+    ``documents_only`` loads the corpus's documents and not its rows (``DOCUMENTS_ONLY_SECTIONS``)."""
+    if documents_only and not set(sections) <= DOCUMENTS_ONLY_SECTIONS:
+        others = ", ".join(sorted(set(sections) - DOCUMENTS_ONLY_SECTIONS))
+        raise SectionsFailedError(
+            f"--documents-only loads no DynamoDB rows, and {others} read them: choose from "
+            f"{', '.join(sorted(DOCUMENTS_ONLY_SECTIONS))} with --only"
+        )
     with bench_dynamodb(out_dir, use_stack=stack_dynamodb) as endpoint:
         label = (
             "the stack's moto" if stack_dynamodb else "moto with partition-indexed Query (bench.moto_indexed)"
@@ -128,7 +140,17 @@ def run(
             update["opensearch_vector_encoding"] = encoding
         base = stack_settings(endpoint).model_copy(update=update)
         checkpoint = Checkpoint(out_dir, scale_name, resume)
-        return _run(SCALES[scale_name], out_dir, sam_build_dir, sections, keep, base, label, checkpoint)
+        return _run(
+            SCALES[scale_name],
+            out_dir,
+            sam_build_dir,
+            sections,
+            keep,
+            base,
+            label,
+            checkpoint,
+            documents_only,
+        )
 
 
 def _run(
@@ -140,6 +162,7 @@ def _run(
     base: Settings,
     dynamodb_label: str,
     checkpoint: Checkpoint,
+    documents_only: bool = False,
 ) -> dict[str, Any]:
     from retrieval_core.adapters.opensearch.client import build_client
 
@@ -164,7 +187,7 @@ def _run(
         load_seconds = results.get("load_seconds", 0.0)
         if loaded:
             say(f"loading through the real loader ({vectors_kind} vectors) for {', '.join(loaded)}")
-            load_seconds = load(settings, corpus)
+            load_seconds = load(settings, corpus, rows=not documents_only)
             checkpoint.record("load_seconds", load_seconds)
         probe = Probe()
         truth = filtered.ExactTruth()  # exact search's answers, shared by filtered, knn and int8
@@ -233,6 +256,7 @@ def _run(
             "rounds": scale.rounds,
             "seed": "bench.scales.SEED",
             "isolation_model": settings.isolation_model,
+            "loaded": "documents only (no DynamoDB rows)" if documents_only else "documents and rows",
         },
         "load_seconds": load_seconds,
         "results": results,
@@ -270,6 +294,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=("fp32", "int8"),
         help="the index's vector encoding (default: RETRIEVAL_OPENSEARCH_VECTOR_ENCODING, else fp32)",
     )
+    parser.add_argument(
+        "--documents-only",
+        action="store_true",
+        help="load the documents without their DynamoDB rows (only for "
+        + ", ".join(sorted(DOCUMENTS_ONLY_SECTIONS))
+        + "; a million items' rows are most of an xlarge load)",
+    )
     add_stack_dynamodb_flag(parser)
     args = parser.parse_args(argv)
     try:
@@ -282,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             args.stack_dynamodb,
             resume=args.resume,
             encoding=args.vectors,
+            documents_only=args.documents_only,
         )
     except (
         StackDownError,

@@ -208,7 +208,8 @@ def markdown(report: dict[str, Any]) -> str:
         f"Machine: {m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python {m['python']}, "
         f"OpenSearch {m['opensearch']} (single local node), DynamoDB: {m['dynamodb']}. "
         f"Corpus: {corpus['items']:,} items, {corpus['edges']:,} edge rows, {corpus['entities']:,} entities, "
-        f"{corpus['vectors']} vectors; loaded in {report['load_seconds']:.0f}s "
+        f"{corpus['vectors']} vectors; {corpus.get('loaded', 'documents and rows')} loaded in "
+        f"{report['load_seconds']:.0f}s "
         f"(isolation model {corpus['isolation_model']}). "
         f"Latencies in ms; ratios are medians over {corpus['rounds']} interleaved rounds.",
         "",

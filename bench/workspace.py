@@ -4,11 +4,13 @@ the handlers read pointing at them (the same recipe as tests/integration/corpus_
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
+from retrieval_core.models.item import Item
+from retrieval_core.ports import ItemKey
 from retrieval_dev.cli.environment import use_local_stack_env
 
 from dev import moto_server, opensearch_node
@@ -41,6 +43,22 @@ def environment(changes: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+class NoRows:
+    """A ``LineageWriter`` that writes nothing: the loader's documents alone (``load(rows=False)``)."""
+
+    def write(self, items: Sequence[Item]) -> set[str]:
+        return set()
+
+    def discard(self, items: Sequence[Item]) -> None:
+        return None
+
+    def delete_links(self, keys: Sequence[ItemKey]) -> set[str]:
+        return set()
+
+    def delete_cards(self, keys: Sequence[ItemKey]) -> None:
+        return None
 
 
 class StackDownError(RuntimeError):
@@ -80,15 +98,17 @@ def workspace(base: Settings, scale_name: str, *, keep: bool = False) -> Iterato
             say(f"kept the corpus: alias {settings.opensearch_alias} and its tables")
 
 
-def load(settings: Settings, corpus: Corpus) -> float:
+def load(settings: Settings, corpus: Corpus, *, rows: bool = True) -> float:
     """Load the corpus through the real loader in batches; returns the seconds the loader took (the
     bench rendering each batch's JSON lines beforehand is not counted: at a million lines of 384 floats
-    it is minutes of the bench's own work)."""
+    it is minutes of the bench's own work). Without ``rows`` the loader writes the documents and no
+    DynamoDB rows (``NoRows``): for the sections that read the index alone."""
     import time
 
     from retrieval_core.bootstrap import Container
 
-    loader = Container(settings).loader
+    container = Container(settings) if rows else Container(settings, overrides={"lineage_writer": NoRows()})
+    loader = container.loader
     total = len(corpus.items)
     counter = Counter(total, "loading items")
     loading = 0.0
