@@ -123,7 +123,8 @@ bench: install check-prereqs
 	      || echo "sam build failed (see .bench/sam-build.log): package sizes not measured" >&2; \
 	  fi; \
 	  $(PY) -m bench --scale $(SCALE) --sam-build-dir $(BENCH_SAM_DIR) $(if $(ONLY),--only $(ONLY)) \
-	    $(if $(RESUME),--resume) $(if $(VECTORS),--vectors $(VECTORS)) || status=$$?; \
+	    $(if $(RESUME),--resume) $(if $(VECTORS),--vectors $(VECTORS)) $(if $(DOCUMENTS_ONLY),--documents-only) \
+	    || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # `retrieval sync` on a generated folder of FILES text files with sidecars, a PDF and a corrupt PDF, then an
