@@ -57,13 +57,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from retrieval_core import base64url
 from retrieval_core.adapters import ssm_parameters
 from retrieval_core.context import usage_identifier_key
-from retrieval_core.entrypoints.headers import header_value
 from retrieval_core.entrypoints.token_contexts import (
     ContextListError,
     ContextNotGrantedError,
     selected_context,
     token_contexts,
 )
+from retrieval_core.entrypoints.wire import header_value
 from retrieval_core.errors import UnauthenticatedError
 
 SECRET_PARAMETER_ENV = "AUTHORIZER_SECRET_PARAMETER"

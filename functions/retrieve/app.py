@@ -15,7 +15,6 @@ from retrieval_core.bootstrap import container
 from retrieval_core.context import CallerContext
 from retrieval_core.documents.listing import MAX_KEY_CHARS, DocumentList, list_request
 from retrieval_core.documents.status import DocumentStatus
-from retrieval_core.entrypoints.answers import answer_json
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
@@ -26,8 +25,8 @@ from retrieval_core.entrypoints.api import (
 )
 from retrieval_core.entrypoints.bedrock import route as knowledge_base
 from retrieval_core.entrypoints.direct import DirectInvocation
-from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER, header_values
 from retrieval_core.entrypoints.snapstart import refreshed, register, warm_routes
+from retrieval_core.entrypoints.wire import IDEMPOTENCY_HEADER, SESSION_HEADER, answer_json, header_values
 from retrieval_core.policy import SessionView
 from retrieval_core.retrieval.requests import (
     SERVED_MODES,

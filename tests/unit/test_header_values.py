@@ -1,9 +1,9 @@
-"""Request headers read one way everywhere (``entrypoints.headers``): names compare case-insensitively,
+"""Request headers read one way everywhere (``entrypoints.wire``): names compare case-insensitively,
 of two spellings of one name the later wins, and a value that is not text reads as absent."""
 
 from __future__ import annotations
 
-from retrieval_core.entrypoints.headers import IDEMPOTENCY_HEADER, SESSION_HEADER, header_value, header_values
+from retrieval_core.entrypoints.wire import IDEMPOTENCY_HEADER, SESSION_HEADER, header_value, header_values
 
 
 def test_several_headers_come_back_in_the_order_asked() -> None:

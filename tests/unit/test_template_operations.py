@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from retrieval_core.config import ORIGIN_PATTERN, Settings
-from retrieval_core.entrypoints import cors, headers
+from retrieval_core.entrypoints import cors, wire
 from test_template import ROOT, TEMPLATE, resource, template
 
 from tests.processes import python
@@ -333,12 +333,14 @@ def quoted(values: tuple[str, ...] | str) -> str:
 def test_cors_allows_every_header_the_api_reads() -> None:
     read = [
         node.value.value
-        for node in ast.parse((ROOT / "shared/retrieval_core/entrypoints/headers.py").read_text()).body
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+        for node in ast.parse((ROOT / "shared/retrieval_core/entrypoints/wire.py").read_text()).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and any(isinstance(t, ast.Name) and t.id.endswith("_HEADER") for t in node.targets)
     ]
     assert read and set(read) <= set(cors.ALLOWED_HEADERS)
     assert {"Authorization", "Content-Type", "Idempotency-Key"} <= set(cors.ALLOWED_HEADERS)
-    assert {headers.CONTEXT_HEADER, headers.SESSION_HEADER} <= set(cors.ALLOWED_HEADERS)
+    assert {wire.CONTEXT_HEADER, wire.SESSION_HEADER} <= set(cors.ALLOWED_HEADERS)
 
 
 def evaluate(node: Any, parameters: dict[str, Any]) -> Any:

@@ -18,16 +18,14 @@ from pydantic import BaseModel
 from .. import deadline, metering
 from ..bootstrap import container
 from ..context import CallerContext
-from .answers import answer_json
 from .bedrock import GENERATE_ROUTES
 from .bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
-from .bodies import parse_json, require_json
 from .claims import Caller, caller_from_event
 from .cors import ORIGIN_HEADER, granted_origin, preflight_response, with_cors
 from .direct import DirectInvocation, handle_direct
-from .headers import header_value
 from .instruments import Handler, Instruments, count_errors
 from .responses import describe_validation, error_status_body
+from .wire import answer_json, header_value, parse_json, require_json
 
 CALLER_KEY = "caller"
 PREFLIGHT_METRIC = "Preflights"

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..context import CallerContext
 from ..errors import ForbiddenError, InvalidRequestError, UnauthenticatedError
-from .headers import CONTEXT_HEADER
+from .wire import CONTEXT_HEADER
 
 SESSION_LIMIT_CLAIM = "session_limit"
 

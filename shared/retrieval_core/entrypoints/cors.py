@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from .headers import CONTEXT_HEADER, SESSION_HEADER
+from .wire import CONTEXT_HEADER, SESSION_HEADER
 
 ALLOWED_HEADERS = (
     "Authorization",

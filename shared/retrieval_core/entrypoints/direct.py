@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..context import CallerContext
 from ..models.defaults import empty_dict
-from .answers import answer_body
 from .responses import describe_validation, error_status_body
+from .wire import answer_body
 
 
 class DirectInvocation(BaseModel):

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..context import CONTEXT_ID_PATTERN
 from ..errors import ForbiddenError, UnauthenticatedError
-from .headers import CONTEXT_HEADER, header_value
+from .wire import CONTEXT_HEADER, header_value
 
 MAX_TOKEN_CONTEXTS = 32
 """A token listing more contexts than this is refused (the authorizer's context travels in every event)."""

@@ -220,5 +220,5 @@ class RetrieveResponse(BaseModel):
         return self
 
     def serialisation_exclude(self) -> dict[str, Any] | None:
-        """What writing this answer leaves out (``entrypoints.answers``); None for nothing."""
+        """What writing this answer leaves out (``entrypoints.wire``); None for nothing."""
         return {"hits": {"__all__": set(self._omitted)}} if self._omitted else None

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.context import CONTEXT_ID_PATTERN
-from retrieval_core.entrypoints import headers
+from retrieval_core.entrypoints import wire
 from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
 from retrieval_core.entrypoints.bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from retrieval_core.entrypoints.bedrock.errors import ERROR_CODES, ERROR_TYPE_HEADER, INTERNAL
@@ -87,17 +87,17 @@ def _optional_header(name: str, description: str, pattern: str) -> dict[str, Any
 
 
 CONTEXT_PARAM = _optional_header(
-    headers.CONTEXT_HEADER,
+    wire.CONTEXT_HEADER,
     "Which of the caller's allowed contexts to act in; required when the claims list several.",
     CONTEXT_ID_PATTERN.pattern,
 )
 SESSION_PARAM = _optional_header(
-    headers.SESSION_HEADER,
+    wire.SESSION_HEADER,
     "Retrieval session id, when the body carries no `session_id`.",
     SESSION_ID_JSON_PATTERN,
 )
 IDEMPOTENCY_PARAM = _optional_header(
-    headers.IDEMPOTENCY_HEADER,
+    wire.IDEMPOTENCY_HEADER,
     "Idempotency key (needs a session), when the body carries no `idempotency_key`: the same key with the "
     "same request returns the first answer again without spending budget.",
     IDEMPOTENCY_KEY_PATTERN.pattern,

@@ -20,7 +20,7 @@ from ...context import CallerContext
 from ...errors import ForbiddenError, InvalidRequestError
 from ...models.knowledge_bases import parse_reference
 from ..claims import Caller, caller_from_event
-from ..headers import CONTEXT_HEADER
+from ..wire import CONTEXT_HEADER
 
 NOT_GRANTED = "No authority granted this knowledge base."
 ContextOf = Callable[[str], str | None]

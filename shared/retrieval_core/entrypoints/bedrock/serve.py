@@ -12,8 +12,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from ...errors import InvalidRequestError
 from ...retrieval.requests import checked_session_id
-from ..bodies import parse_json, require_json
-from ..headers import SESSION_HEADER
+from ..wire import SESSION_HEADER, parse_json, require_json
 from .answers import retrieve_answer
 from .caller import knowledge_base_caller
 from .errors import bedrock_error

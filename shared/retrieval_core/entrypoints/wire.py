@@ -1,5 +1,9 @@
-"""Request bodies as the API accepts them: JSON only, parsed with bounds so that no body, however
-hostile, gets past the edge as anything but a 415 or a 422."""
+"""What travels between a caller and a function, read and written one way: the request headers the API
+reads besides the authorizer's claims (names as documented; HTTP header names compare
+case-insensitively), request bodies as the API accepts them (JSON only, parsed with bounds so that no
+body, however hostile, gets past the edge as anything but a 415 or a 422), and a route's answer as JSON,
+the same for API Gateway and direct invocations (an answer may leave parts out of what it writes: a
+retrieve answer drops the hit parts its request did not ``include``)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,38 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from .errors import JSON_MEDIA_TYPE, UnsupportedMediaTypeError
+
+CONTEXT_HEADER = "X-Context-Id"
+"""Which of the caller's allowed contexts to act in, when the claims list several."""
+
+SESSION_HEADER = "X-Retrieval-Session"
+"""The retrieval session id, when the body carries no ``session_id``."""
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+"""A retrieve's idempotency key, when the body carries no ``idempotency_key``."""
+
+
+def header_value(headers: Mapping[str, Any] | None, name: str) -> str | None:
+    """A request header's value, its name compared case-insensitively; of two spellings of one name the
+    later wins, as the functions read it (``claims.caller_from_event``)."""
+    (value,) = header_values(headers, name)
+    return value
+
+
+def header_values(headers: Mapping[str, Any] | None, *names: str) -> tuple[str | None, ...]:
+    """The values of the headers ``names``, in order, read as ``header_value`` reads one (None when a
+    header is absent or is not text), in one pass over the headers."""
+    wanted = {name.lower(): position for position, name in enumerate(names)}
+    found: list[str | None] = [None] * len(names)
+    for key, value in (headers or {}).items():
+        position = wanted.get(str(key).lower())
+        if position is not None:
+            found[position] = value if isinstance(value, str) else None
+    return tuple(found)
+
 
 MAX_JSON_DEPTH = 32
 """Deeper than any valid request (the deepest is ``pack`` or ``window`` inside the body: 2 levels)."""
@@ -78,3 +113,18 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
         # JSON: its containers are exactly dict and list, which a type lookup tells fastest.)
         pending.extend((child, depth + 1) for child in children if type(child) in _CONTAINERS)
     return False
+
+
+def _exclude(answer: BaseModel) -> dict[str, Any] | None:
+    leave_out = getattr(answer, "serialisation_exclude", None)
+    return leave_out() if callable(leave_out) else None
+
+
+def answer_json(answer: BaseModel) -> str:
+    """JSON text written by pydantic-core in one pass."""
+    return answer.model_dump_json(by_alias=True, exclude=_exclude(answer))
+
+
+def answer_body(answer: BaseModel) -> Any:
+    """JSON-ready Python values (a direct invocation's ``body``)."""
+    return answer.model_dump(mode="json", by_alias=True, exclude=_exclude(answer))
