@@ -14,8 +14,8 @@ from retrieval_dev.cli.lambda_runtime import FUNCTION_OUTPUT, LambdaContext, han
 
 from bench.flow import counted
 
-FILES = 38
-SWITCHES = 100
+FILES = 37
+SWITCHES = 99
 
 
 def test_one_warm_hybrid_request_enters_few_files(corpus_settings: Settings) -> None:

@@ -18,8 +18,7 @@ from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilt
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
-from retrieval_core.retrieval.plans import FusedPlan
-from retrieval_core.retrieval.prepared import prepare
+from retrieval_core.retrieval.plans import FusedPlan, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.stages.base import Job, Ranked
 from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, MultiHop

@@ -20,8 +20,7 @@ from retrieval_core.retrieval import modes
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.pager import Page, Pager
 from retrieval_core.retrieval.paging import PageTokens, PagingConfig
-from retrieval_core.retrieval.plans import AutoPlan
-from retrieval_core.retrieval.prepared import PreparedQuery, prepare
+from retrieval_core.retrieval.plans import AutoPlan, PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
 NOW = 1_000_000

@@ -20,7 +20,7 @@ from retrieval_core.retrieval.errors import (
 )
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition, PageTokens
-from retrieval_core.retrieval.prepared import PreparedQuery, prepare
+from retrieval_core.retrieval.plans import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
 

@@ -8,7 +8,7 @@ from retrieval_core.ports import Capabilities
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.pager import Page, Pager
-from retrieval_core.retrieval.prepared import PreparedQuery, prepare
+from retrieval_core.retrieval.plans import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
 

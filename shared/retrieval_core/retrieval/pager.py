@@ -26,8 +26,7 @@ from .errors import NextTokenExpiredError
 from .fusion import diversify
 from .paging import PagePosition, PageTokens, PagingConfig, new_cursor_id
 from .pipeline import Ranking, RankingPipeline
-from .plans import AutoPlan, expands_graph, reads_the_clock
-from .prepared import PreparedQuery
+from .plans import AutoPlan, PreparedQuery, expands_graph, reads_the_clock
 from .requests import Mode
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 

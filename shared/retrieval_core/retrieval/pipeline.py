@@ -22,8 +22,7 @@ from .config import RetrievalConfig
 from .errors import CapabilityMissingError
 from .fusion import built
 from .modes import MODES, Modes
-from .plans import FusedPlan, expands_graph
-from .prepared import PreparedQuery
+from .plans import FusedPlan, PreparedQuery, expands_graph
 from .responses import AppliedLimits
 from .stages.base import Applied, Job, Pool, Ranked, Searched, SearchQuery, Stage, Step
 from .stages.cut import weighed_and_cut

@@ -20,7 +20,7 @@ from ..ports import ContextFieldTypes
 from .config import RetrievalConfig
 from .modes import MODES, Modes
 from .pager import Page, Pager
-from .prepared import PreparedQuery, prepare
+from .plans import PreparedQuery, prepare
 from .requests import RetrieveRequest
 from .responses import RetrieveResponse
 

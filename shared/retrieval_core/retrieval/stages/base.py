@@ -18,8 +18,7 @@ from ...models.vocabulary import Kind
 from ...ports import Expansion, SearchFilters
 from ..feedback import FeedbackOptions, FeedbackText
 from ..fusion import Fused
-from ..plans import Plan
-from ..prepared import PreparedQuery
+from ..plans import Plan, PreparedQuery
 from ..responses import Inference
 
 T = TypeVar("T")
