@@ -14,8 +14,8 @@ from retrieval_dev.cli.lambda_runtime import FUNCTION_OUTPUT, LambdaContext, han
 
 from bench.flow import counted
 
-FILES = 37
-SWITCHES = 99
+FILES = 36
+SWITCHES = 97
 
 
 def test_one_warm_hybrid_request_enters_few_files(corpus_settings: Settings) -> None:

@@ -11,7 +11,7 @@ import pytest
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.models.cursors import id_fingerprints
-from retrieval_core.policy.kind import HITS
+from retrieval_core.policy.policy import HITS
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.errors import (
     NextTokenExpiredError,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from retrieval_core.errors import InvalidRequestError
-from retrieval_core.policy.kind import allow_within_context
+from retrieval_core.policy.policy import allow_within_context
 from retrieval_core.policy.query import (
     MAX_QUERY_BYTES,
     PreparedQuestion,

@@ -47,9 +47,8 @@ from .errors import (
     SessionNotFoundError,
     UnusableResultError,
 )
-from .kind import HITS, RetrievalKind
 from .memory import InMemorySessionStore
-from .policy import RetrievalPolicy
+from .policy import HITS, RetrievalKind, RetrievalPolicy
 from .receipt import Effect, EffectInput, Outcome, Receipt, Replay
 from .state import SessionScope, SessionState, SessionStore, SessionView
 
