@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from ..models.limits import DEPTH_RANGE, PATHS_RANGE, clamp
-from ..models.text import DoorModel
+from ..models.limits import DEPTH_RANGE, PATHS_RANGE, DoorModel, clamp
 from ..models.vocabulary import Status
 
 

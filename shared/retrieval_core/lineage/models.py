@@ -6,8 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from ..models.defaults import empty_list
 from ..models.hits import Hit, MentionView
-from ..models.limits import DEPTH_RANGE, clamp
-from ..models.text import DoorModel
+from ..models.limits import DEPTH_RANGE, DoorModel, clamp
 from ..models.vocabulary import Kind, Status
 
 

@@ -15,9 +15,8 @@ from pydantic import ValidationError
 
 from ..context import CONTEXT_ID_PATTERN, context_of
 from ..models.item import Item
-from ..models.limits import LIMITS
+from ..models.limits import LIMITS, text_problem
 from ..models.metadata import MetadataSchema, metadata_problems
-from ..models.text import text_problem
 from .lines import OversizedLine
 
 
@@ -156,7 +155,7 @@ def _no_constant(text: str) -> float:
 
 def _check_structure(value: Any) -> None:
     """At most ``json_depth`` levels (walked without recursion), every number finite (a float past the
-    double's range decodes as infinity) and every string one the product can hold (``models.text``: a
+    double's range decodes as infinity) and every string one the product can hold (``models.limits``: a
     line's problem is reported by its line number, before its fields are read)."""
     stack = [(value, 1)]
     while stack:

@@ -44,8 +44,7 @@ from ..models.calendar import CalendarMoment
 from ..models.defaults import empty_dict
 from ..models.filters import Filter
 from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
-from ..models.limits import MAX_REQUEST_INT, WHOLE
-from ..models.text import DoorModel
+from ..models.limits import MAX_REQUEST_INT, WHOLE, DoorModel
 from ..models.vocabulary import Kind, Status
 from ..packing.options import PackOptions
 from ..policy.state import IDEMPOTENCY_KEY_PATTERN, SESSION_ID_PATTERN

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, field_validator
 
 from ...errors import InvalidRequestError
-from ...models.text import DoorModel
+from ...models.limits import DoorModel
 from ...retrieval.requests import Mode, RetrieveRequest
 from ...retrieval.rerank import DEFAULT_RERANK_DEPTH, MAX_RERANK_DEPTH
 from ..responses import describe_validation
