@@ -26,7 +26,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
-from retrieval_core import deadline
+from retrieval_core import backend_calls
 from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import build_client
 from retrieval_core.adapters.opensearch.documents import hit_of
@@ -74,7 +74,7 @@ class _Search:
         else:
             vector = [float(v) for v in request.vector or ()]
             body = queries.knn_body(CONTEXT, vector, self._filters, TOP_K + 1)
-        timeout = deadline.timeout(self._timeout)  # cut to the invocation's deadline, as the store does
+        timeout = backend_calls.timeout(self._timeout)  # cut to the invocation's deadline, as the store does
         response = self._client.search(
             index=self._alias,
             body=bounded(body, timeout),

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import deadline
+from . import backend_calls
 from .errors import BackendUnavailableError
 
 log = logging.getLogger(__name__)
@@ -85,11 +85,11 @@ def deadline_bound_client(
 
 def bind_attempts_to_deadline(client: Any, attempt_seconds: float) -> None:
     """Refuse any attempt of ``client``'s, first or retry, with less than ``attempt_seconds`` left before
-    the deadline (``deadline.require``: ``DeadlineExceededError``). Registered on the event botocore
+    the deadline (``backend_calls.require``: ``DeadlineExceededError``). Registered on the event botocore
     sends before each attempt, named after the client's own service id."""
 
     def attempt_fits_the_deadline(**_: Any) -> None:
-        deadline.require(attempt_seconds)
+        backend_calls.require(attempt_seconds)
 
     service = client.meta.service_model.service_id.hyphenize()
     client.meta.events.register(f"before-send.{service}", attempt_fits_the_deadline)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from retrieval_core import deadline
+from retrieval_core import backend_calls
 from retrieval_core.embedding.bedrock import BedrockEmbedder
 from retrieval_core.errors import DeadlineExceededError
 
@@ -59,6 +59,6 @@ def test_one_text_is_one_call(aws_env: pytest.MonkeyPatch) -> None:
 def test_the_batchs_calls_keep_the_callers_deadline(aws_env: pytest.MonkeyPatch) -> None:
     # The pool's threads carry the request's deadline: with too little time left no call starts.
     behaviour = StubBehaviour()
-    with in_process(behaviour) as endpoint, deadline.within(1.0), pytest.raises(DeadlineExceededError):
+    with in_process(behaviour) as endpoint, backend_calls.within(1.0), pytest.raises(DeadlineExceededError):
         embedder_at(endpoint, aws_env, concurrency=4).embed(["a", "b", "c"])
     assert behaviour.calls == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "shared" / "retrieval_core"
-BASE = {"errors", "context", "models", "metering", "deadline", "aws", "base64url"}
+BASE = {"errors", "context", "models", "backend_calls", "aws", "base64url"}
 ALLOWED: dict[str, set[str]] = {
     **{part: BASE for part in BASE},
     "config": BASE | {"policy", "retrieval"},

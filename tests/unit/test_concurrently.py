@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-from retrieval_core import deadline
-from retrieval_core.deadline import concurrently
+from retrieval_core import backend_calls
+from retrieval_core.backend_calls import concurrently
 from retrieval_core.errors import DeadlineExceededError
 
 
@@ -27,12 +27,12 @@ def test_both_run_at_once_and_their_results_come_back_in_order() -> None:
 
 
 def test_the_worker_keeps_the_requests_deadline() -> None:
-    with deadline.within(30):
-        left, _ = concurrently(deadline.remaining, lambda: None)
+    with backend_calls.within(30):
+        left, _ = concurrently(backend_calls.remaining, lambda: None)
     assert left is not None and 0 < left <= 30
     # Already passed: the worker's backend call must refuse to start.
-    with deadline.within(-1), pytest.raises(DeadlineExceededError):
-        concurrently(deadline.check, lambda: None)
+    with backend_calls.within(-1), pytest.raises(DeadlineExceededError):
+        concurrently(backend_calls.check, lambda: None)
 
 
 def test_a_failed_first_pass_fails_the_request() -> None:

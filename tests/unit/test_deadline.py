@@ -5,46 +5,46 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from retrieval_core import deadline
+from retrieval_core import backend_calls
 from retrieval_core.config import Settings
 from retrieval_core.errors import BackendUnavailableError, DeadlineExceededError
 from retrieval_dev.cli.lambda_runtime import LambdaContext
 
 
 def test_without_a_deadline_calls_keep_their_configured_timeout() -> None:
-    assert deadline.remaining() is None
-    assert deadline.timeout(5.0) == 5.0
-    deadline.check()
+    assert backend_calls.remaining() is None
+    assert backend_calls.timeout(5.0) == 5.0
+    backend_calls.check()
 
 
 def test_a_call_timeout_is_cut_to_the_time_left() -> None:
-    with deadline.within(0.5):
-        assert 0.4 < deadline.timeout(5.0) <= 0.5
-        assert deadline.timeout(0.1) == 0.1
-    assert deadline.remaining() is None
+    with backend_calls.within(0.5):
+        assert 0.4 < backend_calls.timeout(5.0) <= 0.5
+        assert backend_calls.timeout(0.1) == 0.1
+    assert backend_calls.remaining() is None
 
 
 def test_a_passed_deadline_is_a_backend_unavailable_error() -> None:
-    with deadline.within(0.0), pytest.raises(DeadlineExceededError) as raised:
-        deadline.timeout(5.0)
+    with backend_calls.within(0.0), pytest.raises(DeadlineExceededError) as raised:
+        backend_calls.timeout(5.0)
     assert isinstance(raised.value, BackendUnavailableError)
-    with deadline.within(1.0), pytest.raises(DeadlineExceededError):
-        deadline.require(2.0)
+    with backend_calls.within(1.0), pytest.raises(DeadlineExceededError):
+        backend_calls.require(2.0)
 
 
 def test_an_invocation_gets_its_share_of_the_remaining_time() -> None:
     context = LambdaContext(function_name="retrieve", timeout_ms=3_000)
-    with deadline.for_invocation(context, 0.7):
-        left = deadline.remaining()
+    with backend_calls.for_invocation(context, 0.7):
+        left = backend_calls.remaining()
         assert left is not None and 2.0 < left <= 2.1
-    with deadline.for_invocation(object(), 0.7):  # a context that does not tell its remaining time
-        assert deadline.remaining() is None
+    with backend_calls.for_invocation(object(), 0.7):  # a context that does not tell its remaining time
+        assert backend_calls.remaining() is None
 
 
 def test_the_deadline_reaches_worker_threads_only_when_carried() -> None:
-    with deadline.within(1.0), ThreadPoolExecutor(1) as pool:
-        assert pool.submit(deadline.remaining).result() is None
-        carried = pool.submit(deadline.carry(deadline.remaining)).result()
+    with backend_calls.within(1.0), ThreadPoolExecutor(1) as pool:
+        assert pool.submit(backend_calls.remaining).result() is None
+        carried = pool.submit(backend_calls.carry(backend_calls.remaining)).result()
         assert carried is not None and 0 < carried <= 1.0
 
 
@@ -59,7 +59,7 @@ def test_a_dynamodb_attempt_that_cannot_finish_in_time_is_not_sent(monkeypatch: 
     client = dynamodb_client(settings)
     sent: list[str] = []
     client.meta.events.register("before-send.dynamodb", lambda **_: sent.append("sent"))
-    with deadline.within(1.0), pytest.raises(DeadlineExceededError):
+    with backend_calls.within(1.0), pytest.raises(DeadlineExceededError):
         client.get_item(TableName="t", Key={"pk": {"S": "x"}})
     assert sent == []
 

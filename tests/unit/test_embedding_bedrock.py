@@ -13,7 +13,7 @@ import pytest
 from botocore.config import Config
 from botocore.response import StreamingBody
 from botocore.stub import Stubber
-from retrieval_core import deadline
+from retrieval_core import backend_calls
 from retrieval_core.aws import deadline_bound_client
 from retrieval_core.config import Settings
 from retrieval_core.embedding import BedrockEmbedder, EmbeddingDimensionMismatchError, embedder_from_settings
@@ -160,7 +160,7 @@ def test_factory_rejects_a_dimension_titan_v2_cannot_produce() -> None:
 
 def test_no_embedding_starts_without_time_for_it_before_the_deadline(stubbed: tuple[Any, Stubber]) -> None:
     bedrock, _ = stubbed  # nothing queued: a call that started would fail the Stubber instead
-    with deadline.within(0.5), pytest.raises(DeadlineExceededError) as refused:
+    with backend_calls.within(0.5), pytest.raises(DeadlineExceededError) as refused:
         BedrockEmbedder(client=bedrock).embed(["text"])
     assert status_of(refused.value) == 503
 
@@ -177,8 +177,8 @@ def test_the_deployed_clients_refuse_an_attempt_that_cannot_finish_before_the_de
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     made = deadline_bound_client(service, "us-east-1", connect_seconds=1, read_seconds=2, attempts=2)
     event = f"before-send.{service}.{operation}"
-    with deadline.within(2.5), pytest.raises(DeadlineExceededError):
+    with backend_calls.within(2.5), pytest.raises(DeadlineExceededError):
         made.meta.events.emit(event, request=None)
-    with deadline.within(10):
+    with backend_calls.within(10):
         made.meta.events.emit(event, request=None)
     assert made.meta.config.read_timeout == 2 and made.meta.config.retries["total_max_attempts"] == 2

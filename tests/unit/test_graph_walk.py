@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from retrieval_core.backend_calls import CallMeter
 from retrieval_core.context import CallerContext
 from retrieval_core.graph.walk import walk
-from retrieval_core.metering import CallMeter
 from retrieval_core.models.vocabulary import Status
 
 from tests.unit.fakes_graph import FakeGraph

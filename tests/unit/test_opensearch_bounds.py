@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-from retrieval_core import deadline
+from retrieval_core import backend_calls
 from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.store import (
     MINIMUM_NODE_MILLIS,
@@ -49,7 +49,7 @@ def test_a_search_stops_on_the_node_before_its_client_gives_up() -> None:
 
 def test_every_search_of_an_msearch_is_bounded_by_the_time_left() -> None:
     client = RecordingClient()
-    with deadline.within(1.0):
+    with backend_calls.within(1.0):
         _store(client).hybrid("acme", "who leads payments", [0.1] * 8, SearchFilters(size=10), depth=20)
     ((kind, call),) = client.calls
     assert kind == "msearch"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fakes_graph import FakeGraph, FakeLineage
 from fakes_store import FixedEmbedder, InMemoryStore, capabilities_of
-from retrieval_core import bootstrap, metering
+from retrieval_core import backend_calls, bootstrap
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.instruments import outcome_of
 from retrieval_core.models.item import Item
@@ -26,7 +26,7 @@ class CountingStore(InMemoryStore):
 
     def __init__(self, items: list[Item]) -> None:
         super().__init__(items)
-        self.counter = metering.CallCounter()
+        self.counter = backend_calls.CallCounter()
 
     @property
     def backend_calls(self) -> int:

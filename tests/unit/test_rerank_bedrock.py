@@ -10,7 +10,7 @@ import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
-from retrieval_core import deadline
+from retrieval_core import backend_calls
 from retrieval_core.adapters.bedrock_rerank import (
     CONNECT_TIMEOUT_SECONDS,
     READ_TIMEOUT_SECONDS,
@@ -108,7 +108,7 @@ def test_a_read_timeout_is_an_unavailable_backend(client: Any) -> None:
 
 def test_no_call_starts_without_time_for_it_before_the_deadline(client: Any) -> None:
     reranker = BedrockReranker(model_id=MODEL, region="us-east-1", client=client)
-    with Stubber(client) as stub, deadline.within(0.5):
+    with Stubber(client) as stub, backend_calls.within(0.5):
         # Nothing is queued: a call that started would fail the Stubber instead.
         with pytest.raises(DeadlineExceededError):
             reranker.rerank("wing lift", TEXTS)

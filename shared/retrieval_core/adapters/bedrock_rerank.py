@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from .. import deadline
+from .. import backend_calls
 from ..aws import LazyClient, aws_failures, deadline_bound_client
 from ..errors import BackendUnavailableError
 
@@ -40,7 +40,7 @@ class BedrockReranker:
     def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        deadline.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
+        backend_calls.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
         with aws_failures("bedrock", "rerank"):
             response = self._client.get().rerank(
                 queries=[{"type": "TEXT", "textQuery": {"text": query[:MAX_TEXT_CHARS]}}],

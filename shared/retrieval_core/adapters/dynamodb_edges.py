@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import deadline
+from .. import backend_calls
 from ..aws import aws_failures
+from ..backend_calls import CallCounter
 from ..config import Settings
-from ..metering import CallCounter
 from ..models.hits import Edge
 from ..models.vocabulary import Status
 from . import dynamodb_keys as keys
@@ -47,8 +47,8 @@ class DynamoDBEdges:
         entities = list(dict.fromkeys(entity_ids))
         if not statuses:
             return {entity: [] for entity in entities}
-        deadline.check()
-        outgoing = deadline.carry(lambda entity: self._outgoing(context_id, entity, statuses))
+        backend_calls.check()
+        outgoing = backend_calls.carry(lambda entity: self._outgoing(context_id, entity, statuses))
         with aws_failures("dynamodb", "query"):
             edges = self._pool.map(outgoing, entities)
             return dict(zip(entities, edges, strict=True))

@@ -13,11 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .. import deadline
+from .. import backend_calls
 from ..aws import aws_failures
+from ..backend_calls import CallCounter
 from ..config import Settings
 from ..errors import BackendUnavailableError
-from ..metering import CallCounter
 from ..models.lineage import LineageCard, LineageLinks
 from . import dynamodb_keys as keys
 from .dynamodb_client import dynamodb_client
@@ -102,7 +102,7 @@ class DynamoDBLineage:
         for attempt in range(MAX_BATCH_ROUNDS):
             if attempt:
                 pause = min(0.05 * 2**attempt, 1.0)
-                deadline.require(pause)
+                backend_calls.require(pause)
                 time.sleep(pause)
             self._calls.add()
             response = self._client.batch_get_item(

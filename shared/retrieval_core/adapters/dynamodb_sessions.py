@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import deadline
+from .. import backend_calls
 from ..aws import aws_failures
 from ..config import Settings
 from ..errors import BackendUnavailableError
@@ -209,7 +209,7 @@ class DynamoSessionStore:
         or could not release the lock, takes it again at once. Only the same request may take a lock
         again, so a key never changes its request."""
         pk, clock = session_partition(attempt.scope), _epoch(now)
-        left = deadline.remaining()
+        left = backend_calls.remaining()
         held = LOCK_TIMEOUT.total_seconds() if left is None else math.ceil(left) + LOCK_MARGIN_SECONDS
         ok, response = self._call(
             "put_item",
@@ -402,7 +402,7 @@ class DynamoSessionStore:
 
     def _both(self, first: Callable[[], R], second: Callable[[], Any]) -> tuple[R, Any]:
         """Two calls as one round trip: the second on a worker thread (with the request's deadline)."""
-        other: Future[Any] = self._pool.submit(deadline.carry(second))
+        other: Future[Any] = self._pool.submit(backend_calls.carry(second))
         try:
             mine = first()
         finally:

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from .. import deadline
+from .. import backend_calls
 from ..aws import LazyClient, aws_failures, deadline_bound_client
 from ..config import DEFAULT_EMBED_CONCURRENCY
 from ..errors import BackendUnavailableError
@@ -86,13 +86,13 @@ class BedrockEmbedder:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=min(self._concurrency, len(texts))) as pool:
-            return list(pool.map(deadline.carry(self._embed_one), texts))
+            return list(pool.map(backend_calls.carry(self._embed_one), texts))
 
     def _embed_one(self, text: str) -> list[float]:
         body = json.dumps({"inputText": text, "dimensions": self._dimension, "normalize": self._normalize})
-        deadline.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
+        backend_calls.require(CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS)
         with aws_failures("bedrock", "invoke_model"):
-            client = self._client if deadline.remaining() is not None else self._patient_client
+            client = self._client if backend_calls.remaining() is not None else self._patient_client
             response = client.get().invoke_model(
                 modelId=self._model_id, body=body, contentType="application/json", accept="application/json"
             )

@@ -15,7 +15,7 @@ from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
-from .. import deadline, metering
+from .. import backend_calls
 from ..bootstrap import container
 from ..context import CallerContext
 from .bedrock import GENERATE_ROUTES
@@ -179,7 +179,7 @@ def lambda_entry(
     ``requestContext``, IAM-trusted) go to ``serve_direct``. Every API answer, errors included, carries
     the CORS grant of its origin (``api_answer``). Logs carry the request's correlation id, and each
     request ends with one ``answered`` line (``Instruments.answered``).
-    Backend calls share a deadline taken from the invocation's remaining time (``deadline``)."""
+    Backend calls share a deadline taken from the invocation's remaining time (``backend_calls``)."""
 
     def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         started = time.perf_counter()
@@ -187,8 +187,8 @@ def lambda_entry(
         tools.logger.set_correlation_id((event.get("requestContext") or {}).get("requestId"))
         settings = container().settings
         with (
-            deadline.for_invocation(context, settings.request_deadline_share),
-            metering.tallied() as calls,
+            backend_calls.for_invocation(context, settings.request_deadline_share),
+            backend_calls.tallied() as calls,
         ):
             # No API Gateway request: an IAM-trusted caller invoked the function itself.
             direct = "requestContext" not in event and "httpMethod" not in event

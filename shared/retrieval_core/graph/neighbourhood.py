@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..backend_calls import CallMeter
 from ..context import CallerContext
-from ..metering import CallMeter
 from ..models.hits import Edge
 from ..models.vocabulary import Status
 from ..ports import GraphTraversal

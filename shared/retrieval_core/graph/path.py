@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from itertools import islice
 
+from ..backend_calls import CallMeter
 from ..context import CallerContext
-from ..metering import CallMeter
 from ..models.hits import Edge, Hit
 from ..ports import GraphTraversal, ItemReader
 from .models import (

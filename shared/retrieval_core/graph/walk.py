@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..backend_calls import CallMeter
 from ..context import CallerContext
-from ..metering import CallMeter
 from ..models.hits import Edge
 from ..models.vocabulary import Status
 from ..ports import GraphTraversal

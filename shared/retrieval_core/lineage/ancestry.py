@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..backend_calls import CallMeter
 from ..context import CallerContext
-from ..metering import CallMeter
 from ..models.lineage import LineageCard
 from ..ports import LineageReader
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..backend_calls import CallMeter
 from ..context import CallerContext
-from ..metering import CallMeter
 from ..models.hits import Hit
 from ..ports import ItemReader, LineageReader
 from .ancestry import climb

@@ -26,7 +26,7 @@ from functools import partial
 from itertools import groupby
 from typing import Protocol
 
-from ..deadline import concurrently
+from ..backend_calls import concurrently
 from ..errors import BackendUnavailableError, IncompleteBatchError
 from ..models.metadata import MetadataSchema
 from ..models.text_window import token_counter, window_of

@@ -14,7 +14,7 @@ from dataclasses import replace
 from functools import partial
 from typing import TypeVar
 
-from ..deadline import concurrently
+from ..backend_calls import concurrently
 from ..models.hits import Candidate, Hit, Signal
 from ..ports import Capabilities, FeedbackHit, HybridSearch
 from .errors import CapabilityMissingError

@@ -10,7 +10,7 @@ let a tenant measure how often other tenants use a word. There a lexical hit car
 its score is the reciprocal of that rank (1, 1/2, 1/3, ...).
 
 How long the node may work on one search is bounded by the call's own timeout, which the request's
-deadline already shortened (``deadline.timeout``). The client gives up at that timeout; without more, the
+deadline already shortened (``backend_calls.timeout``). The client gives up at that timeout; without more, the
 node would go on searching for nobody (a flood of expensive queries keeps it busy after every caller
 left). So each search body carries a ``timeout`` of ``NODE_SHARE`` of it (the node stops collecting and
 answers the hits it has, ``timed_out: true``, while the client still listens) and the request carries
@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ... import deadline
-from ...metering import CallCounter
+from ... import backend_calls
+from ...backend_calls import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit
 from ...models.metadata import FieldType
@@ -72,7 +72,7 @@ class OpenSearchStore:
 
     @property
     def backend_calls(self) -> int:
-        """HTTP requests made to OpenSearch so far (``metering.Metered``)."""
+        """HTTP requests made to OpenSearch so far (``backend_calls.Metered``)."""
         return self._calls.value
 
     def lexical(
@@ -275,7 +275,7 @@ class OpenSearchStore:
 
     def _call(self, request: Callable[[float], T]) -> T:
         """``request(timeout)``, with the configured timeout cut to the request's deadline."""
-        timeout = deadline.timeout(self._timeout)
+        timeout = backend_calls.timeout(self._timeout)
         self._calls.add()
         with opensearch_failures():
             return request(timeout)
