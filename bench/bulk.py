@@ -74,7 +74,7 @@ def measure(base: Settings, corpus: Corpus) -> dict[str, Any]:
 
 def _index_of(client: Any, settings: Settings) -> str:
     """The concrete index behind the loaded alias."""
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     alias = IndexLayout.of(settings).alias("bench")
     (index,) = client.indices.get_alias(name=alias)
@@ -172,7 +172,7 @@ def _plain_with_rows(
 
 def _writer_alone(client: Any, model: str, documents: list[dict[str, Any]]) -> float:
     """Seconds the loader's bulk writer takes for ``documents`` in the loader's chunks, one after another."""
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
     from retrieval_core.adapters.opensearch.writer import bulk_index
     from retrieval_core.loading.loader import CHUNK_SIZE
 

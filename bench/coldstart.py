@@ -20,7 +20,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_dev.cli.lambda_runtime import API_FUNCTIONS, lambda_environment
 

@@ -15,9 +15,8 @@ import json
 from typing import Any
 
 from retrieval_core.adapters.opensearch import queries
-from retrieval_core.adapters.opensearch.client import build_client
+from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
 from retrieval_core.adapters.opensearch.index import KNN_SPACE, VECTOR_FIELD
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_core.models.filters import Filter
 from retrieval_core.ports import SearchFilters

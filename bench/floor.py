@@ -28,9 +28,8 @@ from aws_lambda_powertools.event_handler import Response
 from pydantic import BaseModel
 from retrieval_core import backend_calls
 from retrieval_core.adapters.opensearch import queries
-from retrieval_core.adapters.opensearch.client import build_client
+from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
 from retrieval_core.adapters.opensearch.documents import hit_of
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.store import bounded, cancel_after
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.api import api_function, lambda_entry, validated_body

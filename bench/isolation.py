@@ -15,9 +15,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from retrieval_core.adapters.opensearch.client import build_client
+from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
 from retrieval_core.adapters.opensearch.index import ContextIndices, IndexSpec
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.migration import copy_documents, scan_documents
 from retrieval_core.adapters.opensearch.store import OpenSearchStore
 from retrieval_core.config import IsolationModel, Settings

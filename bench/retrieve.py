@@ -16,8 +16,7 @@ from functools import partial
 from typing import Any
 
 from retrieval_core.adapters.opensearch import queries
-from retrieval_core.adapters.opensearch.client import build_client
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
 from retrieval_core.config import Settings
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.config import preset

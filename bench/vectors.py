@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from retrieval_core.adapters.opensearch.client import build_client
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
 from retrieval_core.config import Settings
 
 from .corpus import CONTEXT

@@ -98,8 +98,7 @@ class Container:
 
     @cached_property
     def store(self) -> OpenSearchStore:
-        from .adapters.opensearch.client import shared_client
-        from .adapters.opensearch.layout import IndexLayout
+        from .adapters.opensearch.client import IndexLayout, shared_client
         from .adapters.opensearch.store import OpenSearchStore
 
         return OpenSearchStore(
@@ -178,7 +177,7 @@ class Container:
 
     @cached_property
     def retrieve(self) -> RetrieveService:
-        from .adapters.opensearch.layout import IndexLayout
+        from .adapters.opensearch.client import IndexLayout
         from .retrieval.service import RetrieveService
 
         embedder = self.capabilities.embedder
@@ -278,9 +277,8 @@ class Container:
         early, saying how to start the local stack, when OpenSearch does not answer."""
         from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
-        from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.client import IndexLayout, shared_client
         from .adapters.opensearch.index import ContextIndices
-        from .adapters.opensearch.layout import IndexLayout
         from .errors import BackendUnavailableError
 
         client = shared_client(self.settings)
@@ -301,9 +299,8 @@ class Container:
     @cached_property
     def generations(self) -> OpenSearchGenerations:
         """The deployment's indices as generations behind their aliases (what a rebuild works on)."""
-        from .adapters.opensearch.client import shared_client
+        from .adapters.opensearch.client import IndexLayout, shared_client
         from .adapters.opensearch.generations import REQUEST_TIMEOUT_SECONDS, OpenSearchGenerations
-        from .adapters.opensearch.layout import IndexLayout
 
         # No request deadline bounds a rebuild: its copies wait for a busy cluster instead of failing.
         timeout = max(self.settings.opensearch_timeout_seconds, REQUEST_TIMEOUT_SECONDS)
@@ -350,7 +347,7 @@ class Container:
         """The pool model's metadata-key cap per context (None when each context has its own index)."""
         from .adapters.dynamodb_client import dynamodb_load_client
         from .adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
-        from .adapters.opensearch.layout import IndexLayout
+        from .adapters.opensearch.client import IndexLayout
         from .loading.metadata_keys import PoolKeyBudget
 
         if IndexLayout.of(self.settings).siloed:
@@ -411,7 +408,7 @@ class Container:
     def field_declarations(self) -> ContextFieldDeclarations | None:
         """Where typed sidecar values declare their keys' types: each context's own index, or nowhere
         in the pool model."""
-        from .adapters.opensearch.layout import IndexLayout
+        from .adapters.opensearch.client import IndexLayout
 
         return self.indices if IndexLayout.of(self.settings).siloed else None
 

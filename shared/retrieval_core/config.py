@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .models.defaults import empty_dict
 from .models.limits import LIMITS
 from .models.metadata import METADATA_NAME_PATTERN, FieldType
+from .models.vocabulary import empty_dict
 from .policy.config import DEFAULT_SESSION_LIMIT, DEFAULT_SESSION_TTL_SECONDS
 from .retrieval.config import (
     DEFAULT_PAGING_MAX_DEPTH,

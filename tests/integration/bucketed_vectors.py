@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 from retrieval_core.adapters.opensearch import writer
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.opensearch.documents import document_of
 from retrieval_core.adapters.opensearch.index import ContextIndices
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.store import OpenSearchStore
 from retrieval_core.models.filters import Filter
 from retrieval_core.models.item import Item

@@ -34,7 +34,7 @@ def table_rows(dynamodb: Any, table: str) -> list[dict[str, Any]]:
 
 def index_documents(opensearch: Any, settings: Settings) -> list[dict[str, Any]]:
     """Every document of every context under ``settings``' index layout."""
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     aliases = IndexLayout.of(settings).alias_pattern
     opensearch.indices.refresh(index=aliases, allow_no_indices=True)

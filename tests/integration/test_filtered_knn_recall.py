@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.opensearch.index import ContextIndices, IndexSpec
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.adapters.opensearch.store import OpenSearchStore
 from retrieval_core.config import Settings
 from retrieval_core.models.metadata import FieldType

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from retrieval_core import bootstrap
 from retrieval_core.adapters.errors import BackendRefusedError
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.s3_objects import S3ObjectStore
 from retrieval_core.bootstrap import Container
 from retrieval_core.config import Settings

@@ -86,7 +86,7 @@ def test_every_document_and_key_carries_its_context(
     fresh_settings: Settings, opensearch: Any, dynamodb: Any
 ) -> None:
     assert load_file(fresh_settings, SAMPLE_CORPUS).ok
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     layout = IndexLayout.of(fresh_settings)
     documents = index_documents(opensearch, fresh_settings)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from retrieval_core.adapters.errors import IndexMetadataMismatchError
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.opensearch.index import ContextIndices, IndexSpec
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_core.models.metadata import FieldType
 

@@ -115,8 +115,7 @@ def primary_node(cluster: LocalCluster, index: str) -> int:
 
 
 def searchable_ids(settings: Settings) -> set[str]:
-    from retrieval_core.adapters.opensearch.client import build_client
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
 
     client = build_client(settings)
     alias = IndexLayout.of(settings).alias(CONTEXT)
@@ -140,7 +139,7 @@ def test_a_node_killed_during_retrieves_and_a_load_loses_no_write_and_heals(
         loading = {"opensearch_timeout_seconds": LOADER_TIMEOUT_SECONDS}
         assert bootstrap.Container(seeded.model_copy(update=loading)).loader.load_lines(first).ok
         cluster.wait_for(0, "green", 3)
-        from retrieval_core.adapters.opensearch.layout import IndexLayout
+        from retrieval_core.adapters.opensearch.client import IndexLayout
 
         # The victim holds the primary: its writes must fail over to the promoted replica. Clients go
         # through another node (a domain's endpoint balances over the nodes that are alive).

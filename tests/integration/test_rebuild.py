@@ -23,8 +23,8 @@ import pytest
 from retrieval_core import bootstrap
 from retrieval_core.adapters.errors import IndexMetadataMismatchError
 from retrieval_core.adapters.opensearch import writer
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.opensearch.generations import OpenSearchGenerations
-from retrieval_core.adapters.opensearch.layout import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_core.lifecycle.ports import Checkpoint
 from retrieval_core.lifecycle.rebuild import RebuildService

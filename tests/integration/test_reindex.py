@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_dev.cli import main
 from stack_state import index_documents, load_lines

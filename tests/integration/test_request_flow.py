@@ -14,7 +14,7 @@ from retrieval_dev.cli.lambda_runtime import FUNCTION_OUTPUT, LambdaContext, han
 
 from bench.flow import counted
 
-FILES = 34
+FILES = 32
 SWITCHES = 97
 
 

@@ -155,7 +155,7 @@ def counted_requests(corpus_settings: Settings) -> Iterator[list[str]]:
 
 
 def test_hybrid_is_exactly_one_http_request(corpus_settings: Settings, counted_requests: list[str]) -> None:
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     body = ok(
         "acme",
@@ -170,7 +170,7 @@ def test_hybrid_is_exactly_one_http_request(corpus_settings: Settings, counted_r
 def test_hybrid_with_feedback_is_one_search_then_one_msearch(
     corpus_settings: Settings, counted_requests: list[str]
 ) -> None:
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10})
     alias = IndexLayout.of(corpus_settings).alias("acme")
@@ -184,7 +184,7 @@ def test_hybrid_with_feedback_is_one_search_then_one_msearch(
 def test_hybrid_with_fused_feedback_is_two_msearches_and_one_vector_read(
     corpus_settings: Settings, counted_requests: list[str]
 ) -> None:
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     fused = {"first_pass": "fused", "weight": 0.3}
     body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": fused})
@@ -200,7 +200,7 @@ def test_hybrid_with_fused_feedback_is_two_msearches_and_one_vector_read(
 
 
 def test_vector_with_feedback_is_two_searches(corpus_settings: Settings, counted_requests: list[str]) -> None:
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     body = ok("acme", {"mode": "vector", "text": "payments ledger outage", "top_k": 10})
     alias = IndexLayout.of(corpus_settings).alias("acme")

@@ -16,7 +16,7 @@ import pytest
 from corpus_stack import retrieve
 from retrieval_core import bootstrap
 from retrieval_core.adapters.opensearch import queries
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.config import Settings
 from retrieval_core.ports import SearchFilters
 from stack_state import load_lines

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.opensearch.writer import MAX_BULK_BYTES, bulk_index, by_bytes
 
 

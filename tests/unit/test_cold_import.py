@@ -83,7 +83,7 @@ def test_models_other_paths_validate_are_not_built_by_the_import(report: dict[st
 
 
 def test_no_model_takes_a_builtin_type_as_default_factory(report: dict[str, list[str]]) -> None:
-    # Pydantic tokenizes a builtin's text signature to read it; models.defaults has the functions.
+    # Pydantic tokenizes a builtin's text signature to read it; models.vocabulary has the functions.
     assert report["builtin_factories"] == []
 
 

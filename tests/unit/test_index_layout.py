@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 from pydantic import ValidationError
-from retrieval_core.adapters.opensearch.layout import ContextNameError, IndexLayout
+from retrieval_core.adapters.opensearch.client import ContextNameError, IndexLayout
 from retrieval_core.config import Settings
 
 CONTEXTS = ("acme", "acme-v1", "acme_v1", "v1", "a", "acme-1", "0")

@@ -7,7 +7,7 @@ import json
 from typing import Any, cast
 
 from retrieval_core import backend_calls
-from retrieval_core.adapters.opensearch.layout import IndexLayout
+from retrieval_core.adapters.opensearch.client import IndexLayout
 from retrieval_core.adapters.opensearch.store import (
     MINIMUM_NODE_MILLIS,
     OpenSearchStore,

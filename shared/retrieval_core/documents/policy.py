@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models.defaults import empty_dict
+from ..models.vocabulary import empty_dict
 from .chunking import DEFAULT_CHUNKING, ChunkingConfig
 
 

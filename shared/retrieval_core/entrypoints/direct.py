@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..context import CallerContext
-from ..models.defaults import empty_dict
+from ..models.vocabulary import empty_dict
 from .responses import describe_validation, error_status_body
 from .wire import answer_body
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from ..models.defaults import empty_list
 from ..models.hits import Hit, MentionView
 from ..models.limits import DEPTH_RANGE, DoorModel, clamp
-from ..models.vocabulary import Kind, Status
+from ..models.vocabulary import Kind, Status, empty_list
 
 
 class WhyExplainRequest(DoorModel):

@@ -8,9 +8,8 @@ from typing import Any, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .defaults import empty_dict, empty_list
 from .hit_parts import METADATA_CAP_CHARS
-from .vocabulary import Kind, Status
+from .vocabulary import Kind, Status, empty_dict, empty_list
 
 
 class Signal(BaseModel):

@@ -16,9 +16,8 @@ from pydantic import (
 
 from ..context import CONTEXT_ID_PATTERN, context_of
 from .calendar import CalendarMoment
-from .defaults import empty_dict, empty_list
 from .limits import FLOAT32_MAX, LIMITS, MAX_ITEM_ID_CHARS, DoorModel
-from .vocabulary import Kind, Status
+from .vocabulary import Kind, Status, empty_dict, empty_list
 
 Id = Annotated[str, Field(min_length=3, max_length=MAX_ITEM_ID_CHARS)]
 Label = Annotated[str, Field(min_length=1, max_length=256)]

@@ -7,8 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .defaults import empty_list
-from .vocabulary import Kind, Status
+from .vocabulary import Kind, Status, empty_list
 
 
 class LineageCard(BaseModel):

@@ -9,8 +9,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models.defaults import empty_dict, empty_list
 from ..models.hits import Hit
+from ..models.vocabulary import empty_dict, empty_list
 
 
 class Receipt(BaseModel):

@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..graph.neighbourhood import DEFAULT_NODE_CAP
-from ..models.defaults import empty_dict
 from ..models.metadata import FieldType
+from ..models.vocabulary import empty_dict
 from .feedback import FeedbackOptions
 from .fusion import Normalization
 from .rerank import RerankOptions

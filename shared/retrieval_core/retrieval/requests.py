@@ -41,11 +41,10 @@ from pydantic_core import CoreSchema, core_schema
 
 from ..errors import InvalidRequestError
 from ..models.calendar import CalendarMoment
-from ..models.defaults import empty_dict
 from ..models.filters import Filter
 from ..models.hit_parts import HIT_PARTS_DESCRIPTION, HitPart
 from ..models.limits import MAX_REQUEST_INT, WHOLE, DoorModel
-from ..models.vocabulary import Kind, Status
+from ..models.vocabulary import Kind, Status, empty_dict
 from ..packing.options import PackOptions
 from ..policy.state import IDEMPOTENCY_KEY_PATTERN, SESSION_ID_PATTERN
 from .feedback import FeedbackOptions

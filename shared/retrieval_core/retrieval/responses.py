@@ -7,11 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from ..models.defaults import empty_list
 from ..models.filters import Filter
 from ..models.hit_parts import HIT_PART_FIELDS, HitPart
 from ..models.hits import Hit
-from ..models.vocabulary import Kind, Status
+from ..models.vocabulary import Kind, Status, empty_list
 from ..packing.packet import ContextPacket
 from ..policy import Receipt
 from .config import FusionConfig

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from .environment import local_settings
 
     settings = local_settings().model_copy(update={"isolation_model": args.to})
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
     from retrieval_core.adapters.opensearch.migration import copy_documents, scan_documents
     from retrieval_core.bootstrap import Container
     from retrieval_core.config import IsolationModel

@@ -63,9 +63,8 @@ def scratch_index(
 
 def describe_index(settings: Settings) -> dict[str, Any]:
     """The analysis settings and text mapping of the live index: what the lexical arm really used."""
-    from retrieval_core.adapters.opensearch.client import shared_client
+    from retrieval_core.adapters.opensearch.client import IndexLayout, shared_client
     from retrieval_core.adapters.opensearch.index import TEXT_ANALYZER
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
 
     client = shared_client(settings)
     alias = IndexLayout.of(settings).alias(CONTEXT_ID)
@@ -83,7 +82,7 @@ def describe_index(settings: Settings) -> dict[str, Any]:
 
 
 def _delete_indices(client: Any, settings: Settings) -> None:
-    from retrieval_core.adapters.opensearch.layout import IndexLayout
+    from retrieval_core.adapters.opensearch.client import IndexLayout
 
     pattern = IndexLayout.of(settings).index_pattern
     client.indices.delete(index=pattern, ignore_unavailable=True, allow_no_indices=True)

@@ -20,9 +20,8 @@ from ...lifecycle.ports import Checkpoint, Generation
 from ...lifecycle.rebuild import NothingToRollBackError, RebuildError
 from ...models.metadata import FieldType
 from ...ports import WriteRefusal
-from .client import opensearch_failures
+from .client import IndexLayout, opensearch_failures
 from .index import VECTOR_FIELD, IndexSpec, mapped_metadata, metadata_properties
-from .layout import IndexLayout
 from .migration import scan_documents, write_batches
 from .writer import bulk_delete, bulk_index
 

@@ -15,9 +15,8 @@ from ...config import Settings
 from ...models.limits import LIMITS
 from ...models.metadata import FieldType, MetadataSchema
 from ..errors import IndexDimensionMismatchError, IndexMetadataMismatchError
-from .client import opensearch_failures
+from .client import INDEX_VERSION, IndexLayout, opensearch_failures
 from .documents import HEADING_FIELD
-from .layout import INDEX_VERSION, IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

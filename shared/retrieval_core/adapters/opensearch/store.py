@@ -31,10 +31,9 @@ from ...models.hits import Candidate, Hit
 from ...models.metadata import FieldType
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import queries, question_queries
-from .client import failure_of, opensearch_failures
+from .client import IndexLayout, failure_of, opensearch_failures
 from .documents import HEADING_FIELD, KINDS, NAME_KEY_SEPARATOR, hit_of
 from .index import VECTOR_FIELD, context_field_types
-from .layout import IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch

@@ -16,9 +16,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...ports import WriteRefusal
-from .client import opensearch_failures
+from .client import IndexLayout, opensearch_failures
 from .documents import document_of
-from .layout import IndexLayout
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
