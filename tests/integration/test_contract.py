@@ -60,7 +60,7 @@ RETRIEVE_RULES_IN_WORDS = (
     "32-bit float",  # a vector component or length float32 cannot hold
     "vector's length",
     "years 1-9999",  # a moment outside the calendar (models/calendar.py)
-    "holds a NUL character",  # strings the product cannot hold (models/text.py)
+    "holds a NUL character",  # strings the product cannot hold (models/limits.py)
     "lone surrogate",
     "expand_graph is for hybrid",  # auto adds a linked entity's edges itself
     "auto adds a linked entity's edges as an arm itself",  # the same message's second clause

@@ -2,7 +2,7 @@
 alias, copies by sequence number, write blocks and atomic alias moves.
 
 A rebuilt index is named after the first one with the time of the rebuild appended
-(``<prefix>.acme.v2-20261201051502123``), so ``layout.IndexLayout.index_pattern`` still covers every
+(``<prefix>.acme.v2-20261201051502123``), so ``client.IndexLayout.index_pattern`` still covers every
 index of the deployment. What an index needs for a rollback lives in its mapping's ``_meta``: the index it
 replaced, the embedder of its vectors, and its checkpoint when the alias moved to it. Changes are found
 by ``_seq_no``, which every shard assigns in order to every write: "changed since the checkpoint" is a

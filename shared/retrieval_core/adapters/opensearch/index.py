@@ -1,5 +1,5 @@
 """The item index: explicit mappings behind an alias, lucene HNSW vectors, documents routed by context.
-Which index a context uses is ``layout.IndexLayout``'s decision; this module creates and checks them.
+Which index a context uses is ``client.IndexLayout``'s decision; this module creates and checks them.
 
 Only the ``lucene`` k-NN engine is used: it supports efficient filtering inside the ``knn`` clause and
 needs no native library (the local node's k-NN plugin ships none).

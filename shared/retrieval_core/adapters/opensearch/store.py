@@ -1,7 +1,7 @@
 """``OpenSearchStore``: lexical, k-NN, hybrid (one ``_msearch``), auto's question arms, entity, temporal
 and id reads.
 
-Every request addresses the caller's context's alias (``layout.IndexLayout``), routes by the context and
+Every request addresses the caller's context's alias (``client.IndexLayout``), routes by the context and
 filters on it inside the query. A context that has never been written has no index in the silo model:
 its reads find nothing, exactly like a context whose items are all missing.
 

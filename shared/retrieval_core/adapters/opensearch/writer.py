@@ -1,6 +1,6 @@
 """Bulk indexing for the loader (``OpenSearchItemWriter``, its ``ItemWriter``) and for rebuilds: a
 chunk's documents in ``_bulk`` requests of at most ``MAX_BULK_BYTES``, every document sent to its
-context's alias (``layout.IndexLayout``) and routed by its context.
+context's alias (``client.IndexLayout``) and routed by its context.
 
 A rebuild blocks writes to the old index for the moment it takes to copy the last changes and move the
 alias (``generations.OpenSearchGenerations``); a document refused by that block is sent again, after a
