@@ -103,7 +103,7 @@ def timeout(configured: float) -> float:
 
 def carry(function: Callable[P, T]) -> Callable[P, T]:
     """``function`` bound to the caller's deadline (and the rest of its context variables: the request's
-    call tally, ``backend_calls.tallied``), to run on another thread (thread pools do not copy them)."""
+    call tally, ``tallied``), to run on another thread (thread pools do not copy them)."""
     captured = contextvars.copy_context()
 
     def in_callers_context(*args: P.args, **kwargs: P.kwargs) -> T:
@@ -154,7 +154,7 @@ class Metered(Protocol):
 
 class RequestTally:
     """The metered backend requests of one request (``tallied``), exact even under ``retrieval serve``:
-    it lives in a context variable, which ``backend_calls.carry`` hands to worker threads."""
+    it lives in a context variable, which ``carry`` hands to worker threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
