@@ -20,6 +20,10 @@ from bench.scales import SCALES
 from tests.processes import finished
 
 TINY = SCALES["tiny"]
+BENCH_INDICES = "bench-tiny-*"
+LEFT_BEFORE = "indices-before.json"
+"""The ``bench-tiny-*`` indices there before the run (a ``--keep-data`` run of a developer's leaves its
+own): the run must remove the ones it made, not theirs."""
 
 
 def test_corpus_is_reproducible_and_has_the_exact_edge_count() -> None:
@@ -36,8 +40,11 @@ def test_mention_mix_refuses_an_unreachable_edge_count() -> None:
 
 
 @pytest.fixture(scope="module")
-def tiny_report(stack_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str, Path]:
+def tiny_report(
+    stack_settings: Settings, tmp_path_factory: pytest.TempPathFactory, opensearch: Any
+) -> tuple[dict, str, Path]:
     out = tmp_path_factory.mktemp("bench")
+    (out / LEFT_BEFORE).write_text(json.dumps(sorted(_bench_indices(opensearch))))
     capture = out / "stdout.md"
     with capture.open("w") as stream, contextlib.redirect_stdout(stream):
         report = run("tiny", out, out / "no-sam-build", SECTIONS, keep=False)
@@ -103,7 +110,7 @@ def test_paging_writes_at_the_second_page_only(tiny_report: tuple[dict, str, Pat
 def test_isolation_compares_per_context_indices_with_the_shared_one(
     tiny_report: tuple[dict, str, Path], opensearch: Any
 ) -> None:
-    report, stdout, _ = tiny_report
+    report, stdout, out = tiny_report
     assert report["corpus"]["isolation_model"] == "silo"
     found = report["results"]["isolation"]
     assert found["items"] == TINY.items and found["indices"] == {"silo": found["tenants"], "pool": 1}
@@ -112,7 +119,12 @@ def test_isolation_compares_per_context_indices_with_the_shared_one(
             assert found[mode][model]["samples"] == TINY.queries * TINY.rounds
         assert found[mode]["silo_over_pool_p50"] > 0
     assert "### Isolation: per-context indices (silo) vs one shared index (pool)" in stdout
-    assert not opensearch.indices.get(index="bench-tiny-*", allow_no_indices=True)  # the copies are gone
+    left_before = set(json.loads((out / LEFT_BEFORE).read_text()))
+    assert _bench_indices(opensearch) <= left_before  # the run's indices and copies are gone
+
+
+def _bench_indices(opensearch: Any) -> set[str]:
+    return set(opensearch.indices.get(index=BENCH_INDICES, allow_no_indices=True))
 
 
 def test_lineage_rounds_grow_with_depth_only(tiny_report: tuple[dict, str, Path]) -> None:
