@@ -81,12 +81,14 @@ demo: install check-prereqs
 	  exit $$status
 
 # Quality through the real handler: every configuration of evaluation/compare.py on Cranfield's dev half,
-# CACM and the agent questions, in one multi-collection table (docs/QUALITY.md), then auto beside hybrid
+# CACM, the multi-hop sets (multihop/<set>/beir, as pages) and the agent questions, in one multi-collection
+# table (docs/QUALITY.md), then auto beside hybrid
 # on the agent questions. QUERIES=... QRELS=... [DOCUMENTS=...] or BEIR=DIR [SPLIT=test] evaluate one
 # other collection instead of the suite (AS_FILES=1: as files, a BEIR corpus as Markdown pages, and auto
 # measured too: the multi-hop sets, docs/QUALITY.md). Embeddings are cached in .eval/embeddings.sqlite. The collections
 # are read from ../shared/data beside the checkout (never committed); DATA=DIR or RETRIEVAL_EVAL_DATA=DIR
-# names another folder holding cranfield/ and cacm/ (`retrieval eval` itself has no default folder).
+# names another folder holding cranfield/, cacm/ and optionally multihop/ (`retrieval eval` itself has no
+# default folder).
 EVAL_DATA = $(or $(DATA),$(RETRIEVAL_EVAL_DATA),../shared/data)
 eval: install check-prereqs
 	@$(PY) -m dev.stack up

@@ -7,13 +7,16 @@ handler calls in every mode, the metrics, the table and the JSON record all work
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from retrieval_core.config import Settings
 from retrieval_dev.cli import main
-from retrieval_dev.evaluation.compare import HYBRID, HYBRID_DEFAULT
+from retrieval_dev.evaluation.compare import CONFIGURATIONS, HYBRID, HYBRID_DEFAULT
+from retrieval_dev.evaluation.provision import ALIAS_PREFIX
+from retrieval_dev.evaluation.suite import run_suite
 
 from tests.eval_collections import collection_folder
 
@@ -163,3 +166,44 @@ def test_eval_reads_a_beir_folder_and_draws_no_progress_bar_off_a_terminal(
     record = json.loads(saved.read_text())
     assert set(record["per_query"]["hybrid"]) == {"t1", "t2", "t3"}  # the test split's judged queries only
     assert record["run"]["document_count"] == 20
+
+
+def test_the_suite_scores_every_configuration_on_every_collection_the_data_folder_holds(
+    fresh_settings: Settings,
+    opensearch: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cranfield: Path,
+) -> None:
+    for name, value in fresh_settings.to_env().items():
+        monkeypatch.setenv(name, value)
+    data = tmp_path / "data"
+    (data / "cranfield").mkdir(parents=True)
+    slice_files = _slice(data / "cranfield", cranfield)
+    for path, name in zip(slice_files, ("documents.json", "queries-dev.json", "qrels-dev.json"), strict=True):
+        path.rename(data / "cranfield" / name)
+    shutil.copytree(data / "cranfield", data / "cacm")  # the same slice, in CACM's file names
+    (data / "cacm" / "queries-dev.json").rename(data / "cacm" / "queries.json")
+    (data / "cacm" / "qrels-dev.json").rename(data / "cacm" / "qrels.json")
+    (data / "multihop" / "tiny").mkdir(parents=True)
+    _beir_folder(data / "multihop" / "tiny" / "beir", cranfield)
+    compared = [c for c in CONFIGURATIONS if c.name in (HYBRID, HYBRID_DEFAULT)]
+    before = _evaluation_indices(opensearch)
+
+    scores = run_suite(compared, Settings.from_env(), data=data)
+
+    assert list(scores) == ["Cranfield dev", "CACM", "tiny", "agent questions"]
+    for collection, by_configuration in scores.items():
+        assert set(by_configuration) == {HYBRID, HYBRID_DEFAULT}, collection
+    judged = {str(q["id"]) for q in json.loads((data / "cacm" / "queries.json").read_text())}
+    assert set(scores["CACM"][HYBRID]) == judged
+    # The multi-hop set was loaded as pages: each judged query is a page's own title, found by both.
+    assert set(scores["tiny"][HYBRID]) == {"t1", "t2", "t3"}
+    assert all(score > 0.3 for score in scores["tiny"][HYBRID_DEFAULT].values()), scores["tiny"]
+    assert "tiny: 20 documents, 3 queries" in capsys.readouterr().out
+    assert _evaluation_indices(opensearch) <= before  # every collection's throwaway index is gone
+
+
+def _evaluation_indices(opensearch: Any) -> set[str]:
+    return set(opensearch.indices.get(index=f"{ALIAS_PREFIX}*", allow_no_indices=True))

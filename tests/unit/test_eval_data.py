@@ -13,7 +13,7 @@ from retrieval_dev.evaluation.collection import (
     data_root,
     read_collection,
 )
-from retrieval_dev.evaluation.suite import DOCUMENT_COLLECTIONS
+from retrieval_dev.evaluation.suite import DOCUMENT_COLLECTIONS, multihop_sets
 
 from tests.eval_collections import SHARED_DATA, data_folder
 
@@ -64,3 +64,18 @@ def test_a_missing_collection_says_where_it_was_looked_for_and_how_to_give_anoth
 def test_the_repository_holds_only_the_teams_own_data() -> None:
     # CACM and Cranfield are read from ../shared/data; a copy here would be committed by accident.
     assert sorted(p.name for p in (REPO / "data").iterdir()) == ["agent-questions"]
+
+
+def test_the_suite_finds_each_multihop_sets_beir_folder_and_runs_without_them_when_absent(
+    tmp_path: Path,
+) -> None:
+    assert multihop_sets(tmp_path) == {}
+    for name in ("musique_dev", "hotpotqa_dev"):
+        (tmp_path / "multihop" / name / "beir").mkdir(parents=True)
+    (tmp_path / "multihop" / "notes").mkdir()  # no beir/ inside: not a set
+
+    assert multihop_sets(tmp_path) == {
+        "hotpotqa_dev": tmp_path / "multihop" / "hotpotqa_dev" / "beir",
+        "musique_dev": tmp_path / "multihop" / "musique_dev" / "beir",
+    }
+    assert list(multihop_sets(tmp_path)) == ["hotpotqa_dev", "musique_dev"]

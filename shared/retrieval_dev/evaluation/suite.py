@@ -4,31 +4,38 @@ one-pass ranking of its mode, each change with a paired randomisation test.
 
 A default has to hold on every collection, so the rule that picks it reads the worst case, not the
 best score on one (``choose``). Each collection is loaded once into its own fresh index and every
-configuration runs against it, interleaved query by query; the agent questions are asked in their own
-contexts, as ``retrieval eval-questions`` asks them.
+configuration runs against it, interleaved query by query; a multi-hop set is loaded as Markdown pages
+through the ingest function (its titles are the pages' entities, which ``auto`` links and the walk
+follows), as ``retrieval eval --beir DIR --as-files`` loads it; the agent questions are asked in their
+own contexts, as ``retrieval eval-questions`` asks them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_core.config import Settings
 from retrieval_core.ports import Embedder
 
-from .collection import CollectionFiles, cacm, cranfield_dev, data_root, read_collection
+from .as_files import files_index
+from .beir import read_beir
+from .collection import Collection, CollectionFiles, cacm, cranfield_dev, data_root, read_collection
 from .compare import Configuration, randomisation_p
 from .metrics import mean
 from .provision import evaluation_index, scratch_index
 from .questions import DEFAULT_CORPUS, DEFAULT_QUESTIONS, read_questions, run_questions
-from .runner import Run, run_interleaved
+from .runner import ModeResult, Run, run_interleaved
 
 DOCUMENT_COLLECTIONS: dict[str, Callable[[Path], CollectionFiles]] = {
     "Cranfield dev": cranfield_dev,
     "CACM": cacm,
 }
 """Each collection's files under the data folder (``collection.data_root``)."""
+MULTIHOP_FOLDER = "multihop"
+"""Under the data folder, one folder per multi-hop set, each holding its BEIR folder ``beir/``
+(``multihop_sets``); a data folder without it runs the suite without them."""
 QUESTIONS = "agent questions"
 TOP_K = 100
 QUESTION_TOP_K = 10
@@ -58,13 +65,17 @@ def run_suite(
     root = data_root(data)
     for name, files in DOCUMENT_COLLECTIONS.items():
         collection = read_collection(*files(root))
-        print(f"{name}: {len(collection.documents)} documents, {len(collection.queries)} queries", flush=True)
+        _announce(name, collection)
         with evaluation_index(settings, collection.documents, embedder=embedder, label=name):
-            results = run_interleaved(runs, collection.queries, collection.qrels, TOP_K)
-        scores[name] = {
-            label: {q: s.ndcg for q, s in result.scores.items() if s.ndcg is not None}
-            for label, result in results.items()
-        }
+            scores[name] = _ndcg(run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
+    sets = multihop_sets(root)
+    if not sets:
+        print(f"no multi-hop sets under {root / MULTIHOP_FOLDER} (<set>/beir/): the suite runs without them")
+    for name, folder in sets.items():
+        collection = read_beir(folder)
+        _announce(name, collection)
+        with files_index(settings, collection.documents, embedder=embedder, pages=True):
+            scores[name] = _ndcg(run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
     questions = read_questions(DEFAULT_QUESTIONS)
     lines = DEFAULT_CORPUS.read_text(encoding="utf-8").splitlines()
     print(f"{QUESTIONS}: {len(lines)} items, {len(questions)} questions", flush=True)
@@ -73,6 +84,27 @@ def run_suite(
             c.name: run_questions(c.mode, questions, QUESTION_TOP_K, c.options).ndcg10 for c in configurations
         }
     return scores
+
+
+def multihop_sets(root: Path) -> dict[str, Path]:
+    """The BEIR folder of each multi-hop set under ``root`` (``multihop/<set>/beir``), by the set's folder
+    name, in name order; empty when there are none."""
+    folder = root / MULTIHOP_FOLDER
+    if not folder.is_dir():
+        return {}
+    return {found.name: found / "beir" for found in sorted(folder.iterdir()) if (found / "beir").is_dir()}
+
+
+def _announce(name: str, collection: Collection) -> None:
+    print(f"{name}: {len(collection.documents)} documents, {len(collection.queries)} queries", flush=True)
+
+
+def _ndcg(results: Mapping[str, ModeResult]) -> dict[str, dict[str, float]]:
+    """Per configuration, each judged query's nDCG@10."""
+    return {
+        label: {q: s.ndcg for q, s in result.scores.items() if s.ndcg is not None}
+        for label, result in results.items()
+    }
 
 
 @dataclass(frozen=True)
