@@ -60,7 +60,7 @@ QUIET_QUESTIONS = (
     "who owns the billing service",
 )
 # The flooder's most expensive allowed request: the largest page, graph expansion at full depth,
-# diversity, feedback (on by default) over a long question: every cap at its ceiling. Every
+# diversity, feedback (asked for) over a long question: every cap at its ceiling. Every
 # ``EXPENSIVE_EVERY``-th flood request is this one, the rest the quiet tenants' kind (a runaway loop
 # repeats what an agent asks, with the costly ones among them).
 EXPENSIVE_EVERY = 2
@@ -71,6 +71,7 @@ FLOOD_REQUEST = {
     "expand_graph": True,
     "depth": 5,
     "diversify": True,
+    "feedback": {"enabled": True},
 }
 
 

@@ -57,8 +57,8 @@ def build_queries(corpus: Corpus, count: int) -> list[Query]:
 
 
 def request_body(mode: str, query: Query) -> dict[str, Any]:
-    # One pass, like the raw baselines it is compared with: feedback (on in the default preset) would
-    # add its first-pass search; docs/QUALITY.md measures what that costs.
+    # One pass, like the raw baselines it is compared with, whatever the deployment's preset says:
+    # feedback would add its first-pass search; docs/QUALITY.md measures what that costs.
     body: dict[str, Any] = {"mode": mode, "top_k": TOP_K, "feedback": {"enabled": False}}
     if mode in ("lexical", "hybrid", "auto"):
         body["text"] = query.text

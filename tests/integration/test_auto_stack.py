@@ -98,17 +98,18 @@ def test_at_most_one_round_trip_more_than_hybrid(corpus: Settings) -> None:
     costs = {}
     for name, body in {
         "hybrid": {"mode": "hybrid"},
-        "hybrid_plain": {"mode": "hybrid", "feedback": {"enabled": False}},
+        "hybrid_feedback": {"mode": "hybrid", "feedback": {"enabled": True}},
         "auto": {"mode": "auto", "now": NOW},
-        "auto_plain": {"mode": "auto", "now": NOW, "feedback": {"enabled": False}},
+        "auto_feedback": {"mode": "auto", "now": NOW, "feedback": {"enabled": True}},
         "auto_uninferred": {"mode": "auto", "now": NOW, "infer": False},
     }.items():
         before = store.backend_calls
         status, _ = retrieve("acme", body | {"text": "What did Dmitri Volkov deploy before April?"})
         assert status == 200
         costs[name] = store.backend_calls - before
-    # Auto's text arms are hybrid's, feedback included; reading the question adds the focus arms' call.
-    assert costs == {"hybrid": 2, "hybrid_plain": 1, "auto": 3, "auto_plain": 2, "auto_uninferred": 2}
+    # Auto's text arms are hybrid's, feedback (on request) included; reading the question adds the focus
+    # arms' call.
+    assert costs == {"hybrid": 1, "hybrid_feedback": 2, "auto": 2, "auto_feedback": 3, "auto_uninferred": 1}
 
 
 def zora_item(item_id: str, text: str) -> str:

@@ -14,8 +14,8 @@ from retrieval_dev.cli.lambda_runtime import FUNCTION_OUTPUT, LambdaContext, han
 
 from bench.flow import counted
 
-FILES = 32
-SWITCHES = 97
+FILES = 31
+SWITCHES = 93
 
 
 def test_one_warm_hybrid_request_enters_few_files(corpus_settings: Settings) -> None:

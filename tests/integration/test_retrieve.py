@@ -172,12 +172,13 @@ def test_hybrid_with_feedback_is_one_search_then_one_msearch(
 ) -> None:
     from retrieval_core.adapters.opensearch.client import IndexLayout
 
-    body = ok("acme", {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10})
+    asked = {"mode": "hybrid", "text": "payments ledger outage", "top_k": 10, "feedback": {"enabled": True}}
+    body = ok("acme", asked)
     alias = IndexLayout.of(corpus_settings).alias("acme")
-    # The deployment default: BM25's top hits with their texts and vectors (searched while the query is
+    # Feedback on request: BM25's top hits with their texts and vectors (searched while the query is
     # embedded), then the moved query's one _msearch; both on the caller's alias.
     assert counted_requests == [f"POST /{alias}/_search", f"POST /{alias}/_msearch"]
-    assert body["applied"]["expansion_terms"] is None  # the default moves the vector, adds no terms
+    assert body["applied"]["expansion_terms"] is None  # its default moves the vector, adds no terms
     assert body["hits"]
 
 
@@ -202,7 +203,8 @@ def test_hybrid_with_fused_feedback_is_two_msearches_and_one_vector_read(
 def test_vector_with_feedback_is_two_searches(corpus_settings: Settings, counted_requests: list[str]) -> None:
     from retrieval_core.adapters.opensearch.client import IndexLayout
 
-    body = ok("acme", {"mode": "vector", "text": "payments ledger outage", "top_k": 10})
+    asked = {"mode": "vector", "text": "payments ledger outage", "top_k": 10, "feedback": {"enabled": True}}
+    body = ok("acme", asked)
     alias = IndexLayout.of(corpus_settings).alias("acme")
     # The first pass brings its top hits' vectors along: no separate read.
     assert counted_requests == [f"POST /{alias}/_search", f"POST /{alias}/_search"]

@@ -145,11 +145,12 @@ RRF with k = 10 (which was tuned on Cranfield alone), and it was the best one-pa
 unseen collection (docs/QUALITY.md, issue 38). RRF stays available per request and as a fusion preset."""
 
 PRESETS: dict[PresetName, RetrievalConfig] = {
-    # Chosen by the worst case over Cranfield dev, CACM and the agent questions, not by one collection
-    # (docs/QUALITY.md): min-max fusion and Rocchio towards the first pass's hits the embedding agrees
-    # with; no expansion terms (they lost on CACM at every weight), though a request may ask for them.
-    # A request sends feedback.enabled false to skip the first pass.
-    "default": RetrievalConfig(fusion=ROBUST_FUSION, feedback=FeedbackOptions()),
+    # Chosen over Cranfield dev, CACM, the multi-hop sets and the agent questions together, not on one
+    # collection (docs/QUALITY.md, "Defaults that hold on the multi-hop sets too"): min-max fusion in one
+    # pass. Feedback is on request only: Rocchio lost significantly on MuSiQue (its first pass's hits
+    # are the first hop's, and moving towards them pulls the query away from the second), and expansion
+    # terms lost on CACM and on both multi-hop sets at every weight.
+    "default": RetrievalConfig(fusion=ROBUST_FUSION),
     # One round trip per request and fewer candidates per arm: for callers that want a handful of hits
     # fast.
     "fast": RetrievalConfig(fusion=ROBUST_FUSION.model_copy(update={"candidate_depth": 30})),

@@ -27,7 +27,7 @@ RRF_60 = {"preset": "rrf", "rank_constant": 60}
 MIN_MAX = {"preset": "score_min_max"}
 
 LEXICAL, VECTOR, HYBRID = "lexical, one-pass", "vector, one-pass", "hybrid, one-pass (RRF k=10)"
-HYBRID_DEFAULT = "hybrid, default (min-max + Rocchio 1.0)"
+HYBRID_DEFAULT = "hybrid, default (min-max, one pass)"
 """The deployment default's row: no options, so it is whatever the `default` preset is."""
 
 
@@ -56,7 +56,9 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
     Configuration("lexical + PRF 0.3", "lexical", {"feedback": LIGHT}, LEXICAL),
     Configuration(VECTOR, "vector", ONE_PASS),
     Configuration("vector + Rocchio 0.5", "vector", {"feedback": LIGHT}, VECTOR),
-    Configuration("vector, default (+ Rocchio 1.0)", "vector", {}, VECTOR),
+    Configuration(
+        "vector + Rocchio 1.0", "vector", {"feedback": {**LIGHT, "weight": 0, "vector_weight": 1.0}}, VECTOR
+    ),
     Configuration(HYBRID, "hybrid", ONE_PASS),
     _hybrid("hybrid RRF k=60", RRF_60),
     _hybrid("hybrid min-max", MIN_MAX),
@@ -65,6 +67,12 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
     _hybrid("hybrid min-max + PRF 0.3 + Rocchio 0.5", MIN_MAX, LIGHT),
     _hybrid("hybrid min-max + PRF 0.5 + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0.5}),
     _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0}),
+    _hybrid("hybrid min-max + Rocchio 0.25", MIN_MAX, {**LIGHT, "weight": 0, "vector_weight": 0.25}),
+    _hybrid(
+        "hybrid min-max + Rocchio 1.0 (the default until 2026-12-05)",
+        MIN_MAX,
+        {**LIGHT, "weight": 0, "vector_weight": 1.0},
+    ),
     Configuration(HYBRID_DEFAULT, "hybrid", {}, HYBRID),
 )
 

@@ -62,7 +62,7 @@ export function requestBody(config, ask) {
     body.entity_id = ask.entityId;
   if (ask.window && (config.mode === "temporal" || config.mode === "auto")) body.window = ask.window;
   if (config.fusion && FUSED_MODES.has(config.mode)) body.fusion = { preset: config.fusion };
-  // The deployment's default feedback moves only the vector (docs/QUALITY.md); the box asks for terms too.
+  // Feedback is on request (docs/QUALITY.md); its default moves only the vector, so the box asks for terms too.
   if (config.feedback && FEEDBACK_MODES.has(config.mode)) body.feedback = { enabled: true, weight: EXPANSION_WEIGHT };
   if (config.rerank !== "none") body.rerank = { method: config.rerank };
   if (ask.filter) body.filter = ask.filter;
