@@ -107,6 +107,14 @@ def fresh_settings(stack_settings: Settings, opensearch: Any) -> Iterator[Settin
         yield settings
 
 
+@pytest.fixture
+def fresh_env(fresh_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Settings:
+    """``fresh_settings``, also in this test's environment: what a CLI command run by the test reads."""
+    for name, value in fresh_settings.to_env().items():
+        monkeypatch.setenv(name, value)
+    return fresh_settings
+
+
 @pytest.fixture(scope="session")
 def corpus_settings(stack_settings: Settings, opensearch: Any) -> Iterator[Settings]:
     """The sample corpus loaded once per session into its own tables and alias; the handlers' environment

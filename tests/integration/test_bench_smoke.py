@@ -21,9 +21,6 @@ from tests.processes import finished
 
 TINY = SCALES["tiny"]
 BENCH_INDICES = "bench-tiny-*"
-LEFT_BEFORE = "indices-before.json"
-"""The ``bench-tiny-*`` indices there before the run (a ``--keep-data`` run of a developer's leaves its
-own): the run must remove the ones it made, not theirs."""
 
 
 def test_corpus_is_reproducible_and_has_the_exact_edge_count() -> None:
@@ -40,11 +37,17 @@ def test_mention_mix_refuses_an_unreachable_edge_count() -> None:
 
 
 @pytest.fixture(scope="module")
+def indices_before(opensearch: Any) -> set[str]:
+    """The ``bench-tiny-*`` indices there before the run (a developer's ``--keep-data`` run leaves its
+    own): the run must remove the ones it made, not theirs."""
+    return _bench_indices(opensearch)
+
+
+@pytest.fixture(scope="module")
 def tiny_report(
-    stack_settings: Settings, tmp_path_factory: pytest.TempPathFactory, opensearch: Any
+    stack_settings: Settings, tmp_path_factory: pytest.TempPathFactory, indices_before: set[str]
 ) -> tuple[dict, str, Path]:
     out = tmp_path_factory.mktemp("bench")
-    (out / LEFT_BEFORE).write_text(json.dumps(sorted(_bench_indices(opensearch))))
     capture = out / "stdout.md"
     with capture.open("w") as stream, contextlib.redirect_stdout(stream):
         report = run("tiny", out, out / "no-sam-build", SECTIONS, keep=False)
@@ -108,9 +111,9 @@ def test_paging_writes_at_the_second_page_only(tiny_report: tuple[dict, str, Pat
 
 
 def test_isolation_compares_per_context_indices_with_the_shared_one(
-    tiny_report: tuple[dict, str, Path], opensearch: Any
+    tiny_report: tuple[dict, str, Path], indices_before: set[str], opensearch: Any
 ) -> None:
-    report, stdout, out = tiny_report
+    report, stdout, _ = tiny_report
     assert report["corpus"]["isolation_model"] == "silo"
     found = report["results"]["isolation"]
     assert found["items"] == TINY.items and found["indices"] == {"silo": found["tenants"], "pool": 1}
@@ -119,8 +122,7 @@ def test_isolation_compares_per_context_indices_with_the_shared_one(
             assert found[mode][model]["samples"] == TINY.queries * TINY.rounds
         assert found[mode]["silo_over_pool_p50"] > 0
     assert "### Isolation: per-context indices (silo) vs one shared index (pool)" in stdout
-    left_before = set(json.loads((out / LEFT_BEFORE).read_text()))
-    assert _bench_indices(opensearch) <= left_before  # the run's indices and copies are gone
+    assert _bench_indices(opensearch) <= indices_before  # the run's indices and copies are gone
 
 
 def _bench_indices(opensearch: Any) -> set[str]:

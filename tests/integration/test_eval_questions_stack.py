@@ -38,14 +38,8 @@ QUESTIONS = [
 
 
 def test_eval_questions_scores_and_counts_what_the_handler_returned(
-    fresh_settings: Settings,
-    opensearch: Any,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    fresh_env: Settings, opensearch: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for name, value in fresh_settings.to_env().items():
-        monkeypatch.setenv(name, value)
     corpus, questions, out = tmp_path / "corpus.jsonl", tmp_path / "questions.jsonl", tmp_path / "records"
     corpus.write_text("".join(json.dumps(item) + "\n" for item in CORPUS))
     splits = {"q-found": "dev", "q-ghost": "test", "q-foreign": "test"}

@@ -7,13 +7,13 @@ handler calls in every mode, the metrics, the table and the JSON record all work
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from retrieval_core.config import Settings
 from retrieval_dev.cli import main
+from retrieval_dev.evaluation.collection import CollectionFiles, cacm, cranfield_dev
 from retrieval_dev.evaluation.compare import CONFIGURATIONS, HYBRID, HYBRID_DEFAULT
 from retrieval_dev.evaluation.provision import ALIAS_PREFIX
 from retrieval_dev.evaluation.suite import run_suite
@@ -29,8 +29,9 @@ def cranfield() -> Path:
     return collection_folder("cranfield")
 
 
-def _slice(out: Path, cranfield: Path) -> tuple[Path, Path, Path]:
-    """The first 5 dev queries, their judgments, and the documents judged for them plus some others."""
+def _slice(files: CollectionFiles, cranfield: Path) -> CollectionFiles:
+    """The first 5 dev queries, their judgments, and the documents judged for them plus some others,
+    written to ``files``."""
     queries = json.loads((cranfield / "queries-dev.json").read_text())[:QUERIES]
     wanted = {q["id"] for q in queries}
     qrels = [j for j in json.loads((cranfield / "qrels-dev.json").read_text()) if j["queryId"] in wanted]
@@ -40,23 +41,20 @@ def _slice(out: Path, cranfield: Path) -> tuple[Path, Path, Path]:
         for i, d in enumerate(json.loads((cranfield / "documents.json").read_text()))
         if d["id"] in judged or i < FILLER_DOCUMENTS
     ]
-    paths = (out / "documents.json", out / "queries.json", out / "qrels.json")
-    for path, data in zip(paths, (documents, queries, qrels), strict=True):
+    for path, data in zip(files, (documents, queries, qrels), strict=True):
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data))
-    return paths
+    return files
 
 
 def test_eval_runs_every_mode_through_the_handler_and_records_the_run(
-    fresh_settings: Settings,
+    fresh_env: Settings,
     opensearch: Any,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     cranfield: Path,
 ) -> None:
-    for name, value in fresh_settings.to_env().items():
-        monkeypatch.setenv(name, value)
-    documents, queries, qrels = _slice(tmp_path, cranfield)
+    documents, queries, qrels = _slice(cacm(tmp_path), cranfield)  # named below: any layout serves
     out = tmp_path / "records"
 
     status = main(
@@ -136,15 +134,12 @@ def _beir_folder(root: Path, cranfield: Path) -> Path:
 
 
 def test_eval_reads_a_beir_folder_and_draws_no_progress_bar_off_a_terminal(
-    fresh_settings: Settings,
+    fresh_env: Settings,
     opensearch: Any,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     cranfield: Path,
 ) -> None:
-    for name, value in fresh_settings.to_env().items():
-        monkeypatch.setenv(name, value)
     folder = _beir_folder(tmp_path / "beir-tiny", cranfield)
     out = tmp_path / "records"
     args = ["eval", "--beir", str(folder), "--split", "test", "--out", str(out), "--compare"]
@@ -168,23 +163,15 @@ def test_eval_reads_a_beir_folder_and_draws_no_progress_bar_off_a_terminal(
 
 
 def test_the_suite_scores_every_configuration_on_every_collection_the_data_folder_holds(
-    fresh_settings: Settings,
+    fresh_env: Settings,
     opensearch: Any,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     cranfield: Path,
 ) -> None:
-    for name, value in fresh_settings.to_env().items():
-        monkeypatch.setenv(name, value)
     data = tmp_path / "data"
-    (data / "cranfield").mkdir(parents=True)
-    slice_files = _slice(data / "cranfield", cranfield)
-    for path, name in zip(slice_files, ("documents.json", "queries-dev.json", "qrels-dev.json"), strict=True):
-        path.rename(data / "cranfield" / name)
-    shutil.copytree(data / "cranfield", data / "cacm")  # the same slice, in CACM's file names
-    (data / "cacm" / "queries-dev.json").rename(data / "cacm" / "queries.json")
-    (data / "cacm" / "qrels-dev.json").rename(data / "cacm" / "qrels.json")
+    _slice(cranfield_dev(data), cranfield)
+    cacm_queries = _slice(cacm(data), cranfield).queries  # the same slice, in CACM's place
     (data / "multihop" / "tiny").mkdir(parents=True)
     _beir_folder(data / "multihop" / "tiny" / "beir", cranfield)
     compared = [c for c in CONFIGURATIONS if c.name in (HYBRID, HYBRID_DEFAULT)]
@@ -195,7 +182,7 @@ def test_the_suite_scores_every_configuration_on_every_collection_the_data_folde
     assert list(scores) == ["Cranfield dev", "CACM", "tiny", "agent questions"]
     for collection, by_configuration in scores.items():
         assert set(by_configuration) == {HYBRID, HYBRID_DEFAULT}, collection
-    judged = {str(q["id"]) for q in json.loads((data / "cacm" / "queries.json").read_text())}
+    judged = {str(q["id"]) for q in json.loads(cacm_queries.read_text())}
     assert set(scores["CACM"][HYBRID]) == judged
     # The multi-hop set was loaded as pages: each judged query is a page's own title, found by both.
     assert set(scores["tiny"][HYBRID]) == {"t1", "t2", "t3"}

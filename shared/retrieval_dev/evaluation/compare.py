@@ -49,6 +49,12 @@ def _hybrid(name: str, fusion: Mapping[str, Any], feedback: Mapping[str, Any] | 
 LIGHT = {"docs": 5, "terms": 20, "weight": 0.3, "vector_weight": 0.5, "first_pass": "lexical"}
 """Light, selective feedback: the expansion at 0.3 of the query, Rocchio at half weight."""
 
+
+def rocchio_only(vector_weight: float) -> dict[str, Any]:
+    """Feedback that only moves the query vector (no expansion terms), by ``vector_weight``."""
+    return {**LIGHT, "weight": 0, "vector_weight": vector_weight}
+
+
 CONFIGURATIONS: tuple[Configuration, ...] = (
     Configuration(LEXICAL, "lexical", ONE_PASS),
     Configuration("lexical + PRF 0.8 (issue 28's weight)", "lexical", {"feedback": ISSUE_28}, LEXICAL),
@@ -56,9 +62,7 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
     Configuration("lexical + PRF 0.3", "lexical", {"feedback": LIGHT}, LEXICAL),
     Configuration(VECTOR, "vector", ONE_PASS),
     Configuration("vector + Rocchio 0.5", "vector", {"feedback": LIGHT}, VECTOR),
-    Configuration(
-        "vector + Rocchio 1.0", "vector", {"feedback": {**LIGHT, "weight": 0, "vector_weight": 1.0}}, VECTOR
-    ),
+    Configuration("vector + Rocchio 1.0", "vector", {"feedback": rocchio_only(1.0)}, VECTOR),
     Configuration(HYBRID, "hybrid", ONE_PASS),
     _hybrid("hybrid RRF k=60", RRF_60),
     _hybrid("hybrid min-max", MIN_MAX),
@@ -66,13 +70,9 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
     _hybrid("hybrid RRF k=10 + PRF 0.3 + Rocchio 0.5", RRF_10, LIGHT),
     _hybrid("hybrid min-max + PRF 0.3 + Rocchio 0.5", MIN_MAX, LIGHT),
     _hybrid("hybrid min-max + PRF 0.5 + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0.5}),
-    _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, {**LIGHT, "weight": 0}),
-    _hybrid("hybrid min-max + Rocchio 0.25", MIN_MAX, {**LIGHT, "weight": 0, "vector_weight": 0.25}),
-    _hybrid(
-        "hybrid min-max + Rocchio 1.0 (the default until 2026-12-05)",
-        MIN_MAX,
-        {**LIGHT, "weight": 0, "vector_weight": 1.0},
-    ),
+    _hybrid("hybrid min-max + Rocchio 0.5", MIN_MAX, rocchio_only(0.5)),
+    _hybrid("hybrid min-max + Rocchio 0.25", MIN_MAX, rocchio_only(0.25)),
+    _hybrid("hybrid min-max + Rocchio 1.0 (the default until 2026-12-05)", MIN_MAX, rocchio_only(1.0)),
     Configuration(HYBRID_DEFAULT, "hybrid", {}, HYBRID),
 )
 
