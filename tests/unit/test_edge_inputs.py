@@ -155,6 +155,19 @@ def test_json_or_no_content_type_is_accepted(functions: FakeFunctions, content_t
     assert status == 200, answer
 
 
+@pytest.mark.parametrize(
+    ("first", "later", "status"),
+    [("application/json", "text/plain", 415), ("text/plain", "APPLICATION/JSON", 200)],
+)
+def test_of_two_spellings_of_the_content_type_the_later_is_read_as_every_header_is(
+    functions: FakeFunctions, first: str, later: str, status: int
+) -> None:
+    event = post({"mode": "lexical", "text": "payments"}, content_type=None)
+    event["headers"] |= {"content-type": first, "CONTENT-TYPE": later}
+    answer_status, answer, _ = functions.api("retrieve", event)
+    assert answer_status == status, answer
+
+
 @pytest.mark.parametrize("context_id", ["globex", ["globex"], {"id": "globex"}, 7, None])
 def test_a_body_context_id_of_any_shape_is_ignored(functions: FakeFunctions, context_id: Any) -> None:
     status, answer, _ = functions.api(

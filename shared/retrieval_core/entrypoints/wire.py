@@ -21,6 +21,8 @@ CONTEXT_HEADER = "X-Context-Id"
 SESSION_HEADER = "X-Retrieval-Session"
 """The retrieval session id, when the body carries no ``session_id``."""
 
+CONTENT_TYPE_HEADER = "Content-Type"
+
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 """A retrieve's idempotency key, when the body carries no ``idempotency_key``."""
 
@@ -52,22 +54,22 @@ METHODS_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 def require_json(method: str, headers: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """Raise ``UnsupportedMediaTypeError`` when a request that takes a body does not declare it as JSON
-    (no content type at all included, even with an empty body: nothing is read, nothing counted).
+    (no content type at all included, even with an empty body: nothing is read, nothing counted). The
+    content type is read as every header is (``header_value``: of two spellings the later wins).
 
     Media types compare case-insensitively (RFC 9110): for one spelled otherwise (``APPLICATION/JSON``)
-    the headers come back with it in lower case, the one spelling the Powertools resolver parses;
-    otherwise None (nothing to change)."""
+    the headers come back with it in lower case under one name, the one spelling the Powertools resolver
+    parses; otherwise None (nothing to change)."""
     if method.upper() not in METHODS_WITH_BODY:
         return None
-    name, content_type = next(
-        ((str(k), str(v)) for k, v in (headers or {}).items() if str(k).lower() == "content-type"), ("", "")
-    )
+    content_type = header_value(headers, CONTENT_TYPE_HEADER) or ""
     media_type, separator, parameters = content_type.partition(";")
     if media_type.strip().lower() != JSON_MEDIA_TYPE:
         raise UnsupportedMediaTypeError(content_type)
     if media_type.strip() == JSON_MEDIA_TYPE:
         return None
-    return {**(headers or {}), name: JSON_MEDIA_TYPE + separator + parameters}
+    others = {k: v for k, v in (headers or {}).items() if str(k).lower() != CONTENT_TYPE_HEADER.lower()}
+    return {**others, CONTENT_TYPE_HEADER: JSON_MEDIA_TYPE + separator + parameters}
 
 
 def parse_json(text: str | bytes) -> Any:
