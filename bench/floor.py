@@ -29,12 +29,11 @@ from pydantic import BaseModel
 from retrieval_core import backend_calls
 from retrieval_core.adapters.opensearch import queries
 from retrieval_core.adapters.opensearch.client import IndexLayout, build_client
-from retrieval_core.adapters.opensearch.documents import hit_of
 from retrieval_core.adapters.opensearch.store import bounded, cancel_after
 from retrieval_core.config import Settings
 from retrieval_core.entrypoints.api import api_function, lambda_entry, validated_body
 from retrieval_core.entrypoints.instruments import Handler, Instruments
-from retrieval_core.models.hits import Hit, Signal
+from retrieval_core.models.hits import Hit, Signal, hit_of
 from retrieval_core.ports import SearchFilters
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_dev.cli.lambda_runtime import FUNCTION_OUTPUT, LambdaContext, handler_module, invoke

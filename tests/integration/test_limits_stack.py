@@ -313,6 +313,6 @@ def test_a_hit_of_the_largest_storable_text_is_cut_to_fit_an_answer(fresh_settin
     item = json.loads(proposition("acme:p-1", ["acme:e/a"]))
     assert load_lines(fresh_settings, [json.dumps({**item, "text": text})]).ok
     (found,) = Container(fresh_settings).store.lexical("acme", "payments", SearchFilters(size=1))
-    hit = found.build(score=found.score, signals={}, found_by=["lexical"])
+    hit = found.hit(score=found.score, signals={}, found_by=["lexical"])
     assert hit.truncated and text.startswith(hit.text)
     assert len(hit.model_dump_json().encode()) <= LIMITS.hit_text_bytes + LIMITS.hit_fields_bytes

@@ -6,11 +6,10 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from functools import partial
 
-from retrieval_core.adapters.opensearch.documents import document_of, hit_of
+from retrieval_core.adapters.opensearch.documents import document_of
 from retrieval_core.models.filters import Filter
-from retrieval_core.models.hits import Candidate, Hit, Signal
+from retrieval_core.models.hits import Candidate, Hit, Signal, hit_of
 from retrieval_core.models.item import Item
 from retrieval_core.models.metadata import FieldType
 from retrieval_core.ports import (
@@ -73,16 +72,14 @@ class InMemoryLexicalStore:
         )
 
     def _rank(self, scored: list[tuple[float, Item]], arm: str, size: int) -> list[Hit]:
-        scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].id))[:size]
-        return [self._hit(item, score, arm, rank) for rank, (score, item) in enumerate(scored, start=1)]
+        ranked = _ranked(scored, size)
+        return [self._hit(item, score, arm, rank) for rank, (score, item) in enumerate(ranked, start=1)]
 
     def lexical(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
     ) -> list[Candidate]:
         self.calls.append("lexical")
-        return _candidates(
-            self._rank(self._overlap(context_id, text, filters, expansion), "lexical", filters.size)
-        )
+        return _candidates(_ranked(self._overlap(context_id, text, filters, expansion), filters.size))
 
     def _overlap(
         self, context_id: str, text: str, filters: SearchFilters, expansion: Expansion = ()
@@ -108,18 +105,19 @@ class InMemoryStore(InMemoryLexicalStore):
 
     def vector(self, context_id: str, vector: Sequence[float], filters: SearchFilters) -> list[Candidate]:
         self.calls.append("vector")
-        return _candidates(self._vector(context_id, vector, filters, filters.size))
+        return _candidates(_ranked(self._similar(context_id, vector, filters), filters.size))
 
-    def _vector(
-        self, context_id: str, vector: Sequence[float], filters: SearchFilters, size: int
-    ) -> list[Hit]:
+    def _similar(
+        self, context_id: str, vector: Sequence[float], filters: SearchFilters
+    ) -> list[tuple[float, Item]]:
+        """The fake's k-NN: each visible item's cosine to ``vector`` on OpenSearch's [0, 1] scale."""
         scored = []
         for item in self._visible(context_id, filters):
             if item.embedding:
                 dot = sum(a * b for a, b in zip(vector, item.embedding, strict=True))
                 norm = math.sqrt(sum(a * a for a in vector)) * math.sqrt(sum(b * b for b in item.embedding))
                 scored.append(((1 + dot / norm) / 2 if norm else 0.0, item))
-        return self._rank(scored, "vector", size)
+        return scored
 
     def hybrid(
         self,
@@ -136,8 +134,8 @@ class InMemoryStore(InMemoryLexicalStore):
         lexical = self._overlap(context_id, text, filters, expansion)
         return ArmResults(
             arms={
-                "lexical": _candidates(self._rank(lexical, "lexical", depth)),
-                "vector": _candidates(self._vector(context_id, vector, filters, depth)),
+                "lexical": _candidates(_ranked(lexical, depth)),
+                "vector": _candidates(_ranked(self._similar(context_id, vector, filters), depth)),
             }
         )
 
@@ -158,7 +156,7 @@ class InMemoryStore(InMemoryLexicalStore):
         self, context_id: str, vector: Sequence[float], filters: SearchFilters
     ) -> list[FeedbackHit]:
         self.calls.append("vector_feedback")
-        return self._feedback(self._vector(context_id, vector, filters, filters.size))
+        return self._feedback(self._rank(self._similar(context_id, vector, filters), "vector", filters.size))
 
     def _feedback(self, hits: list[Hit]) -> list[FeedbackHit]:
         return [
@@ -224,7 +222,7 @@ class InMemoryStore(InMemoryLexicalStore):
     def _focus_arm(self, members: list[Item], text: str, arm: str, depth: int) -> list[Candidate]:
         words = _words(text)
         scored = [(1.0 + len(words & _words(i.text)), i) for i in members]
-        return _candidates(self._rank(scored, arm, depth))
+        return _candidates(_ranked(scored, depth))
 
 
 class BuildCountingStore(InMemoryStore):
@@ -234,6 +232,16 @@ class BuildCountingStore(InMemoryStore):
         super().__init__(items)
         self.candidates: list[str] = []
         self.built: list[str] = []
+        built = self.built
+
+        class Counted(Candidate):
+            __slots__ = ()
+
+            def hit(self, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
+                built.append(self.id)
+                return super().hit(score=score, signals=signals, found_by=found_by)
+
+        self._counted = Counted
 
     def hybrid(
         self,
@@ -248,22 +256,17 @@ class BuildCountingStore(InMemoryStore):
     ) -> ArmResults:
         arms = super().hybrid(context_id, text, vector, filters, depth, expansion, ids_only=ids_only).arms
         self.candidates.extend(c.id for found in arms.values() for c in found)
-        return ArmResults(arms={arm: [self._counted(c) for c in found] for arm, found in arms.items()})
-
-    def _counted(self, candidate: Candidate) -> Candidate:
-        def build(*, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
-            self.built.append(candidate.id)
-            return candidate.build(score=score, signals=signals, found_by=found_by)
-
-        return candidate._replace(build=build)
+        return ArmResults(arms={arm: [self._counted(*c) for c in found] for arm, found in arms.items()})
 
 
-def _candidates(hits: list[Hit]) -> list[Candidate]:
-    return [Candidate(h.id, h.kind, h.score, partial(_rebuilt, h)) for h in hits]
+def _ranked(scored: list[tuple[float, Item]], size: int) -> list[tuple[float, Item]]:
+    """As an index ranks: the matches (score above 0), best first, ties by id, at most ``size``."""
+    return sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1].id))[:size]
 
 
-def _rebuilt(hit: Hit, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
-    return hit.model_copy(update={"score": score, "signals": signals, "found_by": found_by})
+def _candidates(ranked: list[tuple[float, Item]]) -> list[Candidate]:
+    """What the OpenSearch adapter's arms answer: each candidate with the document it stores."""
+    return [Candidate(item.id, item.kind, score, document_of(item, [])) for score, item in ranked]
 
 
 def _sharing(members: list[Item], text: str) -> list[Item]:

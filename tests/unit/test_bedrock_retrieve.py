@@ -320,9 +320,8 @@ def test_a_filter_applies_inside_the_query(functions: FakeFunctions) -> None:
 def test_the_s3_location_is_the_one_v1_cites(
     grounding: list[dict[str, Any]], metadata: dict[str, Any], location: tuple[str, str | None]
 ) -> None:
-    from retrieval_core.adapters.opensearch.documents import location_of
     from retrieval_core.entrypoints.bedrock.answers import retrieval_result
-    from retrieval_core.models.hits import Hit, Provenance
+    from retrieval_core.models.hits import Hit, Provenance, location_of
 
     hit = Hit(
         id="acme:doc-9",

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from fake_functions import CHUNK, FakeFunctions, fake_functions
-from retrieval_core.adapters.opensearch.documents import capped_metadata, location_of
 from retrieval_core.models.hit_parts import METADATA_CAP_CHARS
+from retrieval_core.models.hits import capped_metadata, location_of
 from retrieval_dev.cli.events import api_event, why_event
 
 CITED = {"metadata", "metadata_truncated", "valid_from", "valid_to", "location"}

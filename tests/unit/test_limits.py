@@ -13,13 +13,13 @@ import pytest
 from pydantic import ValidationError
 from retrieval_core.adapters.errors import BackendMisconfiguredError, BackendRefusedError
 from retrieval_core.adapters.opensearch.client import failure_of
-from retrieval_core.adapters.opensearch.documents import fit_text, hit_of
 from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.ingest.objects import context_of_key
 from retrieval_core.loading.lines import OversizedLine, read_lines
 from retrieval_core.loading.parse import LineError, ParsedLine, parse_lines
 from retrieval_core.models.filters import Filter
+from retrieval_core.models.hits import fit_text, hit_of
 from retrieval_core.models.limits import LIMITS, StorageLimits
 
 REPO = Path(__file__).resolve().parents[2]

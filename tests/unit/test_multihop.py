@@ -8,7 +8,6 @@ follows K's link to A's page and ranks it by the question among the pages K link
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 import pytest
 from retrieval_core.context import CallerContext
@@ -54,12 +53,10 @@ def hit(hit_id: str, score: float, signals: dict[str, Signal] | None = None, **e
     )
 
 
-def built(hit_id: str, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
-    return hit(hit_id, score, signals, found_by=found_by)
-
-
 def candidate(hit_id: str, score: float) -> Candidate:
-    return Candidate(hit_id, Kind.DOCUMENT, score, partial(built, hit_id))
+    """As a text arm answers: the page's stored fields, its hit made only when it is ranked."""
+    stored = hit(hit_id, score).model_dump(include={"id", "kind", "text", "status", "created_at", "mentions"})
+    return Candidate(hit_id, Kind.DOCUMENT, score, {**stored, "context_id": "acme"})
 
 
 class LinkedSearch:

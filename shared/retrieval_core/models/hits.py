@@ -1,14 +1,18 @@
-"""What the read side returns: hits and edges (lineage cards: ``lineage.py``). These are also the
-leak-free response DTOs: nothing here names a storage type, an index, an internal key or another
+"""What the read side returns: hits and edges (lineage cards: ``lineage.py``), and how a stored item
+becomes a hit (``hit_of``: the answer's limits, the metadata cap, the place to cite). These are also
+the leak-free response DTOs: nothing here names a storage type, an index, an internal key or another
 context."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .hit_parts import METADATA_CAP_CHARS
+from .limits import LIMITS
 from .vocabulary import Kind, Status, empty_dict, empty_list
 
 
@@ -100,19 +104,28 @@ class Hit(BaseModel):
         return self.model_copy(update={"score": score})
 
 
-class HitBuilder(Protocol):
-    def __call__(self, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit: ...
+StoredItem = Mapping[str, Any]
+"""An item as a store keeps it and a search reads it back: ``Item``'s fields in their JSON form (``id``,
+``context_id``, ``kind``, ``status``, ``text``, ``mentions``, ``grounding``, ``metadata``, ...). Plain
+data: the store hands it over and is done; ``hit_of`` makes the response hit from it."""
 
 
 class Candidate(NamedTuple):
     """One arm's ranked item before fusion: what fusion, weights, ordering and diversity read (id, kind,
-    the arm's score) and how to build the response ``Hit``. A hybrid search ranks up to 100 candidates
-    per arm and returns ``top_k`` of them: only those are ever built."""
+    the arm's score) and what the arm found. That is the stored item, whose response ``Hit`` is made only
+    if it is returned (a hybrid search ranks up to 100 candidates per arm and returns ``top_k``), or a
+    hit already made (a graph walk's, which keeps its own signals and path)."""
 
     id: str
     kind: Kind
     score: float
-    build: HitBuilder
+    found: StoredItem | Hit
+
+    def hit(self, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
+        """The response hit, ranked with ``score`` by the arms ``found_by`` (how each saw it: ``signals``)."""
+        if isinstance(self.found, Hit):
+            return self.found if score == self.found.score else self.found.rescored(score)
+        return hit_of(self.found, score=score, signals=signals, found_by=found_by)
 
 
 class Edge(BaseModel):
@@ -126,3 +139,109 @@ class Edge(BaseModel):
     status: Status
     confidence: float | None = None
     created_at: str
+
+
+def hit_of(
+    source: StoredItem,
+    *,
+    score: float,
+    signals: dict[str, Signal] | None = None,
+    found_by: list[str] | None = None,
+) -> Hit:
+    """The response hit of a stored item: its text cut to fit an answer, its metadata capped, the place to
+    cite it from. Mentions outside the item's own context are dropped (the loader rejects them, this is a
+    second line of defence).
+
+    Validated from one plain dict: pydantic-core does that faster than building the nested models in
+    Python (``model_construct`` included)."""
+    context_prefix = f"{source['context_id']}:"
+    grounding = source.get("grounding", [])
+    metadata, metadata_truncated = capped_metadata(source.get("metadata"))
+    # A hierarchical child answers with its parent's passage (grounding ``text``), scored as itself.
+    passage = next((g["text"] for g in grounding if g.get("text")), None)
+    text, text_truncated = fit_text(passage or source["text"], LIMITS.hit_text_bytes)
+    return Hit.model_validate(
+        {
+            "id": source["id"],
+            "kind": source["kind"],
+            "text": text,
+            "truncated": text_truncated,
+            "score": score,
+            "signals": signals or {},
+            "status": source["status"],
+            "confidence": source.get("confidence"),
+            "created_at": source["created_at"],
+            "mentions": [m for m in source.get("mentions", []) if m["entity_id"].startswith(context_prefix)],
+            "provenance": {
+                "source_ids": source.get("source_ids", []),
+                "grounding_uris": [g["uri"] for g in grounding if g.get("uri")],
+                "supersedes": source.get("supersedes", []),
+            },
+            "found_by": found_by or [],
+            "metadata": metadata,
+            "metadata_truncated": metadata_truncated,
+            "valid_from": source.get("valid_from"),
+            "valid_to": source.get("valid_to"),
+            "location": location_of(grounding, source.get("metadata")),
+        }
+    )
+
+
+# JSON escapes a character as at most 6 bytes (\u0000); a text this short cannot pass any limit.
+_MAX_ESCAPED_CHAR_BYTES = 6
+
+
+def fit_text(text: str, limit_bytes: int) -> tuple[str, bool]:
+    """``text``, or its longest prefix whose JSON form fits ``limit_bytes``, and whether it was cut."""
+    if len(text) * _MAX_ESCAPED_CHAR_BYTES <= limit_bytes or _json_size(text) <= limit_bytes:
+        return text, False
+    low, high = 0, min(len(text), limit_bytes)
+    while low < high:  # the longest prefix that fits: a binary search over JSON sizes
+        middle = (low + high + 1) // 2
+        if _json_size(text[:middle]) <= limit_bytes:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low], True
+
+
+def _json_size(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once (``json.dumps`` with options builds an encoder per call)."""
+
+
+def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+    """``metadata`` cut to ``METADATA_CAP_CHARS`` by whole keys, and whether any key was left out."""
+    if not metadata:
+        return {}, False
+    if len(_COMPACT.encode(metadata)) <= METADATA_CAP_CHARS:
+        return dict(metadata), False  # the usual case, in one measure
+    # Measured as compact JSON: two braces, then each key-value pair and a comma between pairs.
+    kept: dict[str, Any] = {}
+    used = 2
+    for key, value in metadata.items():
+        size = len(_COMPACT.encode({key: value})) - 2 + bool(kept)
+        if used + size <= METADATA_CAP_CHARS:
+            kept[key] = value
+            used += size
+    return kept, len(kept) < len(metadata)
+
+
+LOCATION_KEYS = ("uri", "chunk_id", "start", "end", "page", "section", "version")
+
+
+def location_of(
+    grounding: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any] | None
+) -> dict[str, Any] | None:
+    """Where a hit can be cited: its first grounding span with a URI (with the chunk and offsets), else a
+    string ``metadata.uri``; None when the item names no place."""
+    for span in grounding:
+        if span.get("uri"):
+            return {key: span.get(key) for key in LOCATION_KEYS}
+    uri = (metadata or {}).get("uri")
+    return (
+        {"uri": uri, "chunk_id": None, "start": None, "end": None} if isinstance(uri, str) and uri else None
+    )

@@ -155,7 +155,7 @@ def _merged(arms: Mapping[str, Sequence[ItemT]]) -> dict[str, tuple[ItemT, dict[
 
 def built(fused: Sequence[Fused[Candidate]]) -> list[Hit]:
     """The response hits of the fused candidates that are returned, in their order."""
-    return [f.item.build(score=f.score, signals=f.signals, found_by=f.found_by) for f in fused]
+    return [f.item.hit(score=f.score, signals=f.signals, found_by=f.found_by) for f in fused]
 
 
 def order(hits: Sequence[ScoredT]) -> list[ScoredT]:

@@ -15,7 +15,7 @@ from functools import partial
 from typing import TypeVar
 
 from ..backend_calls import concurrently
-from ..models.hits import Candidate, Hit, Signal
+from ..models.hits import Candidate, Hit
 from ..ports import Capabilities, FeedbackHit, HybridSearch
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
@@ -67,7 +67,7 @@ class LexicalArm:
         shallow = replace(job.filters, size=options.docs)
         first = require(self._lexical, "lexical").lexical(job.context_id, query.text, shallow)
         texts = [
-            FeedbackText(f.item.build(score=f.score, signals={}, found_by=[]).text, f.score)
+            FeedbackText(f.item.hit(score=f.score, signals={}, found_by=[]).text, f.score)
             for f in alone("lexical", first, "by_best")
         ]
         return FirstPass(texts=texts, vectors=None)
@@ -230,12 +230,8 @@ class GraphWalkArm(_NoFeedback):
 
 def one_arm(name: str, hits: Sequence[Hit], asked: int | None) -> Step[Searched]:
     """A single arm's built hits as candidates that keep everything but the score they are ranked with."""
-    candidates = [Candidate(hit.id, hit.kind, hit.score, partial(_as_ranked, hit)) for hit in hits]
+    candidates = [Candidate(hit.id, hit.kind, hit.score, hit) for hit in hits]
     return Step(Searched({name: candidates}, asked=asked, fuse=False))
-
-
-def _as_ranked(hit: Hit, *, score: float, signals: dict[str, Signal], found_by: list[str]) -> Hit:
-    return hit if score == hit.score else hit.rescored(score)
 
 
 def require(capability: T | None, name: str) -> T:

@@ -17,7 +17,7 @@ KNN_EF_SEARCH = 100
 """The default beam per k-NN query (``Settings.opensearch_knn_ef_search``): lucene's own default (k) is
 narrow for filtered searches; 100 keeps recall near exact."""
 
-# Only what a response hit holds (``documents.hit_of``): never the vector (large, says nothing to a
+# Only what a response hit holds (``models.hits.hit_of``): never the vector (large, says nothing to a
 # caller), nor the fields only queries read (entity ids, mention types, contradicts); the document's
 # context stays for the mention check. A hybrid search reads two arms of these (the preset's
 # ``candidate_depth`` each) to return a page.

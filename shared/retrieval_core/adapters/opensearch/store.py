@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import backend_calls
 from ...backend_calls import CallCounter
 from ...models.filters import Filter
-from ...models.hits import Candidate, Hit
+from ...models.hits import Candidate, Hit, hit_of
 from ...models.metadata import FieldType
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import queries, question_queries
 from .client import IndexLayout, failure_of, opensearch_failures
-from .documents import HEADING_FIELD, KINDS, NAME_KEY_SEPARATOR, hit_of
+from .documents import HEADING_FIELD, KINDS, NAME_KEY_SEPARATOR
 from .index import VECTOR_FIELD, context_field_types
 
 if TYPE_CHECKING:
@@ -281,14 +280,15 @@ class OpenSearchStore:
 
 
 def candidates_of(hits: list[dict[str, Any]], *, rank_only: bool) -> list[Candidate]:
-    """Fusion candidates from an arm's index hits, best first; each ``Hit`` is built only if it is
-    returned. ``rank_only``: scored by rank (a pooled index's scores mix contexts' statistics)."""
+    """Fusion candidates from an arm's index hits, best first, each with the item it stores (whose ``Hit``
+    is made only if it is returned). ``rank_only``: scored by rank (a pooled index's scores mix
+    contexts' statistics)."""
     return [
         Candidate(
             h["_source"]["id"],
             KINDS[h["_source"]["kind"]],
             arm_score(h, rank, rank_only),
-            partial(hit_of, h["_source"]),
+            h["_source"],
         )
         for rank, h in enumerate(hits, start=1)
     ]

@@ -150,7 +150,7 @@ def _reached(
             candidates.setdefault(candidate.id, candidate)
     scored = []
     for candidate_id, candidate in candidates.items():
-        hit = candidate.build(score=0.0, signals={}, found_by=[])
+        hit = candidate.hit(score=0.0, signals={}, found_by=[])
         best = _strongest(hit, links, config)
         if best is not None:
             scored.append((hit, *best, similarity[candidate_id]))
