@@ -14,12 +14,11 @@ from fakes_store import BuildCountingStore, FixedEmbedder, InMemoryStore, capabi
 from retrieval_core import base64url
 from retrieval_core.context import CallerContext
 from retrieval_core.errors import BackendUnavailableError
-from retrieval_core.models.cursors import id_fingerprints
 from retrieval_core.models.item import Item
 from retrieval_core.retrieval import modes
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.pager import Page, Pager
-from retrieval_core.retrieval.paging import PageTokens, PagingConfig
+from retrieval_core.retrieval.paging import PageTokens, PagingConfig, id_fingerprints, unpacked
 from retrieval_core.retrieval.plans import AutoPlan, PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 
@@ -102,7 +101,7 @@ def test_the_first_page_writes_nothing_and_the_second_freezes_once(mode: str) ->
     second = paging.page(body, first.next_token)
     assert paging.cursors.calls == ["save"]
     (frozen, _), *_ = paging.cursors.rankings.values()
-    assert frozen.base == 5 and frozen.shown == id_fingerprints(ids(first))
+    assert frozen.base == 5 and unpacked(frozen.shown) == id_fingerprints(ids(first))
     assert not set(ids(first)) & {e.id for e in frozen.entries}
     paging.store.calls.clear()
     third = paging.page(body, second.next_token)

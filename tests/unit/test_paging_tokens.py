@@ -10,7 +10,6 @@ import json
 import pytest
 from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.status import status_of
-from retrieval_core.models.cursors import id_fingerprints
 from retrieval_core.policy.policy import HITS
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.errors import (
@@ -19,7 +18,7 @@ from retrieval_core.retrieval.errors import (
     NextTokenMismatchError,
 )
 from retrieval_core.retrieval.modes import MODES
-from retrieval_core.retrieval.paging import PagePosition, PageTokens
+from retrieval_core.retrieval.paging import PagePosition, PageTokens, id_fingerprints
 from retrieval_core.retrieval.plans import PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 

@@ -15,7 +15,7 @@ import zlib
 from typing import Any
 
 from ..aws import aws_failures
-from ..models.cursors import FrozenEntry, FrozenRanking, packed, unpacked
+from ..models.cursors import FrozenEntry, FrozenRanking
 from ..models.hits import Signal
 from .dynamodb_keys import TTL_ATTRIBUTE, partition
 
@@ -69,7 +69,7 @@ def _encode(ranking: FrozenRanking) -> bytes:
         "a": list(ranking.arms),
         "c": ranking.complete,
         "b": ranking.base,
-        "s": base64.b64encode(packed(ranking.shown)).decode(),
+        "s": base64.b64encode(ranking.shown).decode(),
         "e": entries,
     }
     return json.dumps(body, separators=(",", ":")).encode()
@@ -83,7 +83,7 @@ def _decode(raw: bytes, version: int) -> FrozenRanking:
         complete=body["c"],
         version=version,
         base=body["b"],
-        shown=unpacked(base64.b64decode(body["s"])),
+        shown=base64.b64decode(body["s"]),
         entries=tuple(
             FrozenEntry(
                 id=entry_id,

@@ -3,33 +3,9 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .hits import Signal
-
-ID_FINGERPRINT_BYTES = 8
-"""64 bits of sha256 per id. An id is wrongly left out of a second page only if its fingerprint equals
-one of the at most 100 the first page showed: among at most 1,000 ranked ids that is about 1e5 / 2^64
-(~5e-15) per request, negligible. Eight bytes keep a 100-hit first page's token near 1.2 KB."""
-
-
-def id_fingerprints(item_ids: Iterable[str]) -> frozenset[bytes]:
-    return frozenset(id_fingerprint(i) for i in item_ids)
-
-
-def id_fingerprint(item_id: str) -> bytes:
-    return hashlib.sha256(item_id.encode()).digest()[:ID_FINGERPRINT_BYTES]
-
-
-def packed(fingerprints: frozenset[bytes]) -> bytes:
-    """Fingerprints as one byte string (sorted, so equal sets pack alike)."""
-    return b"".join(sorted(fingerprints))
-
-
-def unpacked(raw: bytes) -> frozenset[bytes]:
-    return frozenset(raw[i : i + ID_FINGERPRINT_BYTES] for i in range(0, len(raw), ID_FINGERPRINT_BYTES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +20,8 @@ class FrozenEntry:
 class FrozenRanking:
     """``entries`` in rank order, the first at position ``base`` (the second page freezes what ranks
     after the first page, which froze nothing); ``shown`` holds the fingerprints of the ids above
-    ``base`` (what the first page showed), which are never frozen. ``complete`` when nothing ranks below
+    ``base`` (what the first page showed), which are never frozen, packed as the paging token packs
+    them (``retrieval.paging``): a store keeps the bytes as they are. ``complete`` when nothing ranks below
     the last entry (or the cap is reached); ``version`` grows with every extension, so two concurrent
     extensions cannot both win."""
 
@@ -54,7 +31,7 @@ class FrozenRanking:
     complete: bool
     version: int = 1
     base: int = 0
-    shown: frozenset[bytes] = field(default_factory=frozenset)
+    shown: bytes = b""
 
     @property
     def end(self) -> int:

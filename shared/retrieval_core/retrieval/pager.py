@@ -18,13 +18,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from ..models.cursors import FrozenEntry, FrozenRanking, id_fingerprint, id_fingerprints
+from ..models.cursors import FrozenEntry, FrozenRanking
 from ..models.hits import Hit
 from ..ports import Capabilities, CursorStore, ItemReader
 from .config import RetrievalConfig
 from .errors import NextTokenExpiredError
 from .fusion import diversify
-from .paging import PagePosition, PageTokens, PagingConfig, new_cursor_id
+from .paging import (
+    PagePosition,
+    PageTokens,
+    PagingConfig,
+    id_fingerprint,
+    id_fingerprints,
+    new_cursor_id,
+    packed,
+    unpacked,
+)
 from .pipeline import Ranking, RankingPipeline
 from .plans import AutoPlan, PreparedQuery, expands_graph, reads_the_clock
 from .requests import Mode
@@ -187,7 +196,7 @@ class Pager:
             entries=tuple(_entry(h) for h in rest),
             complete=ranking.complete or at.offset + len(rest) >= cap,
             base=at.offset,
-            shown=at.shown,
+            shown=packed(at.shown),
         )
         return frozen, {h.id: h for h in rest}
 
@@ -200,8 +209,9 @@ class Pager:
         cap = self._config.max_depth
         ranking = self._rank(query, self._depth(query, at.offset, frozen.end), all_fused=True)
         known = {entry.id for entry in frozen.entries}
+        shown = unpacked(frozen.shown)
         added = tuple(
-            _entry(h) for h in ranking.hits if h.id not in known and id_fingerprint(h.id) not in frozen.shown
+            _entry(h) for h in ranking.hits if h.id not in known and id_fingerprint(h.id) not in shown
         )
         entries = (frozen.entries + added)[: cap - frozen.base]
         extended = FrozenRanking(
