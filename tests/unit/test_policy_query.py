@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import base64
+import struct
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from retrieval_core.errors import InvalidRequestError
 from retrieval_core.policy.policy import allow_within_context
 from retrieval_core.policy.query import (
+    FLOATS_PREFIX,
     MAX_QUERY_BYTES,
     PreparedQuestion,
     canonical_json,
     canonical_key,
+    canonical_spelling,
     checked_key,
     prepare_query,
+    spelled_member,
 )
 
 
@@ -95,11 +101,57 @@ json_values = st.recursive(
     question=st.dictionaries(st.text(max_size=6), json_values, min_size=1, max_size=6),
     leaving_out=st.frozensets(st.text(max_size=6), max_size=3),
 )
-def test_a_prepared_question_spells_its_canonical_json_byte_for_byte(
+def test_a_prepared_question_spells_as_the_plain_question_and_as_canonical_json_without_vectors(
     question: dict, leaving_out: frozenset[str]
 ) -> None:
     prepared = PreparedQuestion(question)
     kept = {k: v for k, v in question.items() if k not in leaving_out}
-    assert prepared.spelled(leaving_out) == canonical_json(kept)
-    assert prepared.spelled() == canonical_json(question)  # the kept field spellings serve every call
+    assert prepared.spelled(leaving_out) == canonical_spelling(kept)
+    assert prepared.spelled() == canonical_spelling(question)  # the kept member spellings serve every call
     assert canonical_key(prepared, leaving_out) == canonical_key(kept)
+    if not any(_floats(v) for v in question.values()):
+        assert prepared.spelled() == canonical_json(question)  # byte for byte
+
+
+def _floats(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(type(v) is float for v in value)
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, derandomize=True)
+@given(vector=st.lists(finite, min_size=1, max_size=64))
+def test_a_vector_is_spelled_as_its_exact_doubles(vector: list[float]) -> None:
+    name, _, spelled = spelled_member("vector", vector).partition(":")
+    assert name == '"vector"' and spelled.startswith(FLOATS_PREFIX)
+    raw = base64.b64decode(spelled.removeprefix(FLOATS_PREFIX))
+    assert list(struct.unpack(f"<{len(vector)}d", raw)) == vector  # nothing lost: one spelling per vector
+
+
+def test_vectors_key_apart_unless_they_are_the_same_doubles() -> None:
+    keys = {
+        key_of({"mode": "vector", "vector": [0.1, 0.2]}),
+        key_of({"mode": "vector", "vector": [0.2, 0.1]}),
+        key_of({"mode": "vector", "vector": [0.1, 0.2000000000000001]}),
+        key_of({"mode": "vector", "vector": [0.1, 0.2, 0.0]}),
+        key_of({"mode": "vector", "vector": [1, 0.2]}),  # not all floats: spelled as JSON
+        key_of({"mode": "vector", "vector": "f64:mZmZmZmZuT+amZmZmZnJPw=="}),  # a string is JSON-quoted
+    }
+    assert len(keys) == 6
+    assert key_of({"vector": [0.1, 0.2], "mode": "vector"}) == key_of(
+        {"mode": "vector", "vector": [0.1, 0.2]}
+    )
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_vector_with_a_number_that_is_not_finite_is_an_invalid_request(bad: float) -> None:
+    with pytest.raises(InvalidRequestError):
+        checked_key(prepare_query({"mode": "vector", "vector": [0.5, bad]}))
+
+
+def test_a_1024_dimension_vector_fits_the_query_size() -> None:
+    """Packed, 1,024 doubles are 10.9 KB of spelling; as JSON they were ~20 KB, past the 16 KB limit."""
+    vector = [(-1) ** i * (i + 0.123456789) / 1024 for i in range(1024)]
+    assert len(canonical_json(vector)) > MAX_QUERY_BYTES
+    checked_key(prepare_query({"mode": "vector", "vector": vector}))

@@ -2,13 +2,19 @@
 
 Two queries that differ only in key order, whitespace or the order of ``kinds`` mean the same thing, so
 they must get the same dedup key; ``prepare`` removes those differences and ``canonical_key`` hashes
-what is left.
+what is left, spelled member by member (``spelled_member``): canonical JSON, except that a list of
+floats (a query vector) is spelled as its IEEE-754 doubles. Writing 384 floats as JSON costs ~0.2 ms
+(Python's shortest float ``repr``, one at a time); packing them costs ~10 us, and the spelling is as
+exact: two vectors spell alike only when every component is the same double.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import math
+import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,13 +39,11 @@ class PreparedQuestion(dict[str, Any]):
     _field_json: dict[str, str] | None = None
 
     def spelled(self, leaving_out: frozenset[str] = frozenset()) -> str:
-        """``canonical_json`` of this question less the ``leaving_out`` fields, byte for byte. The page
-        fingerprint and the dedup key spell nearly the same question: a query vector's 384 numbers
-        are written once for both."""
+        """This question less the ``leaving_out`` fields, its members spelled (``spelled_member``) in
+        name order. The page fingerprint and the dedup key spell nearly the same question: a query
+        vector is spelled once for both."""
         if self._field_json is None:  # each member, "name":value, spelled once
-            self._field_json = {
-                name: f"{canonical_json(name)}:{canonical_json(v)}" for name, v in self.items()
-            }
+            self._field_json = {name: spelled_member(name, v) for name, v in self.items()}
         members = self._field_json
         return "{" + ",".join(members[name] for name in sorted(members) if name not in leaving_out) + "}"
 
@@ -102,21 +106,36 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 
 
 def canonical_json(query: Any) -> str:
-    """One spelling per meaning: sorted keys, no insignificant whitespace."""
+    """One JSON spelling per meaning: sorted keys, no insignificant whitespace."""
     return _CANONICAL.encode(query)
 
 
+FLOATS_PREFIX = "f64:"
+"""Starts a list of floats' spelling: no JSON value starts so, so no other value spells alike."""
+
+
+def spelled_member(name: str, value: Any) -> str:
+    """``"name":value``, the value in canonical JSON, or a non-empty list of floats as ``f64:`` and the
+    base64 of its little-endian doubles. ``ValueError`` for a number that is not finite, as JSON's."""
+    if type(value) is list and value and set(map(type, value)) == {float}:
+        if not all(map(math.isfinite, value)):
+            raise ValueError("Out of range float values are not JSON compliant")
+        doubles = struct.pack(f"<{len(value)}d", *value)
+        return f"{canonical_json(name)}:{FLOATS_PREFIX}{base64.b64encode(doubles).decode()}"
+    return f"{canonical_json(name)}:{canonical_json(value)}"
+
+
 def canonical_spelling(query: Mapping[str, Any], leaving_out: frozenset[str] = frozenset()) -> str:
-    """``canonical_json`` of ``query`` less the ``leaving_out`` fields; a ``PreparedQuestion`` spells it
-    from the field spellings it keeps."""
-    if isinstance(query, PreparedQuestion):
-        return query.spelled(leaving_out)
-    return canonical_json({k: v for k, v in query.items() if k not in leaving_out})
+    """``query`` less the ``leaving_out`` fields, spelled as a ``PreparedQuestion`` spells it (a prepared
+    one from the member spellings it keeps)."""
+    if not isinstance(query, PreparedQuestion):
+        query = PreparedQuestion({k: v for k, v in query.items() if k not in leaving_out})
+    return query.spelled(leaving_out)
 
 
 def canonical_key(query: Mapping[str, Any], leaving_out: frozenset[str] = frozenset()) -> str:
-    """The dedup key: a short digest of the canonical JSON (bounded size, and no query text at rest)
-    of ``query`` less the ``leaving_out`` fields."""
+    """The dedup key: a short digest of the spelling (``canonical_spelling``: bounded size, and no query
+    text at rest) of ``query`` less the ``leaving_out`` fields."""
     return _digest(canonical_spelling(query, leaving_out).encode())
 
 

@@ -119,7 +119,7 @@ def _text(request: RetrieveRequest) -> dict[str, Any]:
 
 
 def _vector(request: RetrieveRequest) -> tuple[float, ...] | None:
-    return None if request.vector is None else tuple(float(v) for v in request.vector)
+    return None if request.vector is None else tuple(map(float, request.vector))
 
 
 # Each mode's plan of a validated request (``RetrieveRequest`` guarantees each mode's required fields).
