@@ -226,7 +226,7 @@ def test_the_default_preset_ranks_in_one_pass_and_a_request_can_ask_for_feedback
     store.calls.clear()
     router.route(request(feedback={"first_pass": "fused"}))
     assert store.calls == ["hybrid", "vectors", "hybrid"]
-    assert PRESETS["thorough"].feedback == FeedbackOptions(first_pass="fused")
+    assert PRESETS["thorough"].feedback == FeedbackOptions(first_pass="fused", vector_weight=0.25)
 
 
 def test_hybrid_feedback_without_an_embedder_searches_nothing() -> None:
