@@ -22,6 +22,7 @@ SESSION_HEADER = "X-Retrieval-Session"
 """The retrieval session id, when the body carries no ``session_id``."""
 
 CONTENT_TYPE_HEADER = "Content-Type"
+"""A body's media type: a request that takes a body must declare JSON (``require_json``)."""
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 """A retrieve's idempotency key, when the body carries no ``idempotency_key``."""
