@@ -11,6 +11,7 @@ from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
+    door_validated,
     lambda_entry,
     model_response,
     serialised,
@@ -35,7 +36,7 @@ def path(
     fields: dict[str, Any] = {"from": from_id, "to": to_id, "max_depth": max_depth, "max_paths": max_paths}
     if statuses is not None:  # given but empty is no status at all: a 422, as the spec's minItems says
         fields["statuses"] = [s.strip() for s in statuses.split(",") if s.strip()]
-    return serialised(_find(current_caller(app).context, GraphPathRequest.model_validate(fields)))
+    return serialised(_find(current_caller(app).context, door_validated(GraphPathRequest, fields)))
 
 
 def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathResponse:
@@ -46,7 +47,7 @@ def _find(context: CallerContext, request: GraphPathRequest) -> GraphPathRespons
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> GraphPathResponse:
-    return _find(context, GraphPathRequest.model_validate(invocation.request))
+    return _find(context, door_validated(GraphPathRequest, invocation.request))
 
 
 lambda_handler = lambda_entry(app, _direct, tools)

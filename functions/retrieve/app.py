@@ -18,6 +18,7 @@ from retrieval_core.documents.status import DocumentStatus
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
+    door_validated,
     lambda_entry,
     model_response,
     serialised,
@@ -154,7 +155,7 @@ def document(
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> RetrieveResponse:
-    request = RetrieveRequest.model_validate(invocation.request, context=SERVED)
+    request = door_validated(RetrieveRequest, invocation.request, SERVED)
     tools.logger.append_keys(mode=request.mode)
     answer = container().retrieve.retrieve(
         context,

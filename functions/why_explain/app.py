@@ -12,6 +12,7 @@ from retrieval_core.context import CallerContext
 from retrieval_core.entrypoints.api import (
     api_function,
     current_caller,
+    door_validated,
     lambda_entry,
     model_response,
     serialised,
@@ -32,7 +33,7 @@ def why(
 ) -> Response[str]:
     # API Gateway (REST) hands the path over as the client encoded it, and the resolver matches on that
     # path: decoded once here, '%23' is the '#' of a document chunk's id (acme:doc-04#c1).
-    request = WhyExplainRequest(item_id=unquote(item_id), depth=depth)
+    request = door_validated(WhyExplainRequest, {"item_id": unquote(item_id), "depth": depth})
     return serialised(_explain(current_caller(app).context, request))
 
 
@@ -44,7 +45,7 @@ def _explain(context: CallerContext, request: WhyExplainRequest) -> WhyExplainRe
 
 
 def _direct(context: CallerContext, invocation: DirectInvocation) -> WhyExplainResponse:
-    return _explain(context, WhyExplainRequest.model_validate(invocation.request))
+    return _explain(context, door_validated(WhyExplainRequest, invocation.request))
 
 
 lambda_handler = lambda_entry(app, _direct, tools)

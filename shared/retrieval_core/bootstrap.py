@@ -206,7 +206,7 @@ class Container:
         from .retrieval.pager import Pager
         from .retrieval.paging import PageTokens, PagingConfig
 
-        key = self._paging_key()
+        key = self._paging_key
         return Pager(
             capabilities=self.capabilities,
             retrieval=self.retrieval_config,
@@ -241,6 +241,7 @@ class Container:
 
         return MODES
 
+    @cached_property
     def _paging_key(self) -> bytes | None:
         if self.settings.paging_key is not None:
             return self.settings.paging_key.encode()
@@ -364,9 +365,14 @@ class Container:
 
     @cached_property
     def document_listing(self) -> DocumentStatuses:
-        from .documents.listing import DocumentStatuses
+        import secrets
 
-        return DocumentStatuses(self.document_statuses)
+        from .documents.listing import DocumentStatuses, ListingTokens
+
+        # Without a configured key (a bare local run), this container's own: its tokens then page only
+        # within it, where retrieve answers one page.
+        key = self._paging_key or secrets.token_bytes(32)
+        return DocumentStatuses(self.document_statuses, ListingTokens(key))
 
     @cached_property
     def document_files(self) -> DocumentFiles:

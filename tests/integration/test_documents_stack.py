@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from retrieval_core import bootstrap
+from retrieval_core import base64url, bootstrap
 from retrieval_core.adapters import s3_objects, sqs_parts
 from retrieval_core.config import Settings
 from retrieval_core.models.metadata import FieldType
@@ -333,6 +333,16 @@ def test_statuses_are_the_owners_only(docs: tuple[Settings, IngestResources]) ->
         api_event("GET", "/v1/documents", "acme", query={"prefix": "a/", "next_token": page["next_token"]}),
     )
     assert [d["key"] for d in json.loads(response["body"])["documents"]] == ["a/two.txt"]
+    # The token is acme's: under globex (which has an a/ file after a/one.txt) it is refused exactly as a
+    # garbage one is, never answered 200 with globex's page or an empty one; nor does it name the file.
+    refusals = [
+        invoke(
+            "retrieve", api_event("GET", "/v1/documents", context, query={"prefix": "a/", "next_token": t})
+        )
+        for context, t in [("globex", page["next_token"]), ("globex", "garbage"), ("acme", "garbage")]
+    ]
+    assert {(r["statusCode"], r["body"]) for r in refusals} == {(400, refusals[0]["body"])}
+    assert "one.txt" not in str(base64url.decode(page["next_token"].split(".")[1]))
     foreign, missing = status("a/secret.txt"), status("a/nothing.txt")
     assert foreign[0] == missing[0] == 404 and foreign[1] == missing[1]
     assert status("a/secret.txt", "globex")[0] == 200

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from corpus_stack import call, retrieve
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
 from retrieval_dev.cli.events import api_event, session_event
+from retrieval_dev.cli.lambda_runtime import handler_module
 
 
 @pytest.mark.parametrize(
@@ -82,3 +85,44 @@ def test_direct_invocation_needs_a_context_and_answers_like_the_api(corpus_setti
     assert status == 422 and "context_id" in body["message"]
     status, body, _ = call("retrieve", payload | {"context_id": "acme"})
     assert status == 200 and body["hits"] and all(h["id"].startswith("acme:") for h in body["hits"])
+
+
+def test_a_stored_item_the_hit_model_refuses_is_our_500_logged_with_the_request_id(
+    fresh_settings: Settings, opensearch: Any
+) -> None:
+    # A stored created_at as epoch milliseconds (a date the index takes, a string the hit model does
+    # not) was answered 422 "invalid_request", the caller blamed for our data, and logged nowhere.
+    from stack_state import index_documents, load_lines
+
+    line = {"id": "acme:odd-1", "context_id": "acme", "kind": "proposition", "text": "Quokka ledgers."}
+    assert load_lines(fresh_settings, [json.dumps(line | {"created_at": "2026-03-02T09:00:00Z"})]).ok
+    (stored,) = index_documents(opensearch, fresh_settings)
+    opensearch.update(
+        index=stored["_index"],
+        id=stored["_id"],
+        routing=stored["_routing"],
+        body={"doc": {"created_at": 1_772_442_000_000}},
+        refresh=True,
+    )
+    event = api_event("POST", "/v1/retrieve", "acme", body={"mode": "lexical", "text": "quokka ledgers"})
+    event["requestContext"]["requestId"] = "req-stored-odd-1"
+    # The function's own formatter on a stream of the test's: the lines the function logs.
+    logger = handler_module("retrieve").tools.logger
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    try:
+        with bootstrap.use(bootstrap.Container(fresh_settings)):
+            status, body, _ = call("retrieve", event)
+    finally:
+        logger.removeHandler(handler)
+    assert (status, body) == (500, {"error": "internal_error", "message": "An internal error occurred."})
+    logged = [json.loads(line) for line in stream.getvalue().splitlines() if line.startswith("{")]
+    (fault,) = [entry for entry in logged if entry.get("level") == "ERROR"]
+    assert fault["correlation_id"] == "req-stored-odd-1" and "created_at" in fault["exception"]
+    # The request door's own refusal is still the caller's 422, naming the field.
+    event = api_event("POST", "/v1/retrieve", "acme", body={"mode": "lexical", "text": "x", "top_k": "ten"})
+    with bootstrap.use(bootstrap.Container(fresh_settings)):
+        status, body, _ = call("retrieve", event)
+    assert status == 422 and body["fields"][0]["field"] == "top_k"

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
 
 import pytest
 from cli_process import json_call, serving
@@ -73,6 +76,41 @@ def test_a_selection_outside_the_token_is_denied_every_time_and_spends_no_bucket
     assert [json_call(f"{base_url}/v1/retrieve", "POST", headers, {})[0] for _ in range(BASIC.burst)] == [
         422
     ] * BASIC.burst
+
+
+def _signed(url: str, body: bytes) -> dict[str, str]:
+    """SigV4 headers of a dev IAM caller (``dev-acme``), as boto3 signs a Bedrock call."""
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    from retrieval_dev.cli.sigv4 import dev_credentials
+
+    request = AWSRequest("POST", url, data=body, headers={"Content-Type": "application/json"})
+    SigV4Auth(Credentials(*dev_credentials("acme")), "bedrock", "us-east-1").add_auth(request)
+    return dict(request.headers)
+
+
+def test_every_route_is_metered_or_refused_cleanly(base_url: str) -> None:
+    # The IAM routes carry no authorizer: RetrieveAndGenerate's were metered as a token route's and
+    # answered 500 (TypeError in usage_gate.metered_context) to a correctly signed call.
+    from retrieval_dev.serving import routes
+
+    answers = {}
+    for method, _, _, resource in routes.ROUTES:
+        path = re.sub(r"\{[^}]+\}", "acme", resource)
+        body = b"{}" if method == "POST" else None
+        if resource in routes.SIGV4_RESOURCES:
+            headers = _signed(base_url + path, body or b"")
+        else:
+            headers = {"Authorization": "Bearer dev:acme", "Content-Type": "application/json"}
+        request = Request(base_url + path, data=body, method=method, headers=headers)
+        try:
+            with urlopen(request, timeout=60) as response:
+                answers[f"{method} {resource}"] = response.status
+        except HTTPError as error:
+            answers[f"{method} {resource}"] = error.code
+    assert len(answers) == len(routes.ROUTES)
+    assert {route: status for route, status in answers.items() if status >= 500} == {}
 
 
 def test_the_home_of_the_same_token_keeps_its_own_tier(base_url: str) -> None:

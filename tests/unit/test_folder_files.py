@@ -120,20 +120,48 @@ def test_ingest_refuses_a_link_a_foreign_key_and_a_bad_name(tmp_path: Path, outs
     assert readable(good, PREFIX + "good.txt", "acme") == b"inside"
 
 
-def test_documents_query_refuses_a_malformed_limit_or_token_by_field() -> None:
-    from retrieval_core.documents.listing import issue_token, list_request
+def test_documents_query_refuses_a_malformed_limit_by_field() -> None:
+    from retrieval_core.documents.listing import list_request
     from retrieval_core.entrypoints.status import status_of
     from retrieval_core.errors import BadRequestError
 
     assert list_request("a/", None, None).limit == 100
     assert list_request("a/", "500", None).limit == 100  # clamped, as documented
-    token = issue_token("a/", "a/one.txt")
-    assert list_request("a/", "2", token).next_token == "a/one.txt"
     for limit in ("-1", "0", "abc", "1.5", "", "\uff11"):
         with pytest.raises(BadRequestError) as refused:
             list_request("a/", limit, None)
         assert refused.value.details["field"] == "limit" and status_of(refused.value) == 400
-    for bad in ("garbage", "a/one.txt", issue_token("b/", "b/x.txt"), issue_token("a/", "z/outside")):
+
+
+def test_a_documents_token_opens_only_for_its_context_and_prefix_and_names_no_file() -> None:
+    import base64
+
+    from retrieval_core import base64url
+    from retrieval_core.documents.listing import ListingTokens
+    from retrieval_core.entrypoints.status import status_of
+    from retrieval_core.errors import BadRequestError
+
+    tokens = ListingTokens(b"k" * 32)
+    token = tokens.issue("acme", "a/", "a/one.txt")
+    assert tokens.open(token, "acme", "a/") == "a/one.txt"
+    assert tokens.issue("acme", "a/", "a/one.txt") != token  # a fresh nonce each time
+    assert b"one.txt" not in base64url.decode(token.split(".")[1])
+    version, body, mac = token.split(".")
+    flipped = body[:-1] + ("A" if body[-1] != "A" else "B")
+    unsigned = base64.urlsafe_b64encode(b'["d1","a/","a/one.txt"]').decode().rstrip("=")
+    refusals = [
+        (token, "globex", "a/"),  # another context's token
+        (token, "acme", "b/"),  # another prefix's
+        (f"{version}.{flipped}.{mac}", "acme", "a/"),  # one byte altered
+        (ListingTokens(b"o" * 32).issue("acme", "a/", "a/one.txt"), "acme", "a/"),  # another key's
+        (unsigned, "acme", "a/"),  # the old unsigned spelling, forged
+        ("garbage", "acme", "a/"),
+        ("a/one.txt", "acme", "a/"),
+    ]
+    messages = set()
+    for bad, context, prefix in refusals:
         with pytest.raises(BadRequestError) as refused:
-            list_request("a/", None, bad)
+            tokens.open(bad, context, prefix)
         assert refused.value.details["field"] == "next_token" and status_of(refused.value) == 400
+        messages.add(str(refused.value))
+    assert len(messages) == 1  # a foreign token is refused exactly as a garbage one

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from retrieval_dev.cli.throttle import Verdict
-from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, TIERS
+from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, STAGE_ROUTE, TIERS
 from retrieval_dev.serving.usage_gate import REFUSALS, RETRY_AFTER_SECONDS
 from test_template import resource, template
 from test_template_operations import translated
@@ -43,6 +43,14 @@ def test_no_tier_exceeds_the_stage_ceiling() -> None:
     parameters = template()["Parameters"]
     assert max(t.rate_per_second for t in TIERS.values()) <= parameters["ThrottlingRateLimit"]["Default"]
     assert max(t.burst for t in TIERS.values()) <= parameters["ThrottlingBurstLimit"]["Default"]
+
+
+def test_serve_meters_the_other_iam_routes_on_the_stage_throttle() -> None:
+    parameters = template()["Parameters"]
+    assert (STAGE_ROUTE.rate_per_second, STAGE_ROUTE.burst) == (
+        parameters["ThrottlingRateLimit"]["Default"],
+        parameters["ThrottlingBurstLimit"]["Default"],
+    )
 
 
 def test_token_routes_require_the_usage_key_and_bedrock_s_route_has_its_own_throttle() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from retrieval_dev.cli.throttle import UsageThrottle, Verdict
-from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, TIERS, TierAssignment
+from retrieval_dev.cli.tiers import KNOWLEDGE_BASE_ROUTE, STAGE_ROUTE, TIERS, TierAssignment
 from retrieval_dev.serving.routes import proxy_event
 from retrieval_dev.serving.usage_gate import REFUSALS, UsageGate
 
@@ -98,6 +98,18 @@ def test_bedrock_s_route_has_one_bucket_for_every_knowledge_base() -> None:
     burst = KNOWLEDGE_BASE_ROUTE.burst
     answers = [gate.refusal(_event("", f"/knowledgebases/kb{n % 3}/retrieve")) for n in range(burst + 1)]
     assert answers == [None] * burst + [REFUSALS[Verdict.THROTTLED]]
+
+
+def test_every_iam_route_is_metered_on_its_own_bucket() -> None:
+    # RetrieveAndGenerate's routes carry no authorizer either: they were read as a token route's and
+    # raised TypeError (a 500 from `retrieval serve --tiers`).
+    from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
+
+    gate = _gate()
+    for route in GENERATE_ROUTES:
+        answers = [gate.refusal(_event("", route)) for _ in range(STAGE_ROUTE.burst + 1)]
+        assert answers == [None] * STAGE_ROUTE.burst + [REFUSALS[Verdict.THROTTLED]], route
+    assert gate.refusal(_event("", "/knowledgebases/kb/retrieve")) is None  # a bucket of its own
 
 
 def test_the_gateway_answers_a_spent_bucket_with_the_429_before_any_function_runs() -> None:

@@ -4,8 +4,9 @@ missing one are the same 404."""
 
 from __future__ import annotations
 
-import binascii
-import json
+import hashlib
+import hmac
+import secrets
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
@@ -30,7 +31,7 @@ class DocumentListRequest(BaseModel):
     prefix: str = Field(default="", max_length=MAX_KEY_CHARS, description="Keys starting with this.")
     limit: StrictInt = Field(default=100, description="Clamped to 1..100.")
     next_token: str | None = Field(
-        default=None, max_length=MAX_KEY_CHARS, description="The last key of the previous page."
+        default=None, max_length=4 * MAX_KEY_CHARS, description="The previous page's token, unopened."
     )
 
     @field_validator("limit")
@@ -41,11 +42,10 @@ class DocumentListRequest(BaseModel):
 
 def list_request(prefix: str, limit: str | None, next_token: str | None) -> DocumentListRequest:
     """The request of ``GET /v1/documents``'s query: a ``limit`` that is not a whole number of at least
-    1, or a ``next_token`` this API did not issue for this ``prefix``, is a 400 naming the field (a
-    garbage token used to list nothing, and ``-1`` was read as 1)."""
+    1 is a 400 naming the field (``-1`` was once read as 1). The token is opened with the caller's
+    context (``DocumentStatuses.list``)."""
     size = 100 if limit is None else _page_size(limit)
-    after = None if next_token is None else open_token(next_token, prefix)
-    return DocumentListRequest(prefix=prefix, limit=size, next_token=after)
+    return DocumentListRequest(prefix=prefix, limit=size, next_token=next_token)
 
 
 def _page_size(limit: str) -> int:
@@ -57,28 +57,59 @@ def _page_size(limit: str) -> int:
     return int(text)
 
 
-TOKEN_VERSION = "d1"
+TOKEN_VERSION = "d2"
+"""``d1`` tokens were unsigned base64 of ``[version, prefix, last key]``: forgeable, and naming a file in
+clear text. They are refused now, like any unknown version."""
+NONCE_BYTES = 16
 
 
-def issue_token(prefix: str, last_key: str) -> str:
-    """The page token: the last key listed with the prefix it was listed under (opaque, unpadded
-    base64url), so a token of another listing, or a made-up one, is refused rather than read."""
-    payload = json.dumps([TOKEN_VERSION, prefix, last_key], separators=(",", ":")).encode()
-    return base64url.encode(payload)
+class ListingTokens:
+    """The listing's page tokens: ``d2.<nonce + sealed last key>.<mac>`` (each part base64url). The last
+    key is sealed with a SHAKE-256 keystream of a key derived from the paging key and a random nonce, so
+    a token names no file; the MAC is an HMAC-SHA256 over the sealed key, *the caller's context and the
+    prefix*, which the token does not carry (as retrieve's ``PageTokens``). A token altered by one byte,
+    used under another context or for another prefix, and a made-up one fail alike: one 400."""
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) < 16:
+            raise ValueError("the paging key must be at least 16 bytes")
+        self._seal_key = hmac.new(key, b"documents-listing-seal", hashlib.sha256).digest()
+        self._mac_key = hmac.new(key, b"documents-listing-mac", hashlib.sha256).digest()
+
+    def issue(self, context_id: str, prefix: str, last_key: str) -> str:
+        nonce = secrets.token_bytes(NONCE_BYTES)
+        plain = last_key.encode()
+        sealed = nonce + bytes(a ^ b for a, b in zip(plain, self._stream(nonce, len(plain)), strict=True))
+        body = base64url.encode(sealed)
+        return f"{TOKEN_VERSION}.{body}.{base64url.encode(self._mac(context_id, prefix, body))}"
+
+    def open(self, token: str, context_id: str, prefix: str) -> str:
+        """The key to list after; ``BadRequestError`` for a token not issued for this context and prefix."""
+        version, _, rest = token.partition(".")
+        body, _, mac = rest.partition(".")
+        expected = base64url.encode(self._mac(context_id, prefix, body))
+        # Compared as text: two base64 spellings of one MAC (unused trailing bits) are two tokens.
+        if version != TOKEN_VERSION or not hmac.compare_digest(mac.encode(), expected.encode()):
+            raise _refused()
+        try:
+            sealed = base64url.decode(body)
+            nonce, cipher = sealed[:NONCE_BYTES], sealed[NONCE_BYTES:]
+            last_key = bytes(a ^ b for a, b in zip(cipher, self._stream(nonce, len(cipher)), strict=True))
+            return last_key.decode()
+        except (ValueError, UnicodeDecodeError):  # only a token this class signed gets here
+            raise _refused() from None
+
+    def _stream(self, nonce: bytes, size: int) -> bytes:
+        return hashlib.shake_256(self._seal_key + nonce).digest(size)
+
+    def _mac(self, context_id: str, prefix: str, body: str) -> bytes:
+        # Lengths first: no (context, prefix, body) triple spells another's message.
+        message = f"{TOKEN_VERSION}|{len(context_id)}:{context_id}|{len(prefix)}:{prefix}|{body}".encode()
+        return hmac.new(self._mac_key, message, hashlib.sha256).digest()
 
 
-def open_token(token: str, prefix: str) -> str:
-    """The key to list after; ``BadRequestError`` for a token not issued for this prefix."""
-    try:
-        version, issued_for, last_key = json.loads(base64url.decode(token))
-        valid = version == TOKEN_VERSION and issued_for == prefix and isinstance(last_key, str)
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        valid = False
-    if not valid or not last_key.startswith(prefix) or len(last_key) > MAX_KEY_CHARS:
-        raise BadRequestError(
-            "next_token", "is not a token this API issued for this prefix; start without it"
-        )
-    return str(last_key)
+def _refused() -> BadRequestError:
+    return BadRequestError("next_token", "is not a token this API issued for this listing; start without it")
 
 
 class DocumentList(BaseModel):
@@ -87,14 +118,21 @@ class DocumentList(BaseModel):
 
 
 class DocumentStatuses:
-    def __init__(self, store: DocumentStatusStore) -> None:
+    def __init__(self, store: DocumentStatusStore, tokens: ListingTokens) -> None:
         self._store = store
+        self._tokens = tokens
 
     def list(self, context_id: str, request: DocumentListRequest) -> DocumentList:
         # The token's key names only a place in the caller's own partition (the keys after it), so no
-        # token can lead elsewhere; it is opaque so that a malformed one is refused, not read as a key.
-        page = self._store.page(context_id, request.prefix, limit=request.limit, after=request.next_token)
-        token = None if page.next_token is None else issue_token(request.prefix, page.next_token)
+        # token could lead elsewhere; it is signed for the context and prefix so that another listing's
+        # token, or a made-up one, is refused rather than read, and sealed so that it names no file.
+        after = None
+        if request.next_token is not None:
+            after = self._tokens.open(request.next_token, context_id, request.prefix)
+        page = self._store.page(context_id, request.prefix, limit=request.limit, after=after)
+        token = None
+        if page.next_token is not None:
+            token = self._tokens.issue(context_id, request.prefix, page.next_token)
         return DocumentList(documents=page.documents, next_token=token)
 
     def get(self, context_id: str, key: str) -> DocumentStatus:

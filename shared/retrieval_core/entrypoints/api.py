@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError as RouteNotFoundError
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from .. import backend_calls
 from ..bootstrap import container
@@ -24,12 +24,23 @@ from .claims import Caller, caller_from_event
 from .cors import ORIGIN_HEADER, granted_origin, preflight_response, with_cors
 from .direct import DirectInvocation, handle_direct
 from .instruments import Handler, Instruments, count_errors
-from .responses import describe_validation, error_status_body
+from .responses import error_status_body
 from .wire import answer_json, header_value, parse_json, require_json
 
 CALLER_KEY = "caller"
 PREFLIGHT_METRIC = "Preflights"
 OWN_PROTOCOL_RESOURCES = frozenset({KNOWLEDGE_BASE_RESOURCE, *GENERATE_ROUTES})
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def door_validated(model: type[Model], data: Any, context: Mapping[str, Any] | None = None) -> Model:
+    """``data`` (a request's body, its parameters, a direct invocation's request) as ``model``; refused
+    as the caller's invalid request (``RequestValidationError``, a 422 naming each field)."""
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as error:
+        raise RequestValidationError(error.errors(include_url=False)) from None
 
 
 def build_resolver(logger: Logger) -> APIGatewayRestResolver:
@@ -37,8 +48,8 @@ def build_resolver(logger: Logger) -> APIGatewayRestResolver:
 
     @app.exception_handler(RequestValidationError)
     def _invalid(error: RequestValidationError) -> Response[str]:
-        body = describe_validation(list(error.errors()), skip_prefix=("body", "query", "path", "header"))
-        return json_response(422, body)
+        status, body, _ = error_status_body(error, logger)
+        return json_response(status, body)
 
     @app.exception_handler(RouteNotFoundError)
     def _no_route(_: RouteNotFoundError) -> Response[str]:
@@ -112,7 +123,7 @@ def validated_body(
         if data is None:
             raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required"}])
         # Powertools' own key for the route's arguments (its validation middleware writes it too).
-        validated = model.model_validate(data, context=context)
+        validated = door_validated(model, data, context)
         app.append_context(_route_args={**app.context.get("_route_args", {}), parameter: validated})
         return next_middleware(app)
 

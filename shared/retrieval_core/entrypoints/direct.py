@@ -43,8 +43,6 @@ def handle_direct(
         context = CallerContext(invocation.context_id)
         logger.append_keys(context_id=context.context_id)
         return {"statusCode": 200, "body": answer_body(serve(context, invocation))}
-    except ValidationError as error:
-        return {"statusCode": 422, "body": describe_validation(error.errors())}
-    except Exception as error:
+    except Exception as error:  # the request's own refusal (door_validated) is a 422 here too
         status, body, _ = error_status_body(error, logger)
         return {"statusCode": status, "body": body}

@@ -1,5 +1,11 @@
 """Errors as responses. A deliberate error keeps its status and code; anything else is a bare 500 whose
-body names nothing internal (the details go to the log, with the correlation id)."""
+body names nothing internal (the details go to the log, with the correlation id).
+
+A request the door refuses is the caller's fault (422, naming each field): the door is where a request
+becomes its model (``api.door_validated``, Powertools' own parameter validation), and says so by raising
+``RequestValidationError``. A pydantic ``ValidationError`` raised anywhere else (a hit built from a stored
+item the model refuses, a model our own code built wrong) is ours: logged and answered 500, never
+reported to the caller as their invalid request."""
 
 from __future__ import annotations
 
@@ -7,12 +13,14 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from ..errors import BackendUnavailableError, RetrievalError
 from .status import INTERNAL_ERROR, status_of
 
 INTERNAL_ERROR_BODY = {"error": "internal_error", "message": "An internal error occurred."}
+DOOR_LOCATIONS = ("body", "query", "path", "header")
+"""Where Powertools says a parameter came from: left out of the field's name."""
 
 
 def describe_validation(
@@ -47,8 +55,9 @@ def error_status_body(
             logger.error("request failed", exc_info=error)
             return INTERNAL_ERROR, dict(INTERNAL_ERROR_BODY), {}
         return status, error.to_body(), headers
-    if isinstance(error, ValidationError):
-        return 422, describe_validation(error.errors()), {}
+    if isinstance(error, RequestValidationError):
+        return 422, describe_validation(list(error.errors()), skip_prefix=DOOR_LOCATIONS), {}
+    # A ValidationError lands here too: raised past the door, it is a fault of ours.
     logger.exception("unexpected error", exc_info=error)
     return INTERNAL_ERROR, dict(INTERNAL_ERROR_BODY), {}
 

@@ -47,6 +47,11 @@ KNOWLEDGE_BASE_ROUTE = Tier(rate_per_second=20, burst=40)
 """Bedrock's Retrieve route (``AWS_IAM``: no authorizer, so no usage plan can key it): its own method
 throttle in the stage's ``MethodSettings``, one bucket for the route, apart from the tenants' plans."""
 
+STAGE_ROUTE = Tier(rate_per_second=50, burst=100)
+"""Any other ``AWS_IAM`` route (``RetrieveAndGenerate`` and its stream, refused by the function): the
+stage's own throttle (``MethodSettings`` ``/*``: ``ThrottlingRateLimit``/``ThrottlingBurstLimit`` at their
+defaults), one bucket for the route."""
+
 
 class TierAssignment(BaseModel):
     """Which tier each context is on; a context not named is on ``default_tier`` (deployed, a context
