@@ -25,6 +25,7 @@ from retrieval_core.loading.parse import DeleteLine
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.metadata import FieldType
 
+from tests import document_fixtures as fixtures
 from tests.unit.test_document_units import Embedder, Vectors
 
 
@@ -300,3 +301,34 @@ def test_typed_sidecar_values_declare_their_keys_for_the_context_and_a_conflict_
     assert retyped is not None and retyped.status == "indexed" and retyped.reason is not None
     assert "\n" not in retyped.reason and "(tags as keyword" in retyped.reason
     assert '{"tags": "number"} to RETRIEVAL_METADATA_FIELDS' in retyped.reason
+
+
+@pytest.mark.parametrize(
+    ("page", "reason"),
+    [
+        (fixtures.DOCBOOK_TOC_PAGE, "a title and a table of contents"),
+        (fixtures.docbook_index_page(), "an index of links"),
+    ],
+    ids=["table-of-contents", "index-of-links"],
+)
+def test_a_page_that_is_only_navigation_is_skipped_with_its_reason_not_failed(
+    page: bytes, reason: str
+) -> None:
+    files, objects, sink, _ = _files()
+    key = "contexts/acme/manual/nav.html"
+    objects.blobs[("b", key)] = fixtures.DOCBOOK_PAGE
+    assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
+    objects.blobs[("b", key)] = page  # the same page becomes navigation only: its chunks go
+    skipped = files.created(ObjectRef("b", key, "v2", sequencer="02"))
+    assert skipped is not None and (skipped.status, skipped.chunks) == ("skipped", 0)
+    assert skipped.reason is not None and reason in skipped.reason and "only navigation" in skipped.reason
+    assert isinstance(sink.loads[-1][0], DeleteLine)
+    assert skipped.content_hash is not None  # a sync leaves the same bytes alone next time
+
+
+def test_a_page_with_no_text_at_all_still_fails() -> None:
+    files, objects, _, _ = _files()
+    key = "contexts/acme/blank.html"
+    objects.blobs[("b", key)] = b"<html><body><p>  </p></body></html>"
+    failed = files.created(ObjectRef("b", key, "v1", sequencer="01"))
+    assert failed is not None and (failed.status, failed.reason) == ("failed", "the file holds no text")

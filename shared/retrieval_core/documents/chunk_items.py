@@ -112,6 +112,8 @@ def _chunk_record(
         span["page"] = chunk.page
     if chunk.section:
         span["section"] = heading_of(chunk)
+    if chunk.anchor:
+        span["anchor"] = chunk.anchor
     span["version"] = file.version
     if chunk.parent_text is not None:
         span["text"] = chunk.parent_text

@@ -79,6 +79,8 @@ class Chunk:
     metadata: dict[str, Any] | None = None
     parent_text: str | None = None
     """hierarchical: the text a hit on this child returns (its parent's)."""
+    anchor: str | None = None
+    """The section's anchor in the file (``Block.anchor``)."""
 
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
@@ -114,7 +116,17 @@ def chunk_document(
                 chunks += _semantic(run, limit, config, embed, count_tokens)
             case "hierarchical":
                 for parent in _pack(run, config.parent_max_tokens, 0, count_tokens):
-                    child_run = [Block(parent.text, parent.start, parent.end, parent.page, parent.section)]
+                    child_run = [
+                        Block(
+                            parent.text,
+                            parent.start,
+                            parent.end,
+                            parent.page,
+                            parent.section,
+                            None,
+                            parent.anchor,
+                        )
+                    ]
                     chunks += [
                         replace(child, parent_text=parent.text)
                         for child in _pack(child_run, limit, config.overlap_tokens, count_tokens)
@@ -126,7 +138,12 @@ def _runs(blocks: list[Block]) -> list[list[Block]]:
     """Consecutive blocks on one page under one section: what one chunk may join."""
     runs: list[list[Block]] = []
     for block in blocks:
-        if runs and (runs[-1][-1].page, runs[-1][-1].section) == (block.page, block.section):
+        last = runs[-1][-1] if runs else None
+        if last is not None and (last.page, last.section, last.anchor) == (
+            block.page,
+            block.section,
+            block.anchor,
+        ):
             runs[-1].append(block)
         else:
             runs.append([block])
@@ -213,7 +230,9 @@ def _pack(
 
 def _join(sentences: list[_Sentence], block: Block, record: dict[str, Any] | None) -> Chunk:
     text = " ".join(s.text for s in sentences)
-    return Chunk(text, sentences[0].start, sentences[-1].end, block.page, block.section, record)
+    return Chunk(
+        text, sentences[0].start, sentences[-1].end, block.page, block.section, record, anchor=block.anchor
+    )
 
 
 def _whole(blocks: list[Block]) -> list[Chunk]:
@@ -222,7 +241,7 @@ def _whole(blocks: list[Block]) -> list[Chunk]:
     first = blocks[0]
     text = "\n\n".join(b.text for b in blocks)
     end = blocks[-1].end if all(b.page == first.page for b in blocks) else first.start + len(text)
-    return [Chunk(text, first.start, end, first.page, first.section)]
+    return [Chunk(text, first.start, end, first.page, first.section, anchor=first.anchor)]
 
 
 def _semantic(

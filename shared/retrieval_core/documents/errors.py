@@ -11,6 +11,13 @@ class DocumentRejectedError(InvalidRequestError):
     code = "document_rejected"
 
 
+class DocumentSkippedError(DocumentRejectedError):
+    """This file is readable but holds nothing to index (only navigation: a table of contents, an index
+    of links): it is ``skipped`` with ``message`` as the reason, not ``failed``."""
+
+    code = "document_skipped"
+
+
 class ChunkingConfigError(InvalidRequestError):
     """A chunking configuration the deployment's embedder cannot honour (a chunk past its window)."""
 

@@ -23,6 +23,8 @@ class Block:
     section: tuple[str, ...] = ()
     metadata: dict[str, Any] | None = None
     """A CSV row's metadata fields (``documentStructureConfiguration``); None for prose."""
+    anchor: str | None = None
+    """The section's anchor: its heading's id (or the nearest one above it) that a URL fragment opens."""
 
 
 @dataclass
@@ -31,6 +33,9 @@ class ParsedDocument:
     pages: int = 0
     records: bool = False
     """Each block is a record (a CSV row) and becomes its own chunk, never merged or split."""
+    navigation: str | None = None
+    """Why the file is only navigation (a table of contents, an index of links), with no block: it is
+    ``skipped`` with this reason, not indexed and not failed."""
 
 
 class Budget:

@@ -25,7 +25,7 @@ from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
 from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items, heading_of
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder, entity_id_of
-from ..documents.errors import ChunkingConfigError, DocumentRejectedError
+from ..documents.errors import ChunkingConfigError, DocumentRejectedError, DocumentSkippedError
 from ..documents.file_budget import FileBudget
 from ..documents.formats import (
     DocumentFormat,
@@ -136,6 +136,9 @@ class DocumentFiles:
         assert fmt is not None
         try:
             return self._index(file, fmt, data, previous, sequencer)
+        except DocumentSkippedError as nothing:  # only navigation: listed as skipped, its hash kept
+            kept = (_digest(data), None, None)
+            return self._remove(file, previous, sequencer, "skipped", f"the file is {nothing.message}", kept)
         except (DocumentRejectedError, ChunkingConfigError) as rejected:
             # The failed bytes' hash is kept: a sync may then say "failed" of the same bytes unread.
             failed = (_digest(data), None, None)
@@ -268,6 +271,8 @@ class DocumentFiles:
         """The file parsed and chunked within its budget: time, then the chunk bounds before any embedding."""
         parsed = parse(fmt, data, self._limits, sidecar.records)
         budget.check("parsing")
+        if parsed.navigation is not None:
+            raise DocumentSkippedError(parsed.navigation)
         chunks = chunk_document(
             parsed,
             chunking,

@@ -76,6 +76,7 @@ class GroundingView(BaseModel):
     end: int | None = None
     page: int | None = None
     section: str | None = None
+    anchor: str | None = None
     version: str | None = None
 
 

@@ -41,6 +41,11 @@ class Grounding(_Strict):
     end: int | None = Field(default=None, ge=0)
     page: int | None = Field(default=None, ge=1, description="1-based page of the span (PDF, marked DOCX).")
     section: str | None = Field(default=None, max_length=1024, description="Heading path, 'A > B'.")
+    anchor: str | None = Field(
+        default=None,
+        max_length=512,
+        description="The section's anchor in the source (its heading's id: a URL fragment opens it).",
+    )
     version: str | None = Field(default=None, max_length=1024, description="The source's version.")
     text: str | None = Field(
         default=None,

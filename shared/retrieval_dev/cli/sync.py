@@ -179,15 +179,16 @@ def _with_sidecar(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any
 
 def settled(key: str, body: bytes, status: DocumentStatus | None) -> bool:
     """Whether the bucket's copy of a file needs no event: a document only when its recorded status is
-    indexed (or failed) for exactly these bytes, so a file left ``pending`` by a crash or a kill, or never
-    recorded at all, is sent again; other objects (sidecars, JSON Lines) by their ETag alone."""
+    indexed (or failed, or skipped as only navigation) for exactly these bytes, so a file left ``pending``
+    by a crash or a kill, or never recorded at all, is sent again; other objects (sidecars, JSON Lines) by
+    their ETag alone."""
     from retrieval_core.documents.formats import format_of
 
     if format_of(key) is None:
         return True
     return (
         status is not None
-        and status.status in {"indexed", "updated", "unchanged", "failed"}
+        and status.status in {"indexed", "updated", "unchanged", "failed", "skipped"}
         and status.content_hash == hashlib.sha256(body).hexdigest()
     )
 

@@ -38,6 +38,7 @@ SOURCE_FIELDS = {
         "grounding.end",
         "grounding.page",
         "grounding.section",
+        "grounding.anchor",
         "grounding.version",
         "grounding.text",
         "supersedes",

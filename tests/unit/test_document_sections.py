@@ -1,0 +1,107 @@
+"""Headings as a stack: each block's section path is the headings actually above it, whatever level a
+page starts at, and its anchor is the one a URL fragment opens (the heading's ``id``, or the nearest
+anchor of its section). Pages of the shapes DocBook, Sphinx, MkDocs and Javadoc write
+(tests/document_fixtures.py), each block against a hand-written expectation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from retrieval_core.documents.chunk_items import FileRef, chunk_items
+from retrieval_core.documents.chunking import DEFAULT_CHUNKING, Chunk, chunk_document
+from retrieval_core.documents.formats import DocumentFormat
+from retrieval_core.documents.limits import DOCUMENT_LIMITS
+from retrieval_core.documents.parsers import parse
+
+from tests import document_fixtures as fixtures
+
+NUMERIC = "8.1. Numeric Types"
+DOCBOOK = [
+    ("Numeric types consist of", (NUMERIC,), "DATATYPE-NUMERIC"),
+    ("The types smallint", (NUMERIC, "8.1.1. Integer Types"), "DATATYPE-INT"),
+    ("Integer overflow raises", (NUMERIC, "8.1.1. Integer Types", "Note"), "DATATYPE-INT"),
+    ("The type integer is", (NUMERIC, "8.1.1. Integer Types"), "DATATYPE-INT"),  # after the note
+    ("The type numeric can", (NUMERIC, "8.1.2. Arbitrary Precision Numbers"), "DATATYPE-NUMERIC-DECIMAL"),
+    ("The data types smallserial", (NUMERIC, "8.1.4. Serial Types"), "DATATYPE-SERIAL"),
+]
+STARTED, SOURCES = "Getting Started", "Setting up the sources"
+SPHINX = [
+    ("Sphinx is a documentation", (STARTED,), "getting-started"),
+    ("The root directory", (STARTED, SOURCES), "setting-up"),
+    ("builder", (STARTED, SOURCES), "setting-up"),  # a glossary term's permalink sign is no text
+    ("A class that turns", (STARTED, SOURCES), "setting-up"),
+    ("It holds the configuration", (STARTED, SOURCES, "The conf.py file"), "conf-py"),
+    ("Back in the section", (STARTED, SOURCES), "setting-up"),
+    ("Run sphinx-build", (STARTED, "Running the build"), "running-the-build"),
+]
+MKDOCS = [  # headings in running text: an h3 under the h1, the next h3 its sibling, the h2 after it too
+    ("The tool installs", ("Install",), "install"),
+    ("Run pip install", ("Install", "With pip"), "with-pip"),
+    ("Clone the repository", ("Install", "From source"), "from-source"),
+    ("Upgrades keep", ("Install", "Upgrading"), "upgrading"),
+]
+CLASS, DETAILS = "Class ArrayList<E>", "Method Details"
+JAVADOC = [
+    ("Package java.util", (), None),
+    ("Resizable-array", (CLASS,), None),
+    ("public void trimToSize()", (CLASS, DETAILS, "trimToSize"), "trimToSize()"),
+    ("Trims the capacity", (CLASS, DETAILS, "trimToSize"), "trimToSize()"),
+    ("public boolean add(E e)", (CLASS, DETAILS, "add"), "add(E)"),  # a sibling, not under trimToSize
+    ("Appends the specified", (CLASS, DETAILS, "add"), "add(E)"),
+    ("Parameters:", (CLASS, DETAILS, "add"), "add(E)"),
+    ("e - element to be appended", (CLASS, DETAILS, "add"), "add(E)"),
+]
+JAVADOC8 = [  # the anchors are the empty <a name> before each member's list
+    ("java.util", (), None),
+    ("Resizable-array", ("Class ArrayList<E>",), None),
+    ("public void trimToSize()", ("Class ArrayList<E>", "Method Detail", "trimToSize"), "trimToSize--"),
+    ("Trims the capacity", ("Class ArrayList<E>", "Method Detail", "trimToSize"), "trimToSize--"),
+    ("public boolean add(E e)", ("Class ArrayList<E>", "Method Detail", "add"), "add-E-"),
+    ("Appends the specified", ("Class ArrayList<E>", "Method Detail", "add"), "add-E-"),
+]
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        (fixtures.DOCBOOK_PAGE, DOCBOOK),
+        (fixtures.SPHINX_PAGE, SPHINX),
+        (fixtures.MKDOCS_PAGE, MKDOCS),
+        (fixtures.JAVADOC_PAGE, JAVADOC),
+        (fixtures.JAVADOC8_PAGE, JAVADOC8),
+    ],
+    ids=["docbook", "sphinx", "mkdocs", "javadoc", "javadoc8"],
+)
+def test_every_html_block_has_the_headings_above_it_and_their_anchor(
+    page: bytes, expected: list[tuple[str, tuple[str, ...], str | None]]
+) -> None:
+    parsed = parse(DocumentFormat.HTML, page, DOCUMENT_LIMITS)
+    assert parsed.navigation is None
+    assert [
+        (b.text[: len(text)], b.section, b.anchor)
+        for b, (text, _, _) in zip(parsed.blocks, expected, strict=True)
+    ] == expected
+
+
+def test_each_chunk_keeps_its_section_and_anchor_and_its_item_stores_both() -> None:
+    parsed = parse(DocumentFormat.HTML, fixtures.DOCBOOK_PAGE, DOCUMENT_LIMITS)
+    chunks = chunk_document(parsed, DEFAULT_CHUNKING, window=256)
+    serial = next(c for c in chunks if "smallserial" in c.text)
+    assert (serial.section, serial.anchor) == ((NUMERIC, "8.1.4. Serial Types"), "DATATYPE-SERIAL")
+    file = FileRef("acme", "bucket", "contexts/acme/datatype-numeric.html", "datatype-numeric.html", "v1")
+    mentions = [[] for _ in chunks]
+    items = chunk_items(
+        file, chunks, metadata={}, mentions=mentions, vectors={}, created_at=datetime.now(UTC)
+    )
+    stored = items[chunks.index(serial)].grounding[0]
+    assert (stored.section, stored.anchor) == (f"{NUMERIC} > 8.1.4. Serial Types", "DATATYPE-SERIAL")
+    unanchored = chunk_items(
+        file,
+        [Chunk("No heading here.", 0, 16)],
+        metadata={},
+        mentions=[[]],
+        vectors={},
+        created_at=datetime.now(UTC),
+    )
+    assert unanchored[0].grounding[0].anchor is None
