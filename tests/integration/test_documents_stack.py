@@ -541,6 +541,7 @@ def test_why_explain_on_a_chunk_shows_its_file_version_page_and_section_and_reac
         "end": span["end"],
         "page": 2,
         "section": "Maintenance > Tyres",
+        "anchor": None,
         "version": version,
     }
     # The item names its file as an entity: asking for it returns the file's every chunk.

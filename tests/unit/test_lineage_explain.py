@@ -162,7 +162,7 @@ def test_grounding_and_derived_count() -> None:
     result = world.explain("acme:fact")
 
     assert [g.model_dump() for g in result.grounding] == [
-        {**chunk, "page": None, "section": None, "version": None}
+        {**chunk, "page": None, "section": None, "anchor": None, "version": None}
     ]
     assert result.derived_count == 3
 
