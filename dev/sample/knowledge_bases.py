@@ -2,6 +2,8 @@
 
 ``make up`` writes them where a deployment keeps its ids (the stack's SSM, moto here), exactly as
 ``retrieval knowledge-base create`` would have; ``create --context acme`` then prints ``ACMEKB0001``.
+Each is also listed for its context's dev users (``dev-acme``, ``devwrite-acme``), as ``retrieval
+knowledge-base grant`` lists one for an IAM principal.
 """
 
 from __future__ import annotations
@@ -25,3 +27,8 @@ def register_sample_knowledge_bases(ssm_endpoint: str, path: str, region: str) -
     )
     for knowledge_base_id, context_id in SAMPLE_KNOWLEDGE_BASES.items():
         ssm.put_parameter(Name=f"{path}/{knowledge_base_id}", Value=context_id, Type="String", Overwrite=True)
+        # Listed for the dev users that `retrieval serve` grants the context (ListKnowledgeBases).
+        for user in (f"dev-{context_id}", f"devwrite-{context_id}"):
+            ssm.put_parameter(
+                Name=f"{path}-principals/{user}", Value=knowledge_base_id, Type="String", Overwrite=True
+            )

@@ -129,6 +129,27 @@ class Settings(BaseModel):
         description="The SSM path whose String parameters map knowledge base ids to contexts "
         "(<path>/<id> = context; `retrieval knowledge-base create`).",
     )
+    knowledge_base_role_arn: str = Field(
+        default="arn:aws:iam::000000000000:role/retrieval-ingest",
+        pattern=r"^arn:aws(-[^:]+)?:iam::([0-9]{12})?:role/.+$",
+        description="The role GetKnowledgeBase names (the ingest function's, deployed).",
+    )
+    ingest_bucket: str = Field(
+        default="retrieval-ingest",
+        description="The ingest bucket: the S3 data source of every knowledge base, and where documents "
+        "written through IngestKnowledgeBaseDocuments are kept.",
+    )
+    ingest_notifications: bool = Field(
+        default=False,
+        description="Whether the bucket's notifications run the ingest function (a deployed stack): a "
+        "document written through the API is then indexed by its event; without them (locally) the "
+        "function that wrote it indexes it.",
+    )
+    ingest_function_name: str | None = Field(
+        default=None,
+        description="The ingest function an ingestion job is handed to (asynchronously); None runs it "
+        "on a thread of the caller's process (locally).",
+    )
     rerank_model: Literal["none", "amazon.rerank-v1:0", "cohere.rerank-v3-5:0"] = "none"
     """The Bedrock Rerank model (template parameter ``RerankModel``); one set reranks every request by
     default (``rerank.method: model``)."""

@@ -298,6 +298,10 @@ class KnowledgeBaseDirectory(Protocol):
         """The context, or None when the id serves none (unknown and malformed alike)."""
         ...
 
+    def granted_to(self, principal_arn: str) -> tuple[str, ...]:
+        """The knowledge base ids listed for an IAM principal (``ListKnowledgeBases``); none by default."""
+        ...
+
 
 class SearchStore(
     LexicalSearch,

@@ -1,6 +1,7 @@
-"""botocore's service model for ``bedrock-agent-runtime`` as a test oracle: a response to ``Retrieve`` is
-right when botocore parses it and every member it holds is one the output shape names, of that member's
-type (tests use this against the handlers and against ``retrieval serve``)."""
+"""botocore's service models for ``bedrock-agent-runtime`` and ``bedrock-agent`` as a test oracle: a
+response to ``Retrieve`` (or to a ``bedrock-agent`` operation, ``agent_operation``) is right when botocore
+parses it and every member it holds is one the output shape names, of that member's type (tests use
+this against the handlers and against ``retrieval serve``)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,17 @@ SERVICE = "bedrock-agent-runtime"
 OPERATION = "Retrieve"
 
 
+AGENT_SERVICE = "bedrock-agent"
+
+
 @cache
-def operation() -> OperationModel:
-    return botocore.session.get_session().get_service_model(SERVICE).operation_model(OPERATION)
+def operation(service: str = SERVICE, name: str = OPERATION) -> OperationModel:
+    return botocore.session.get_session().get_service_model(service).operation_model(name)
+
+
+def agent_operation(name: str) -> OperationModel:
+    """A ``bedrock-agent`` operation's model (``GetKnowledgeBase``, ``IngestKnowledgeBaseDocuments``...)."""
+    return operation(AGENT_SERVICE, name)
 
 
 def shape_problems(value: Any, shape: Shape, path: str = "") -> list[str]:
@@ -98,40 +107,66 @@ def _is_boolean(value: Any) -> bool:
     return isinstance(value, bool)
 
 
+def _is_timestamp(value: Any) -> bool:
+    """An ISO 8601 date-time or epoch seconds, the spellings botocore's timestamp parser reads."""
+    if _is_number(value):
+        return True
+    if not isinstance(value, str):
+        return False
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
 _SCALARS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "double": (_is_number, "a number"),
     "float": (_is_number, "a number"),
     "integer": (_is_integer, "an integer"),
     "long": (_is_integer, "an integer"),
     "boolean": (_is_boolean, "a boolean"),
+    "timestamp": (_is_timestamp, "a timestamp"),
 }
 """The scalar shape types: what a value of each must be, and what a problem says it expected."""
 
 
-def parse(status: int, headers: Mapping[str, str], body: bytes) -> dict[str, Any]:
+def parse(
+    status: int, headers: Mapping[str, str], body: bytes, model: OperationModel | None = None
+) -> dict[str, Any]:
     """What botocore's rest-json parser makes of an HTTP answer (errors under ``Error``)."""
-    shape = operation().output_shape if status < 300 else None
+    shape = (model or operation()).output_shape if status < 300 else None
     # botocore hands its parsers case-insensitive headers; lower-cased names are what they look up.
     response = {"status_code": status, "headers": {k.lower(): v for k, v in headers.items()}, "body": body}
     parsed: dict[str, Any] = create_parser("rest-json").parse(response, shape)
     return parsed
 
 
-def response_problems(status: int, headers: Mapping[str, str], body: bytes) -> list[str]:
-    """Why a 200 answer is not botocore's ``RetrieveResponse`` (empty when it is)."""
-    assert status == 200, status
-    problems = shape_problems(json.loads(body), operation().output_shape)
-    parsed = parse(status, headers, body)
+def response_problems(
+    status: int, headers: Mapping[str, str], body: bytes, model: OperationModel | None = None
+) -> list[str]:
+    """Why a successful answer is not the operation's output (``Retrieve``'s unless ``model`` names
+    another), or not with the status code it declares; empty when it is."""
+    model = model or operation()
+    expected = model.http.get("responseCode", 200)
+    if status != expected:
+        return [f"status {status}, not the {expected} {model.name} answers with"]
+    problems = shape_problems(json.loads(body), model.output_shape)
+    parsed = parse(status, headers, body, model)
     parsed.pop("ResponseMetadata", None)
-    report = ParamValidator().validate(parsed, operation().output_shape)
+    report = ParamValidator().validate(parsed, model.output_shape)
     if report.has_errors():
         problems.append(report.generate_report())
     return problems
 
 
-def error_code(status: int, headers: Mapping[str, str], body: bytes) -> tuple[str, str]:
+def error_code(
+    status: int, headers: Mapping[str, str], body: bytes, model: OperationModel | None = None
+) -> tuple[str, str]:
     """The code and message botocore's ``ClientError`` would carry; the code must be a modelled one."""
-    error = parse(status, headers, body)["Error"]
-    modelled = {shape.name for shape in operation().error_shapes}
+    error = parse(status, headers, body, model)["Error"]
+    modelled = {shape.name for shape in (model or operation()).error_shapes}
     assert error["Code"] in modelled, (error, modelled)
     return error["Code"], error["Message"]

@@ -95,6 +95,11 @@ class FakeKnowledgeBases:
         self.lookups.append(knowledge_base_id)
         return self.served.get(knowledge_base_id)
 
+    def granted_to(self, principal_arn: str) -> tuple[str, ...]:
+        """Every id served to a dev user named after its context (``arn:...:user/dev-acme``)."""
+        name = principal_arn.rsplit("/", 1)[-1]
+        return tuple(kb for kb, context in self.served.items() if name.endswith(f"-{context}"))
+
 
 def fake_container(settings: Settings | None = None, **overrides: Any) -> Container:
     """The functions' container over the fakes; ``settings`` and ``overrides`` change what a test needs."""

@@ -76,3 +76,26 @@ def test_anything_not_signed_for_this_request_and_grant_fails(case: str) -> None
     elif case == "changed path":
         path = "/knowledgebases/acme/retrieve?x=1"
     assert verify(headers, body, knowledge_base, path) is None
+
+
+def signed_by(access_key: str) -> dict[str, str]:
+    request = AWSRequest(
+        method="POST", url=f"http://{HOST}{PATH}", data=BODY, headers={"Content-Type": "application/json"}
+    )
+    SigV4Auth(Credentials(access_key, "dev-secret"), "bedrock", "us-east-1").add_auth(request)
+    return {"Host": HOST, **dict(request.headers)}
+
+
+def test_only_a_writer_s_key_may_write_and_it_reads_as_well() -> None:
+    """bedrock-agent's writes are their own grant: ``dev-acme`` reads, ``devwrite-acme`` reads and writes."""
+    reader, _ = dev_credentials("acme")
+    writer, _ = dev_credentials("acme", writer=True)
+    grant = lambda context: context == "acme"  # noqa: E731
+    assert verified_identity("POST", PATH, signed_by(reader), BODY, grant, writes=True) is None
+    assert verified_identity("POST", PATH, signed_by(reader), BODY, grant) is not None
+    for writes in (True, False):
+        identity = verified_identity("POST", PATH, signed_by(writer), BODY, grant, writes=writes)
+        assert identity is not None and identity["userArn"].endswith(":user/devwrite-acme")
+    # A writer of another context writes nothing here.
+    other, _ = dev_credentials("globex", writer=True)
+    assert verified_identity("POST", PATH, signed_by(other), BODY, grant, writes=True) is None

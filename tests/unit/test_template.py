@@ -17,6 +17,7 @@ import pytest
 from cfnlint.decode import decode
 from retrieval_core.adapters import dynamodb_keys as keys
 from retrieval_core.config import Settings
+from retrieval_core.entrypoints.bedrock import AGENT_OPERATIONS
 
 from tests.processes import finished
 
@@ -62,7 +63,8 @@ def _ref(value: Any) -> str:
         return value["Fn::GetAtt"][0]
     # arn:${AWS::Partition}:service:region:account:RESOURCE -> RESOURCE
     field = r"(?:\$\{AWS::\w+\}|[^:]*)"
-    return re.sub(rf"^arn:{field}:{field}:{field}:{field}:", "", value["Fn::Sub"])
+    text = value["Fn::Sub"][0] if isinstance(value["Fn::Sub"], list) else value["Fn::Sub"]
+    return re.sub(rf"^arn:{field}:{field}:{field}:{field}:", "", text)
 
 
 def grants(function: str) -> dict[str, set[str]]:
@@ -188,11 +190,19 @@ def test_retrieve_grants_exactly_reads_sessions_cursors_embedding_and_search() -
     expected["dynamodb:Query"] = {"EdgesTable", "LineageTable", "SessionsTable", "DocumentsTable"}
     expected |= {action: {"SessionsTable"} for action in SESSION_WRITES}
     expected["dynamodb:GetItem"] = {"EdgesTable", "LineageTable", "CursorsTable", "DocumentsTable"}
-    expected["dynamodb:PutItem"] = {"SessionsTable", "CursorsTable"}
+    # bedrock-agent's document plane and jobs: statuses, job records and client tokens.
+    expected["dynamodb:PutItem"] = {"SessionsTable", "CursorsTable", "DocumentsTable"}
+    expected["dynamodb:UpdateItem"] = {"SessionsTable", "DocumentsTable"}
     expected["ssm:GetParameter"] = {
         "parameter${PagingKeyParameterName}",
         "parameter/retrieval/${AWS::StackName}/knowledge-bases/*",  # the knowledge base ids, nothing else
+        "parameter/retrieval/${AWS::StackName}/knowledge-bases-principals/*",  # and whose they are
     }
+    # Documents written through IngestKnowledgeBaseDocuments, under the contexts' prefixes only; a job
+    # is handed to the ingest function.
+    objects = "retrieval-ingest-${StackUuid}/contexts/*"
+    expected |= {action: {objects} for action in ("s3:GetObject", "s3:PutObject", "s3:DeleteObject")}
+    expected["lambda:InvokeFunction"] = {"IngestFunction"}
     expected["bedrock:InvokeModel"] = {
         "foundation-model/${EmbeddingModelId}",
         "foundation-model/${RerankModel}",
@@ -266,6 +276,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
         ("POST", "/knowledgebases/{knowledgeBaseId}/retrieve"): "RetrieveFunction",
         ("POST", "/retrieveAndGenerate"): "RetrieveFunction",
         ("POST", "/retrieveAndGenerateStream"): "RetrieveFunction",
+        **{(method, resource): "RetrieveFunction" for method, resource in AGENT_OPERATIONS},
     }
     for path, ops in paths.items():
         for verb, op in ops.items():
@@ -273,7 +284,7 @@ def test_routes_reach_the_right_functions_behind_the_authorizer() -> None:
                 continue
             # Bedrock's routes are what boto3 signs: IAM grants each knowledge base (context).
             # The token routes also require the usage plan key the authorizer names (test_template_fairshare).
-            if path.startswith(("/knowledgebases/", "/retrieveAndGenerate")):
+            if path.startswith(("/knowledgebases", "/retrieveAndGenerate")):
                 assert op["security"] == [{"SigV4": []}]
             else:
                 assert op["security"] == {
@@ -560,7 +571,7 @@ def test_ingest_grants_writes_to_its_tables_objects_and_queue_only() -> None:
     assert granted == {
         "dynamodb:BatchGetItem": {"EdgesTable", "LineageTable"},
         "dynamodb:BatchWriteItem": {"EdgesTable", "LineageTable"},
-        "dynamodb:Query": {"EdgesTable", "LineageTable"},
+        "dynamodb:Query": {"EdgesTable", "LineageTable", "DocumentsTable"},
         "bedrock:InvokeModel": {"foundation-model/${EmbeddingModelId}"},
         "s3:GetObject": {f"{bucket}/contexts/*", f"{bucket}/reports/*", f"{bucket}/parts/*"},
         "s3:GetObjectVersion": {f"{bucket}/contexts/*"},
@@ -568,6 +579,9 @@ def test_ingest_grants_writes_to_its_tables_objects_and_queue_only() -> None:
         "sqs:SendMessage": {"IngestPartsQueue"},
         "dynamodb:GetItem": {"DocumentsTable"},
         "dynamodb:PutItem": {"DocumentsTable"},
+        # An ingestion job: its record, the statuses it pages, the context's prefix it lists.
+        "dynamodb:UpdateItem": {"DocumentsTable"},
+        "s3:ListBucket": {bucket},
     }
     choice = resource("IngestFunction")["Properties"]["Policies"][1]["Fn::If"]
     assert choice == ["UseServerless", {"Ref": "ServerlessSearchPolicy"}, {"Ref": "DomainIndexPolicy"}]

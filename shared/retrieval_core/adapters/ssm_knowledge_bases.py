@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from ..errors import BackendUnavailableError
-from ..models.knowledge_bases import KNOWLEDGE_BASE_ID_PATTERN, new_knowledge_base_id
+from ..models.knowledge_bases import KNOWLEDGE_BASE_ID_PATTERN, new_knowledge_base_id, principal_key
 from .ssm_parameters import ssm_provider
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,50 @@ class SsmKnowledgeBases:
                 return None
             log.warning("ssm GetParameter failed: %s", type(error.__context__ or error).__name__)
             raise BackendUnavailableError("ssm GetParameter failed") from error
+
+    @property
+    def principals_path(self) -> str:
+        """Where IAM principals' knowledge bases are listed (``ListKnowledgeBases``): beside the ids,
+        ``<path>-principals/<user or role name>`` = comma-separated knowledge base ids."""
+        return f"{self.path}-principals"
+
+    def granted_to(self, principal_arn: str) -> tuple[str, ...]:
+        """The knowledge base ids listed for the IAM principal ``principal_arn`` (none when no parameter
+        names it); a failed read is ``BackendUnavailableError``."""
+        from aws_lambda_powertools.utilities.parameters import GetParameterError
+
+        key = principal_key(principal_arn)
+        if key is None:
+            return ()
+        try:
+            listed = str(
+                ssm_provider(self.region).get(f"{self.principals_path}/{key}", max_age=self.max_age_seconds)
+            )
+        except GetParameterError as error:
+            if _error_code(error.__context__) == "ParameterNotFound":
+                return ()
+            log.warning("ssm GetParameter failed: %s", type(error.__context__ or error).__name__)
+            raise BackendUnavailableError("ssm GetParameter failed") from error
+        return tuple(
+            kb
+            for kb in (part.strip() for part in listed.split(","))
+            if KNOWLEDGE_BASE_ID_PATTERN.fullmatch(kb)
+        )
+
+    def grant(self, principal_arn: str, knowledge_base_id: str) -> None:
+        """List ``knowledge_base_id`` for the principal (idempotent; ``ListKnowledgeBases`` answers it)."""
+        key = principal_key(principal_arn)
+        if key is None:
+            raise ValueError(f"{principal_arn!r} is not the ARN of an IAM user, role or assumed role")
+        client = self._client()
+        name = f"{self.principals_path}/{key}"
+        try:
+            listed = client.get_parameter(Name=name)["Parameter"]["Value"].split(",")
+        except client.exceptions.ParameterNotFound:
+            listed = []
+        if knowledge_base_id not in listed:
+            value = ",".join([*listed, knowledge_base_id])
+            client.put_parameter(Name=name, Value=value, Type="String", Overwrite=True)
 
     def served(self) -> dict[str, str]:
         """Every knowledge base id under the path, with the context it serves, in id order."""

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from .. import backend_calls
 from ..bootstrap import container
 from ..context import CallerContext
-from .bedrock import GENERATE_ROUTES
+from .bedrock import AGENT_OPERATIONS, GENERATE_ROUTES
 from .bedrock import RESOURCE as KNOWLEDGE_BASE_RESOURCE
 from .claims import Caller, caller_from_event
 from .cors import ORIGIN_HEADER, granted_origin, preflight_response, with_cors
@@ -69,9 +69,14 @@ def resolve(
     app: APIGatewayRestResolver, event: dict[str, Any], context: Any, logger: Logger, context_claim: str
 ) -> dict[str, Any]:
     """Authenticate from the authorizer claims first (401/403 before any body is read), then route.
-    A route of another protocol (Bedrock's Retrieve) authenticates and answers errors its own way."""
+    A route of another protocol (Bedrock's Retrieve, ``bedrock-agent``'s operations) authenticates and
+    answers errors its own way."""
     if event.get("resource") in OWN_PROTOCOL_RESOURCES:
         return app.resolve(event, context)
+    if (event.get("httpMethod"), event.get("resource")) in AGENT_OPERATIONS:
+        from .bedrock.agent import serve_agent  # on the first bedrock-agent request
+
+        return serve_agent(event, logger)
     try:
         caller = caller_from_event(event, context_claim)
         json_headers = require_json(str(event.get("httpMethod") or ""), event.get("headers"))

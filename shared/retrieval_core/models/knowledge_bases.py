@@ -45,3 +45,21 @@ def parse_reference(value: str) -> KnowledgeBaseReference | None:
     if arn is None:
         return None
     return KnowledgeBaseReference(arn["id"], region=arn["region"], account=arn["account"])
+
+
+_PRINCIPAL_ARN = re.compile(
+    r"^arn:aws[a-z-]*:(?:iam::[0-9]{12}:(?:user|role)/(?:[^/]+/)*(?P<iam>[^/]+)"
+    r"|sts::[0-9]{12}:assumed-role/(?P<assumed>[^/]+)/[^/]+)$"
+)
+_SAFE = frozenset(string.ascii_letters + string.digits + ".-")
+
+
+def principal_key(principal_arn: str) -> str | None:
+    """The SSM name segment under which an IAM principal's knowledge bases are listed: its user or role
+    name (an assumed role's session dropped), each character an SSM name cannot hold (and '_') spelled
+    ``_xx``, so two names never share a key; None for a value that names no IAM user or role."""
+    match = _PRINCIPAL_ARN.fullmatch(principal_arn)
+    if match is None:
+        return None
+    name = match["iam"] or match["assumed"]
+    return "".join(c if c in _SAFE else f"_{ord(c):02x}" for c in name)

@@ -25,6 +25,10 @@ from retrieval_core.context import CONTEXT_ID_PATTERN
 from retrieval_core.entrypoints.bedrock.errors import ACCESS_DENIED_MESSAGE, ERROR_TYPE_HEADER
 
 DEV_ACCESS_KEY_PREFIX = "dev-"
+DEV_WRITER_KEY_PREFIX = "devwrite-"
+"""``devwrite-<context>`` may also call the write operations of ``bedrock-agent`` (ingest and delete
+documents, start and stop ingestion jobs) on that context's knowledge base: the grant a deployment
+gives writers separately (docs/BEDROCK.md)."""
 DEV_SECRET_KEY = "dev-secret"
 DEV_ACCOUNT = "000000000000"
 MAX_SKEW = timedelta(minutes=5)
@@ -38,19 +42,28 @@ _TIMESTAMP = "%Y%m%dT%H%M%SZ"
 DENIED = (403, [("Content-Type", "application/json"), (ERROR_TYPE_HEADER, "AccessDeniedException")])
 
 
-def dev_credentials(context_id: str) -> tuple[str, str]:
-    """The access key and secret key that ``retrieval serve`` grants ``context_id``."""
-    return f"{DEV_ACCESS_KEY_PREFIX}{context_id}", DEV_SECRET_KEY
+def dev_credentials(context_id: str, *, writer: bool = False) -> tuple[str, str]:
+    """The access key and secret key that ``retrieval serve`` grants ``context_id`` (``writer``: its
+    knowledge base's write operations too)."""
+    prefix = DEV_WRITER_KEY_PREFIX if writer else DEV_ACCESS_KEY_PREFIX
+    return f"{prefix}{context_id}", DEV_SECRET_KEY
 
 
 def verified_identity(
-    method: str, raw_path: str, headers: dict[str, str], body: bytes, granted: Callable[[str], bool]
+    method: str,
+    raw_path: str,
+    headers: dict[str, str],
+    body: bytes,
+    granted: Callable[[str], bool],
+    *,
+    writes: bool = False,
 ) -> dict[str, Any] | None:
     """The ``requestContext.identity`` API Gateway would pass for a request IAM allows, or None;
-    ``granted`` says whether the key's context may call this path."""
+    ``granted`` says whether the key's context may call this path, ``writes`` that the call is a write
+    (only a writer's key may make it)."""
     lowered = {name.lower(): value for name, value in headers.items()}
     match = _AUTHORIZATION.fullmatch(lowered.get("authorization", "").strip())
-    if match is None or not _granted(match["key"], granted):
+    if match is None or not _granted(match["key"], granted, writes):
         return None
     timestamp = lowered.get("x-amz-date", "")
     try:
@@ -89,11 +102,11 @@ def denied_body() -> str:
     return json.dumps({"message": ACCESS_DENIED_MESSAGE})
 
 
-def _granted(access_key: str, granted: Callable[[str], bool]) -> bool:
-    """The dev IAM policy: ``dev-<context>`` may invoke what ``granted`` allows that context."""
-    context = access_key.removeprefix(DEV_ACCESS_KEY_PREFIX)
-    return (
-        access_key.startswith(DEV_ACCESS_KEY_PREFIX)
-        and CONTEXT_ID_PATTERN.fullmatch(context) is not None
-        and granted(context)
-    )
+def _granted(access_key: str, granted: Callable[[str], bool], writes: bool) -> bool:
+    """The dev IAM policy: ``dev-<context>`` may invoke what ``granted`` allows that context, but for
+    writes; ``devwrite-<context>`` writes too."""
+    writer = access_key.startswith(DEV_WRITER_KEY_PREFIX)
+    if not writer and (writes or not access_key.startswith(DEV_ACCESS_KEY_PREFIX)):
+        return False
+    context = access_key.removeprefix(DEV_WRITER_KEY_PREFIX if writer else DEV_ACCESS_KEY_PREFIX)
+    return CONTEXT_ID_PATTERN.fullmatch(context) is not None and granted(context)

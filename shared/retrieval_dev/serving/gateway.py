@@ -114,6 +114,8 @@ class Gateway:
             return gateway_answer(403, MISSING_ROUTE_BODY)
         function, event = routed
         if event["resource"] in SIGV4_RESOURCES:
+            from retrieval_core.entrypoints.bedrock import AGENT_OPERATIONS, AGENT_WRITES
+
             path_id = (event["pathParameters"] or {}).get("knowledgeBaseId")
             identity = sigv4.verified_identity(
                 request.method,
@@ -121,6 +123,7 @@ class Gateway:
                 request.headers,
                 (request.body or "").encode(),
                 lambda context: _grants(context, path_id),
+                writes=AGENT_OPERATIONS.get((request.method, event["resource"])) in AGENT_WRITES,
             )
             if identity is None:
                 return Answer(*sigv4.DENIED, sigv4.denied_body())
@@ -272,7 +275,8 @@ async def reply(send: Send, answer: Answer) -> None:
 
 def _grants(context: str, knowledge_base: str | None) -> bool:
     """The dev IAM policy of ``dev-<context>``: the knowledge base ``context`` is served as (by id or
-    ARN), and the RetrieveAndGenerate routes (no knowledge base in the path), which only answer."""
+    ARN), and the routes that name no knowledge base (RetrieveAndGenerate, which only answers;
+    ListKnowledgeBases, which lists the caller's)."""
     if knowledge_base is None:
         return True
     from urllib.parse import unquote

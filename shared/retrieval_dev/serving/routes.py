@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from retrieval_core.entrypoints.bedrock import GENERATE_ROUTES
+from retrieval_core.entrypoints.bedrock import AGENT_OPERATIONS, GENERATE_ROUTES
 from retrieval_core.entrypoints.bedrock import RESOURCE as KB_RESOURCE
 
 ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
@@ -21,7 +21,18 @@ ROUTES: list[tuple[str, re.Pattern[str], str, str]] = [
     ("POST", re.compile(r"^/knowledgebases/(?P<knowledgeBaseId>[^/]+)/retrieve$"), "retrieve", KB_RESOURCE),
     *(("POST", re.compile(f"^{route}$"), "retrieve", route) for route in GENERATE_ROUTES),
 ]
-SIGV4_RESOURCES = frozenset({KB_RESOURCE, *GENERATE_ROUTES})
+
+
+def _resource_pattern(resource: str) -> re.Pattern[str]:
+    """A resource's path pattern: each ``{name}`` one segment; a trailing '/' is the same resource
+    (botocore sends ``/knowledgebases/``; API Gateway routes it to ``/knowledgebases``)."""
+    return re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", resource) + "/?$")
+
+
+ROUTES += [
+    (method, _resource_pattern(resource), "retrieve", resource) for method, resource in AGENT_OPERATIONS
+]
+SIGV4_RESOURCES = frozenset({KB_RESOURCE, *GENERATE_ROUTES, *(r for _, r in AGENT_OPERATIONS)})
 """The routes the template authorizes with AWS_IAM instead of the authorizer."""
 DEV_TOKEN = re.compile(r"^Bearer dev:(?P<contexts>[a-z0-9_,-]+)(?::(?P<limit>\d+))?$")
 MAX_BODY_BYTES = 10 * 1024 * 1024  # API Gateway's payload limit
