@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from .ingest.document_files import DocumentFiles
     from .ingest.ports import ObjectStore, PartQueue
     from .ingest.service import IngestService
+    from .knowledge_bases.documents import KnowledgeBaseDocuments
+    from .knowledge_bases.list_tokens import ListTokens
+    from .knowledge_bases.ports import DocumentEvents, Records
     from .lifecycle.rebuild import Progress, RebuildService
     from .lineage import WhyExplainService
     from .loading.loader import Loader
@@ -457,6 +460,52 @@ class Container:
             part_lines=self.settings.ingest_part_lines,
             limits=LIMITS.model_copy(update={"part_min_bytes": self.settings.ingest_part_min_bytes}),
             documents=self.document_files,
+        )
+
+    @cached_property
+    def knowledge_base_records(self) -> Records:
+        """bedrock-agent's client tokens and ingestion jobs (the documents table)."""
+        from .adapters.dynamodb_client import dynamodb_client
+        from .adapters.dynamodb_knowledge_base_records import DynamoKnowledgeBaseRecords
+
+        return DynamoKnowledgeBaseRecords(dynamodb_client(self.settings), self.settings.documents_table)
+
+    @cached_property
+    def list_tokens(self) -> ListTokens:
+        """``nextToken`` of bedrock-agent's listings, sealed with the paging key."""
+        import secrets
+
+        from .documents.listing import ListingTokens
+        from .knowledge_bases.list_tokens import ListTokens
+
+        # Without a configured key (a bare local run), this container's own (as the documents listing's).
+        return ListTokens(ListingTokens(self._paging_key or secrets.token_bytes(32)))
+
+    @cached_property
+    def document_events(self) -> DocumentEvents:
+        """What indexes a file the document plane wrote: the bucket's notifications (and the ingest
+        function for what they do not see), or, without notifications (locally), the pipeline here."""
+        from .knowledge_bases.events import HandedToIngest, InPlace, lambda_invoker
+
+        settings = self.settings
+        if settings.ingest_notifications and settings.ingest_function_name:
+            invoke = lambda_invoker(settings.ingest_function_name, settings.aws_region)
+            return HandedToIngest(invoke, settings.ingest_bucket, settings.aws_region)
+        return InPlace(lambda: self.document_files, settings.ingest_bucket)
+
+    @cached_property
+    def knowledge_base_documents(self) -> KnowledgeBaseDocuments:
+        """bedrock-agent's document plane over the ingest bucket and the file statuses."""
+        from .adapters.s3_objects import S3ObjectStore, s3_client
+        from .knowledge_bases.documents import KnowledgeBaseDocuments
+
+        return KnowledgeBaseDocuments(
+            objects=S3ObjectStore(s3_client(self.settings.aws_region)),
+            statuses=self.document_statuses,
+            events=self.document_events,
+            records=self.knowledge_base_records,
+            tokens=self.list_tokens,
+            bucket=self.settings.ingest_bucket,
         )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import boto3
@@ -20,7 +21,9 @@ from retrieval_core.config import Settings
 from retrieval_dev.bedrock_contract import agent_operation, error_code, response_problems
 from retrieval_dev.cli.sigv4 import dev_credentials
 
-from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES
+from dev.ingest_resources import ingest_env, scratch_ingest
+from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES, register_sample_knowledge_bases
+from dev.tables import scratch_space
 
 CONTEXT = "acme"
 KNOWLEDGE_BASE = next(kb for kb, context in SAMPLE_KNOWLEDGE_BASES.items() if context == CONTEXT)
@@ -30,11 +33,34 @@ NO_RETRIES = Config(retries={"max_attempts": 1, "mode": "standard"})
 Answer = tuple[int, dict[str, str], bytes, str]
 
 
+@dataclass(frozen=True)
+class AgentStack:
+    url: str
+    settings: Settings
+    bucket: str
+
+
 @pytest.fixture(scope="module")
-def base_url(corpus_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("serve-bedrock-agent") / "serve.log"
-    with serving(["serve"], log, os.environ | corpus_settings.to_env()) as url:
-        yield url
+def agent_stack(
+    stack_settings: Settings, opensearch: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[AgentStack]:
+    """`retrieval serve` over tables, indices and an ingest bucket of its own (what these tests write
+    stays out of every other test's corpus), the sample's knowledge base ids registered."""
+    assert stack_settings.dynamodb_endpoint is not None
+    with scratch_space(stack_settings, "kb") as settings, scratch_ingest(stack_settings, "kb") as resources:
+        register_sample_knowledge_bases(
+            stack_settings.dynamodb_endpoint, settings.knowledge_base_parameter_path, settings.aws_region
+        )
+        served = settings.model_copy(update={"ingest_bucket": resources.bucket})
+        env = os.environ | served.to_env() | ingest_env(stack_settings.dynamodb_endpoint, resources)
+        log = tmp_path_factory.mktemp("serve-bedrock-agent") / "serve.log"
+        with serving(["serve"], log, env) as url:
+            yield AgentStack(url, served, resources.bucket)
+
+
+@pytest.fixture(scope="module")
+def base_url(agent_stack: AgentStack) -> str:
+    return agent_stack.url
 
 
 class Recorded:
@@ -130,3 +156,269 @@ def test_creating_or_deleting_a_knowledge_base_is_refused_saying_where_it_is_don
         agent.client.get_knowledge_base(knowledgeBaseId=KNOWLEDGE_BASE)["knowledgeBase"]["status"] == "ACTIVE"
     )
     assert agent.problems() == []
+
+
+# ------------------------------------------------------------------------------------- documents
+
+TOPICS = ("tides", "volcanoes", "glaciers", "deserts", "reefs")
+DOCUMENT_COUNT = 50
+
+
+def memory_text(number: int) -> str:
+    topic = TOPICS[number % len(TOPICS)]
+    return (
+        f"Field note {number} about {topic}: observer {number} recorded that the {topic} survey "
+        f"station {number * 7} measured value {number * 13} on day {number}."
+    )
+
+
+def inline_document(number: int) -> dict[str, Any]:
+    return {
+        "content": {
+            "dataSourceType": "CUSTOM",
+            "custom": {
+                "customDocumentIdentifier": {"id": f"note-{number:03d}"},
+                "sourceType": "IN_LINE",
+                "inlineContent": {"type": "TEXT", "textContent": {"data": memory_text(number)}},
+            },
+        },
+        "metadata": {
+            "type": "IN_LINE_ATTRIBUTE",
+            "inlineAttributes": [
+                {"key": "topic", "value": {"type": "STRING", "stringValue": TOPICS[number % len(TOPICS)]}},
+                {"key": "number", "value": {"type": "NUMBER", "numberValue": number}},
+            ],
+        },
+    }
+
+
+def custom_id(number: int) -> dict[str, Any]:
+    return {"dataSourceType": "CUSTOM", "custom": {"id": f"note-{number:03d}"}}
+
+
+def runtime(base_url: str, context: str = CONTEXT) -> BaseClient:
+    access_key, secret = dev_credentials(context)
+    return boto3.client(
+        "bedrock-agent-runtime",
+        endpoint_url=base_url,
+        region_name="us-east-1",
+        aws_access_key_id=access_key,
+        aws_secret_access_key=secret,
+        config=NO_RETRIES,
+    )
+
+
+@pytest.fixture(scope="module")
+def fifty_documents(base_url: str) -> list[dict[str, Any]]:
+    """Fifty inline documents with metadata ingested into acme's custom data source, ten a call."""
+    writer = Recorded(base_url, writer=True)
+    details = []
+    for start in range(0, DOCUMENT_COUNT, 10):
+        answer = writer.client.ingest_knowledge_base_documents(
+            knowledgeBaseId=KNOWLEDGE_BASE,
+            dataSourceId=CUSTOM,
+            documents=[inline_document(n) for n in range(start, start + 10)],
+        )
+        details += answer["documentDetails"]
+    assert writer.problems() == []
+    return details
+
+
+CUSTOM = "CUSTOMDOCS"
+
+
+def list_all(agent: Recorded, page_size: int, data_source: str = CUSTOM) -> tuple[list[dict[str, Any]], int]:
+    """Every document through ListKnowledgeBaseDocuments, ``page_size`` a page; and the pages read."""
+    details, token, pages = [], None, 0
+    while True:
+        request: dict[str, Any] = {"knowledgeBaseId": KNOWLEDGE_BASE, "dataSourceId": data_source}
+        request |= {"maxResults": page_size} | ({"nextToken": token} if token else {})
+        answer = agent.client.list_knowledge_base_documents(**request)
+        details += answer["documentDetails"]
+        pages += 1
+        token = answer.get("nextToken")
+        if not token:
+            return details, pages
+
+
+def test_fifty_inline_documents_are_indexed_listed_filtered_and_ten_deleted(
+    base_url: str, fifty_documents: list[dict[str, Any]]
+) -> None:
+    assert [d["status"] for d in fifty_documents] == ["INDEXED"] * DOCUMENT_COUNT
+    assert [d["identifier"]["custom"]["id"] for d in fifty_documents] == [
+        f"note-{n:03d}" for n in range(DOCUMENT_COUNT)
+    ]
+    reader = Recorded(base_url)
+    listed, pages = list_all(reader, page_size=7)
+    assert sorted(d["identifier"]["custom"]["id"] for d in listed) == [f"note-{n:03d}" for n in range(50)]
+    assert pages >= 8 and {d["status"] for d in listed} == {"INDEXED"}
+    # Retrieve filtered by the documents' metadata: only that topic's notes, cited by document id.
+    bedrock = runtime(base_url)
+    answer = bedrock.retrieve(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        retrievalQuery={"text": "survey station measured value"},
+        retrievalConfiguration={
+            "vectorSearchConfiguration": {
+                "numberOfResults": 20,
+                "filter": {"equals": {"key": "topic", "value": "glaciers"}},
+            }
+        },
+    )
+    results = answer["retrievalResults"]
+    glacier_notes = {f"note-{n:03d}" for n in range(DOCUMENT_COUNT) if TOPICS[n % 5] == "glaciers"}
+    assert results and {r["metadata"]["topic"] for r in results} == {"glaciers"}
+    assert {r["location"]["customDocumentLocation"]["id"] for r in results} <= glacier_notes
+    assert all(r["metadata"]["x-amz-bedrock-kb-data-source-id"] == CUSTOM for r in results)
+    ranged = bedrock.retrieve(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        retrievalQuery={"text": "field note"},
+        retrievalConfiguration={
+            "vectorSearchConfiguration": {
+                "numberOfResults": 50,
+                "filter": {"lessThan": {"key": "number", "value": 5}},
+            }
+        },
+    )
+    assert {r["location"]["customDocumentLocation"]["id"] for r in ranged["retrievalResults"]} == {
+        f"note-{n:03d}" for n in range(5)
+    }
+    # Delete ten: DELETING, then gone from Get, List and Retrieve (their chunks went with them).
+    writer = Recorded(base_url, writer=True)
+    doomed = list(range(0, DOCUMENT_COUNT, 5))
+    deleted = writer.client.delete_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=CUSTOM,
+        documentIdentifiers=[custom_id(n) for n in doomed],
+    )["documentDetails"]
+    assert [d["status"] for d in deleted] == ["DELETING"] * 10
+    got = reader.client.get_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=CUSTOM,
+        documentIdentifiers=[custom_id(n) for n in (0, 1)],
+    )["documentDetails"]
+    assert [d["status"] for d in got] == ["NOT_FOUND", "INDEXED"]
+    listed, _ = list_all(reader, page_size=100)
+    assert len(listed) == 40 and not {d["identifier"]["custom"]["id"] for d in listed} & {
+        f"note-{n:03d}" for n in doomed
+    }
+    everything = bedrock.retrieve(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        retrievalQuery={"text": memory_text(5)},
+        retrievalConfiguration={"vectorSearchConfiguration": {"numberOfResults": 100}},
+    )["retrievalResults"]
+    cited = {r["location"].get("customDocumentLocation", {}).get("id") for r in everything}
+    assert "note-006" in cited and not cited & {f"note-{n:03d}" for n in doomed}
+    assert reader.problems() == [] and writer.problems() == []
+
+
+def test_a_reader_may_not_write_and_a_client_token_runs_once(
+    base_url: str, fifty_documents: list[Any]
+) -> None:
+    reader = Recorded(base_url)
+    code, _ = refusal(
+        reader.client.ingest_knowledge_base_documents,
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=CUSTOM,
+        documents=[inline_document(99)],
+    )
+    assert code == "AccessDeniedException"
+    writer = Recorded(base_url, writer=True)
+    token = "a" * 40
+    first = writer.client.ingest_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=CUSTOM,
+        documents=[inline_document(98)],
+        clientToken=token,
+    )["documentDetails"]
+    again = writer.client.ingest_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=CUSTOM,
+        documents=[inline_document(98)],
+        clientToken=token,
+    )["documentDetails"]
+    assert first == again and first[0]["status"] == "INDEXED"  # the same answer, nothing written again
+    code, message = refusal(
+        writer.client.ingest_knowledge_base_documents,
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=CUSTOM,
+        documents=[inline_document(97)],
+        clientToken=token,
+    )
+    assert code == "ValidationException" and "clientToken" in message
+    got = writer.client.get_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=CUSTOM, documentIdentifiers=[custom_id(97)]
+    )["documentDetails"]
+    assert got[0]["status"] == "NOT_FOUND"
+    assert reader.problems() == [] and writer.problems() == []
+
+
+OTHER_CONTEXT = SAMPLE_KNOWLEDGE_BASES[OTHER_KNOWLEDGE_BASE]
+
+
+def test_no_document_operation_reveals_another_context_s_documents(
+    agent_stack: AgentStack, fifty_documents: list[Any]
+) -> None:
+    """globex's writer, on its own knowledge base, probing acme's document ids, S3 locations and page
+    tokens: every answer is the answer for something that does not exist."""
+    mine, theirs = (
+        Recorded(agent_stack.url, writer=True),
+        Recorded(agent_stack.url, OTHER_CONTEXT, writer=True),
+    )
+    on_theirs = {"knowledgeBaseId": OTHER_KNOWLEDGE_BASE, "dataSourceId": CUSTOM}
+    acme_ids = [custom_id(n) for n in (1, 2)]
+    missing = [{"dataSourceType": "CUSTOM", "custom": {"id": "never-written"}}] * 2
+    probe = theirs.client.get_knowledge_base_documents(**on_theirs, documentIdentifiers=acme_ids)
+    control = theirs.client.get_knowledge_base_documents(**on_theirs, documentIdentifiers=missing)
+    assert [d["status"] for d in probe["documentDetails"]] == ["NOT_FOUND"] * 2
+    assert [{**d, "identifier": None} for d in probe["documentDetails"]] == [
+        {**d, "identifier": None} for d in control["documentDetails"]
+    ]
+    assert theirs.client.list_knowledge_base_documents(**on_theirs)["documentDetails"] == []
+    # Deleting acme's ids from globex's knowledge base deletes nothing.
+    theirs.client.delete_knowledge_base_documents(**on_theirs, documentIdentifiers=acme_ids)
+    still = mine.client.get_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=CUSTOM, documentIdentifiers=acme_ids
+    )["documentDetails"]
+    assert [d["status"] for d in still] == ["INDEXED"] * 2
+    # acme's page token on globex's listing: refused as a made-up one is.
+    token = mine.client.list_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=CUSTOM, maxResults=3
+    )["nextToken"]
+    foreign = refusal(theirs.client.list_knowledge_base_documents, **on_theirs, nextToken=token)
+    made_up = refusal(theirs.client.list_knowledge_base_documents, **on_theirs, nextToken="made-up")
+    assert foreign == made_up and foreign[0] == "ValidationException"
+
+    # acme's objects as S3 content: the same refusal as a missing object of globex's own prefix.
+    def from_s3(context: str) -> dict[str, Any]:
+        uri = f"s3://{agent_stack.bucket}/contexts/{context}/bedrock-custom/note-001.txt"
+        return {
+            "content": {
+                "dataSourceType": "CUSTOM",
+                "custom": {
+                    "customDocumentIdentifier": {"id": "copied"},
+                    "sourceType": "S3_LOCATION",
+                    "s3Location": {"uri": uri},
+                },
+            }
+        }
+
+    acme_object = refusal(
+        theirs.client.ingest_knowledge_base_documents, **on_theirs, documents=[from_s3(CONTEXT)]
+    )
+    own_missing = refusal(
+        theirs.client.ingest_knowledge_base_documents, **on_theirs, documents=[from_s3(OTHER_CONTEXT)]
+    )
+    assert acme_object[0] == own_missing[0] == "ValidationException"
+    assert acme_object[1].replace(CONTEXT, OTHER_CONTEXT) == own_missing[1]
+    # acme's knowledge base with globex's keys: the same refusal as one that does not exist.
+    for operation, arguments in (
+        ("list_knowledge_base_documents", {"dataSourceId": CUSTOM}),
+        ("get_knowledge_base_documents", {"dataSourceId": CUSTOM, "documentIdentifiers": acme_ids}),
+        ("delete_knowledge_base_documents", {"dataSourceId": CUSTOM, "documentIdentifiers": acme_ids}),
+        ("ingest_knowledge_base_documents", {"dataSourceId": CUSTOM, "documents": [inline_document(1)]}),
+    ):
+        call = getattr(theirs.client, operation)
+        assert refusal(call, knowledgeBaseId=KNOWLEDGE_BASE, **arguments) == refusal(
+            call, knowledgeBaseId=MISSING_KNOWLEDGE_BASE, **arguments
+        )
+    assert mine.problems() == [] and theirs.problems() == []

@@ -6,6 +6,7 @@ Locally ``AWS_ENDPOINT_URL_S3`` (in ``.stack/env``) points boto3 at the moto ser
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from typing import Any, BinaryIO, cast
 
@@ -76,6 +77,24 @@ class S3ObjectStore:
 
     def write_bytes(self, bucket: str, key: str, data: bytes) -> None:
         self._put(bucket, key, data, "application/x-ndjson")
+
+    def write_document(self, bucket: str, key: str, data: bytes, content_type: str) -> None:
+        """A document (or sidecar) written through bedrock-agent, with the type it was sent as."""
+        self._put(bucket, key, data, content_type)
+
+    def delete(self, bucket: str, key: str) -> None:
+        """Remove ``key`` (a delete marker in a versioned bucket); nothing when there is none."""
+        with aws_failures("s3", "delete_object"):
+            self._client.delete_object(Bucket=bucket, Key=key)
+
+    def keys(self, bucket: str, prefix: str, *, after: str | None = None) -> Iterator[str]:
+        """The keys under ``prefix`` in key order (after ``after``), a page of a thousand a request."""
+        request: dict[str, Any] = {"Bucket": bucket, "Prefix": prefix}
+        if after is not None:
+            request["StartAfter"] = after
+        with aws_failures("s3", "list_objects_v2"):
+            for page in self._client.get_paginator("list_objects_v2").paginate(**request):
+                yield from (entry["Key"] for entry in page.get("Contents", []))
 
     def _put(self, bucket: str, key: str, body: bytes, content_type: str) -> None:
         with aws_failures("s3", "put_object"):

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import unquote
 
 from ..errors import NotFoundError
 
@@ -34,6 +35,16 @@ MANAGED_ELSEWHERE = (
 _NAME = re.compile(r"^([0-9a-zA-Z][_-]?){1,100}$")
 EPOCH = datetime.fromisoformat("2024-01-01T00:00:00+00:00")
 """The creation time every knowledge base reports (the ids do not record theirs)."""
+
+
+_CUSTOM_DOCUMENT_URI = re.compile(rf"^s3://[^/]+/contexts/[^/]+/{CUSTOM_FOLDER}(?P<name>[^/]+)$")
+
+
+def custom_document_id(uri: str | None) -> str | None:
+    """The id of the custom document whose file ``uri`` is, or None for any other URI: a custom
+    document's results are cited as Bedrock cites them (``CUSTOM``, by its id), not as the file."""
+    match = _CUSTOM_DOCUMENT_URI.fullmatch(uri or "")
+    return None if match is None else unquote(match["name"].rsplit(".", 1)[0])
 
 
 class KnowledgeBaseNotFoundError(NotFoundError):

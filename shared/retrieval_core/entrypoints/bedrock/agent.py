@@ -16,13 +16,17 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote
+
+from pydantic import BaseModel, ValidationError
 
 from ...bootstrap import container
 from ...errors import ForbiddenError, InvalidRequestError
 from ...knowledge_bases import catalog
 from ...knowledge_bases.catalog import Deployment, KnowledgeBaseNotFoundError, ServedKnowledgeBase
+from ...knowledge_bases.requests import DocumentsRequest, IngestRequest, ListRequest
+from ..responses import describe_validation
 from ..wire import parse_json
 from . import AGENT_OPERATIONS, AGENT_WRITES
 from .caller import knowledge_base_caller
@@ -117,6 +121,18 @@ def serve_agent(event: Mapping[str, Any], logger: logging.Logger | Any) -> dict[
 ACCESS_DENIED_MESSAGE = "You are not authorized to perform this operation on this knowledge base."
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def checked(model: type[Model], body: dict[str, Any]) -> Model:
+    """``body`` as ``model``; ``InvalidRequestError`` naming each member that is wrong."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        fields = describe_validation(error.errors())["fields"]
+        raise InvalidRequestError("; ".join(f"{f['field']}: {f['message']}" for f in fields)) from None
+
+
 def _timestamp(value: object) -> str:
     """botocore's timestamps: ISO 8601 in UTC."""
     if isinstance(value, datetime):
@@ -163,8 +179,6 @@ def _get_knowledge_base(request: AgentRequest) -> tuple[int, dict[str, Any]]:
 def _list_knowledge_bases(request: AgentRequest) -> tuple[int, dict[str, Any]]:
     """The knowledge bases listed for the calling IAM principal that serve a context (docs/BEDROCK.md);
     one page holds them all (a principal is listed a few)."""
-    from .agent_requests import ListRequest, checked
-
     checked(ListRequest, request.body)
     principal = ((request.event.get("requestContext") or {}).get("identity") or {}).get("userArn")
     if not principal:
@@ -186,14 +200,50 @@ def _get_data_source(request: AgentRequest) -> tuple[int, dict[str, Any]]:
 
 
 def _list_data_sources(request: AgentRequest) -> tuple[int, dict[str, Any]]:
-    from .agent_requests import ListRequest, checked
-
     served = request.knowledge_base()
     checked(ListRequest, request.body)
     return 200, {"dataSourceSummaries": catalog.data_source_summaries(request.deployment, served)}
 
 
+def _ingest_documents(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    body = checked(IngestRequest, request.body)
+    details = container().knowledge_base_documents.ingest(served, data_source_id, body)
+    return 202, {"documentDetails": details}
+
+
+def _get_documents(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    body = checked(DocumentsRequest, request.body)
+    if body.clientToken is not None:
+        raise InvalidRequestError("clientToken: GetKnowledgeBaseDocuments takes none.")
+    details = container().knowledge_base_documents.get(served, data_source_id, body.documentIdentifiers)
+    return 200, {"documentDetails": details}
+
+
+def _list_documents(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    body = checked(ListRequest, request.body)
+    details, token = container().knowledge_base_documents.listing(
+        served, data_source_id, body.maxResults, body.nextToken
+    )
+    return 200, {"documentDetails": details, **({"nextToken": token} if token else {})}
+
+
+def _delete_documents(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    body = checked(DocumentsRequest, request.body)
+    details = container().knowledge_base_documents.delete(
+        served, data_source_id, body.documentIdentifiers, body.clientToken
+    )
+    return 202, {"documentDetails": details}
+
+
 OPERATIONS: dict[str, Operation] = {
+    "IngestKnowledgeBaseDocuments": _ingest_documents,
+    "GetKnowledgeBaseDocuments": _get_documents,
+    "ListKnowledgeBaseDocuments": _list_documents,
+    "DeleteKnowledgeBaseDocuments": _delete_documents,
     "GetKnowledgeBase": _get_knowledge_base,
     "ListKnowledgeBases": _list_knowledge_bases,
     "GetDataSource": _get_data_source,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...knowledge_bases.catalog import CUSTOM_DATA_SOURCE_ID, custom_document_id
 from ...models.hits import Hit
 from ...retrieval.responses import RetrieveResponse
 from .names import RESERVED_PREFIX
@@ -28,11 +29,16 @@ def retrieve_answer(response: RetrieveResponse) -> KnowledgeBaseRetrieveResponse
 
 def retrieval_result(hit: Hit) -> RetrievalResult:
     uri = s3_uri(hit)
-    location = (
-        ResultLocation(type="S3", s3Location=S3Location(uri=uri))
-        if uri is not None
-        else ResultLocation(type="CUSTOM", customDocumentLocation=CustomDocumentLocation(id=hit.id))
-    )
+    # A document written through bedrock-agent's custom data source is cited by its id, as Bedrock's.
+    document_id = custom_document_id(uri)
+    if document_id is not None:
+        location = ResultLocation(
+            type="CUSTOM", customDocumentLocation=CustomDocumentLocation(id=document_id)
+        )
+    elif uri is not None:
+        location = ResultLocation(type="S3", s3Location=S3Location(uri=uri))
+    else:
+        location = ResultLocation(type="CUSTOM", customDocumentLocation=CustomDocumentLocation(id=hit.id))
     return RetrievalResult(
         content=TextContent(text=hit.text),
         location=location,
@@ -66,7 +72,9 @@ def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:
     if hit.confidence is not None:
         fields["confidence"] = hit.confidence
     standard: dict[str, Any] = {"x-amz-bedrock-kb-chunk-id": hit.id}
-    if uri is not None:
+    if custom_document_id(uri) is not None:
+        standard["x-amz-bedrock-kb-data-source-id"] = CUSTOM_DATA_SOURCE_ID
+    elif uri is not None:
         standard["x-amz-bedrock-kb-source-uri"] = uri
         # A document's data source is its bucket (one S3 data source per bucket, as Bedrock's).
         standard["x-amz-bedrock-kb-data-source-id"] = uri[len(S3_SCHEME) :].split("/", 1)[0]

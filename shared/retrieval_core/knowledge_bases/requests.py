@@ -5,7 +5,7 @@ this API does not apply (document access control lists) is refused saying so, ne
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -15,13 +15,9 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
-    ValidationError,
     field_validator,
     model_validator,
 )
-
-from ...errors import InvalidRequestError
-from ..responses import describe_validation
 
 CLIENT_TOKEN = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,256}$"
 NEXT_TOKEN = Annotated[str, Field(min_length=1, max_length=2048, pattern=r"^\S*$")]
@@ -216,15 +212,3 @@ class JobSort(_Strict):
 class ListJobsRequest(ListRequest):
     filters: Annotated[list[JobFilter], Field(min_length=1, max_length=1)] | None = None
     sortBy: JobSort | None = None
-
-
-Model = TypeVar("Model", bound=BaseModel)
-
-
-def checked(model: type[Model], body: dict[str, Any]) -> Model:
-    """``body`` as ``model``; ``InvalidRequestError`` naming each member that is wrong."""
-    try:
-        return model.model_validate(body)
-    except ValidationError as error:
-        fields = describe_validation(error.errors())["fields"]
-        raise InvalidRequestError("; ".join(f"{f['field']}: {f['message']}" for f in fields)) from None
