@@ -9,19 +9,15 @@ indexes it (before, the next sync said `unchanged` of a file that was never inde
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
-import tempfile
-import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_process import RETRIEVAL
-from hostile_folder import Deployment, deployment, status, texts
+from hostile_folder import Deployment, deployment, run_measured, status, texts
 from retrieval_core.bootstrap import container
 from retrieval_core.config import Settings
 
@@ -30,23 +26,9 @@ from tests.processes import REPO, finished
 
 OUTSIDE = "root-marker:x:0:0:root:/root:/bin/bash"
 MAX_SYNC_RSS_MB = 1_024
-SYNC_TIMEOUT_SECONDS = 600
-"""What the sync process may reach on this folder, measured as its own peak (``_run_measured``); the
-wide CSV alone took 2.67 GB before. The fenced Markdown's 1.56 GB is caught by its ``(chunks)`` failure
-and the time bound."""
-MEASURED_LAUNCH = (
-    "import os, subprocess, sys\n"
-    "child = subprocess.Popen(sys.argv[2:])\n"
-    "_, status, usage = os.wait4(child.pid, 0)\n"
-    "with open(sys.argv[1], 'w') as report:\n"
-    "    report.write(f'{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}')\n"
-)
-"""Runs a command and writes its exit code and ``ru_maxrss`` (KiB). Launched from pytest, the command is
-measured from this small interpreter because Linux records, at ``exec``, the high-water RSS of the
-address space being replaced into the new program's ``ru_maxrss``: a command spawned by pytest itself
-(vfork or fork) reports at least pytest's own peak so far, which inside a whole ``make test`` run is
-~1.5 GiB (models and fixtures of earlier tests) while the sync itself stays far below. Spawned from
-here, it inherits this interpreter's ~10 MiB instead."""
+"""What the sync process may reach on this folder, measured as its own peak
+(``hostile_folder.run_measured``); the wide CSV alone took 2.67 GB before. The fenced Markdown's
+1.56 GB is caught by its ``(chunks)`` failure and the time bound."""
 GOOD = {
     "good.txt": "The harbour master keeps the lighthouse log.",
     "guide.md": "# Guide\n\nTides turn twice a day.",
@@ -93,7 +75,7 @@ EXPECTED = {
 
 
 def _sync(scratch: Deployment, folder: Path) -> tuple[dict[str, tuple[str, str]], float]:
-    returncode, stdout, stderr, rss_mb = _run_measured(
+    returncode, stdout, stderr, rss_mb = run_measured(
         [str(RETRIEVAL), "sync", str(folder), "--context", "acme", "--json"], scratch.env()
     )
     assert returncode == 1 and "Traceback" not in stderr, stderr[-2000:]
@@ -102,31 +84,6 @@ def _sync(scratch: Deployment, folder: Path) -> tuple[dict[str, tuple[str, str]]
     (long_entry,) = [e for e in report if e["key"].endswith("long.txt")]
     assert long_entry["status"] == "failed" and "1,024 bytes" in long_entry["reason"]
     return fates, rss_mb
-
-
-def _run_measured(args: list[str], env: Mapping[str, str]) -> tuple[int, str, str, float]:
-    """Run ``args`` and reap it with ``wait4`` (through ``MEASURED_LAUNCH``): its exit code, output and
-    its own peak RSS in MiB (the process's alone; ``RUSAGE_CHILDREN`` would be the largest of every child
-    the test run ever had)."""
-    with (
-        tempfile.TemporaryFile("w+") as out,
-        tempfile.TemporaryFile("w+") as err,
-        tempfile.NamedTemporaryFile("r") as report,
-    ):
-        launcher = [sys.executable, "-c", MEASURED_LAUNCH, report.name, *args]
-        child = subprocess.Popen(
-            launcher, cwd=REPO, env=dict(env), stdout=out, stderr=err, text=True, start_new_session=True
-        )
-        killer = threading.Timer(SYNC_TIMEOUT_SECONDS, os.killpg, (child.pid, signal.SIGKILL))
-        killer.start()
-        try:
-            child.wait()
-        finally:
-            killer.cancel()
-        out.seek(0)
-        err.seek(0)
-        code, max_rss_kib = report.read().split() or ("-9", "0")
-        return int(code), out.read(), err.read(), int(max_rss_kib) / 1024
 
 
 def test_a_hostile_folder_syncs_each_file_to_its_fate_twice(docs: Deployment, tmp_path: Path) -> None:

@@ -136,3 +136,74 @@ def test_a_sync_that_cannot_reach_its_bucket_says_so_in_one_line(docs: Deploymen
     assert done.stderr.startswith("retrieval sync: stopped:") and len(done.stderr.strip().splitlines()) == 1
     bad = finished([RETRIEVAL, "sync", tmp_path, "--context", "../globex"], env=docs.env(), check=False)
     assert bad.returncode == 2 and "not a context id" in bad.stderr
+
+
+def test_hard_links_deep_nests_and_oversized_files_are_refused_unread(
+    docs: Deployment, tmp_path: Path
+) -> None:
+    # Before: the hard link's outside text was indexed, 1,100 nested folders ended the sync with a
+    # RecursionError traceback and no report, and a 1 GB file was read whole (1.18 GB RSS).
+    from hostile_folder import run_measured
+    from retrieval_dev.cli import folder_files
+
+    from tests.deep_folders import flattened, nested
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "passwd").write_text(SECRET_LINE + "\n")
+    folder = tmp_path / "kb"
+    (folder / "well").mkdir(parents=True)
+    (folder / "a_good.txt").write_text("The lighthouse keeper logs every passing ship.")
+    os.link(outside / "passwd", folder / "passwd.txt")
+    with (folder / "big.pdf").open("wb") as sparse:  # 1 GiB on paper, nothing on disk
+        sparse.write(b"%PDF-1.7\n")
+        sparse.truncate(1 << 30)
+    nested(folder / "well", 1_100)
+    try:
+        code, out, err, rss_mb = run_measured(
+            [str(RETRIEVAL), "sync", str(folder), "--context", "acme", "--json"], docs.env()
+        )
+    finally:
+        flattened(folder / "well")
+    assert code == 1 and "Traceback" not in err, err[-2000:]  # 1: the nest's line is a failure
+    fates = {entry["key"]: (entry["status"], entry["reason"]) for entry in json.loads(out)["files"]}
+    deep_key = "well/" + "/".join(["d"] * folder_files.MAX_DEPTH)
+    assert fates == {
+        "a_good.txt": ("indexed", None),
+        "passwd.txt": ("skipped", folder_files.hard_link_reason(2)),
+        "big.pdf": ("skipped", "larger than 50 MB (the size limit)"),
+        deep_key: ("failed", folder_files.DEPTH_REASON),
+    }
+    assert rss_mb < 512, rss_mb  # never the 1 GiB file's bytes
+    assert texts("root marker outside folder") == [] and status("passwd.txt")[0] == 404
+
+
+def test_a_folder_swapped_for_a_link_mid_sync_is_never_followed(
+    docs: Deployment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: O_NOFOLLOW guarded the last component only, so the outside folder's file was indexed.
+    from retrieval_dev.cli import sync as sync_command
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "inner.txt").write_text(SECRET_LINE)
+    folder = tmp_path / "kb"
+    (folder / "dir").mkdir(parents=True)
+    (folder / "dir" / "inner.txt").write_text("The inner notes name the pier.")
+    (folder / "b_after.txt").write_text("The file after the swap is synced.")
+    walk = sync_command.folder_files
+
+    def walked_then_swapped(*args: object, **kwargs: object) -> object:
+        found = walk(*args, **kwargs)  # type: ignore[arg-type]
+        (folder / "dir").rename(tmp_path / "moved")
+        (folder / "dir").symlink_to(outside)  # between the walk and the reads
+        return found
+
+    monkeypatch.setattr(sync_command, "folder_files", walked_then_swapped)
+    report = {entry["key"]: entry for entry in sync_command.sync(folder, "acme", delete=False)}
+    assert {key: entry["status"] for key, entry in report.items()} == {
+        "b_after.txt": "indexed",
+        "dir/inner.txt": "skipped",
+    }
+    assert "symbolic link" in report["dir/inner.txt"]["reason"]
+    assert texts("root marker outside folder") == [] and status("dir/inner.txt")[0] == 404

@@ -20,6 +20,8 @@ from retrieval_dev.cli.folder_files import (
 )
 from retrieval_dev.cli.ingest import RefusedFileError, readable
 
+from tests.deep_folders import flattened, nested
+
 PREFIX = "contexts/acme/"
 
 
@@ -165,3 +167,66 @@ def test_a_documents_token_opens_only_for_its_context_and_prefix_and_names_no_fi
         assert refused.value.details["field"] == "next_token" and status_of(refused.value) == 400
         messages.add(str(refused.value))
     assert len(messages) == 1  # a foreign token is refused exactly as a garbage one
+
+
+def test_a_folder_ten_thousand_deep_is_a_line_of_the_report(tmp_path: Path) -> None:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "top.txt").write_text("At the top.")
+    nested(folder, 10_000)
+    try:
+        files, refused = folder_files.folder_files(folder, PREFIX)
+        assert set(files) == {PREFIX + "top.txt"}
+        (deepest,) = refused
+        assert deepest.status == "failed" and deepest.reason == folder_files.DEPTH_REASON
+        assert deepest.key == "/".join(["d"] * (folder_files.MAX_DEPTH + 1))
+        assert folder_files.count_files(folder, lambda key: True) == 1
+    finally:
+        flattened(folder)
+    deep = folder / "deep"
+    deep.mkdir()
+    nested(deep, 500, "x.txt")  # as deep as a key can be (1,005 bytes): walked and read
+    try:
+        files, refused = folder_files.folder_files(deep, "")
+        (key,) = (k for k in files if k.endswith("x.txt"))
+        assert refused == [] and files[key].read() == b"At the bottom of the well."
+    finally:
+        flattened(deep)
+
+
+def test_a_hard_linked_file_is_skipped_and_never_read(tmp_path: Path, outside: Path) -> None:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    os.link(outside / "passwd", folder / "passwd.txt")
+    (folder / "good.txt").write_text("inside")
+    files, refused = _fates(folder)
+    assert files == {PREFIX + "good.txt"}
+    assert refused == {"passwd.txt": ("skipped", folder_files.hard_link_reason(2))}
+    with pytest.raises(UnsafePathError) as read:
+        read_regular(folder / "passwd.txt")
+    assert read.value.reason == folder_files.hard_link_reason(2)
+
+
+def test_a_folder_swapped_for_a_link_after_the_walk_is_never_followed(tmp_path: Path, outside: Path) -> None:
+    folder = tmp_path / "kb"
+    (folder / "dir").mkdir(parents=True)
+    (folder / "dir" / "inner.txt").write_text("inside")
+    files, _ = folder_files.folder_files(folder, PREFIX)
+    walked = files[PREFIX + "dir/inner.txt"]
+    (folder / "dir").rename(tmp_path / "moved")
+    (folder / "dir").symlink_to(outside / "dir")  # holds an inner.txt too: the outside one
+    with pytest.raises(UnsafePathError) as refused:
+        walked.read()
+    assert refused.value.reason == folder_files.SWAPPED_REASON
+
+
+def test_a_file_over_its_size_bound_is_never_read(tmp_path: Path) -> None:
+    big = tmp_path / "big.pdf"
+    with big.open("wb") as sparse:  # 1 GiB on paper, nothing on disk
+        sparse.truncate(1 << 30)
+    walked = folder_files.FolderFile(tmp_path, ("big.pdf",))
+    bound = folder_files.size_bound(PREFIX + "big.pdf")
+    with pytest.raises(folder_files.OversizedFileError) as refused:
+        walked.read(bound)
+    assert refused.value.reason == "larger than 50 MB (the size limit)"
+    assert folder_files.size_bound(PREFIX + "items.jsonl") is None  # the loader bounds JSON Lines

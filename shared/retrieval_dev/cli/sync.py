@@ -17,7 +17,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .folder_files import UnsafePathError, folder_files, printable, read_regular
+from .folder_files import (
+    OversizedFileError,
+    UnsafePathError,
+    count_files,
+    folder_files,
+    printable,
+    size_bound,
+)
 from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 
 if TYPE_CHECKING:
@@ -49,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     use_local_stack_env()
     from .progress import Progress
 
-    files = sum(1 for path in args.folder.rglob("*") if path.is_file() and not path.name.endswith(SIDECAR))
+    files = count_files(args.folder, lambda key: not key.endswith(SIDECAR))  # walked as the sync walks
     bar = Progress(files, label="syncing", unit="files", quiet=args.json)
     try:
         report = sync(args.folder, args.context, delete=args.delete, progress=bar.update)
@@ -107,7 +114,7 @@ def sync(
     results: dict[str, dict[str, Any]] = {}
     for key in order:
         try:
-            body = read_regular(local[key])
+            body = local[key].read(size_bound(key))  # its size first: over the bound, never read
             status = statuses.get(key[len(prefix) :])
             if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest() and settled(
                 key, body, status
@@ -122,19 +129,30 @@ def sync(
                 )
             else:
                 _record(results, key, prefix, invoke("ingest", upload(body, key)))
+        except OversizedFileError as oversized:  # not read, so not sent: no older copy may answer for it
+            if key in stored:
+                _remove(s3, bucket, key)
+            results[key] = _failed_alone(key[len(prefix) :], oversized)
         except Exception as error:  # one file fails alone, with a reason; the sync goes on
             results[key] = _failed_alone(key[len(prefix) :], error)
         if progress is not None and not key.endswith(SIDECAR):
             progress(sum(not done.endswith(SIDECAR) for done in results))
     if delete:
         for key in sorted(set(stored) - set(local)):
-            s3.delete_object(Bucket=bucket, Key=key)
-            event = s3_event(bucket, key, size=0, etag="", version_id=None)
-            event["Records"][0]["eventName"] = "ObjectRemoved:Delete"
-            event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
-            _record(results, key, prefix, invoke("ingest", event))
+            _record(results, key, prefix, _remove(s3, bucket, key))
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _remove(s3: Any, bucket: str, key: str) -> dict[str, Any]:
+    """Delete the bucket's object and run the ingest function on its ``ObjectRemoved`` event."""
+    from .lambda_runtime import invoke
+
+    s3.delete_object(Bucket=bucket, Key=key)
+    event = s3_event(bucket, key, size=0, etag="", version_id=None)
+    event["Records"][0]["eventName"] = "ObjectRemoved:Delete"
+    event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
+    return invoke("ingest", event)
 
 
 def _failed_alone(key: str, error: Exception) -> dict[str, Any]:
