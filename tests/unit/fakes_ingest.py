@@ -74,9 +74,18 @@ class RecordingSink:
 
     def __init__(self) -> None:
         self.loads: list[list[ParsedLine | DeleteLine]] = []
+        self.refreshed: list[set[str]] = []
+        """The contexts each refresh named, in order."""
 
-    def load(self, entries: Iterable[ParsedLine | DeleteLine]) -> LoadReport:
+    def load(self, entries: Iterable[ParsedLine | DeleteLine], *, refresh: bool = True) -> LoadReport:
         kept = list(entries)
         self.loads.append(kept)
+        if refresh:
+            self.refreshed.append(
+                {e.context_id if isinstance(e, DeleteLine) else e.item.context_id for e in kept}
+            )
         deletes = sum(isinstance(entry, DeleteLine) for entry in kept)
         return LoadReport(loaded=len(kept) - deletes, deleted=deletes)
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        self.refreshed.append(set(context_ids))

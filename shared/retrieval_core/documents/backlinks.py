@@ -9,7 +9,8 @@ it into edges (``chunk_items.PAIRED_NAMES``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,17 +20,17 @@ from ..models.limits import LIMITS
 from ..models.page_titles import ABOUT_ROLE, title_aliases
 from ..ports import NamedEntity
 from .chunk_items import FILE_ENTITY_TYPE
-from .entities import names_pattern, names_table, written_as_name
+from .entities import WORD, NameIndex, fold, written_as_name
 
 BACKLINKS_PER_PAGE = 200
 """Chunks one page's title re-links at most (a title every page names is no bridge worth the writes)."""
 
 
-def backlink_names(title_entry: NamedEntity, known: Sequence[NamedEntity]) -> list[str]:
-    """The names the page's title answers to (itself, its aliases) that no other entity shares."""
-    table = names_table([*known, title_entry])
+def backlink_names(title_entry: NamedEntity, known: NameIndex) -> list[str]:
+    """The names the page's title answers to (itself, its aliases) that no other entity shares in
+    ``known`` (the context's dictionary, which holds the page's own entry by now)."""
     names = (title_entry.name, *title_aliases(title_entry.name))
-    return [n for n in names if (e := table.get(n.lower())) and e.entity_id == title_entry.entity_id]
+    return [n for n in names if (e := known.get(n)) and e.entity_id == title_entry.entity_id]
 
 
 def backlinked(
@@ -38,13 +39,11 @@ def backlinked(
     """The chunks among ``sources`` whose text names the page as a name (capitalised as its title is),
     as items with the page's mention added after their own. A stored chunk that is no longer a valid
     item (the limits changed since it was indexed) is left as it is, as a load would refuse it."""
-    pattern = names_pattern(tuple(sorted({n.lower() for n in names})))
+    index = NameIndex(NamedEntity(title_entry.entity_id, name, "") for name in names)
     items = []
     for source in sources:
         text = str(source.get("text", ""))
-        if pattern is None or not any(
-            written_as_name(m.group(), title_entry.name) for m in pattern.finditer(text)
-        ):
+        if not any(written_as_name(found, title_entry.name) for _, found in index.find(text)):
             continue
         # A mention of the same id found before the page existed (an extracted name) becomes the page's.
         mentions = [m for m in source.get("mentions", []) if m.get("entity_id") != title_entry.entity_id]
@@ -57,3 +56,71 @@ def backlinked(
         except ValidationError:
             continue
     return items
+
+
+UNSEARCHED_CHUNKS = 2_000
+"""Chunks written since the last refresh that an ingest keeps in memory; past it, or past
+``UNSEARCHED_SECONDS``, it refreshes what it wrote (making it searchable) and forgets them."""
+UNSEARCHED_SECONDS = 10.0
+
+
+class UnsearchedChunks:
+    """The chunks an ingest wrote that a search may not see yet (no refresh after each file: a refresh
+    per file made a segment per file, and the node's merging grew with the index). A later page's
+    back-links read them here, beside what the search finds: the newest version of a chunk is this
+    record's. Indexed by folded word, so a page's title looks up only the chunks holding its first word."""
+
+    def __init__(self, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._monotonic = monotonic
+        self._items: dict[str, Item] = {}
+        self._by_word: dict[tuple[str, str], set[str]] = {}
+        self._touched: set[str] = set()
+        self._since = 0.0
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self._items
+
+    def contexts(self) -> set[str]:
+        """The contexts written to since the last refresh (items or deletes)."""
+        return set(self._touched)
+
+    def due(self) -> set[str]:
+        """The contexts to refresh now (the record is full or old), or none."""
+        full = len(self._items) >= UNSEARCHED_CHUNKS
+        if self._touched and (full or self._monotonic() - self._since >= UNSEARCHED_SECONDS):
+            return self.contexts()
+        return set()
+
+    def written(self, context_id: str, items: Iterable[Item] = (), deleted: Iterable[str] = ()) -> None:
+        """``items`` written to the context and ``deleted`` (ids) removed from it, unsearched yet."""
+        if not self._touched:
+            self._since = self._monotonic()
+        self._touched.add(context_id)
+        for chunk_id in deleted:
+            self._items.pop(chunk_id, None)
+        for item in items:
+            self._items[item.id] = item
+            for word in {w.lower() for w in WORD.findall(item.text)}:
+                self._by_word.setdefault((item.context_id, word), set()).add(item.id)
+
+    def searchable(self) -> None:
+        """What was written is searchable now (refreshed): forget it."""
+        self._items.clear()
+        self._by_word.clear()
+        self._touched.clear()
+
+    def naming(self, context_id: str, names: Sequence[str], entry: NamedEntity) -> list[dict[str, Any]]:
+        """The recorded chunks of the context that may name one of ``names`` and do not mention ``entry``
+        yet, as stored sources (``backlinked`` decides which do)."""
+        ids = {
+            chunk_id
+            for name in names
+            for chunk_id in self._by_word.get((context_id, fold(name).partition(" ")[0]), ())
+        }
+        key = (entry.entity_id, entry.name, entry.type)
+        return [
+            self._items[chunk_id].model_dump(mode="json", exclude_none=True)
+            for chunk_id in sorted(ids)
+            if chunk_id in self._items
+            and key not in {(m.entity_id, m.name, m.type) for m in self._items[chunk_id].mentions}
+        ]

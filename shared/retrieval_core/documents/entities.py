@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol
 
 from ..models.limits import LIMITS
@@ -44,32 +43,32 @@ class MentionFinder:
     to a dictionary id when the name matches one, else to ``<context>:entity/<slug>``)."""
 
     def __init__(self, dictionary: EntityDictionary | None, extractor: EntityExtractor | None) -> None:
-        self._dictionary = dictionary
+        from .name_dictionary import ContextNames
+
+        self._dictionary = ContextNames(dictionary) if dictionary else None
         self._extractor = extractor
 
-    def dictionary(self, context_id: str) -> list[NamedEntity]:
-        """The context's dictionary as it is now (empty without one)."""
-        return self._dictionary.entity_names(context_id) if self._dictionary else []
+    def dictionary(self, context_id: str) -> NameIndex:
+        """The context's dictionary, indexed by folded name (empty without one): kept across files and
+        extended in place by its callers (``name_dictionary.ContextNames``)."""
+        return self._dictionary.index(context_id) if self._dictionary else NameIndex()
 
     def mentions(
-        self, context_id: str, texts: Sequence[str], known: Sequence[NamedEntity] | None = None
+        self, context_id: str, texts: Sequence[str], known: NameIndex | None = None
     ) -> list[list[dict[str, str]]]:
         """Each text's mentions against ``known`` (the context's dictionary, read here when not given: a
         caller that needs the dictionary again for the same page reads it once and passes it)."""
         known = self.dictionary(context_id) if known is None else known
-        by_name = names_table(known)
-        pattern = names_pattern(tuple(sorted(by_name)))
         extracted = self._extractor.extract(texts) if self._extractor else [[] for _ in texts]
         result = []
         for text, found in zip(texts, extracted, strict=True):
             entries: dict[str, dict[str, str]] = {}
-            for match in pattern.finditer(text) if pattern else ():
-                entry = by_name[match.group().lower()]
-                if entry.type == PAGE_ENTITY_TYPE and not written_as_name(match.group(), entry.name):
+            for entry, written in known.find(text):
+                if entry.type == PAGE_ENTITY_TYPE and not written_as_name(written, entry.name):
                     continue
                 entries.setdefault(entry.entity_id, _mention(entry.entity_id, entry.name, entry.type))
             for entity in found:
-                known_entry = by_name.get(entity.name.lower())
+                known_entry = known.get(entity.name)
                 if known_entry is not None:
                     entity_id, type_ = known_entry.entity_id, known_entry.type
                 else:
@@ -79,27 +78,90 @@ class MentionFinder:
         return result
 
 
-def names_table(known: Sequence[NamedEntity]) -> dict[str, NamedEntity]:
-    """The dictionary by folded name: each entry's name and, for a page, its title's aliases ("Maurice"
-    for "Maurice (film)"). A folded name that two entities answer to is ambiguous and left out: a
-    mention nobody can resolve without reading the text is not linked at all. Files are entities too
-    (each chunk names its own), but no text names a file: leaving them out keeps the pattern to the
-    context's real names however many files it holds."""
-    owners: dict[str, set[str]] = {}
-    entries: dict[str, NamedEntity] = {}
-    for entry in known:
-        if entry.type == FILE_ENTITY_TYPE:
-            continue
-        aliases = title_aliases(entry.name) if entry.type == PAGE_ENTITY_TYPE else []
-        for name in (entry.name, *aliases):
-            if len(name) >= MIN_NAME_CHARS:
-                folded = name.lower()
-                owners.setdefault(folded, set()).add(entry.entity_id)
-                # A page and a name the extractor found before the page existed share the id (the
-                # title's slug); the page's entry wins, so later mentions are the page's and link to it.
-                if folded not in entries or entry.type == PAGE_ENTITY_TYPE:
-                    entries[folded] = entry
-    return {name: entries[name] for name, ids in owners.items() if len(ids) == 1}
+WORD = re.compile(r"\w+[+#]*")
+"""A word of a name or a text ("C++" and "C#" keep their marks: they are how those names differ)."""
+
+
+def fold(name: str) -> str:
+    """A name as the dictionary keys it: its words, lower-cased, one space apart ("Maurice (film)" and
+    "maurice film" are one key; punctuation and spacing between words do not count)."""
+    lowered = name.lower()
+    if lowered.replace(" ", "").isalnum() and "  " not in lowered and lowered.strip() == lowered:
+        return lowered  # words of letters and digits, one space apart: already folded
+    return " ".join(WORD.findall(lowered))
+
+
+class NameIndex:
+    """The dictionary by folded name, for finding its names in a text at a cost proportional to the text,
+    not to the number of names: each word of the text is looked up as the first word of a name, and
+    only where one starts are the word n-grams from it (up to the longest name starting with that word,
+    longest first) looked up as whole names. Built once and extended in place as pages add names.
+
+    Each entry answers to its name and, for a page, its title's aliases ("Maurice" for "Maurice
+    (film)"). A folded name that two entities answer to is ambiguous and left out: a mention nobody can
+    resolve without reading the text is not linked at all. Files are entities too (each chunk names its
+    own), but no text names a file: leaving them out keeps the index to the context's real names
+    however many files it holds."""
+
+    __slots__ = ("_entries", "_longest_from")
+
+    def __init__(self, entries: Iterable[NamedEntity] = ()) -> None:
+        self._entries: dict[str, NamedEntity | None] = {}
+        """Folded name -> its entity; None: ambiguous (two entities answer to it)."""
+        self._longest_from: dict[str, int] = {}
+        """First word of a name -> the most words a name starting with it has."""
+        self.add(entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def add(self, entries: Iterable[NamedEntity]) -> None:
+        for entry in entries:
+            if entry.type == FILE_ENTITY_TYPE:
+                continue
+            aliases = title_aliases(entry.name) if entry.type == PAGE_ENTITY_TYPE else []
+            for name in (entry.name, *aliases):
+                key = fold(name)
+                if len(name) >= MIN_NAME_CHARS and len(key) >= MIN_NAME_CHARS:
+                    self._put(key, entry)
+
+    def _put(self, key: str, entry: NamedEntity) -> None:
+        held = self._entries.get(key, _ABSENT)
+        if held is _ABSENT:
+            self._entries[key] = entry
+            first, words = key.partition(" ")[0], key.count(" ") + 1
+            if words > self._longest_from.get(first, 0):
+                self._longest_from[first] = words
+        elif held is not None and held.entity_id != entry.entity_id:
+            self._entries[key] = None
+        elif held is not None and entry.type == PAGE_ENTITY_TYPE:
+            # A page and a name the extractor found before the page existed share the id (the title's
+            # slug); the page's entry wins, so later mentions are the page's and link to it.
+            self._entries[key] = entry
+
+    def get(self, name: str) -> NamedEntity | None:
+        """The one entity ``name`` (folded) names, if the dictionary knows exactly one."""
+        return self._entries.get(fold(name))
+
+    def find(self, text: str) -> Iterator[tuple[NamedEntity, str]]:
+        """The names in ``text``, left to right, each with the text as written there; where names
+        overlap, the longest starting first wins (as a regular expression's leftmost-longest match)."""
+        words = list(WORD.finditer(text))
+        folded = [word.group().lower() for word in words]
+        position = 0
+        while position < len(words):
+            longest = min(self._longest_from.get(folded[position], 0), len(words) - position)
+            for length in range(longest, 0, -1):
+                entry = self._entries.get(" ".join(folded[position : position + length]))
+                if entry is not None:
+                    yield entry, text[words[position].start() : words[position + length - 1].end()]
+                    position += length
+                    break
+            else:
+                position += 1
+
+
+_ABSENT = NamedEntity("", "", "")
 
 
 def written_as_name(found: str, title: str) -> bool:
@@ -110,16 +172,6 @@ def written_as_name(found: str, title: str) -> bool:
 
 def _mention(entity_id: str, name: str, type_: str) -> dict[str, str]:
     return {"entity_id": entity_id, "name": name[:256], "type": type_[:256]}
-
-
-@lru_cache(maxsize=8)
-def names_pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One pattern for the dictionary, compiled once while it stays the same (a sync's files mostly
-    add nothing to it)."""
-    if not names:
-        return None
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
 def entity_id_of(context_id: str, name: str) -> str:

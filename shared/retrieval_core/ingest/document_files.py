@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
-from ..documents.backlinks import BACKLINKS_PER_PAGE, backlink_names, backlinked
+from ..documents.backlinks import BACKLINKS_PER_PAGE, UnsearchedChunks, backlink_names, backlinked
 from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items, heading_of
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
-from ..documents.entities import MentionFinder, entity_id_of
+from ..documents.entities import MentionFinder, NameIndex, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError, DocumentSkippedError
 from ..documents.file_budget import FileBudget
 from ..documents.formats import (
@@ -95,13 +96,32 @@ class DocumentFiles:
         model; the report then says which declaration to add)."""
         self._clock = clock
         self._monotonic = monotonic
+        self._unsearched = UnsearchedChunks(monotonic)
+        self._deferring = False
+
+    @contextmanager
+    def deferred_refresh(self) -> Iterator[None]:
+        """Files applied inside are made searchable when a reader needs them, not after each: when the
+        record of unsearched chunks (``backlinks.UnsearchedChunks``) is full or old, and at the end. A
+        sync of a folder applies its files so; an event alone is searchable when it returns."""
+        self._deferring = True
+        try:
+            yield
+        finally:
+            self._deferring = False
+            self._searchable(self._unsearched.contexts())
+
+    def _searchable(self, contexts: set[str]) -> None:
+        if contexts:
+            self._sink.refresh(contexts)
+            self._unsearched.searchable()
 
     def created(self, ref: ObjectRef) -> DocumentStatus | None:
         """Index (or re-index) the file ``ref`` names, or the file whose sidecar it is. None: the key
         names no context, or a sidecar of no supported file (nothing to do)."""
         if is_sidecar(ref.key):
             return self._reconsider(ObjectRef(ref.bucket, document_of_sidecar(ref.key)), ref.sequencer)
-        return self._apply(ref, ref.sequencer)
+        return self._applied(ref, ref.sequencer)
 
     def removed(self, ref: ObjectRef) -> DocumentStatus | None:
         """The file (or its sidecar) is gone: remove its chunks; a file that still has a current version
@@ -109,11 +129,18 @@ class DocumentFiles:
         key = document_of_sidecar(ref.key) if is_sidecar(ref.key) else ref.key
         return self._reconsider(ObjectRef(ref.bucket, key), ref.sequencer)
 
+    def _applied(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
+        """The file applied, then what it wrote made searchable (at once, or when due while deferred)."""
+        try:
+            return self._apply(ref, sequencer)
+        finally:
+            self._searchable(self._unsearched.due() if self._deferring else self._unsearched.contexts())
+
     def _reconsider(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
         """The file as it now is: indexed from its current version, or removed when it has none."""
         if format_of(ref.key) is None and skip_reason(ref.key) is None:
             return None
-        return self._apply(ref, sequencer)
+        return self._applied(ref, sequencer)
 
     def _apply(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
         context_id = context_of_key(ref.key)
@@ -167,8 +194,8 @@ class DocumentFiles:
         chunks = self._chunks(fmt, data, sidecar, chunking, budget)
         ids = [file.chunk_id(position) for position in range(len(chunks))]
         vectors = self._vectors(file, ids, chunks, previous, budget)
-        # The dictionary is read once per page: the mentions are found against it, and so are the
-        # page's back-links (with what this page adds to it).
+        # The context's dictionary (kept across files): the mentions are found against it, and so are
+        # the page's back-links (with what this page adds to it).
         known = self._mentions.dictionary(file.context_id)
         title = page_title(chunks)
         chunk_mentions = self._chunk_mentions(file, chunks, title, known)
@@ -185,8 +212,9 @@ class DocumentFiles:
         if len(chunks) > indexed:  # the ids about to be written, before they are
             self._record(file, "pending", len(chunks), None, sequencer, (None, None, None))
         self._load(file, items, indexed)
+        known.add(_named(chunk_mentions))  # what a read after this page's load would give
         if title is not None:
-            self._link_back(file.context_id, title, [*known, *_named(chunk_mentions)])
+            self._link_back(file.context_id, title, known)
         replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
         status: FileStatus = "updated" if replaced else "indexed"
         reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
@@ -204,7 +232,7 @@ class DocumentFiles:
         return data, read_sidecar(data, self._metadata, self._limits, context_types), context_types
 
     def _chunk_mentions(
-        self, file: FileRef, chunks: list[Chunk], title: str | None, known: list[NamedEntity]
+        self, file: FileRef, chunks: list[Chunk], title: str | None, known: NameIndex
     ) -> list[list[dict[str, str]]]:
         """Each chunk's mentions: its file's, its page's, then what it names (``known`` and extracted)."""
         mentions = self._mentions.mentions(file.context_id, [chunk.text for chunk in chunks], known)
@@ -218,15 +246,19 @@ class DocumentFiles:
         deleted; a chunk the index refuses fails the file with its chunks removed."""
         count = len(items)
         loads = [ParsedLine(position, item) for position, item in enumerate(items)]
-        report = self._sink.load([*loads, *_deletes(file, range(count, indexed))])
+        stale = _deletes(file, range(count, indexed))
+        report = self._sink.load([*loads, *stale], refresh=False)
+        self._unsearched.written(file.context_id, deleted=[d.item_id for d in stale])
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
         if report.errors:
             first = report.errors[0]
-            self._sink.load(_deletes(file, range(count)))
+            self._sink.load(_deletes(file, range(count)), refresh=False)
+            self._unsearched.written(file.context_id, deleted=[item.id for item in items])
             raise DocumentRejectedError(
                 f"has a chunk the index refused (chunk {first.line}: {first.message})"
             )
+        self._unsearched.written(file.context_id, items)
 
     def _context_types(self, context_id: str, sidecar_bytes: bytes | None) -> dict[str, FieldType]:
         """The types the context's typed sidecars declared so far (read only for a file with a sidecar)."""
@@ -249,21 +281,26 @@ class DocumentFiles:
             return f"larger than {_size(self._limits.file_bytes)} (the size limit)"
         return None
 
-    def _link_back(self, context_id: str, title: str, known: list[NamedEntity]) -> None:
-        """The chunks indexed before this page that name its title now mention it (``backlinks``);
-        ``known`` is the dictionary as this page's load left it (read before it, plus its mentions)."""
+    def _link_back(self, context_id: str, title: str, known: NameIndex) -> None:
+        """The chunks indexed before this page that name its title now mention it (``backlinks``):
+        those a search finds, and those written since the last refresh (their newest version is the
+        record's); ``known`` is the dictionary as this page's load left it."""
         if self._naming is None:
             return
         entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
         names = backlink_names(entry, known)
-        sources = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
-        linked = backlinked(sources, entry, names)
+        found = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
+        recorded = self._unsearched.naming(context_id, names, entry)
+        sources = [*recorded, *(s for s in found if s.get("id") not in self._unsearched)]
+        linked = backlinked(sources, entry, names)[:BACKLINKS_PER_PAGE]
         if linked:
-            report = self._sink.load([ParsedLine(number, item) for number, item in enumerate(linked)])
+            lines = [ParsedLine(number, item) for number, item in enumerate(linked)]
+            report = self._sink.load(lines, refresh=False)
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(
                     f"{len(report.unwritten)} back-links to {title!r} were not written"
                 )
+            self._unsearched.written(context_id, linked)
 
     def _chunks(
         self, fmt: DocumentFormat, data: bytes, sidecar: Sidecar, chunking: ChunkingConfig, budget: FileBudget
@@ -323,7 +360,9 @@ class DocumentFiles:
         hashes: tuple[str | None, str | None, str | None] = (None, None, None),
     ) -> DocumentStatus:
         if previous is not None and previous.chunks:
-            report = self._sink.load(_deletes(file, range(previous.chunks)))
+            deletes = _deletes(file, range(previous.chunks))
+            report = self._sink.load(deletes, refresh=False)
+            self._unsearched.written(file.context_id, deleted=[d.item_id for d in deletes])
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not removed")
         return self._record(file, status, 0, reason, sequencer, hashes)

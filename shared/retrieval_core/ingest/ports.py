@@ -51,7 +51,12 @@ class LineLoader(Protocol):
 
 
 class ItemSink(Protocol):
-    def load(self, entries: Iterable[ParsedLine | DeleteLine]) -> LoadReport:
+    def load(self, entries: Iterable[ParsedLine | DeleteLine], *, refresh: bool = True) -> LoadReport:
         """Load items built in memory and apply deletes, in order; the report names an entry that
-        failed by its number (a document numbers its chunks by position)."""
+        failed by its number (a document numbers its chunks by position). ``refresh=False`` leaves the
+        writes unsearchable until a ``refresh``."""
+        ...
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        """Make what was written to these contexts searchable."""
         ...

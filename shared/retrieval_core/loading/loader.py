@@ -160,15 +160,27 @@ class Loader:
         return self._load(parsed, progress)
 
     def load(
-        self, entries: Iterable[ParsedLine | DeleteLine], *, progress: LoadProgress | None = None
+        self,
+        entries: Iterable[ParsedLine | DeleteLine],
+        *,
+        progress: LoadProgress | None = None,
+        refresh: bool = True,
     ) -> LoadReport:
         """Load items already built in memory (a document's chunks) and apply deletes, in order, as a
         file of their lines would load: an item whose metadata contradicts its declared type is an error
-        of its entry, reported by the entry's number."""
-        return self._load((checked(entry, self._metadata) for entry in entries), progress)
+        of its entry, reported by the entry's number. ``refresh=False``: the writes are not made
+        searchable here (the caller refreshes when a reader needs them, ``refresh``)."""
+        return self._load((checked(entry, self._metadata) for entry in entries), progress, refresh)
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        """Make what was written to these contexts searchable."""
+        self._items.refresh(context_ids)
 
     def _load(
-        self, entries: Iterable[ParsedLine | DeleteLine | LineError], progress: LoadProgress | None
+        self,
+        entries: Iterable[ParsedLine | DeleteLine | LineError],
+        progress: LoadProgress | None,
+        refresh: bool = True,
     ) -> LoadReport:
         """Entries in chunks of ``chunk_size``; a line error is reported where it stands (the reports
         keep file order); after a stop, every later entry is named unwritten.
@@ -200,7 +212,7 @@ class Loader:
                     steps.add(LoadReport(errors=staged.errors))
                 staged = None
                 self._name_the_rest(first, remaining, steps, progress)
-        steps.add(self._refreshed(touched, steps.stopped))
+        steps.add(self._refreshed(touched if refresh else set(), steps.stopped))
         return steps.report()
 
     def _name_the_rest(

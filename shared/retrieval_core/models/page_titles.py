@@ -23,6 +23,9 @@ def title_aliases(title: str) -> list[str]:
     """The other names a page's title answers to: the title without its parenthesised qualifier
     ("Maurice (film)" -> "Maurice"), without the place that qualifies it after a comma ("Leland, North
     Carolina" -> "Leland") and without a leading "The" ("The Beatles" -> "Beatles")."""
+    stripped = title.strip()
+    if not stripped.endswith(")") and ", " not in stripped and not stripped.lower().startswith("the "):
+        return []  # most titles: no qualifier, no comma, no article (a dictionary adds a million of them)
     found: list[str] = []
     bare = _QUALIFIER.sub("", title).strip()
     if bare != title.strip():

@@ -98,7 +98,18 @@ def sync(
     folder: Path, context_id: str, *, delete: bool, progress: Callable[[int], None] | None = None
 ) -> list[dict[str, Any]]:
     """The per-file report: each document's status after its event, in key order. ``progress`` is told
-    how many documents (sidecars aside) were handled so far, after each."""
+    how many documents (sidecars aside) were handled so far, after each. The folder's files are made
+    searchable when a later one's back-links need them, and at the end, not after each
+    (docs/PERFORMANCE.md, "A sync at scale")."""
+    from retrieval_core.bootstrap import container
+
+    with container().document_files.deferred_refresh():
+        return _synced(folder, context_id, delete=delete, progress=progress)
+
+
+def _synced(
+    folder: Path, context_id: str, *, delete: bool, progress: Callable[[int], None] | None
+) -> list[dict[str, Any]]:
     import boto3
 
     from .lambda_runtime import invoke

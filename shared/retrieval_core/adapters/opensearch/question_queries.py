@@ -55,17 +55,25 @@ def names_body(context_id: str, text: str, filters: SearchFilters) -> dict[str, 
     }
 
 
-DICTIONARY_ENTRIES = 10_000
-"""Entries a document ingest reads of its context's dictionary, to find its names in a file's chunks."""
+DICTIONARY_PAGE = 10_000
+"""Entries one page of a dictionary read returns (a composite aggregation pages through all of them)."""
 
 
-def dictionary_body(context_id: str) -> dict[str, Any]:
-    """Every entry of the context's dictionary (the most mentioned first), no hit."""
-    return {
-        "size": 0,
-        "query": {"bool": {"filter": filter_clauses(context_id)}},
-        "aggs": {"names": {"terms": {"field": "entity_name_keys", "size": DICTIONARY_ENTRIES}}},
+def dictionary_body(
+    context_id: str, *, after: dict[str, Any] | None = None, since: str | None = None
+) -> dict[str, Any]:
+    """One page of the context's dictionary entries (in key order, after the page ended by ``after``),
+    no hit; with ``since``, only those of the items created at or after it."""
+    clauses = filter_clauses(context_id)
+    if since is not None:
+        clauses = [*clauses, {"range": {"created_at": {"gte": since}}}]
+    names: dict[str, Any] = {
+        "size": DICTIONARY_PAGE,
+        "sources": [{"key": {"terms": {"field": "entity_name_keys"}}}],
     }
+    if after is not None:
+        names["after"] = after
+    return {"size": 0, "query": {"bool": {"filter": clauses}}, "aggs": {"names": {"composite": names}}}
 
 
 def _text_ranked(

@@ -28,6 +28,7 @@ from ...backend_calls import CallCounter
 from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, hit_of
 from ...models.metadata import FieldType
+from ...models.vocabulary import iso
 from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
 from . import queries, question_queries
 from .client import IndexLayout, failure_of, opensearch_failures
@@ -35,6 +36,8 @@ from .documents import HEADING_FIELD, KINDS, NAME_KEY_SEPARATOR
 from .index import VECTOR_FIELD, context_field_types
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from opensearchpy import OpenSearch
 
 T = TypeVar("T")
@@ -189,11 +192,26 @@ class OpenSearchStore:
         return [h["_source"] for h in _hits(response)]
 
     def entity_names(self, context_id: str) -> list[NamedEntity]:
-        """The context's entity dictionary (``documents.entities.EntityDictionary``): the names its items'
-        mentions give, up to ``question_queries.DICTIONARY_ENTRIES``, in one aggregation."""
-        response = self._search(context_id, question_queries.dictionary_body(context_id))
-        buckets = response.get("aggregations", {}).get("names", {}).get("buckets", [])
-        return [NamedEntity(*b["key"].split(NAME_KEY_SEPARATOR)) for b in buckets]
+        """The context's entity dictionary (``documents.entities.EntityDictionary``): every entry its
+        items' mentions give, in pages of ``question_queries.DICTIONARY_PAGE`` (no cap)."""
+        return self._dictionary(context_id, None)
+
+    def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
+        """``documents.name_dictionary.RecentNames``: the entries of the items created since ``since``."""
+        return self._dictionary(context_id, iso(since))
+
+    def _dictionary(self, context_id: str, since: str | None) -> list[NamedEntity]:
+        entries: list[NamedEntity] = []
+        after: dict[str, Any] | None = None
+        while True:
+            body = question_queries.dictionary_body(context_id, after=after, since=since)
+            names = self._search(context_id, body).get("aggregations", {}).get("names", {})
+            entries += [
+                NamedEntity(*b["key"]["key"].split(NAME_KEY_SEPARATOR)) for b in names.get("buckets", [])
+            ]
+            after = names.get("after_key")
+            if after is None or len(names.get("buckets", [])) < question_queries.DICTIONARY_PAGE:
+                return entries
 
     def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
         body = queries.lexical_body(context_id, text, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
