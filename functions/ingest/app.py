@@ -29,6 +29,8 @@ METRICS = {
 
 def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
     tools.count("IngestInvocations")
+    if "ingestion_job" in event:  # bedrock-agent's StartIngestionJob, handed over by retrieve
+        return _ingestion_job(event["ingestion_job"], context)
     try:
         work = work_of(event)
     except IngestEventError as error:
@@ -49,6 +51,20 @@ def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
         _count(outcome)
         summaries.append(_summary(outcome))
     return {"statusCode": 200, "body": {"objects": summaries}}
+
+
+def _ingestion_job(job: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Sync a context's prefix for an ingestion job (``knowledge_bases.jobs``); a run short of time
+    hands the rest to a new invocation."""
+    tools.logger.append_keys(ingestion_job=job.get("job_id"))
+    container().ingestion_jobs.run(
+        str(job["context_id"]),
+        str(job["job_id"]),
+        remaining=lambda: context.get_remaining_time_in_millis() / 1000,
+        after=job.get("after"),
+    )
+    tools.count("IngestionJobRuns")
+    return {"statusCode": 200, "body": {"ingestion_job": job.get("job_id")}}
 
 
 def _count(outcome: IngestOutcome) -> None:

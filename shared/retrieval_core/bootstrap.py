@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .ingest.ports import ObjectStore, PartQueue
     from .ingest.service import IngestService
     from .knowledge_bases.documents import KnowledgeBaseDocuments
+    from .knowledge_bases.jobs import IngestionJobs
     from .knowledge_bases.list_tokens import ListTokens
     from .knowledge_bases.ports import DocumentEvents, Records
     from .lifecycle.rebuild import Progress, RebuildService
@@ -506,6 +507,38 @@ class Container:
             records=self.knowledge_base_records,
             tokens=self.list_tokens,
             bucket=self.settings.ingest_bucket,
+        )
+
+    @cached_property
+    def ingestion_jobs(self) -> IngestionJobs:
+        """bedrock-agent's ingestion jobs: run by the ingest function (asynchronously) when one is
+        named, else on a thread of this process (locally)."""
+        from .adapters.s3_objects import S3ObjectStore, s3_client
+        from .knowledge_bases.jobs import IngestionJobs
+
+        settings = self.settings
+        if settings.ingest_function_name:
+            from .knowledge_bases.events import lambda_invoker
+
+            invoke = lambda_invoker(settings.ingest_function_name, settings.aws_region)
+
+            def launch(job: dict[str, Any]) -> None:
+                invoke({"ingestion_job": job})
+        else:
+            import threading
+
+            def launch(job: dict[str, Any]) -> None:
+                run = self.ingestion_jobs.run
+                threading.Thread(target=run, kwargs=job, name="ingestion-job", daemon=True).start()
+
+        return IngestionJobs(
+            records=self.knowledge_base_records,
+            statuses=self.document_statuses,
+            objects=S3ObjectStore(s3_client(settings.aws_region)),
+            files=lambda: self.document_files,
+            launch=launch,
+            tokens=self.list_tokens,
+            bucket=settings.ingest_bucket,
         )
 
 

@@ -7,6 +7,7 @@ botocore's service model (``bedrock_contract``)."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -422,3 +423,183 @@ def test_no_document_operation_reveals_another_context_s_documents(
             call, knowledgeBaseId=MISSING_KNOWLEDGE_BASE, **arguments
         )
     assert mine.problems() == [] and theirs.problems() == []
+
+
+# -------------------------------------------------------------------------------- ingestion jobs
+
+S3_SOURCE = "S3CONTEXTS"
+JOB_FILES = {
+    "jobs/alpha.txt": "Alpha station logs the tide at dawn and records the height in meters.",
+    "jobs/beta.md": "# Beta\n\nBeta crew maps the glacier front every spring with drones.",
+    "jobs/gamma.txt": "Gamma lab studies volcanic ash samples from the northern ridge.",
+    "jobs/delta.txt": "Delta team counts reef fish along the eastern transect each week.",
+    "jobs/epsilon.md": "# Epsilon\n\nEpsilon measures desert dune migration with GPS stakes.",
+    "jobs/zeta.txt": "Zeta archive keeps the field notebooks of every expedition.",
+}
+
+
+def s3_client(agent_stack: AgentStack) -> Any:
+    from dev.ingest_resources import aws_client
+
+    assert agent_stack.settings.dynamodb_endpoint is not None
+    return aws_client("s3", agent_stack.settings.dynamodb_endpoint)
+
+
+def put(agent_stack: AgentStack, relative: str, body: str) -> None:
+    s3_client(agent_stack).put_object(
+        Bucket=agent_stack.bucket, Key=f"contexts/{CONTEXT}/{relative}", Body=body.encode()
+    )
+
+
+def finished_job(agent: Recorded, job_id: str) -> dict[str, Any]:
+    """GetIngestionJob polled until the job is done (at most a minute: the test fails, not hangs)."""
+    deadline = time.monotonic() + 60
+    while True:
+        job = agent.client.get_ingestion_job(
+            knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE, ingestionJobId=job_id
+        )["ingestionJob"]
+        if job["status"] not in {"STARTING", "IN_PROGRESS", "STOPPING"} or time.monotonic() > deadline:
+            return dict(job)
+        time.sleep(0.2)
+
+
+def ledger_statistics(statuses: dict[str, dict[str, Any]], keys: set[str]) -> dict[str, int]:
+    """What the file statuses of ``keys`` say a job did, by the rule the job counts with."""
+    counts = dict.fromkeys(["indexed", "updated", "metadata", "deleted", "skipped", "failed"], 0)
+    for key in keys:
+        status = statuses[key]
+        if status["status"] == "updated" and (status.get("reason") or "").startswith("metadata only"):
+            counts["metadata"] += 1
+        elif status["status"] in counts:
+            counts[status["status"]] += 1
+    return {
+        "numberOfNewDocumentsIndexed": counts["indexed"],
+        "numberOfModifiedDocumentsIndexed": counts["updated"],
+        "numberOfMetadataDocumentsModified": counts["metadata"],
+        "numberOfDocumentsDeleted": counts["deleted"],
+        "numberOfDocumentsSkipped": counts["skipped"],
+        "numberOfDocumentsFailed": counts["failed"],
+    }
+
+
+def file_statuses(agent_stack: AgentStack) -> dict[str, dict[str, Any]]:
+    """The context's file statuses as `GET /v1/documents` lists them (the ledger)."""
+    from retrieval_core.adapters.dynamodb_client import dynamodb_client
+    from retrieval_core.adapters.dynamodb_documents import DynamoDocumentStatuses
+
+    store = DynamoDocumentStatuses(
+        dynamodb_client(agent_stack.settings), agent_stack.settings.documents_table
+    )
+    page = store.page(CONTEXT, "jobs/", limit=100, after=None)
+    return {status.key: status.model_dump() for status in page.documents}
+
+
+def test_an_ingestion_job_syncs_the_prefix_and_its_statistics_match_the_ledger(
+    agent_stack: AgentStack,
+) -> None:
+    writer = Recorded(agent_stack.url, writer=True)
+    for relative, text in JOB_FILES.items():
+        put(agent_stack, relative, text)
+    put(agent_stack, "jobs/alpha.txt.metadata.json", '{"metadataAttributes": {"station": "alpha"}}')
+    started = writer.client.start_ingestion_job(
+        knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE, description="first sync"
+    )["ingestionJob"]
+    assert started["status"] in {"STARTING", "IN_PROGRESS", "COMPLETE"}
+    first = finished_job(writer, started["ingestionJobId"])
+    assert first["status"] == "COMPLETE", first
+    statistics = first["statistics"]
+    assert statistics["numberOfDocumentsScanned"] == 6 and statistics["numberOfMetadataDocumentsScanned"] == 1
+    ledger = file_statuses(agent_stack)
+    assert {k: v for k, v in statistics.items() if k in ledger_statistics(ledger, set(ledger))} == (
+        ledger_statistics(ledger, set(ledger))
+    )
+    assert statistics["numberOfNewDocumentsIndexed"] == 6
+    # Change the folder: one file's text, another's sidecar alone, one removed, one added, one skipped.
+    put(agent_stack, "jobs/beta.md", "# Beta\n\nBeta crew now maps the glacier front every autumn.")
+    put(agent_stack, "jobs/alpha.txt.metadata.json", '{"metadataAttributes": {"station": "alpha-2"}}')
+    s3_client(agent_stack).delete_object(Bucket=agent_stack.bucket, Key=f"contexts/{CONTEXT}/jobs/gamma.txt")
+    put(agent_stack, "jobs/eta.txt", "Eta station watches the northern lights from the tundra.")
+    put(agent_stack, "jobs/photo.png", "not really a picture")
+    second_id = writer.client.start_ingestion_job(knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE)[
+        "ingestionJob"
+    ]["ingestionJobId"]
+    second = finished_job(writer, second_id)
+    assert second["status"] == "COMPLETE", second
+    ledger = file_statuses(agent_stack)
+    changed = {"jobs/beta.md", "jobs/alpha.txt", "jobs/gamma.txt", "jobs/eta.txt", "jobs/photo.png"}
+    expected = ledger_statistics(ledger, changed)
+    assert {k: second["statistics"][k] for k in expected} == expected
+    assert expected == {
+        "numberOfNewDocumentsIndexed": 1,
+        "numberOfModifiedDocumentsIndexed": 1,
+        "numberOfMetadataDocumentsModified": 1,
+        "numberOfDocumentsDeleted": 1,
+        "numberOfDocumentsSkipped": 1,
+        "numberOfDocumentsFailed": 0,
+    }
+    assert second["statistics"]["numberOfDocumentsScanned"] == 7
+    # The S3 data source lists the prefix's files as documents; the custom notes are not among them.
+    listed, _ = list_all(writer, page_size=4, data_source=S3_SOURCE)
+    uris = {d["identifier"]["s3"]["uri"] for d in listed}
+    prefix = f"s3://{agent_stack.bucket}/contexts/{CONTEXT}/"
+    assert {f"{prefix}{key}" for key in set(JOB_FILES) - {"jobs/gamma.txt"} | {"jobs/eta.txt"}} <= uris
+    assert f"{prefix}jobs/gamma.txt" not in uris and not any("bedrock-custom" in uri for uri in uris)
+    # The jobs, newest first; a finished job cannot be stopped.
+    summaries = writer.client.list_ingestion_jobs(knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE)[
+        "ingestionJobSummaries"
+    ]
+    assert [s["ingestionJobId"] for s in summaries][:2] == [second_id, started["ingestionJobId"]]
+    code, _ = refusal(
+        writer.client.stop_ingestion_job,
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=S3_SOURCE,
+        ingestionJobId=second_id,
+    )
+    assert code == "ConflictException"
+    assert writer.problems() == []
+
+
+def test_no_job_operation_reveals_another_context_s_jobs(agent_stack: AgentStack) -> None:
+    mine, theirs = (
+        Recorded(agent_stack.url, writer=True),
+        Recorded(agent_stack.url, OTHER_CONTEXT, writer=True),
+    )
+    job_id = mine.client.start_ingestion_job(knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE)[
+        "ingestionJob"
+    ]["ingestionJobId"]
+    finished_job(mine, job_id)
+    for _ in range(2):  # two, so that a page of one has a nextToken
+        other = mine.client.start_ingestion_job(knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE)
+        finished_job(mine, other["ingestionJob"]["ingestionJobId"])
+    on_theirs = {"knowledgeBaseId": OTHER_KNOWLEDGE_BASE, "dataSourceId": S3_SOURCE}
+    for call in (theirs.client.get_ingestion_job, theirs.client.stop_ingestion_job):
+        assert refusal(call, **on_theirs, ingestionJobId=job_id) == refusal(
+            call, **on_theirs, ingestionJobId="NOSUCHJOB0"
+        )
+        assert refusal(call, **on_theirs, ingestionJobId=job_id)[0] == "ResourceNotFoundException"
+    assert theirs.client.list_ingestion_jobs(**on_theirs)["ingestionJobSummaries"] == []
+    token = mine.client.list_ingestion_jobs(
+        knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE, maxResults=1
+    )["nextToken"]
+    assert refusal(theirs.client.list_ingestion_jobs, **on_theirs, nextToken=token) == refusal(
+        theirs.client.list_ingestion_jobs, **on_theirs, nextToken="made-up"
+    )
+    for operation, arguments in (
+        ("get_ingestion_job", {"ingestionJobId": job_id}),
+        ("stop_ingestion_job", {"ingestionJobId": job_id}),
+        ("list_ingestion_jobs", {}),
+        ("start_ingestion_job", {}),
+    ):
+        call = getattr(theirs.client, operation)
+        assert refusal(call, knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE, **arguments) == refusal(
+            call, knowledgeBaseId=MISSING_KNOWLEDGE_BASE, dataSourceId=S3_SOURCE, **arguments
+        )
+    # A reader may look but not start.
+    reader = Recorded(agent_stack.url)
+    assert reader.client.get_ingestion_job(
+        knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE, ingestionJobId=job_id
+    )
+    assert refusal(reader.client.start_ingestion_job, knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE)[
+        0
+    ] == ("AccessDeniedException")
+    assert mine.problems() == [] and theirs.problems() == [] and reader.problems() == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fake_functions import FakeKnowledgeBases
     from fakes_cursors import InMemoryCursorStore
     from fakes_documents import MemoryDocumentStatuses
     from fakes_generations import FakeGenerations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.dynamodb_cursors import DynamoCursorStore
     from retrieval_core.adapters.dynamodb_documents import DynamoDocumentStatuses
     from retrieval_core.adapters.dynamodb_edges import DynamoDBEdges
+    from retrieval_core.adapters.dynamodb_knowledge_base_records import DynamoKnowledgeBaseRecords
     from retrieval_core.adapters.dynamodb_lineage import DynamoDBLineage
     from retrieval_core.adapters.dynamodb_lineage_writer import DynamoDBLineageWriter
     from retrieval_core.adapters.dynamodb_metadata_keys import DynamoDBMetadataKeyLedger
@@ -28,12 +30,15 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.opensearch.writer import OpenSearchItemWriter
     from retrieval_core.adapters.s3_objects import S3ObjectStore
     from retrieval_core.adapters.sqs_parts import SqsPartQueue
+    from retrieval_core.adapters.ssm_knowledge_bases import SsmKnowledgeBases
     from retrieval_core.documents.entities import EntityDictionary, EntityExtractor
     from retrieval_core.documents.name_rules import RuleBasedExtractor
     from retrieval_core.documents.status import DocumentStatusStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder
     from retrieval_core.embedding.local import LocalEmbedder
     from retrieval_core.ingest.ports import ItemSink, LineLoader, ObjectStore, PartQueue
+    from retrieval_core.knowledge_bases.events import HandedToIngest, InPlace
+    from retrieval_core.knowledge_bases.ports import DocumentEvents, DocumentObjects, Records
     from retrieval_core.lifecycle.ports import IndexGenerations
     from retrieval_core.loading.loader import Loader, LoadProgress
     from retrieval_core.policy import InMemorySessionStore, SessionStore
@@ -45,6 +50,7 @@ if TYPE_CHECKING:
         GraphTraversal,
         ItemReader,
         ItemWriter,
+        KnowledgeBaseDirectory,
         LexicalSearch,
         LineageReader,
         LineageWriter,
@@ -137,3 +143,18 @@ if TYPE_CHECKING:
 
     def load_progress(bar: Progress) -> None:
         _bar: LoadProgress = bar
+
+    def knowledge_base_ports(
+        records: DynamoKnowledgeBaseRecords,
+        s3: S3ObjectStore,
+        in_place: InPlace,
+        handed: HandedToIngest,
+        ssm: SsmKnowledgeBases,
+        fake: FakeKnowledgeBases,
+    ) -> None:
+        _records: Records = records
+        _objects: DocumentObjects = s3
+        _in_place: DocumentEvents = in_place
+        _handed: DocumentEvents = handed
+        _ssm: KnowledgeBaseDirectory = ssm
+        _fake: KnowledgeBaseDirectory = fake

@@ -25,7 +25,13 @@ from ...bootstrap import container
 from ...errors import ForbiddenError, InvalidRequestError
 from ...knowledge_bases import catalog
 from ...knowledge_bases.catalog import Deployment, KnowledgeBaseNotFoundError, ServedKnowledgeBase
-from ...knowledge_bases.requests import DocumentsRequest, IngestRequest, ListRequest
+from ...knowledge_bases.requests import (
+    DocumentsRequest,
+    IngestRequest,
+    ListJobsRequest,
+    ListRequest,
+    StartJobRequest,
+)
 from ..responses import describe_validation
 from ..wire import parse_json
 from . import AGENT_OPERATIONS, AGENT_WRITES
@@ -239,7 +245,36 @@ def _delete_documents(request: AgentRequest) -> tuple[int, dict[str, Any]]:
     return 202, {"documentDetails": details}
 
 
+def _start_job(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    body = checked(StartJobRequest, request.body)
+    return 202, {"ingestionJob": container().ingestion_jobs.start(served, data_source_id, body)}
+
+
+def _get_job(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    job_id = request.path.get("ingestionJobId", "")
+    return 200, {"ingestionJob": container().ingestion_jobs.get(served, data_source_id, job_id)}
+
+
+def _list_jobs(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    body = checked(ListJobsRequest, request.body)
+    jobs, token = container().ingestion_jobs.listing(served, data_source_id, body)
+    return 200, {"ingestionJobSummaries": jobs, **({"nextToken": token} if token else {})}
+
+
+def _stop_job(request: AgentRequest) -> tuple[int, dict[str, Any]]:
+    served, data_source_id = request.data_source()
+    job_id = request.path.get("ingestionJobId", "")
+    return 202, {"ingestionJob": container().ingestion_jobs.stop(served, data_source_id, job_id)}
+
+
 OPERATIONS: dict[str, Operation] = {
+    "StartIngestionJob": _start_job,
+    "GetIngestionJob": _get_job,
+    "ListIngestionJobs": _list_jobs,
+    "StopIngestionJob": _stop_job,
     "IngestKnowledgeBaseDocuments": _ingest_documents,
     "GetKnowledgeBaseDocuments": _get_documents,
     "ListKnowledgeBaseDocuments": _list_documents,

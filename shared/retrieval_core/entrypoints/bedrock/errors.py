@@ -19,6 +19,7 @@ from ...errors import (
     RetrievalError,
     UnauthenticatedError,
 )
+from ...knowledge_bases.jobs import IngestionJobConflictError
 from ...models.errors import FilterNotApplicableError
 from ...policy.errors import DuplicateQueryError, SessionBudgetExhaustedError
 from ...retrieval.errors import NextTokenExpiredError
@@ -35,6 +36,7 @@ INTERNAL_MESSAGE = "An internal error occurred."
 
 ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (DuplicateQueryError, 409, "ConflictException"),
+    (IngestionJobConflictError, 409, "ConflictException"),
     # A spent session budget stays spent: a quota, which botocore does not retry.
     (SessionBudgetExhaustedError, 400, "ServiceQuotaExceededException"),
     # The ranking the token pages through is gone (past its lifetime).
