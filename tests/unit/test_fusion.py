@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from retrieval_core.models.hits import Hit, Signal
-from retrieval_core.retrieval.fusion import diversify, order, reciprocal_rank_fusion, weighted_score_fusion
+from retrieval_core.retrieval.fusion import order, reciprocal_rank_fusion, weighted_score_fusion
+from retrieval_core.retrieval.pager import diversify
 
 
 def hit(hit_id: str, score: float, kind: str = "proposition", arm: str | None = None, rank: int = 1) -> Hit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from retrieval_dev.evaluation.metrics import mean, ndcg, recall, reciprocal_rank
+from retrieval_dev.evaluation.metrics import all_found, mean, ndcg, recall, reciprocal_rank
 
 # Three relevant documents graded 3, 2, 1; "n" was judged and found not relevant.
 GRADED = {"a": 3, "b": 2, "c": 1, "n": 0}
@@ -72,3 +72,10 @@ def test_a_query_with_no_relevant_document_has_no_score_and_is_left_out_of_the_m
     assert ndcg(["a"], {}) is None
     assert mean([1.0, None, 0.5]) == pytest.approx(0.75)
     assert mean([None, None]) is None
+
+
+def test_all_found_needs_every_relevant_document_in_the_top_k_pages() -> None:
+    judged = {"a": 1, "b": 2, "c": 0}
+    assert all_found(["a", "x", "a", "b"], judged, 3) == 1.0  # a repeat counts once: b is third
+    assert all_found(["a", "x", "y", "b"], judged, 3) == 0.0
+    assert all_found(["x"], {"c": 0}, 5) is None

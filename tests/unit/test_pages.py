@@ -18,9 +18,10 @@ from retrieval_core.models.item import Item
 from retrieval_core.retrieval import modes
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.pager import Page, Pager
-from retrieval_core.retrieval.paging import PageTokens, PagingConfig, id_fingerprints, unpacked
+from retrieval_core.retrieval.paging import PageTokens, PagingConfig, fingerprints_from, id_fingerprints
 from retrieval_core.retrieval.plans import AutoPlan, PreparedQuery, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.retrieval.stages.cut import pages_apart
 
 NOW = 1_000_000
 QUERY = "ledger reconciliation quarter"
@@ -101,7 +102,7 @@ def test_the_first_page_writes_nothing_and_the_second_freezes_once(mode: str) ->
     second = paging.page(body, first.next_token)
     assert paging.cursors.calls == ["save"]
     (frozen, _), *_ = paging.cursors.rankings.values()
-    assert frozen.base == 5 and unpacked(frozen.shown) == id_fingerprints(ids(first))
+    assert frozen.base == 5 and fingerprints_from(frozen.shown) == id_fingerprints(ids(first))
     assert not set(ids(first)) & {e.id for e in frozen.entries}
     paging.store.calls.clear()
     third = paging.page(body, second.next_token)
@@ -154,9 +155,10 @@ def test_an_item_deleted_after_the_second_page_froze_it_is_gone_from_its_page() 
 
 def test_an_extension_never_appends_what_the_first_page_showed() -> None:
     # A window of 1: the second page freezes only what it needs, so the third extends the ranking, and
-    # the deeper ranking holds the first page's ids again.
+    # the deeper ranking holds the first page's ids again (pages apart would ask the arm as deep as hybrid
+    # does, and the second page would freeze it all).
     paging = Paging(window=1)
-    body = MODES["lexical"] | {"top_k": 5}
+    body = MODES["lexical"] | {"top_k": 5, "pages_apart": False}
     pages = paging.through(body)
     assert paging.cursors.calls.count("save") > 1
     every = ids(*pages)
@@ -245,3 +247,41 @@ def test_an_auto_question_that_says_now_is_read_at_it() -> None:
     first = paging.page(body)
     paging.page(body, first.next_token)
     assert seen == [datetime(2026, 3, 1, 11, tzinfo=UTC)] * 2
+
+
+def chunk(page: int, position: int) -> Item:
+    """Chunk ``position`` of file ``page``: a page's chunks score alike (the same words), pages apart."""
+    words = 3 - page % 3
+    return item(page * 10 + position, words=words).model_copy(
+        update={"id": f"acme:doc/page-{page:02d}.md#{position:04d}"}
+    )
+
+
+CHUNKS = [chunk(page, position) for page in range(8) for position in range(3)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_page_shows_one_chunk_of_a_file_until_every_ranked_file_has_shown_one(mode: str) -> None:
+    paging = Paging(InMemoryStore(CHUNKS))
+    files = [h.id.partition("#")[0] for h in paging.page(MODES[mode] | {"top_k": 24}).hits]
+    pages = paging.through(MODES[mode] | {"top_k": 5})
+    every = ids(*pages)
+    assert [i.partition("#")[0] for i in every[:8]] == list(dict.fromkeys(files))  # 8 files, 8 firsts
+    assert len(every) == len(set(every)) == len(CHUNKS)  # the other chunks follow, by paging
+    assert pages[0].applied.pages_apart
+    together = [
+        h.id.partition("#")[0] for h in paging.page(MODES[mode] | {"top_k": 5, "pages_apart": False}).hits
+    ]
+    assert len(set(together)) < 5  # score order: a file's chunks side by side
+
+
+def test_pages_apart_keeps_rank_order_among_firsts_and_among_the_rest() -> None:
+    ranked = [chunk(0, 0), chunk(0, 1), chunk(1, 0), item(1), chunk(0, 2), chunk(1, 1)]
+    assert [h.id for h in pages_apart(ranked)] == [
+        "acme:doc/page-00.md#0000",
+        "acme:doc/page-01.md#0000",
+        "acme:p-001",
+        "acme:doc/page-00.md#0001",
+        "acme:doc/page-00.md#0002",
+        "acme:doc/page-01.md#0001",
+    ]

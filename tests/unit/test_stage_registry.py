@@ -44,8 +44,8 @@ def test_a_toy_stage_registered_with_one_line_runs_in_the_real_handler(serve: An
 
 
 def test_the_declared_stages_are_the_pipeline_s_own() -> None:
-    assert len(STAGES.query) == len(STAGES.pool) == 1 and len(STAGES.hits) == 3
-    assert STAGES.with_hit_stage(lambda capabilities, config: reversed_ranking).hits[:3] == STAGES.hits
+    assert len(STAGES.query) == len(STAGES.pool) == 1 and len(STAGES.hits) == 4
+    assert STAGES.with_hit_stage(lambda capabilities, config: reversed_ranking).hits[:4] == STAGES.hits
 
 
 def test_a_stage_whose_line_says_it_has_no_work_is_never_entered(serve: Any) -> None:

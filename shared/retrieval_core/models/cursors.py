@@ -20,7 +20,7 @@ class FrozenEntry:
 class FrozenRanking:
     """``entries`` in rank order, the first at position ``base`` (the second page freezes what ranks
     after the first page, which froze nothing); ``shown`` holds the fingerprints of the ids above
-    ``base`` (what the first page showed), which are never frozen, packed as the paging token packs
+    ``base`` (what the first page showed), which are never frozen, joined as the paging token joins
     them (``retrieval.paging``): a store keeps the bytes as they are. ``complete`` when nothing ranks below
     the last entry (or the cap is reached); ``version`` grows with every extension, so two concurrent
     extensions cannot both win."""

@@ -1,5 +1,4 @@
-"""Turning arm results into one ranked list: reciprocal-rank or weighted-score fusion, per-kind weights,
-diversity.
+"""Turning arm results into one ranked list: reciprocal-rank or weighted-score fusion.
 
 Every function here is pure and deterministic: ties break on id, scores stay finite, ids stay unique.
 They work on anything with an id, a kind and a score: fusion reads an arm's candidates and keeps only
@@ -165,17 +164,3 @@ def order(hits: Sequence[ScoredT]) -> list[ScoredT]:
         if math.isfinite(hit.score):
             unique.setdefault(hit.id, hit)
     return sorted(unique.values(), key=lambda h: (-h.score, h.id))
-
-
-def diversify(hits: Sequence[ScoredT]) -> list[ScoredT]:
-    """Interleave kinds round-robin by rank: each round takes every kind's next best hit, best first."""
-    queues: dict[Kind, list[ScoredT]] = {}
-    for hit in hits:
-        queues.setdefault(hit.kind, []).append(hit)
-    result: list[ScoredT] = []
-    depth = 0
-    while len(result) < len(hits):
-        round_hits = [queue[depth] for queue in queues.values() if depth < len(queue)]
-        result += sorted(round_hits, key=lambda h: (-h.score, h.id))
-        depth += 1
-    return result

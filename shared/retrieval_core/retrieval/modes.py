@@ -1,5 +1,5 @@
 """The retrieval modes: each one entry (a ``ModeSpec``) in one registry (``MODES``), which the ranking
-pipeline routes by and ``prepare`` plans by.
+pipeline builds its arms by and ``prepare`` plans by.
 
 A mode is its name, how its plan is made from a validated request (``retrieval.plans``), and its arms
 built from the deployment's ``Capabilities`` (``retrieval.router``). What it needs to be supported is its
@@ -66,7 +66,7 @@ class Modes:
         """These modes and one more."""
         return replace(self, specs={**self.specs, spec.name: spec})
 
-    def routes(self, capabilities: Capabilities, config: RetrievalConfig) -> dict[str, Arms]:
+    def arms(self, capabilities: Capabilities, config: RetrievalConfig) -> dict[str, Arms]:
         """Each mode's arms, built once per container."""
         return {name: spec.arms(capabilities, config) for name, spec in self.specs.items()}
 

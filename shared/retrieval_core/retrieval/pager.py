@@ -14,7 +14,7 @@ Design and costs: docs/STORAGE.md ("Paging").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -23,16 +23,15 @@ from ..models.hits import Hit
 from ..ports import Capabilities, CursorStore, ItemReader
 from .config import RetrievalConfig
 from .errors import NextTokenExpiredError
-from .fusion import diversify
 from .paging import (
     PagePosition,
     PageTokens,
     PagingConfig,
+    fingerprint_bytes,
+    fingerprints_from,
     id_fingerprint,
     id_fingerprints,
     new_cursor_id,
-    packed,
-    unpacked,
 )
 from .pipeline import Ranking, RankingPipeline
 from .plans import AutoPlan, PreparedQuery, expands_graph, reads_the_clock
@@ -196,7 +195,7 @@ class Pager:
             entries=tuple(_entry(h) for h in rest),
             complete=ranking.complete or at.offset + len(rest) >= cap,
             base=at.offset,
-            shown=packed(at.shown),
+            shown=fingerprint_bytes(at.shown),
         )
         return frozen, {h.id: h for h in rest}
 
@@ -209,7 +208,7 @@ class Pager:
         cap = self._config.max_depth
         ranking = self._rank(query, self._depth(query, at.offset, frozen.end), all_fused=True)
         known = {entry.id for entry in frozen.entries}
-        shown = unpacked(frozen.shown)
+        shown = fingerprints_from(frozen.shown)
         added = tuple(
             _entry(h) for h in ranking.hits if h.id not in known and id_fingerprint(h.id) not in shown
         )
@@ -295,6 +294,20 @@ def presented(page: list[Hit], query: PreparedQuery) -> list[Hit]:
     """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
     page's members never depend on how the ones before it were cut)."""
     return diversify(page) if query.applied.diversify else page
+
+
+def diversify(hits: Sequence[Hit]) -> list[Hit]:
+    """Interleave kinds round-robin by rank: each round takes every kind's next best hit, best first."""
+    queues: dict[str, list[Hit]] = {}
+    for hit in hits:
+        queues.setdefault(hit.kind, []).append(hit)
+    result: list[Hit] = []
+    depth = 0
+    while len(result) < len(hits):
+        round_hits = [queue[depth] for queue in queues.values() if depth < len(queue)]
+        result += sorted(round_hits, key=lambda h: (-h.score, h.id))
+        depth += 1
+    return result
 
 
 def _entry(hit: Hit) -> FrozenEntry:

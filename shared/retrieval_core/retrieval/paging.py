@@ -5,7 +5,7 @@ page, the expiry, the request's fingerprint, from the second page on the random 
 ranking, and for an ``auto`` question sent without ``now`` the moment its first page read it at. A
 first page freezes nothing: its token instead carries, in ``shown``, a short fingerprint of every id
 that page showed, so the second page can rank again and leave them out (``shown`` is empty in a
-cursor's token; a frozen ranking keeps them, packed alike). The MAC is an HMAC-SHA256 over both parts
+cursor's token; a frozen ranking keeps them, joined alike). The MAC is an HMAC-SHA256 over both parts
 *and the caller's context*, which the token does not carry. So a token used under another context fails
 verification exactly as an altered byte does: one error, one message, nothing learnt.
 """
@@ -41,12 +41,12 @@ def id_fingerprint(item_id: str) -> bytes:
     return hashlib.sha256(item_id.encode()).digest()[:ID_FINGERPRINT_BYTES]
 
 
-def packed(fingerprints: frozenset[bytes]) -> bytes:
+def fingerprint_bytes(fingerprints: frozenset[bytes]) -> bytes:
     """Fingerprints as one byte string (sorted, so equal sets pack alike)."""
     return b"".join(sorted(fingerprints))
 
 
-def unpacked(raw: bytes) -> frozenset[bytes]:
+def fingerprints_from(raw: bytes) -> frozenset[bytes]:
     return frozenset(raw[i : i + ID_FINGERPRINT_BYTES] for i in range(0, len(raw), ID_FINGERPRINT_BYTES))
 
 
@@ -95,7 +95,7 @@ class PageTokens:
         signed = ".".join(
             (
                 base64url.encode(json.dumps(fields, separators=(",", ":")).encode()),
-                base64url.encode(packed(position.shown)),
+                base64url.encode(fingerprint_bytes(position.shown)),
             )
         )
         return f"{TOKEN_VERSION}.{signed}.{base64url.encode(self._mac(context_id, signed))}"
@@ -118,7 +118,7 @@ class PageTokens:
         return PagePosition(
             offset=int(fields["o"]),
             cursor_id=None if "c" not in fields else str(fields["c"]),
-            shown=unpacked(base64url.decode(encoded_shown) if encoded_shown else b""),
+            shown=fingerprints_from(base64url.decode(encoded_shown) if encoded_shown else b""),
             asked_at=None if "n" not in fields else int(fields["n"]),
         )
 

@@ -1,7 +1,8 @@
 """The ranking pipeline: one declared sequence of stages that every mode runs, with its own arms.
 
-    arms (the mode's, ``router``) -> feedback -> search -> fusion -> kind weights and cut -> build
-    -> rerank -> graph expansion        and then, per page (``pager``): page -> diversify
+    arms (the mode's, ``router``) -> feedback -> search -> fusion -> kind weights, pages apart and cut
+    -> build -> rerank -> multi-hop -> pages apart -> graph expansion
+                                        and then, per page (``pager``): page -> diversify
 
 Each stage is a small unit, ``(job, value) -> Step(value, applied)`` (``stages.base``), configured from
 the prepared query the ``Job`` carries; what it applied is merged into the response's ``applied`` here,
@@ -25,7 +26,7 @@ from .modes import MODES, Modes
 from .plans import FusedPlan, PreparedQuery, expands_graph
 from .responses import AppliedLimits
 from .stages.base import Applied, Job, Pool, Ranked, Searched, SearchQuery, Stage, Step
-from .stages.cut import weighed_and_cut
+from .stages.cut import kept_apart, weighed_and_cut
 from .stages.feedback import pseudo_relevance_feedback
 from .stages.fusion import fused
 from .stages.graph_expansion import GraphExpansion
@@ -84,6 +85,9 @@ STAGES = Stages(
             lambda capabilities, config: MultiHop(capabilities, config.multihop),
             lambda job: isinstance(job.plan, FusedPlan) and job.plan.hops > 1,
         ),
+        # The cut kept pages apart; a stage that reorders hits (above) may have brought a page's chunks
+        # together again (the graph arm below hangs under the page, as ranked).
+        fixed(kept_apart, when=lambda job: job.query.applied.pages_apart and reorders(job)),
         StageEntry(
             lambda capabilities, config: GraphExpansion(capabilities, config.expansion),
             lambda job: expands_graph(job.plan),
@@ -116,7 +120,7 @@ class RankingPipeline:
         stages: Stages = STAGES,
         modes: Modes = MODES,
     ) -> None:
-        self._arms = modes.routes(capabilities, config)
+        self._arms = modes.arms(capabilities, config)
         self._query_stages = _built(stages.query, capabilities, config)
         self._pool_stages = _built(stages.pool, capabilities, config)
         self._hit_stages = _built(stages.hits, capabilities, config)
@@ -155,6 +159,11 @@ class RankingPipeline:
         first = Ranked(built(pool.fused), pool.arms, text.text, searched_vector(searched, text))
         ranked = _through(self._hit_stages, job, first, applied)
         return ranked, pool, applied
+
+
+def reorders(job: Job) -> bool:
+    """Whether a hit stage reorders the built hits: a rerank, or a walk."""
+    return job.query.tuning.reranks or (isinstance(job.plan, FusedPlan) and job.plan.hops > 1)
 
 
 def complete(pool: Pool) -> bool:

@@ -174,7 +174,7 @@ def _window(window: Window) -> TimeWindow:
 
 
 def plan_as(plan: Plan, kind: type[P]) -> P:
-    """``plan`` as the kind of plan the arms of its mode take (``modes`` routes each mode to its own
+    """``plan`` as the kind of plan the arms of its mode take (``modes`` gives each mode its own
     arms, so another kind is a routing bug)."""
     if not isinstance(plan, kind):
         raise TypeError(f"{type(plan).__name__} is not a {kind.__name__}")
@@ -320,6 +320,7 @@ def limits(request: RetrieveRequest, tuning: Tuning) -> AppliedLimits:
         kinds=list(dict.fromkeys(request.kinds or ())),
         rank_constant=tuning.fusion.rank_constant,
         diversify=interleaves(request),
+        pages_apart=request.pages_apart,
         fusion=tuning.fusion if request.mode in (Mode.HYBRID, Mode.AUTO) else None,
     )
 

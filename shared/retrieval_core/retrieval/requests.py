@@ -340,6 +340,11 @@ class RetrieveRequest(DoorModel):
     diversify: StrictBool = Field(
         default=True, description="Interleave kinds within a page so one kind does not fill it."
     )
+    pages_apart: StrictBool = Field(
+        default=True,
+        description="At most one chunk of a document (file) until every document ranked has shown its "
+        "best chunk; a document's other chunks follow, reachable by paging. False: chunks in score order.",
+    )
     statuses: list[Status] = Field(
         default_factory=lambda: [Status.ACTIVE],
         min_length=1,

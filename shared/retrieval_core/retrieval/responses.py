@@ -71,6 +71,11 @@ class AppliedLimits(BaseModel):
         description="The page is interleaved by kind (diversify, on by default): its scores are then not "
         "in descending order, each kind's best come first. Send diversify: false for score order.",
     )
+    pages_apart: bool = Field(
+        default=False,
+        description="One chunk per document until every ranked document has shown its best "
+        "(pages_apart, on by default); a document's other chunks come after, by score.",
+    )
     filter: AppliedFilter | None = None
     fusion: FusionConfig | None = Field(default=None, description="hybrid: the fusion used.")
     rerank: str | None = Field(

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from ..backend_calls import concurrently
 from ..models.hits import Candidate, Hit
-from ..ports import Capabilities, FeedbackHit, HybridSearch
+from ..ports import Capabilities, FeedbackHit, HybridSearch, SearchFilters
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan, plan_as
@@ -74,8 +74,9 @@ class LexicalArm:
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         lexical = require(self._lexical, "lexical")
-        candidates = lexical.lexical(job.context_id, query.text, job.filters, query.expansion)
-        return Step(Searched({"lexical": candidates}, asked=job.size, fuse=False, single="by_best"))
+        filters = single_arm_filters(job)
+        candidates = lexical.lexical(job.context_id, query.text, filters, query.expansion)
+        return Step(Searched({"lexical": candidates}, asked=filters.size, fuse=False, single="by_best"))
 
 
 class VectorArm(_Embedding):
@@ -93,10 +94,20 @@ class VectorArm(_Embedding):
         return FirstPass(texts=None, vectors=[hit.vector for hit in top], vector=vector)
 
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
+        filters = single_arm_filters(job)
         candidates = require(self._can.vector, "vector").vector(
-            job.context_id, self.vector(job, query), job.filters
+            job.context_id, self.vector(job, query), filters
         )
-        return Step(Searched({"vector": candidates}, asked=job.size, fuse=False, single="raw"))
+        return Step(Searched({"vector": candidates}, asked=filters.size, fuse=False, single="raw"))
+
+
+def single_arm_filters(job: Job) -> SearchFilters:
+    """How deep lexical or vector asks its one arm: the ranking's depth, or with pages kept apart as deep
+    as hybrid asks each arm (``candidate_depth``), so other files' chunks are there to take the places a
+    file's second chunk would have taken. The cut still builds only the ranking's depth."""
+    if not job.query.applied.pages_apart:
+        return job.filters
+    return replace(job.filters, size=max(job.query.tuning.fusion.candidate_depth, job.size))
 
 
 class HybridArms(_Embedding):

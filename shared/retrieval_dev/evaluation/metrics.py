@@ -48,6 +48,15 @@ def recall(ranking: Sequence[str], judgments: Judgments, k: int = 100) -> float 
     return len(relevant.intersection(_distinct(ranking, k))) / len(relevant)
 
 
+def all_found(ranking: Sequence[str], judgments: Judgments, k: int = 5) -> float | None:
+    """1 when every relevant document is in the top ``k``, else 0 (HippoRAG's all-found: both ends of a
+    chain, every page of a comparison)."""
+    relevant = _relevant(judgments)
+    if not relevant:
+        return None
+    return 1.0 if relevant <= set(_distinct(ranking, k)) else 0.0
+
+
 def reciprocal_rank(ranking: Sequence[str], judgments: Judgments, k: int = 10) -> float | None:
     """1 / rank of the first relevant document in the top ``k``, or 0 when none is there."""
     relevant = _relevant(judgments)

@@ -15,12 +15,14 @@ COLUMNS = (
     (f"mrr@{MRR_AT}", f"MRR@{MRR_AT}", "{:.3f}"),
     ("recall@2", "R@2", "{:.3f}"),
     ("recall@5", "R@5", "{:.3f}"),
+    ("all_found@5", "all@5", "{:.3f}"),
+    ("hit_recall@5", "R@5 hits", "{:.3f}"),
     ("latency_ms_p50", "p50 ms", "{:.1f}"),
     ("latency_ms_p95", "p95 ms", "{:.1f}"),
     ("latency_ms_mean", "mean ms", "{:.1f}"),
 )
 COMPARISON_COLUMNS = (
-    *COLUMNS[:7],
+    *COLUMNS[:9],
     ("round_trips_mean", "round trips", "{:.1f}"),
 )
 

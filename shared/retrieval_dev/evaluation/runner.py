@@ -18,7 +18,7 @@ from typing import Any
 from retrieval_core.errors import RetrievalError
 
 from .collection import CONTEXT_ID, Query, doc_id_of
-from .metrics import mean, ndcg, recall, reciprocal_rank
+from .metrics import all_found, mean, ndcg, recall, reciprocal_rank
 
 MODES = ("lexical", "vector", "hybrid")
 """The modes a run scores unless told otherwise; ``auto`` (``--modes ... auto``) too on request."""
@@ -40,6 +40,11 @@ class QueryScore:
     """Passage recall at 2 and 5, as HippoRAG reports it for multi-hop questions: the share of the
     question's supporting passages in the top k (a passage's chunks counting once)."""
     recall_at_5: float | None = None
+    all_found_at_5: float | None = None
+    """1 when every supporting passage is in the top 5 (pages), else 0."""
+    hit_recall_at_5: float | None = None
+    """Recall in the first 5 *hits* as returned, a page's second chunk taking a place: what a caller
+    asking for ``top_k`` 5 reads. The other scores rank pages (a page where its best chunk ranks)."""
 
 
 @dataclass
@@ -61,6 +66,8 @@ class ModeResult:
             f"mrr@{MRR_AT}": mean(s.reciprocal_rank for s in scored),
             "recall@2": mean(s.recall_at_2 for s in scored),
             "recall@5": mean(s.recall_at_5 for s in scored),
+            "all_found@5": mean(s.all_found_at_5 for s in scored),
+            "hit_recall@5": mean(s.hit_recall_at_5 for s in scored),
             "queries": len(self.scores),
             "unscored_queries": sum(s.ndcg is None for s in scored),
             "latency_ms_p50": percentile(self.latencies_ms, 50),
@@ -79,11 +86,12 @@ def percentile(values: Sequence[float], pct: float) -> float | None:
     return ordered[int(rank) - 1]
 
 
-def retrieve_ranking(
+def retrieve_hits(
     mode: str, text: str, top_k: int = TOP_K, options: Mapping[str, Any] | None = None
 ) -> list[str]:
-    """The collection's document ids the handler returns for one query, best first; ``options`` are
-    further request fields (fusion, feedback, rerank)."""
+    """The collection's document id of every hit the handler returns, in order: a document twice when
+    two of its chunks are hits (the scores rank each document where its best chunk ranks; JSON Lines
+    items are unique); ``options`` are further request fields (fusion, feedback, rerank)."""
     from ..cli.events import api_event
     from ..cli.lambda_runtime import invoke
 
@@ -99,8 +107,7 @@ def retrieve_ranking(
     if not payload.get("supported", True):
         raise EvalQueryError(f"{mode} is not supported here: {payload.get('missing_capability')}")
     ids = (doc_id_of(hit["id"]) for hit in payload["hits"])
-    # A file's chunks rank as its document, where its best chunk ranks (JSON Lines items are unique).
-    return list(dict.fromkeys(doc_id for doc_id in ids if doc_id is not None))
+    return [doc_id for doc_id in ids if doc_id is not None]
 
 
 def run_mode(
@@ -143,7 +150,7 @@ def run_interleaved(
 
     if queries:
         for run in runs:
-            retrieve_ranking(run.mode, queries[0].text, top_k, run.options)
+            retrieve_hits(run.mode, queries[0].text, top_k, run.options)
     store = bootstrap.container().store
     results = {run.label: ModeResult(run.label) for run in runs}
     for number, query in enumerate(queries):
@@ -152,7 +159,8 @@ def run_interleaved(
         for run in [*runs[shift:], *runs[:shift]]:
             calls = store.backend_calls
             started = time.perf_counter()
-            ranking = retrieve_ranking(run.mode, query.text, top_k, run.options)
+            hits = retrieve_hits(run.mode, query.text, top_k, run.options)
+            ranking = list(dict.fromkeys(hits))
             result = results[run.label]
             result.latencies_ms.append((time.perf_counter() - started) * 1000)
             result.round_trips.append(store.backend_calls - calls)
@@ -162,6 +170,8 @@ def run_interleaved(
                 reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
                 recall_at_2=recall(ranking, judged, 2),
                 recall_at_5=recall(ranking, judged, 5),
+                all_found_at_5=all_found(ranking, judged, 5),
+                hit_recall_at_5=recall(hits[:5], judged, 5),
             )
         if progress is not None:
             progress((number + 1) * len(runs))
