@@ -384,6 +384,7 @@ class Container:
         the context's dictionary and by the configured extractor."""
         from .documents.entities import MentionFinder
         from .documents.policy import ChunkingPolicy
+        from .documents.sources import DocumentSources
         from .ingest.document_files import DocumentFiles
 
         return DocumentFiles(
@@ -396,6 +397,7 @@ class Container:
             naming=self.chunk_naming,
             fields=self.field_declarations,
             chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
+            sources=DocumentSources.model_validate(self.settings.document_sources),
             metadata=self.settings.metadata_fields,
         )
 

@@ -171,6 +171,11 @@ class Settings(BaseModel):
         description="How documents are chunked, as JSON in RETRIEVAL_DOCUMENT_CHUNKING: a default and "
         "per-prefix overrides (documents.policy.ChunkingPolicy; docs/DOCUMENTS.md). {}: Bedrock's default.",
     )
+    document_sources: dict[str, Any] = Field(
+        default_factory=empty_dict,
+        description="Where documents open besides S3, as JSON in RETRIEVAL_DOCUMENT_SOURCES: per key prefix, "
+        "the base URL the folder is published at (documents.sources.DocumentSources; docs/DOCUMENTS.md).",
+    )
     entity_extractor: Literal["none", "local", "comprehend"] = Field(
         default="local",
         description="What finds entities in document chunks besides the context's dictionary: the "
@@ -193,7 +198,7 @@ class Settings(BaseModel):
     def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return checked_origins(value)
 
-    @field_validator("metadata_fields", "document_chunking", mode="before")
+    @field_validator("metadata_fields", "document_chunking", "document_sources", mode="before")
     @classmethod
     def _json_object(cls, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value

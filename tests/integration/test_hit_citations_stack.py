@@ -50,6 +50,10 @@ def test_the_chunk_cites_its_uri(corpus_settings: Any) -> None:
         "page": None,
         "section": None,
         "version": None,
+        "path": None,
+        "local_path": None,
+        "anchor": None,
+        "url": None,
     }
     assert chunk["metadata"]["title"] == "Engineering org update - March 2026"
     assert chunk["metadata_truncated"] is False

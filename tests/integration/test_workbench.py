@@ -16,6 +16,7 @@ from urllib.parse import quote
 import pytest
 from browser import Browser, chromium
 from cli_process import json_call, serving
+from published_folder import BASE_URL, QUESTION, published_manual
 from retrieval_dev.evaluation.metrics import ndcg
 from stack_state import REPO
 
@@ -357,6 +358,28 @@ def test_documents_view_renders_real_ingested_files_with_paging(page: Any, docum
     page.get_by_role("button", name="List documents").click()
     page.wait_for_selector('#documents-rows [data-document-key="a/broken.pdf"]', state="detached")
     assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == ["notes/n100.md"]
+
+
+@pytest.fixture(scope="module")
+def manual_context(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with published_manual(corpus_settings, tmp_path_factory.mktemp("manual")) as context:
+        yield context
+
+
+def test_a_hit_card_shows_the_section_and_a_link_that_opens_it(page: Any, manual_context: str) -> None:
+    """docs/WORKBENCH.md: the card says which section a hit is from and links to it, as the API cited it."""
+    page.get_by_label("Token", exact=True).fill(f"dev:{manual_context}")
+    page.get_by_label("Token", exact=True).dispatch_event("change")
+    with page.expect_response(lambda r: r.url.endswith("/v1/retrieve")) as answered:
+        ask(page, QUESTION, mode="hybrid")
+    top = answered.value.json()["hits"][0]
+    card = page.locator(f'#hits [data-hit-id="{top["id"]}"]')
+    assert top["location"]["section"].endswith("19.5.1. Fast Shutdown")
+    assert card.locator(".cited .section").inner_text() == top["location"]["section"]
+    link = card.locator(".cited a.open-link")
+    assert link.get_attribute("href") == top["location"]["url"]
+    assert top["location"]["url"].startswith(f"{BASE_URL}admin/server%20shutdown.html#SERVER-SHUTDOWN")
+    assert link.get_attribute("target") == "_blank"
 
 
 def test_tabs_move_with_the_arrow_keys(page: Any) -> None:

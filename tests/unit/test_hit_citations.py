@@ -15,9 +15,16 @@ from retrieval_core.models.hits import capped_metadata, location_of
 from retrieval_dev.cli.events import api_event, why_event
 
 CITED = {"metadata", "metadata_truncated", "valid_from", "valid_to", "location"}
-NO_PAGE = {"page": None, "section": None, "version": None}
-"""A span that names no page, section or source version (a JSON Lines chunk without them)."""
-CHUNK_LOCATION = {"uri": "s3://acme-docs/ledger.md", "chunk_id": CHUNK.id, "start": 0, "end": 20, **NO_PAGE}
+NO_PAGE = {"page": None, "section": None, "version": None, "path": None, "local_path": None, "anchor": None}
+"""A span that names no page, section, source version or file path (a JSON Lines chunk without them)."""
+CHUNK_LOCATION = {
+    "uri": "s3://acme-docs/ledger.md",
+    "chunk_id": CHUNK.id,
+    "start": 0,
+    "end": 20,
+    **NO_PAGE,
+    "url": None,
+}
 MODES: dict[str, dict[str, Any]] = {
     "lexical": {"mode": "lexical", "text": "ledger design"},
     "vector": {"mode": "vector", "vector": [0.5, 1.0, 0.0, 0.5]},
@@ -62,15 +69,31 @@ def test_location_is_the_first_grounding_uri_else_metadata_uri() -> None:
         "start": 3,
         "end": 9,
         **NO_PAGE,
+        "url": None,
     }
-    assert location_of([], {"uri": "https://x"}) == {
+    assert location_of([], {"uri": "https://x"}) == {  # a web address is its own link
         "uri": "https://x",
         "chunk_id": None,
         "start": None,
         "end": None,
+        "url": "https://x",
     }
     paged = {"chunk_id": "a:d#c3", "uri": "s3://b/k.pdf", "page": 2, "section": "A > B", "version": "v1"}
-    assert location_of([paged], None) == {**paged, "start": None, "end": None}
+    assert location_of([paged], None) == {**NO_PAGE, **paged, "start": None, "end": None, "url": None}
+
+
+def test_a_file_chunk_s_location_carries_its_path_section_anchor_and_link() -> None:
+    span = {
+        "chunk_id": "pg:doc/server-shutdown.html#0002",
+        "uri": "s3://retrieval-ingest/contexts/pg/server-shutdown.html",
+        "section": "19.5. Shutting Down the Server",
+        "anchor": "SERVER-SHUTDOWN",
+        "path": "server-shutdown.html",
+        "local_path": "/usr/share/doc/pg/html/server-shutdown.html",
+        "url": "https://www.postgresql.org/docs/16/server-shutdown.html#SERVER-SHUTDOWN",
+    }
+    location = location_of([span], None)
+    assert location is not None and location == {**NO_PAGE, **span, "start": None, "end": None}
     assert location_of([], {"uri": 7}) is None and location_of([], None) is None
 
 

@@ -1,5 +1,6 @@
 """A file's chunks as loadable items: kind ``document``, an id naming the file and the position
-(``acme:doc/<key>#0003``), grounded in ``s3://bucket/key`` with the page, section and span, the sidecar's
+(``acme:doc/<key>#0003``), grounded in ``s3://bucket/key`` with the page, section and span, the file's
+path (and its local path and link where ``documents.sources`` places it), the sidecar's
 metadata, and the entities found in it. ``co_mentioned`` says which of a chunk's entities the graph
 pairs into edges, as a proposition's are."""
 
@@ -18,6 +19,7 @@ from ..models.limits import MAX_ITEM_ID_CHARS
 from ..models.vocabulary import Kind, iso
 from .chunking import Chunk
 from .errors import DocumentRejectedError
+from .sources import NOWHERE, Placement, anchored
 
 SECTION_SEPARATOR = " > "
 LONGEST_CHUNK_SUFFIX = len("#000000")
@@ -49,6 +51,8 @@ class FileRef:
     key: str
     relative_key: str
     version: str
+    place: Placement = NOWHERE
+    """Where the file opens besides its object (``documents.sources``): a published page, a local path."""
 
     @property
     def uri(self) -> str:
@@ -115,6 +119,11 @@ def _chunk_record(
     if chunk.anchor:
         span["anchor"] = chunk.anchor
     span["version"] = file.version
+    span["path"] = file.relative_key
+    if file.place.local_path is not None:
+        span["local_path"] = file.place.local_path
+    if file.place.url is not None:  # opened at the chunk's section, when its heading has an anchor
+        span["url"] = anchored(file.place.url, span.get("anchor"))
     if chunk.parent_text is not None:
         span["text"] = chunk.parent_text
     return {

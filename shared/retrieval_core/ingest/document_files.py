@@ -42,6 +42,7 @@ from ..documents.pages import about_mention, page_title
 from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
+from ..documents.sources import NO_SOURCES, DocumentSources
 from ..documents.status import DocumentStatus, DocumentStatusStore, FileStatus, later
 from ..loading.parse import DeleteLine, ParsedLine
 from ..models.ingest import ObjectRef
@@ -75,6 +76,7 @@ class DocumentFiles:
         mentions: MentionFinder,
         chunking: ChunkingPolicy,
         metadata: MetadataSchema,
+        sources: DocumentSources = NO_SOURCES,
         limits: DocumentLimits = DOCUMENT_LIMITS,
         naming: NamingChunks | None = None,
         fields: ContextFieldDeclarations | None = None,
@@ -89,6 +91,7 @@ class DocumentFiles:
         self._mentions = mentions
         self._chunking = chunking
         self._metadata = metadata
+        self._sources = sources
         self._limits = limits
         self._naming = naming
         self._fields = fields
@@ -154,7 +157,7 @@ class DocumentFiles:
         # A file of a type that is skipped is only checked for being there (one byte read).
         data = self._objects.read_bytes(ref, self._limits.file_bytes if fmt is not None else 0)
         version = ref.version_id or (ref.etag or "").strip('"') or None
-        file = FileRef(context_id, ref.bucket, ref.key, file_key, version or "")
+        file = FileRef(context_id, ref.bucket, ref.key, file_key, version or "", self._sources.place(ref.key))
         if data is None:  # gone (or a sidecar ahead of its file): remove what is indexed, if anything
             return None if previous is None else self._remove(file, previous, sequencer, "deleted", None)
         skipped = skip_reason(ref.key) if fmt is None else self._too_large(data)
@@ -184,7 +187,12 @@ class DocumentFiles:
             raise DocumentRejectedError("is empty")
         sidecar_bytes, sidecar, context_types = self._sidecar(file)
         chunking = self._chunking.for_key(file.key)
-        hashes = _digest(data), _digest(sidecar_bytes or b""), chunking.model_dump_json()
+        # Where the file opens is part of what its chunks hold: a new base URL or folder indexes it again.
+        hashes = (
+            _digest(data),
+            _digest(sidecar_bytes or b""),
+            chunking.model_dump_json() + file.place.fingerprint,
+        )
         if previous is not None and previous.status in INDEXED and hashes == _hashes(previous):
             return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes)
         # Pending before the work: a crash or a kill from here on leaves a status no event or sync takes

@@ -55,15 +55,30 @@ class Provenance(BaseModel):
 
 
 class Location(BaseModel):
-    """Where a hit can be cited from: a source URI and, for a grounding span, its chunk and offsets."""
+    """Where a hit can be cited from: a source URI and, for a grounding span, its chunk and offsets, the
+    file's path, the section and its anchor, and a link a person can open when the source is published."""
 
-    uri: str
+    uri: str = Field(description="The stored object (s3://bucket/contexts/<context>/<path>) or source.")
     chunk_id: str | None = None
     start: int | None = None
     end: int | None = None
     page: int | None = Field(default=None, description="1-based page (PDF; DOCX with page breaks).")
     section: str | None = Field(default=None, description="The heading path, 'A > B'.")
     version: str | None = Field(default=None, description="The source file's version.")
+    path: str | None = Field(
+        default=None, description="The file's path relative to the synced folder (its context's prefix)."
+    )
+    local_path: str | None = Field(
+        default=None, description="The file's absolute path on the machine that synced it (a local sync)."
+    )
+    anchor: str | None = Field(
+        default=None, description="The section's anchor in the file (its heading's id): `#<anchor>` opens it."
+    )
+    url: str | None = Field(
+        default=None,
+        description="A link a person can open: the published page with the section's anchor (the base URL "
+        "of the folder or prefix, docs/DOCUMENTS.md), or the source's own http(s) URI.",
+    )
 
 
 class Hit(BaseModel):
@@ -230,18 +245,36 @@ def capped_metadata(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any],
     return kept, len(kept) < len(metadata)
 
 
-LOCATION_KEYS = ("uri", "chunk_id", "start", "end", "page", "section", "version")
+LOCATION_KEYS = (
+    "uri",
+    "chunk_id",
+    "start",
+    "end",
+    "page",
+    "section",
+    "version",
+    "path",
+    "local_path",
+    "anchor",
+)
 
 
 def location_of(
     grounding: Sequence[Mapping[str, Any]], metadata: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
-    """Where a hit can be cited: its first grounding span with a URI (with the chunk and offsets), else a
-    string ``metadata.uri``; None when the item names no place."""
+    """Where a hit can be cited: its first grounding span with a URI (with the chunk, offsets, path,
+    section and anchor), else a string ``metadata.uri``; None when the item names no place. Its ``url``
+    is the span's link, else the URI itself when that is a web address."""
     for span in grounding:
         if span.get("uri"):
-            return {key: span.get(key) for key in LOCATION_KEYS}
+            location = {key: span.get(key) for key in LOCATION_KEYS}
+            location["url"] = span.get("url") or _web(span["uri"])
+            return location
     uri = (metadata or {}).get("uri")
-    return (
-        {"uri": uri, "chunk_id": None, "start": None, "end": None} if isinstance(uri, str) and uri else None
-    )
+    if not isinstance(uri, str) or not uri:
+        return None
+    return {"uri": uri, "chunk_id": None, "start": None, "end": None, "url": _web(uri)}
+
+
+def _web(uri: str) -> str | None:
+    return uri if uri[:8].lower().startswith(("https://", "http://")) else None

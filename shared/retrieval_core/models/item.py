@@ -53,6 +53,17 @@ class Grounding(_Strict):
         description="The passage a hit returns instead of the item's own text (hierarchical chunking: "
         "the child is searched, its parent's text answers).",
     )
+    path: str | None = Field(
+        default=None, max_length=1024, description="The source's path relative to its synced folder."
+    )
+    local_path: str | None = Field(
+        default=None, max_length=2048, description="The source's absolute path where a local sync read it."
+    )
+    url: str | None = Field(
+        default=None,
+        max_length=2048,
+        description="A link a person can open to the span: its published page and section anchor.",
+    )
 
     @model_validator(mode="after")
     def _span_is_ordered(self) -> Grounding:

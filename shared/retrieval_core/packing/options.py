@@ -48,7 +48,8 @@ class PackOptions(BaseModel):
     )
     cite_uri: StrictBool = Field(
         default=False,
-        description="Put each item's location URI in its label: [S1] (document, score 0.9, <s3://...>).",
+        description="Put each item's section and link (location.url, else its URI) in its label: "
+        "[S1] (document, score 0.9, 19.5. Shutting Down, <https://host/docs/page.html#ID>).",
     )
 
     @field_validator("max_tokens")

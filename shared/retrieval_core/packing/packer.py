@@ -229,7 +229,7 @@ def _packet(
                 score=hits[rank].score,
                 truncated=block.truncated,
                 compressed=block.compressed,
-                uri=hits[rank].location_uri,
+                **_where(hits[rank]),
                 via=_via(hits[rank], source_ids),
             )
             for rank, block in sorted(packer.chosen.items())
@@ -240,6 +240,14 @@ def _packet(
         ],
         n_candidates=len(hits),
     )
+
+
+def _where(hit: Hit) -> dict[str, str | None]:
+    """A packed item's citation: the hit's URI, section and link."""
+    location = hit.location
+    if location is None:
+        return {"uri": None, "section": None, "url": None}
+    return {"uri": location.uri, "section": location.section, "url": location.url}
 
 
 def _via(hit: Hit, source_ids: Mapping[str, str]) -> list[str] | None:

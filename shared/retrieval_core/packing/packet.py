@@ -21,6 +21,12 @@ class PackedItem(BaseModel):
     truncated: bool = Field(description="The text was cut short to fit.")
     compressed: bool = Field(description="Only the sentences most relevant to the task were kept.")
     uri: str | None = Field(default=None, description="Where to cite it from (the hit's location.uri).")
+    section: str | None = Field(
+        default=None, description="Its section, 'A > B' (the hit's location.section)."
+    )
+    url: str | None = Field(
+        default=None, description="A link that opens it at its section (the hit's location.url), when known."
+    )
     via: list[str] | None = Field(
         default=None,
         description="A multi-hop hit: the links that reached it, each `<source> > <entity> (<about or "
@@ -29,7 +35,8 @@ class PackedItem(BaseModel):
 
 
 class DroppedItem(BaseModel):
-    """A hit left out of the text, and why."""
+    """A hit left out of the text, and why. It is still one of the answer's ``hits``, so the session's
+    receipt names it among its sources (the receipt counts what was returned, the packet what fit)."""
 
     id: str
     source_id: str

@@ -50,6 +50,22 @@ def cited_uri(uri: str) -> str:
     return clip(_NOT_IN_A_CITED_URI.sub("", uri), CITED_URI_CHARS)
 
 
+_NOT_IN_A_CITED_SECTION = re.compile(r"[<>()\[\]]")
+CITED_SECTION_CHARS = 120
+
+
+def citation(hit: Hit) -> str:
+    """Where a packet's label says an item is from: its section, then the link that opens it (its
+    ``location.url``, else its URI): ``19.5. Shutting Down the Server, <https://host/page.html#ID>``.
+    The section is one line with no brackets, so it cannot close the label or fake a URI."""
+    location = hit.location
+    if location is None:
+        return ""
+    link = f"<{cited_uri(location.url or location.uri)}>"
+    section = " ".join(_NOT_IN_A_CITED_SECTION.sub(" ", location.section or "").split())
+    return f"{clip(section, CITED_SECTION_CHARS)}, {link}" if section else link
+
+
 class Layout:
     """Renders headers, item bodies and whole packets for one shape and task."""
 
@@ -69,12 +85,12 @@ class Layout:
         return separator.join([self.header(len(blocks)), *blocks])
 
     def block(self, hit: Hit, source_id: str, body: str) -> str:
-        # The URI goes in the label's parentheses, where a model reads it as the citation's address.
-        uri = f"<{cited_uri(hit.location_uri)}>" if self._cite_uri and hit.location_uri else ""
+        # The section and link go in the label's parentheses, where a model reads them as the citation.
+        where = citation(hit) if self._cite_uri else ""
         if self.shape == "passages":
-            where = f", {uri}" if uri else ""
-            return f"[{source_id}] ({hit.kind.value}, score {hit.score:.3g}{where}) {body}".rstrip()
-        return f"[{source_id}] {f'({uri}) ' if uri else ''}{body}".rstrip()
+            cited = f", {where}" if where else ""
+            return f"[{source_id}] ({hit.kind.value}, score {hit.score:.3g}{cited}) {body}".rstrip()
+        return f"[{source_id}] {f'({where}) ' if where else ''}{body}".rstrip()
 
     def whole_body(self, text: str, sentences: Sequence[str]) -> str:
         """The item uncut: the full text for passages, the lead sentence for brief."""

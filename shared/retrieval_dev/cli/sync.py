@@ -28,6 +28,7 @@ from .folder_files import (
 from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 
 if TYPE_CHECKING:
+    from retrieval_core.documents.sources import DocumentSources, Placement
     from retrieval_core.documents.status import DocumentStatus
 
 SIDECAR = ".metadata.json"
@@ -38,6 +39,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", type=Path, help="The folder to mirror (every file below it).")
     parser.add_argument("--context", required=True, help="The context: keys go under contexts/<it>/.")
     parser.add_argument("--delete", action="store_true", help="Remove objects the folder no longer has.")
+    parser.add_argument(
+        "--base-url",
+        help="Where the folder is published (https://host/docs/): each hit's location.url is then the "
+        "file's page there, opened at its section's anchor. Without it, hits link to the local files.",
+    )
     parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
     parser.set_defaults(run=run)
 
@@ -54,7 +60,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"retrieval sync: --context {printable(args.context)} is not a context id", file=sys.stderr)
         return 2
     use_local_stack_env()
+    from pydantic import ValidationError
+
     from .progress import Progress
+
+    try:
+        publish(args.context, args.folder, args.base_url)
+    except ValidationError as error:
+        print(
+            f"retrieval sync: --base-url {printable(args.base_url)}: {error.errors()[0]['msg']}",
+            file=sys.stderr,
+        )
+        return 2
 
     files = count_files(args.folder, lambda key: not key.endswith(SIDECAR))  # walked as the sync walks
     bar = Progress(files, label="syncing", unit="files", quiet=args.json)
@@ -92,6 +109,30 @@ def render(report: list[dict[str, Any]]) -> str:
 
 
 SHARED_NOTE = "typed sidecar values"
+SOURCES_VARIABLE = "RETRIEVAL_DOCUMENT_SOURCES"
+
+
+def publish(context_id: str, folder: Path, base_url: str | None) -> None:
+    """Tell this process's ingest function where the folder's files open (``published_sources``); a
+    ``ValidationError`` names a base URL that is no http(s) or file URL."""
+    from retrieval_core import bootstrap
+
+    current = os.environ.get(SOURCES_VARIABLE) or "{}"
+    os.environ[SOURCES_VARIABLE] = json.dumps(published_sources(current, context_id, folder, base_url))
+    bootstrap.reset()  # the functions' settings are read again, with it
+
+
+def published_sources(current: str, context_id: str, folder: Path, base_url: str | None) -> dict[str, Any]:
+    """The deployed ingest's per-prefix setting (``RETRIEVAL_DOCUMENT_SOURCES``, docs/DOCUMENTS.md) as
+    ``current`` has it, with the context's prefix placed at the folder: the files' local paths, and their
+    links at ``base_url`` (where the folder is published), else at the folder itself (``file://``)."""
+    from retrieval_core.documents.sources import DocumentSources, SourceFolder
+
+    sources = DocumentSources.model_validate_json(current)
+    root = folder.resolve()
+    here = SourceFolder(url=base_url or f"{root.as_uri()}/", folder=str(root))
+    prefixes = {**sources.prefixes, f"contexts/{context_id}/": here}
+    return DocumentSources(prefixes=prefixes).model_dump(mode="json", exclude_none=True)
 
 
 def sync(
@@ -122,13 +163,14 @@ def _synced(
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
     statuses = _statuses(context_id) if stored else {}
+    places = _places()
     results: dict[str, dict[str, Any]] = {}
     for key in order:
         try:
             body = local[key].read(size_bound(key))  # its size first: over the bound, never read
             status = statuses.get(key[len(prefix) :])
             if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest() and settled(
-                key, body, status
+                key, body, status, places.place(key)
             ):
                 # Same bytes, done with: not uploaded, so no event at all (its sidecar's event, when this
                 # sync sent one, says what became of it).
@@ -206,11 +248,12 @@ def _with_sidecar(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any
     return result
 
 
-def settled(key: str, body: bytes, status: DocumentStatus | None) -> bool:
+def settled(key: str, body: bytes, status: DocumentStatus | None, place: Placement | None = None) -> bool:
     """Whether the bucket's copy of a file needs no event: a document only when its recorded status is
-    indexed (or failed, or skipped as only navigation) for exactly these bytes, so a file left ``pending``
-    by a crash or a kill, or never recorded at all, is sent again; other objects (sidecars, JSON Lines) by
-    their ETag alone."""
+    indexed (or failed, or skipped as only navigation) for exactly these bytes, placed where the file now
+    opens (``place``: a new base URL or folder links its chunks anew), so a file left ``pending`` by a crash
+    or a kill, or never recorded at all, is sent again; other objects (sidecars, JSON Lines) by their ETag
+    alone."""
     from retrieval_core.documents.formats import format_of
 
     if format_of(key) is None:
@@ -219,7 +262,16 @@ def settled(key: str, body: bytes, status: DocumentStatus | None) -> bool:
         status is not None
         and status.status in {"indexed", "updated", "unchanged", "failed", "skipped"}
         and status.content_hash == hashlib.sha256(body).hexdigest()
+        and (place is None or status.chunking is None or status.chunking.endswith(place.fingerprint))
     )
+
+
+def _places() -> DocumentSources:
+    """Where the ingest function places files (``publish``, or the deployment's own setting)."""
+    from retrieval_core.bootstrap import container
+    from retrieval_core.documents.sources import DocumentSources
+
+    return DocumentSources.model_validate(container().settings.document_sources)
 
 
 def _unchanged(key: str, status: DocumentStatus | None) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """A retrieve answer as the text a model reads: one citable entry per hit (its session name or rank, id,
-kind, score, location, text), not the JSON body, which goes along whole as structured content."""
+kind, score, section, the link that opens it, text), not the JSON body, which goes along whole as
+structured content."""
 
 from __future__ import annotations
 
@@ -19,8 +20,7 @@ def hit_list(body: dict[str, Any], asked: dict[str, Any] | None = None) -> str:
     lines = [f"{len(hits)} hits, {order}{more}.", *_clamped(asked or {}, applied)]
     for position, hit in enumerate(hits):
         name = names[position] if position < len(names) else str(position + 1)
-        location = (hit.get("location") or {}).get("uri")
-        where = f" <{location}>" if location else ""
+        where = _where(hit.get("location") or {})
         text = " ".join(str(hit.get("text") or "").split())
         if len(text) > HIT_TEXT_CHARS:
             text = text[: HIT_TEXT_CHARS - 1] + "…"
@@ -28,6 +28,14 @@ def hit_list(body: dict[str, Any], asked: dict[str, Any] | None = None) -> str:
         scored = f", score {score:.3g}" if isinstance(score, int | float) else ""
         lines.append(f"[{name}] {hit.get('id')} ({hit.get('kind')}{scored}){where}: {text}")
     return "\n".join(lines)
+
+
+def _where(location: dict[str, Any]) -> str:
+    """`` section "19.5. Shutting Down" <https://host/page.html#ID>``: the hit's section and the link that
+    opens it (its ``url``, else its URI); "" for a hit that names no place."""
+    link = location.get("url") or location.get("uri")
+    section = " ".join(str(location.get("section") or "").split())
+    return (f' section "{section}"' if section else "") + (f" <{link}>" if link else "")
 
 
 def _clamped(asked: dict[str, Any], applied: dict[str, Any]) -> list[str]:

@@ -71,6 +71,7 @@ def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:
     }
     if hit.confidence is not None:
         fields["confidence"] = hit.confidence
+    fields |= _cited(hit)
     standard: dict[str, Any] = {"x-amz-bedrock-kb-chunk-id": hit.id}
     if custom_document_id(uri) is not None:
         standard["x-amz-bedrock-kb-data-source-id"] = CUSTOM_DATA_SOURCE_ID
@@ -85,6 +86,25 @@ def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:
         **standard,
         **{f"{RESERVED_PREFIX}{name}": value for name, value in fields.items()},
     }
+
+
+CITED_FIELDS = {
+    "section": "section",
+    "anchor": "anchor",
+    "url": "url",
+    "path": "path",
+    "local_path": "local-path",
+}
+"""The parts of a hit's ``location`` the metadata carries as ``x-retrieval-<name>`` (docs/BEDROCK.md):
+where to cite it, and the link that opens it at its section."""
+
+
+def _cited(hit: Hit) -> dict[str, Any]:
+    """The section, its anchor, the link and the file's paths, each only when the hit has one."""
+    if hit.location is None:
+        return {}
+    located = hit.location.model_dump(include=set(CITED_FIELDS), exclude_none=True)
+    return {CITED_FIELDS[name]: value for name, value in located.items()}
 
 
 def item_metadata(hit: Hit) -> dict[str, Any]:

@@ -45,29 +45,48 @@ function isLink(uri) {
   return /^https?:\/\//i.test(uri);
 }
 
+/** The link that opens a hit at its section: the location's url (a published page with the section's
+ * anchor) as a link a click opens; a file:// url (a local sync) as text to paste, since a page served
+ * over http may not open one. */
+function openLink(url) {
+  return isLink(url)
+    ? el("a", { class: "open-link", href: url, rel: "noreferrer noopener", target: "_blank" }, url)
+    : el("code", { class: "open-link" }, url);
+}
+
 function origin(hit, onWhy) {
   const parts = [];
   const meta = hit.metadata || {};
-  const uri = hit.location?.uri || meta.uri;
+  const location = hit.location || {};
+  const uri = location.uri || meta.uri;
   if (uri) {
-    const where = [meta.title, meta.page !== undefined ? `page ${meta.page}` : null,
-      meta.section ? `section ${meta.section}` : null, meta.chunk !== undefined ? `chunk ${meta.chunk}` : null]
-      .filter(Boolean).join(", ");
-    const span = hit.location && hit.location.start !== null && hit.location.start !== undefined
-      ? ` [${hit.location.start}..${hit.location.end}]` : "";
+    const page = location.page ?? meta.page;
+    const where = [meta.title, page !== undefined && page !== null ? `page ${page}` : null,
+      meta.chunk !== undefined ? `chunk ${meta.chunk}` : null].filter(Boolean).join(", ");
+    const span = location.start !== null && location.start !== undefined
+      ? ` [${location.start}..${location.end}]` : "";
     parts.push(el("span", { class: "origin-label" }, "From "));
     parts.push(isLink(uri)
       ? el("a", { href: uri, rel: "noreferrer noopener", target: "_blank" }, uri)
       : el("code", { class: "uri" }, uri));
     if (where || span) parts.push(el("span", {}, ` (${[where, span.trim()].filter(Boolean).join(" ")})`));
-    const chunk = hit.location?.chunk_id;
+    const chunk = location.chunk_id;
     if (chunk) {
       parts.push(el("span", {}, " chunk "));
       parts.push(onWhy ? el("a", { href: "#panel-why", "aria-label": `The lineage of chunk ${chunk}`,
         onclick: (event) => { event.preventDefault(); onWhy(chunk); } }, chunk) : el("code", {}, chunk));
     }
   }
-  return parts.length ? el("p", { class: "origin" }, parts) : null;
+  if (!parts.length) return null;
+  const section = location.section || meta.section;
+  const lines = [el("p", { class: "origin" }, parts)];
+  if (section || location.url) {
+    lines.push(el("p", { class: "cited" },
+      section ? [el("span", { class: "origin-label" }, "Section "), el("span", { class: "section" }, section)] : [],
+      section && location.url ? el("span", {}, " \u00b7 ") : null,
+      location.url ? [el("span", { class: "origin-label" }, "Open "), openLink(location.url)] : []));
+  }
+  return lines;
 }
 
 function metadataList(hit) {
