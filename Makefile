@@ -14,8 +14,11 @@ check-prereqs:
 
 $(STAMP): pyproject.toml
 	@bash dev/check_prereqs.sh python
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "installing the dev environment into $(VENV) (pyproject.toml changed or first run; about a minute):"
+	@test -x $(PY) || { echo "  a virtual environment ($(PYTHON) -m venv $(VENV))"; $(PYTHON) -m venv $(VENV); }
+	@echo "  pip itself (upgrade)"
 	@$(PY) -m pip install --quiet --upgrade pip
+	@echo "  the project, editable, with its dev tools: $$($(PY) -c 'import re, tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(", ".join(sorted({re.split(r"[<>=!~\[; ]", d)[0] for d in p["dependencies"] + p["optional-dependencies"]["dev"]})))')"
 	@$(PY) -m pip install --quiet -e '.[dev]'
 	@rm -f $(VENV)/.installed-* && touch $@
 	@echo "installed dev environment into $(VENV)"

@@ -23,7 +23,15 @@ from pathlib import Path
 from dev import moto_server, opensearch_node, processes
 from dev.ingest_resources import create_ingest_resources, ingest_env
 from dev.sample.knowledge_bases import register_sample_knowledge_bases
-from dev.stack_env import ENV_FILE, REPO_ROOT, STACK_DIR, client_env, paging_key, write_env
+from dev.stack_env import (
+    ENV_FILE,
+    FAKE_AWS_CREDENTIALS,
+    REPO_ROOT,
+    STACK_DIR,
+    client_env,
+    paging_key,
+    write_env,
+)
 from dev.tables import create_tables, default_table_names
 
 
@@ -255,7 +263,21 @@ def up() -> None:
         | {"AWS_ENDPOINT_URL_SSM": dynamodb_endpoint}  # knowledge base ids (docs/BEDROCK.md)
         | replicas
     )
-    print(f"stack is up; endpoints and fake credentials in {ENV_FILE} (`set -a; . {ENV_FILE}`)")
+    print(up_message(ENV_FILE))
+
+
+def up_message(env_file: Path) -> str:
+    """What ``up`` prints: where the endpoints are, and which keys are for what. The file's AWS keys
+    (moto's) are for S3, DynamoDB, SQS and SSM; ``retrieval serve``'s Bedrock route takes the dev keys
+    instead (docs/BEDROCK.md says the same)."""
+    moto_key = FAKE_AWS_CREDENTIALS["AWS_ACCESS_KEY_ID"]
+    return (
+        f"stack is up; endpoints and moto's fake AWS keys in {env_file} (`set -a; . {env_file}`).\n"
+        f"  Those keys (AWS_ACCESS_KEY_ID={moto_key}) reach the local S3, DynamoDB, SQS and SSM only.\n"
+        "  The Bedrock route of `retrieval serve` takes AWS_ACCESS_KEY_ID=dev-<context>\n"
+        "  AWS_SECRET_ACCESS_KEY=dev-secret (dev-acme reads ACMEKB0001), and its API\n"
+        "  'Authorization: Bearer dev:<context>' (docs/BEDROCK.md)."
+    )
 
 
 def down() -> None:

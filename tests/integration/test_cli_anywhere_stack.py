@@ -41,6 +41,12 @@ def test_sync_and_search_work_from_outside_the_checkout(stack_settings: object, 
         lines = found.stdout.splitlines()
         assert lines[0].startswith(" 1. ") and "lighthouse.md" in lines[0]
         assert "section Harbour" in lines[1] and "**lamp**" in lines[2]
+        assert lines[1].startswith(f"    {(folder / 'lighthouse.md').resolve().as_uri()}")  # where it opens
+        # A typo in the context is said to be one, naming the contexts that hold items, not "no hits".
+        typo = _run(["search", "who lights the lamp", "--context", f"{context}x"], tmp_path)
+        assert typo.returncode == 1 and typo.stdout == "no hits for 'who lights the lamp'\n"
+        assert f"the context '{context}x' holds no items (unknown or empty)" in typo.stderr
+        assert f"{context} (1 item)" in typo.stderr
     finally:
         for path in folder.iterdir():
             path.unlink()

@@ -370,7 +370,8 @@ def test_a_hit_card_shows_the_section_and_a_link_that_opens_it(page: Any, manual
     """docs/WORKBENCH.md: the card says which section a hit is from and links to it, as the API cited it."""
     page.get_by_label("Token", exact=True).fill(f"dev:{manual_context}")
     page.get_by_label("Token", exact=True).dispatch_event("change")
-    with page.expect_response(lambda r: r.url.endswith("/v1/retrieve")) as answered:
+    asked = lambda r: r.url.endswith("/v1/retrieve") and QUESTION in (r.request.post_data or "")  # noqa: E731
+    with page.expect_response(asked) as answered:
         ask(page, QUESTION, mode="hybrid")
     top = answered.value.json()["hits"][0]
     card = page.locator(f'#hits [data-hit-id="{top["id"]}"]')

@@ -1,10 +1,11 @@
-"""Progress on a terminal: done, rate and time left in one redrawn line, at most ten redraws a second;
-nothing when stdout or stderr is not a terminal or the command prints JSON; the rebuilder's copy counts
-drawn as a bar."""
+"""Progress on a terminal: done, rate and time left in one redrawn line, at most ten redraws a second.
+Off one, a plain line at least every 30 s (a heartbeat's while one item holds the count), on an injected
+clock; nothing when the command prints JSON; the rebuilder's copy counts drawn as a bar."""
 
 from __future__ import annotations
 
 import io
+import threading
 
 import pytest
 from retrieval_dev.cli.progress import CopyProgress, Progress
@@ -46,7 +47,9 @@ def test_the_line_shows_done_rate_and_time_left(terminal: Terminal) -> None:
     assert terminal.getvalue().endswith("\rsyncing [########################] 40/40 files  0:16\x1b[K\n")
 
 
-def test_quiet_when_not_a_terminal_or_asked(terminal: Terminal, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_bar_off_a_terminal_and_nothing_at_all_when_asked(
+    terminal: Terminal, monkeypatch: pytest.MonkeyPatch
+) -> None:
     piped = io.StringIO()
     Progress(3, stream=piped).advance(3)
     quiet = Progress(3, stream=terminal, quiet=True)  # --json
@@ -73,3 +76,56 @@ def test_rebuild_copies_draw_as_a_bar_and_other_lines_print(terminal: Terminal) 
     out = terminal.getvalue()
     assert "acme: copied [########################] 2000/2000 documents" in out
     assert out.endswith("switched\n")
+
+
+def test_off_a_terminal_a_plain_line_comes_at_least_every_30_seconds_then_where_it_ended() -> None:
+    now = [0.0]
+    log = io.StringIO()  # CI's log, an agent's shell: not a terminal
+    bar = Progress(1000, stream=log, label="syncing", unit="files", clock=lambda: now[0], heartbeat=False)
+    assert bar.plain and not bar.shown
+    for second in range(1, 121):  # two minutes, ten files a second
+        now[0] = float(second)
+        bar.update(second * 5)
+    lines = log.getvalue().splitlines()
+    assert lines[0] == "syncing: 100/1000 files (10%)  5.0/s  3:00 left"  # 20 s in
+    assert len(lines) == 6  # at 20, 40, ..., 120 s: never more than 30 s apart, never a flood
+    now[0] = 130.0
+    bar.tick()  # a slow file holds the count: 10 s after the last line, nothing yet
+    now[0] = 150.0
+    bar.tick()
+    assert log.getvalue().splitlines()[-1] == "syncing: 600/1000 files (60%)  4.0/s  1:40 left"
+    bar.update(1000)  # done: where it ended, once, and the heartbeat stops
+    bar.close()
+    assert log.getvalue().splitlines()[-1] == "syncing: 1000/1000 files (100%)  2:30  (done)"
+    now[0] = 500.0
+    bar.tick()
+    assert len(log.getvalue().splitlines()) == 8  # six, the slow file's, the end: nothing after
+
+
+def test_a_short_command_off_a_terminal_prints_nothing_more_than_before() -> None:
+    now = [0.0]
+    log = io.StringIO()
+    bar = Progress(3, stream=log, clock=lambda: now[0], heartbeat=False)
+    now[0] = 19.0
+    bar.advance(2)
+    bar.close()  # stopped short, within PLAIN_SECONDS: nothing said
+    assert log.getvalue() == ""
+
+
+def test_the_heartbeat_ticks_without_any_update(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One file that takes minutes still gets its lines: the heartbeat thread calls ``tick``."""
+    written = threading.Event()
+
+    class Log(io.StringIO):
+        def write(self, text: str) -> int:
+            written.set()
+            return super().write(text)
+
+    monkeypatch.setattr("retrieval_dev.cli.progress.HEARTBEAT_SECONDS", 0.001)
+    now = [0.0]
+    log = Log()
+    bar = Progress(10, stream=log, label="syncing", unit="files", clock=lambda: now[0])
+    now[0] = 25.0  # the clock moves on; nothing calls update
+    assert written.wait(timeout=10)
+    bar.close()
+    assert log.getvalue().splitlines()[0] == "syncing: 0/10 files (0%)"

@@ -1,6 +1,7 @@
 """``retrieval demo``: load the sample corpus, then show what each function answers, through the real
 handlers (API Gateway events with authorizer claims) against the running stack, and finally load and
-delete a small object through the ingest function."""
+delete a small object through the ingest function, and at the end sync a small folder of documents
+(``dev/sample/handbook``) as a user with files would, showing each file's status and a hit's citation."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from .search import order_note
 DEFAULT_CORPUS = project_path("dev/sample/corpus.jsonl")
 INGEST_SAMPLE = project_path("events/ingest/acme-sample.jsonl")
 INGEST_IDS = ("acme:p-9001", "acme:doc-9001")
+HANDBOOK = project_path("dev/sample/handbook")
+HANDBOOK_CONTEXT = "handbook"
+HANDBOOK_QUESTION = "How long does draining the settlement queue take before a stop?"
 WIDTH = 100
 
 
@@ -65,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     _mcp_tool_call(demo.context, demo.query)
     _title("9. The evidence workflow (Step Functions) run locally: `retrieval workflow run`")
     _workflow_run(demo.context, demo.query)
-    return 0
+    _title(f"10. A folder of files: `retrieval sync dev/sample/handbook --context {HANDBOOK_CONTEXT}`")
+    return _folder_sync(invoke)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +171,7 @@ def _packet(demo: _Demo) -> None:
     print(
         f"  used {packet.get('used')}/{packet.get('budget')} {packet.get('unit')}, "
         f"{dropped_line(packet.get('dropped', []))}; receipt #{packed['receipt']['sequence']} "
-        f"sources {packed['receipt']['source_ids']}"
+        f"sources {packed['receipt']['source_ids']} (every hit the answer returned, packed or not)"
     )
 
 
@@ -197,13 +202,35 @@ def _ingest_step(retrieve: Any, invoke: Any) -> None:
     print(f"  why_explain {INGEST_IDS[0]} after the delete: {status} (as for an id that never existed)")
 
 
+def _folder_sync(invoke: Callable[[str, dict[str, Any]], Any]) -> int:
+    """The sample handbook synced into a context of its own (each file's status: indexed, or skipped
+    with the reason; unchanged on a second run), then a question whose hit says where to open it."""
+    from . import sync
+
+    status = sync.run(
+        argparse.Namespace(folder=HANDBOOK, context=HANDBOOK_CONTEXT, delete=True, json=False, base_url=None)
+    )
+    answer = _Demo(HANDBOOK_CONTEXT, HANDBOOK_QUESTION, invoke).retrieve(
+        {"mode": "hybrid", "text": HANDBOOK_QUESTION, "top_k": 1}
+    )
+    for hit in answer.get("hits", []):
+        location = hit.get("location") or {}
+        print(f'  "{HANDBOOK_QUESTION}"\n    {hit["score"]:.3f} {hit["id"]}: {_short(hit["text"], 70)}')
+        print(
+            f"    section {location.get('section')}\n    opens   {location.get('url') or location.get('uri')}"
+        )
+    return status
+
+
 def dropped_line(dropped: list[dict[str, Any]]) -> str:
     """The packet's left-out hits with their reasons, so the receipt's sources (every hit) and the
-    packet's citations (those that fit) add up in view: "dropped 1 (S8 acme:p-1: over_budget)"."""
+    packet's citations (those that fit) add up in view: "dropped 1 (S8 acme:p-1: budget; it is still
+    among the answer's hits, so in the receipt)"."""
     if not dropped:
         return "dropped none"
     listed = ", ".join(f"{d['source_id']} {d['id']}: {d['reason']}" for d in dropped)
-    return f"dropped {len(dropped)} ({listed})"
+    still = "it is" if len(dropped) == 1 else "they are"
+    return f"dropped {len(dropped)} ({listed}; {still} still among the answer's hits, so in the receipt)"
 
 
 def ingest_counts(report: dict[str, Any]) -> str:

@@ -40,14 +40,17 @@ def run(args: argparse.Namespace) -> int:
     # Read as the ingest function reads: bytes split on newlines only, a line past the limit never held.
     with args.file.open("rb") as counted:
         total = count_lines(counted)
+    progress = Progress(total)
     try:
         with args.file.open("rb") as stream:
             report = local_loader().load_lines(
-                read_lines(stream), context_id=args.context_id, progress=Progress(total)
+                read_lines(stream), context_id=args.context_id, progress=progress
             )
     except RetrievalError as error:
         print(f"retrieval load: {error.message}", file=sys.stderr)
         return 1
+    finally:
+        progress.close()
     for problem in report.errors:
         print(f"skipped {problem}", file=sys.stderr)
     if report.omitted_errors:

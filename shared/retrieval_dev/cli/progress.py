@@ -1,12 +1,16 @@
 """Progress of long CLI work (`load`, `sync`, `ingest`, `eval`, `rebuild`; a ``loading.loader.LoadProgress``
-too): on a terminal, one line redrawn in place with what is done, the rate and the time left; nothing at
-all when stderr or stdout is not a terminal (CI logs, pipes) or the command prints JSON. Development
-code: the Lambda layer draws no bars."""
+too): on a terminal, one line redrawn in place with what is done, the rate and the time left. Off a
+terminal (CI logs, an agent's shell, ``2>log``), a plain line on stderr with the same figures once
+``PLAIN_SECONDS`` have passed, and again at least every 30 s while the work lasts (a heartbeat thread
+says so even while one slow file holds the count), then a closing line: a command done within
+``PLAIN_SECONDS`` prints nothing more than it did. Nothing at all when the command prints JSON.
+Development code: the Lambda layer draws no bars."""
 
 from __future__ import annotations
 
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
@@ -16,6 +20,10 @@ from retrieval_core.loading.lines import CHUNK_BYTES
 REDRAW_SECONDS = 0.1
 """At most ten redraws a second: a load of a million lines must not spend its time drawing."""
 WIDTH = 24
+PLAIN_SECONDS = 20.0
+"""Off a terminal, a plain line at most this often: the first one this long after the start."""
+HEARTBEAT_SECONDS = 5.0
+"""How often the heartbeat looks at the clock: a plain line is never more than 25 s after the last."""
 
 
 class Progress:
@@ -28,6 +36,7 @@ class Progress:
         unit: str = "lines",
         quiet: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        heartbeat: bool = True,
     ) -> None:
         self._stream = stream or sys.stderr
         self._total = max(total, 1)
@@ -38,14 +47,29 @@ class Progress:
         self._started = clock()
         self._drawn = float("-inf")
         self.shown = not quiet and _is_terminal(self._stream) and _is_terminal(sys.stdout)
+        self.plain = not quiet and not self.shown
+        """Off a terminal: plain lines, at least every 30 s, once the work has lasted ``PLAIN_SECONDS``."""
+        self._lock = threading.Lock()
+        self._written = self._started
+        self._plain_lines = 0
+        self._stopped = threading.Event()
+        if self.plain and heartbeat:
+            threading.Thread(target=self._beat, name="progress-heartbeat", daemon=True).start()
         self.update(0)  # the bar is there before the first item (a model may load first)
 
     def advance(self, count: int) -> None:
         self.update(self._done + count)
 
     def update(self, done: int) -> None:
-        """``done`` items finished so far (the line is drawn only on a terminal)."""
+        """``done`` items finished so far (the line is drawn only on a terminal; off one, a plain line
+        when it is due)."""
         self._done = done
+        if self.plain:
+            if self._done >= self._total:
+                self.close()
+            else:
+                self.tick()
+            return
         if not self.shown:
             return
         now = self._clock()
@@ -56,13 +80,33 @@ class Progress:
         self._stream.write(f"\r{self.line(now)}\x1b[K" + ("\n" if finished else ""))
         self._stream.flush()
 
+    def tick(self) -> None:
+        """Off a terminal: a plain line when ``PLAIN_SECONDS`` have passed since the last one (or the
+        start). The heartbeat calls it, so a line comes while one slow item holds the count."""
+        with self._lock:
+            now = self._clock()
+            if self._stopped.is_set() or now - self._written < PLAIN_SECONDS:
+                return
+            self._written = now
+            self._plain_lines += 1
+            self._write(self.plain_line(now))
+
     def line(self, now: float) -> str:
         """``syncing [######------] 12/40 files  3.1/s  0:09 left``."""
         filled = int(WIDTH * min(self._done, self._total) / self._total)
         bar = "#" * filled + "-" * (WIDTH - filled)
+        return f"{self._label} [{bar}] {self._figures(now)}"
+
+    def plain_line(self, now: float) -> str:
+        """``syncing: 12/40 files (30%)  3.1/s  0:09 left``: the bar's figures, no bar."""
+        percent = int(100 * min(self._done, self._total) / self._total)
+        done, _, rest = self._figures(now).partition("  ")
+        return f"{self._label}: {done} ({percent}%)" + (f"  {rest}" if rest else "")
+
+    def _figures(self, now: float) -> str:
         elapsed = max(now - self._started, 1e-9)
         rate = self._done / elapsed
-        text = f"{self._label} [{bar}] {self._done}/{self._total} {self._unit}"
+        text = f"{self._done}/{self._total} {self._unit}"
         if self._done:
             left = (self._total - self._done) / rate if rate else 0.0
             text += (
@@ -71,10 +115,29 @@ class Progress:
         return text
 
     def close(self) -> None:
-        """End the line if the work stopped short of its total (an error, a skip)."""
+        """End the line if the work stopped short of its total (an error, a skip); off a terminal, stop
+        the heartbeat and, when plain lines were printed, print where the work ended."""
+        if self.plain:
+            with self._lock:
+                if self._stopped.is_set():
+                    return
+                self._stopped.set()
+                if self._plain_lines:
+                    now = self._clock()
+                    ended = "done" if self._done >= self._total else "stopped"
+                    self._write(f"{self.plain_line(now)}  ({ended})")
+            return
         if self.shown and self._done < self._total and self._drawn > float("-inf"):
             self._stream.write("\n")
             self._stream.flush()
+
+    def _beat(self) -> None:
+        while not self._stopped.wait(HEARTBEAT_SECONDS):
+            self.tick()
+
+    def _write(self, line: str) -> None:
+        self._stream.write(line + "\n")
+        self._stream.flush()
 
 
 COPIED = re.compile(r"^(?P<label>.*copied) (?P<done>\d+) of ~(?P<total>\d+)$")

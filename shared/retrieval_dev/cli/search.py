@@ -105,10 +105,33 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     elif status == 200:
         print(render(args.question, answer, color=sys.stdout.isatty()))
+        empty = not answer.get("hits") and empty_context(args.context)
+        if empty:
+            print(f"retrieval search: {empty}", file=sys.stderr)
+            return 1
     else:
         message = answer.get("message") if isinstance(answer, dict) else answer
         print(f"retrieval search: {status}: {message}", file=sys.stderr)
     return 0 if status == 200 else 1
+
+
+def empty_context(context_id: str) -> str | None:
+    """Why a question found nothing when the context itself holds nothing (a typo in ``--context`` looks
+    like a bad question otherwise): the contexts that do hold items. None when it holds some, or when
+    the index cannot say."""
+    from retrieval_core.bootstrap import container
+
+    from .contexts import ContextsUnreadableError, local_contexts, named
+
+    try:
+        contexts = local_contexts(container().settings)
+    except ContextsUnreadableError:
+        return None
+    if contexts.get(context_id):
+        return None
+    return f"the context {context_id!r} holds no items (unknown or empty); contexts with items: " + named(
+        contexts
+    )
 
 
 def request_body(args: argparse.Namespace, types: dict[str, str]) -> dict[str, Any]:
@@ -213,8 +236,11 @@ def title(hit: dict[str, Any]) -> str:
 
 
 def location(hit: dict[str, Any]) -> str:
+    """Where to open the hit: its link (the published page or local file at its section), else its URI;
+    then its page and section."""
     place = hit.get("location") or {}
-    parts = [str(place["uri"])] if place.get("uri") else []
+    link = place.get("url") or place.get("uri")
+    parts = [str(link)] if link else []
     if place.get("page") is not None:
         parts.append(f"page {place['page']}")
     if place.get("section"):

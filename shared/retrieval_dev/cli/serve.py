@@ -26,6 +26,7 @@ from .lambda_runtime import add_show_metrics_flag
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+    from retrieval_core.config import Settings
 
     from ..serving.containers import Functions
     from ..serving.usage_gate import UsageGate
@@ -133,10 +134,8 @@ def run(args: argparse.Namespace) -> int:
     origins = cors_origins(args, container().settings.cors_origins)
     gateway = Gateway(limits_from(args), usage_gate(args.tiers), functions(args), origins)
     addresses = local_addresses(args.host, args.port, args.allow_host, [*args.allow_origin, *origins])
-    print(
-        f"serving the API on http://{args.host}:{args.port} (dev token: 'Authorization: Bearer dev:acme')",
-        flush=True,
-    )
+    print(f"serving the API on http://{args.host}:{args.port}", flush=True)
+    print(dev_tokens(container().settings), flush=True)
     # From here on stdout is the functions' output for the whole server, not per request: requests run
     # on threads, and a per-request redirect could end while another request is still printing.
     with contextlib.redirect_stdout(FUNCTION_OUTPUT):
@@ -145,6 +144,35 @@ def run(args: argparse.Namespace) -> int:
         finally:
             gateway.close()
     return 0
+
+
+def dev_tokens(settings: Settings) -> str:
+    """The contexts the index holds, each with the dev token that reads it (and the Bedrock route's
+    access key), so the first request asks for data that is there."""
+    from .contexts import SHOWN, ContextsUnreadableError, local_contexts
+
+    try:
+        contexts = local_contexts(settings)
+    except ContextsUnreadableError as error:
+        return (
+            f"  (the index did not say which contexts it holds: {error}); dev tokens: 'Bearer dev:<context>'"
+        )
+    if not contexts:
+        return (
+            "  no context holds items yet (`make demo`, `retrieval load FILE`, `retrieval sync FOLDER "
+            "--context C`); a dev token is 'Authorization: Bearer dev:<context>'"
+        )
+    lines = [
+        "  contexts with items, and the dev token that reads each (Bedrock route: access key "
+        "dev-<context>, secret dev-secret):"
+    ]
+    lines += [
+        f"    {name:<24} {count:>9,} items   Authorization: Bearer dev:{name}"
+        for name, count in list(contexts.items())[:SHOWN]
+    ]
+    if len(contexts) > SHOWN:
+        lines.append(f"    ... and {len(contexts) - SHOWN} more")
+    return "\n".join(lines)
 
 
 def functions(args: argparse.Namespace) -> Functions | None:
