@@ -360,6 +360,30 @@ def test_documents_view_renders_real_ingested_files_with_paging(page: Any, docum
     assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == ["notes/n100.md"]
 
 
+def test_documents_are_counted_by_status_and_filtered_to_one(page: Any, documents_context: str) -> None:
+    """A thousand files' fifteen failures are one click away: every page of the prefix is counted by
+    status, and a count (or the Status select) shows only those files."""
+    page.get_by_label("Token", exact=True).fill(f"dev:{documents_context}")
+    page.get_by_label("Token", exact=True).dispatch_event("change")
+    page.get_by_role("tab", name="Documents").click()
+    page.get_by_role("button", name="List documents").click()
+    page.wait_for_selector("#documents-counts:not([hidden])")
+    counts = page.locator("#documents-counts").inner_text()
+    assert counts == f"{NOTES + 2} files: {NOTES} indexed, 1 failed, 1 deleted"
+    page.get_by_role("button", name="Show only the 1 failed").click()
+    page.wait_for_selector('#documents-rows [data-document-key="notes/n000.md"]', state="detached")
+    assert data_of(page, "#documents-rows [data-document-key]", "documentKey") == ["a/broken.pdf"]
+    assert (
+        page.locator("#doc-status").input_value() == "failed" and page.locator("#documents-more").is_hidden()
+    )
+    page.locator("#doc-status").select_option("indexed")
+    page.wait_for_selector('#documents-rows [data-document-key="a/broken.pdf"]', state="detached")
+    assert page.locator("#documents-rows [data-status=indexed]").count() == 100  # a page of them, then More
+    page.get_by_role("button", name="More").click()
+    page.wait_for_selector(f'#documents-rows [data-document-key="notes/n{NOTES - 1:03d}.md"]')
+    assert data_of(page, "#documents-rows [data-status]", "status") == ["indexed"] * NOTES
+
+
 @pytest.fixture(scope="module")
 def manual_context(corpus_settings: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with published_manual(corpus_settings, tmp_path_factory.mktemp("manual")) as context:
