@@ -75,8 +75,8 @@ def render(items: Iterable[Item]) -> str:
     """JSON Lines without embeddings (the loader computes them)."""
     lines = []
     for item in items:
-        # The sample grounds no span in a page, section, version or passage: those fields stay out.
-        unset = {"__all__": {"page", "section", "version", "text"}}
+        # The sample grounds no span in a page, section, file or passage: only the span's place is written.
+        unset = {"__all__": set(Grounding.model_fields) - {"chunk_id", "uri", "start", "end"}}
         dumped = item.model_dump(mode="json", exclude={"embedding": True, "grounding": unset})
         ordered = {name: dumped[name] for name in Item.model_fields if name in dumped}
         lines.append(json.dumps(ordered, ensure_ascii=False) + "\n")

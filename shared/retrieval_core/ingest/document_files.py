@@ -187,12 +187,8 @@ class DocumentFiles:
             raise DocumentRejectedError("is empty")
         sidecar_bytes, sidecar, context_types = self._sidecar(file)
         chunking = self._chunking.for_key(file.key)
-        # Where the file opens is part of what its chunks hold: a new base URL or folder indexes it again.
-        hashes = (
-            _digest(data),
-            _digest(sidecar_bytes or b""),
-            chunking.model_dump_json() + file.place.fingerprint,
-        )
+        placed = chunking.model_dump_json() + file.place.fingerprint  # a new base URL indexes it again
+        hashes = _digest(data), _digest(sidecar_bytes or b""), placed
         if previous is not None and previous.status in INDEXED and hashes == _hashes(previous):
             return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes)
         # Pending before the work: a crash or a kill from here on leaves a status no event or sync takes

@@ -41,7 +41,6 @@ SOURCE_FIELDS = {
         "grounding.anchor",
         "grounding.version",
         "grounding.text",
-        "grounding.anchor",
         "grounding.path",
         "grounding.local_path",
         "grounding.url",
