@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .adapters.opensearch.index import ContextIndices, IndexSpec
     from .adapters.opensearch.store import OpenSearchStore
     from .documents.entities import EntityDictionary, EntityExtractor
+    from .documents.limits import DocumentLimits
     from .documents.listing import DocumentStatuses
     from .documents.status import DocumentStatusStore
     from .graph.service import GraphPathService
@@ -85,6 +86,7 @@ OVERRIDABLE = frozenset(
         "chunk_naming",
         "field_declarations",
         "entity_extractor",
+        "document_limits",
     }
 )
 
@@ -399,7 +401,16 @@ class Container:
             chunking=ChunkingPolicy.model_validate(self.settings.document_chunking),
             sources=DocumentSources.model_validate(self.settings.document_sources),
             metadata=self.settings.metadata_fields,
+            limits=self.document_limits,
         )
+
+    @cached_property
+    def document_limits(self) -> DocumentLimits:
+        """Every bound a file meets from its bytes to the index (docs/DOCUMENTS.md, Bounds); a test
+        lowers one to reach it with a small file."""
+        from .documents.limits import DOCUMENT_LIMITS
+
+        return DOCUMENT_LIMITS
 
     @cached_property
     def chunk_vectors(self) -> VectorReader:

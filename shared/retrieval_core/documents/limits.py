@@ -24,6 +24,11 @@ class DocumentLimits(BaseModel):
     )
     compression_ratio: int = Field(default=100, description="A zip member inflating more is a bomb.")
     pages: int = Field(default=2000, description="Pages of a PDF.")
+    page_operators: int = Field(
+        default=1_000_000,
+        description="Content-stream operators of one PDF page, counted as its text is extracted (a dense "
+        "page has tens of thousands; the wall-time bound is checked every 1,000 of them too).",
+    )
     characters: int = Field(default=20_000_000, description="Text extracted from one file.")
     rows: int = Field(default=100_000, description="Rows of a CSV (one chunk each, so `chunks` binds first).")
     columns: int = Field(default=1_000, description="Columns of a CSV row (the header's included).")

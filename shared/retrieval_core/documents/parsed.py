@@ -59,6 +59,13 @@ class Budget:
             raise DocumentRejectedError(f"took longer than {self._limits.seconds:g} s to parse (seconds)")
 
 
+def first_line(error: BaseException, limit: int = 160) -> str:
+    """What a library's error says, as one line of a status (its first line, cut to ``limit``); never
+    its class name, which names our code, not the file's fault."""
+    line = next((part.strip() for part in str(error).splitlines() if part.strip()), "")
+    return (line[: limit - 3] + "...") if len(line) > limit else line or "its contents could not be read"
+
+
 def paragraphs(text: str, *, page: int | None = None, section: tuple[str, ...] = ()) -> list[Block]:
     """``text`` cut at blank lines into blocks with their offsets (whitespace-only paragraphs dropped)."""
     blocks: list[Block] = []

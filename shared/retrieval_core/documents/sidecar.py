@@ -177,8 +177,13 @@ def _value(name: str, value: Any) -> Any:
                 f"has a sidecar attribute {name!r} whose {member} is not a {typed['type']}"
             )
         return value
-    if isinstance(value, str | bool) or (isinstance(value, int | float) and math.isfinite(value)):
+    if isinstance(value, str | bool) or _finite_number(value):
         return value
+    if isinstance(value, int | float):
+        raise DocumentRejectedError(
+            f"has a sidecar attribute {name!r} whose number is not a finite 64-bit float (numbers are "
+            "indexed as doubles: at most about 1.8e308)"
+        )
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return value
     raise DocumentRejectedError(
@@ -186,12 +191,23 @@ def _value(name: str, value: Any) -> Any:
     )
 
 
+def _finite_number(value: Any) -> bool:
+    """A number a double holds: a 4,000-digit integer is none (``math.isfinite`` raised
+    ``OverflowError`` on it, and the file got no status at all)."""
+    if not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _fits(kind: str, value: Any) -> bool:
     match kind:
         case "STRING":
             return isinstance(value, str)
         case "NUMBER":
-            return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            return not isinstance(value, bool) and _finite_number(value)
         case "BOOLEAN":
             return isinstance(value, bool)
         case _:

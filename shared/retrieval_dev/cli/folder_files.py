@@ -104,7 +104,10 @@ class FolderFile:
         directory = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
             for part in self.parts[:-1]:  # one descriptor held at a time
-                below = _descend_from(directory, part)
+                try:
+                    below = _descend_from(directory, part)
+                except OSError as error:
+                    raise UnsafePathError(f"could not be read ({error.strerror})") from None
                 os.close(directory)
                 directory = below
             return _read_at(directory, self.parts[-1], size_limit)
@@ -156,22 +159,9 @@ def folder_files(folder: Path, prefix: str) -> tuple[dict[str, FolderFile], list
                 refused.append(Refusal(relative, "failed", f"could not be listed ({error.strerror})"))
                 continue
             if stat.S_ISDIR(info.st_mode):
-                if len(path) > MAX_DEPTH:
-                    refused.append(Refusal(relative, "failed", DEPTH_REASON))
-                    continue
-                try:
-                    child = _descend_checked(directory, name, info)
-                except UnsafePathError as unsafe:
-                    refused.append(Refusal(relative, "skipped", unsafe.reason))
-                    continue
-                except OSError as error:
-                    refused.append(Refusal(relative, "failed", f"could not be listed ({error.strerror})"))
-                    continue
-                try:
-                    levels.append((child, path, _names(child)))
-                except OSError as error:
-                    os.close(child)
-                    refused.append(Refusal(relative, "failed", f"could not be listed ({error.strerror})"))
+                level = _entered(directory, path, info, refused)
+                if level is not None:
+                    levels.append(level)
             elif (problem := _entry_problem(directory, name, info)) is not None:
                 refused.append(Refusal(relative, "skipped", problem))
             elif (problem := key_problem(prefix + "/".join(path))) is not None:
@@ -182,6 +172,28 @@ def folder_files(folder: Path, prefix: str) -> tuple[dict[str, FolderFile], list
         for directory, _, _ in levels:
             os.close(directory)
     return files, refused
+
+
+def _entered(
+    directory: int, path: tuple[str, ...], info: os.stat_result, refused: list[Refusal]
+) -> tuple[int, tuple[str, ...], list[str]] | None:
+    """The level of the folder at ``path`` (its descriptor, path and names), or None with its refusal:
+    too deep, swapped for a link since it was seen, or unreadable."""
+    relative = printable("/".join(path))
+    if len(path) > MAX_DEPTH:
+        refused.append(Refusal(relative, "failed", DEPTH_REASON))
+        return None
+    child = None
+    try:
+        child = _descend_checked(directory, path[-1], info)
+        return child, path, _names(child)
+    except UnsafePathError as unsafe:
+        refused.append(Refusal(relative, "skipped", unsafe.reason))
+    except OSError as error:
+        if child is not None:
+            os.close(child)
+        refused.append(Refusal(relative, "failed", f"could not be listed ({error.strerror})"))
+    return None
 
 
 def count_files(folder: Path, wanted: Callable[[str], bool]) -> int:
@@ -224,7 +236,7 @@ def _descend_from(directory: int, name: str) -> int:
     except OSError as error:
         if error.errno in {errno.ELOOP, errno.ENOTDIR}:  # a link (or a file) where a folder was
             raise UnsafePathError(SWAPPED_REASON) from None
-        raise UnsafePathError(f"could not be read ({error.strerror})") from None
+        raise
 
 
 def _read_at(directory: int, name: str, size_limit: Callable[[int], str | None] | None) -> bytes:
