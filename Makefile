@@ -153,22 +153,27 @@ load: install check-prereqs
 # The Bedrock client tests against the newest clients on PyPI, not the pinned ones, so an upstream
 # service-model change fails here before it fails a user (docs/BEDROCK.md). Each environment is made
 # anew every run: boto3, botocore, langchain-aws and the AWS CLI (v1) at their newest beside the repo;
-# LlamaIndex alone (its aioboto3 pins an older botocore). `make test` stays pinned.
+# LlamaIndex alone (its aioboto3 pins an older botocore); Strands (strands-agents, strands-agents-tools:
+# an agent's memory through bedrock-agent) alone. `make test` stays pinned.
 LATEST_VENV := .venv-latest-clients
 LLAMA_VENV := .venv-latest-llamaindex
+STRANDS_VENV := .venv-latest-strands
 LATEST_PORT ?= 3099
 test-latest-clients: install check-prereqs
-	@rm -rf $(LATEST_VENV) $(LLAMA_VENV)
-	@$(PYTHON) -m venv $(LATEST_VENV) && $(PYTHON) -m venv $(LLAMA_VENV)
+	@rm -rf $(LATEST_VENV) $(LLAMA_VENV) $(STRANDS_VENV)
+	@$(PYTHON) -m venv $(LATEST_VENV) && $(PYTHON) -m venv $(LLAMA_VENV) && $(PYTHON) -m venv $(STRANDS_VENV)
 	@$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade pip
 	@$(LATEST_VENV)/bin/python -m pip install --quiet -e '.[dev]'
 	@$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade boto3 botocore langchain-aws awscli 2>&1 \
 	  | grep -v "dependency conflicts\|requires boto\|incompatible" || true
 	@$(LLAMA_VENV)/bin/python -m pip install --quiet --upgrade pip
 	@$(LLAMA_VENV)/bin/python -m pip install --quiet llama-index-retrievers-bedrock pytest
+	@$(STRANDS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	@$(STRANDS_VENV)/bin/python -m pip install --quiet strands-agents strands-agents-tools boto3 pytest
 	@echo "newest clients:"; $(LATEST_VENV)/bin/python -m pip list 2>/dev/null \
 	  | grep -iE '^(boto3|botocore|langchain-aws|awscli) '; $(LLAMA_VENV)/bin/python -m pip list 2>/dev/null \
-	  | grep -iE '^(llama-index-retrievers-bedrock|boto3|botocore) '
+	  | grep -iE '^(llama-index-retrievers-bedrock|boto3|botocore) '; $(STRANDS_VENV)/bin/python -m pip list \
+	  2>/dev/null | grep -iE '^(strands-agents|strands-agents-tools|boto3) '
 	@$(PY) -m dev.stack up
 	@status=0; $(VENV)/bin/retrieval load dev/sample/corpus.jsonl >/dev/null || status=$$?; \
 	  $(VENV)/bin/retrieval serve --port $(LATEST_PORT) >.stack/serve-latest-clients.log 2>&1 & serve=$$!; \
@@ -178,6 +183,8 @@ test-latest-clients: install check-prereqs
 	    -o addopts=-ra tests/latest_clients/test_aws_cli.py || status=$$?; \
 	  RETRIEVAL_SERVE_URL=http://127.0.0.1:$(LATEST_PORT) $(LLAMA_VENV)/bin/python -m pytest -q \
 	    -o addopts=-ra -p no:cacheprovider tests/latest_clients/test_llamaindex.py || status=$$?; \
+	  RETRIEVAL_SERVE_URL=http://127.0.0.1:$(LATEST_PORT) $(STRANDS_VENV)/bin/python -m pytest -q \
+	    -o addopts=-ra -p no:cacheprovider tests/latest_clients/test_strands_memory.py || status=$$?; \
 	  kill $$serve; [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # --- SAM CLI (own venv: its pins conflict with ours) -------------------------------------------------

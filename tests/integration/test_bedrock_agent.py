@@ -603,3 +603,43 @@ def test_no_job_operation_reveals_another_context_s_jobs(agent_stack: AgentStack
         0
     ] == ("AccessDeniedException")
     assert mine.problems() == [] and theirs.problems() == [] and reader.problems() == []
+
+
+def test_an_s3_document_is_indexed_where_it_is_with_its_sidecar_and_not_deleted_through_the_api(
+    agent_stack: AgentStack,
+) -> None:
+    """What Strands' store does with an S3 data source: the object and its sidecar put under the prefix,
+    then IngestKnowledgeBaseDocuments names both."""
+    writer = Recorded(agent_stack.url, writer=True)
+    put(agent_stack, "s3docs/harbor.txt", "The harbor master logs every ferry departure in a red ledger.")
+    put(agent_stack, "s3docs/harbor.txt.metadata.json", '{"metadataAttributes": {"desk": "harbor"}}')
+    uri = f"s3://{agent_stack.bucket}/contexts/{CONTEXT}/s3docs/harbor.txt"
+    details = writer.client.ingest_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=S3_SOURCE,
+        documents=[
+            {
+                "content": {"dataSourceType": "S3", "s3": {"s3Location": {"uri": uri}}},
+                "metadata": {"type": "S3_LOCATION", "s3Location": {"uri": f"{uri}.metadata.json"}},
+            }
+        ],
+    )["documentDetails"]
+    assert [(d["status"], d["identifier"]) for d in details] == [
+        ("INDEXED", {"dataSourceType": "S3", "s3": {"uri": uri}})
+    ]
+    found = runtime(agent_stack.url).retrieve(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        retrievalQuery={"text": "ferry departure ledger"},
+        retrievalConfiguration={
+            "vectorSearchConfiguration": {"filter": {"equals": {"key": "desk", "value": "harbor"}}}
+        },
+    )["retrievalResults"]
+    assert [r["location"] for r in found] == [{"type": "S3", "s3Location": {"uri": uri}}]
+    code, message = refusal(
+        writer.client.delete_knowledge_base_documents,
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=S3_SOURCE,
+        documentIdentifiers=[{"dataSourceType": "S3", "s3": {"uri": uri}}],
+    )
+    assert code == "ValidationException" and "deleting its object" in message
+    assert writer.problems() == []

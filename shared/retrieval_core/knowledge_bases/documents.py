@@ -138,8 +138,10 @@ class KnowledgeBaseDocuments:
             self._prepared(served, position, document) for position, document in enumerate(request.documents)
         ]
         keys = [self._write(served, item, notified=custom) for item in written]
-        statuses = self._events.apply(served.context_id, keys, removed=False, notified=custom)
+        # Written: the token is spent (a retry answers the statuses as they then are). Before the files
+        # are applied, which in place (locally) takes the time the ingest function would.
         self._remember(served, "ingest", request.clientToken, request.model_dump_json())
+        statuses = self._events.apply(served.context_id, keys, removed=False, notified=custom)
         return [
             self._detail(
                 served,
@@ -323,8 +325,8 @@ class KnowledgeBaseDocuments:
         if not replayed:
             for key in keys:
                 self._remove(served, key, apply=False)
-            self._events.apply(served.context_id, keys, removed=True, notified=True)
             self._remember(served, "delete", client_token, request)
+            self._events.apply(served.context_id, keys, removed=True, notified=True)
         return [
             {
                 **self._detail(served, data_source_id, identifier.model_dump(exclude_none=True), status),

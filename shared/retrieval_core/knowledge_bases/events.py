@@ -6,6 +6,7 @@ the pipeline runs in place (``InPlace``), so the answer already says what became
 
 from __future__ import annotations
 
+import contextvars
 import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,13 @@ class InPlace:
     ) -> list[DocumentStatus | None]:
         files = self._files()
         refs = [ObjectRef(self._bucket, f"{CONTEXTS_PREFIX}{context_id}/{key}") for key in keys]
-        return [files.removed(ref) if removed else files.created(ref) for ref in refs]
+
+        def applied() -> list[DocumentStatus | None]:
+            return [files.removed(ref) if removed else files.created(ref) for ref in refs]
+
+        # With the time of its own (no request deadline), as the ingest function's invocation would
+        # have: a cold container's first document loads the embedder before it writes anything.
+        return contextvars.Context().run(applied)
 
 
 class HandedToIngest:
