@@ -36,6 +36,7 @@ from . import (
     quantized,
     retrieve,
     streaming,
+    sync_scale,
     vectors,
 )
 from .corpus import METADATA_FIELDS, generate, pairs_at_distance
@@ -50,7 +51,9 @@ from .scales import SCALES, Scale
 from .workspace import StackDownError, load, stack_settings, workspace
 
 REPO = Path(__file__).resolve().parents[1]
-LOAD_FREE = {"packing", "ingest", "documents", "multihop", "package", "embedder", "streaming", "bulk"}
+LOAD_FREE = {
+    "packing", "ingest", "documents", "sync-scale", "multihop", "package", "embedder", "streaming", "bulk"
+}  # fmt: skip
 """Sections that measure without the loaded corpus (their own data or none)."""
 SECTIONS = (
     "retrieve",
@@ -62,6 +65,7 @@ SECTIONS = (
     "packing",
     "ingest",
     "documents",
+    "sync-scale",
     "bulk",
     "embedder",
     "streaming",
@@ -203,6 +207,9 @@ def _run(
             "packing": lambda: micro.packing(runs=5),
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
+            "sync-scale": lambda: sync_scale.measure(
+                base, sync_scale.PAGES[scale.name], sync_scale.DEPLOYED[scale.name]
+            ),
             "bulk": lambda: bulk.measure(base, corpus),
             "embedder": lambda: embedder.measure(base, min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),

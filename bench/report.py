@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from . import bulk, embedder, streaming
+from . import bulk, embedder, streaming, sync_scale
 from .cost import PRICES
 
 MIB = 1024 * 1024
@@ -311,6 +311,7 @@ def markdown(report: dict[str, Any]) -> str:
     lines += _isolation(r.get("isolation"))
     lines += _ingest(r.get("ingest"))
     lines += _documents(r.get("documents"))
+    lines += _measured_section("A sync at scale (sync-scale)", r.get("sync-scale"), sync_scale.markdown)
     lines += _measured_section("Load throughput against parallel_bulk", r.get("bulk"), bulk.markdown)
     lines += _measured_section("The deployed embedder's calls", r.get("embedder"), embedder.markdown)
     lines += _measured_section("Memory on a long JSON Lines file", r.get("streaming"), streaming.markdown)

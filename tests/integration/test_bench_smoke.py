@@ -325,3 +325,16 @@ def test_the_int8_section_rebuilds_the_loaded_index_and_measures_it_again(
         assert list(searched) == ["unfiltered", "1%", "10%", "50%"]
         assert all(0 <= row["recall_at_10"] <= 1 and row["p50_ms"] > 0 for row in searched.values())
     assert "### int8 per ef_search" in tiny_report[1]
+
+
+def test_sync_scale_syncs_every_page_beside_the_embedder_and_keeps_every_link(
+    tiny_report: tuple[dict, str, Path],
+) -> None:
+    report, stdout, _ = tiny_report
+    found = report["results"]["sync-scale"]
+    assert found["statuses"] == {"indexed": found["pages"]} and found["chunks"] >= found["pages"]
+    assert found["links"]["expected"] > 0 and found["links"]["held"] == found["links"]["expected"]
+    assert found["dictionary_reads"] == 1  # once for the whole sync, not once per file
+    assert found["sync_over_embed"] > 0 and found["last_over_first"] > 0
+    assert found["deployed"]["objects"] > 0 and found["deployed"]["last_over_first"] > 0
+    assert "### A sync at scale (sync-scale)" in stdout

@@ -52,3 +52,45 @@ def test_a_chunk_past_the_limit_is_several_bulks_with_every_refusal_named() -> N
     sent = [json.loads(line)["index"]["_id"] for body in client.bodies for line in body.splitlines()[::2]]
     assert sent == [doc["id"] for doc in documents]
     assert [refusal.item_id for refusal in refusals] == ["acme:d-3-bad", "acme:d-40-bad"]
+
+
+class BusyNode:
+    """Turns away the first ``busy`` sends of each document with a 429 (its write queue full)."""
+
+    def __init__(self, busy: int) -> None:
+        self.busy = busy
+        self.sent: dict[str, int] = {}
+
+    def bulk(self, body: str, request_timeout: float) -> dict[str, Any]:
+        items = []
+        for line in body.splitlines()[::2]:
+            id_ = json.loads(line)["index"]["_id"]
+            self.sent[id_] = self.sent.get(id_, 0) + 1
+            refused = id_.endswith("-hot") and self.sent[id_] <= self.busy
+            error = {"type": "es_rejected_execution_exception"} if refused else None
+            items.append({"index": {"_id": id_, "status": 429 if refused else 201, "error": error}})
+        return {"errors": any(item["index"]["error"] for item in items), "items": items}
+
+
+def test_a_document_a_busy_node_turns_away_is_sent_again_alone_with_backoff(monkeypatch: Any) -> None:
+    from retrieval_core.adapters.opensearch import writer
+
+    pauses: list[float] = []
+    monkeypatch.setattr(writer.time, "sleep", pauses.append)
+    documents = [{"id": f"acme:d-{n}{'-hot' if n == 2 else ''}", "context_id": "acme"} for n in range(4)]
+    client = BusyNode(busy=3)
+    assert bulk_index(client, IndexLayout("retrieval"), documents) == []  # type: ignore[arg-type]
+    assert client.sent == {"acme:d-0": 1, "acme:d-1": 1, "acme:d-2-hot": 4, "acme:d-3": 1}
+    assert pauses == [0.05, 0.1, 0.2]
+
+
+def test_a_node_busy_past_the_deadline_leaves_the_document_reported_not_written(monkeypatch: Any) -> None:
+    from retrieval_core.adapters.opensearch import writer
+
+    now = [0.0]
+    monkeypatch.setattr(writer.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(writer.time, "sleep", lambda pause: now.__setitem__(0, now[0] + pause))
+    client = BusyNode(busy=10_000)
+    (refusal,) = bulk_index(client, IndexLayout("retrieval"), [{"id": "acme:x-hot", "context_id": "acme"}])  # type: ignore[arg-type]
+    assert refusal.item_id == "acme:x-hot" and not refusal.final  # not final: a retry may write it
+    assert now[0] >= writer.BLOCKED_RETRY_SECONDS and 10 < client.sent["acme:x-hot"] < 100

@@ -4,7 +4,9 @@ context's alias (``client.IndexLayout``) and routed by its context.
 
 A rebuild blocks writes to the old index for the moment it takes to copy the last changes and move the
 alias (``generations.OpenSearchGenerations``); a document refused by that block is sent again, after a
-pause, until the alias names the new index. Nothing written during a rebuild is lost or refused.
+pause, until the alias names the new index. Nothing written during a rebuild is lost or refused. So is a
+document the node turned away because it was busy (429: its write queue full): sent again alone, after a
+growing pause, before it is reported not written.
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ if TYPE_CHECKING:
     from ...ports import ItemKey
     from .index import ContextIndices
 
-# How long a write refused by a rebuild's write block is retried (the block lasts about as long as
-# copying the writes of the last catch-up round); past it the ids are reported as not written.
+# How long a write refused by a rebuild's write block, or by a busy node (429), is retried (the block
+# lasts about as long as copying the writes of the last catch-up round; a full write queue drains in
+# seconds); past it the ids are reported as not written. Within the ingest function's 15 minutes.
 BLOCKED_RETRY_SECONDS = 60.0
 _FIRST_PAUSE_SECONDS = 0.05
-_MAX_PAUSE_SECONDS = 1.0
+_MAX_PAUSE_SECONDS = 2.0
 _BLOCKED = "cluster_block_exception"
+_THROTTLED = 429
+_BUSY = frozenset({"es_rejected_execution_exception", "rejected_execution_exception"})
+"""The error types of a node's full write queue (its status is 429)."""
 
 MAX_BULK_BYTES = 5 * 1024 * 1024
 """A ``_bulk`` request's body stays under this: OpenSearch Service refuses bodies over 10 MiB on its
@@ -124,7 +130,8 @@ def by_bytes(actions: list[tuple[str, str]], limit: int) -> list[list[tuple[str,
 
 
 def _send_one(client: OpenSearch, operation: str, actions: list[tuple[str, str]]) -> list[WriteRefusal]:
-    """Send ``(id, action lines)`` in one ``_bulk``; resend those refused by a write block (bounded)."""
+    """Send ``(id, action lines)`` in one ``_bulk``; resend those refused by a write block or a busy
+    node, with a pause that doubles each round (bounded by ``BLOCKED_RETRY_SECONDS``)."""
     deadline = time.monotonic() + BLOCKED_RETRY_SECONDS
     pause = _FIRST_PAUSE_SECONDS
     failed: list[WriteRefusal] = []
@@ -139,7 +146,7 @@ def _send_one(client: OpenSearch, operation: str, actions: list[tuple[str, str]]
         for (id_, lines), entry in zip(actions, response["items"], strict=True):
             result = entry[operation]
             error = result.get("error")
-            if error and error.get("type") == _BLOCKED and time.monotonic() < deadline:
+            if error and _passing(result) and time.monotonic() < deadline:
                 blocked.append((id_, lines))
             elif error:
                 failed.append(_refusal(id_, result))
@@ -148,6 +155,12 @@ def _send_one(client: OpenSearch, operation: str, actions: list[tuple[str, str]]
             time.sleep(pause)
             pause = min(pause * 2, _MAX_PAUSE_SECONDS)
     return failed
+
+
+def _passing(result: dict[str, Any]) -> bool:
+    """A refusal that passes: a rebuild's write block, or a busy node's 429 (its queue full)."""
+    error = result["error"] if isinstance(result["error"], dict) else {}
+    return error.get("type") == _BLOCKED or result.get("status") == _THROTTLED or error.get("type") in _BUSY
 
 
 FIELD_LIMIT_REFUSAL = (
