@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from retrieval_core.config import Settings
@@ -30,6 +31,20 @@ GUIDE = "# Backup guide\n\n## Dumps\n\nA nightly dump of every database is copie
 @contextmanager
 def published_manual(corpus_settings: Settings, folder: Path) -> Iterator[str]:
     """Syncs the manual's two pages from ``folder`` into a new context; yields the context."""
+    (folder / "admin").mkdir()
+    (folder / "admin" / "server shutdown.html").write_text(PAGE)
+    (folder / "backup.md").write_text(GUIDE)
+    context, report = synced(corpus_settings, folder, BASE_URL)
+    assert {entry["key"]: entry["status"] for entry in report} == {
+        "admin/server shutdown.html": "indexed",
+        "backup.md": "indexed",
+    }
+    yield context
+
+
+def synced(corpus_settings: Settings, folder: Path, base_url: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """``folder`` synced into a new context, placed as `retrieval sync [--base-url]` places it; the
+    context and the sync's report."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters import s3_objects
     from retrieval_dev.cli.sync import published_sources, sync
@@ -37,10 +52,7 @@ def published_manual(corpus_settings: Settings, folder: Path) -> Iterator[str]:
     from dev.ingest_resources import scratch_ingest
 
     context = f"cite-{uuid.uuid4().hex[:8]}"
-    (folder / "admin").mkdir()
-    (folder / "admin" / "server shutdown.html").write_text(PAGE)
-    (folder / "backup.md").write_text(GUIDE)
-    sources = published_sources("{}", context, folder, BASE_URL)
+    sources = published_sources("{}", context, folder, base_url)
     with scratch_ingest(corpus_settings, "ct") as resources, pytest.MonkeyPatch.context() as patch:
         patch.setenv("AWS_ENDPOINT_URL_S3", corpus_settings.dynamodb_endpoint or "")
         patch.setenv("RETRIEVAL_INGEST_BUCKET", resources.bucket)
@@ -49,8 +61,4 @@ def published_manual(corpus_settings: Settings, folder: Path) -> Iterator[str]:
         with bootstrap.use(bootstrap.Container(settings)):
             report = sync(folder, context, delete=False)
     s3_objects.s3_client.cache_clear()
-    assert {entry["key"]: entry["status"] for entry in report} == {
-        "admin/server shutdown.html": "indexed",
-        "backup.md": "indexed",
-    }
-    yield context
+    return context, report

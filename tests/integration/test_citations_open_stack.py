@@ -19,7 +19,7 @@ import pytest
 from cli_process import RETRIEVAL, serving
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from published_folder import BASE_URL, QUESTION, published_manual
+from published_folder import BASE_URL, QUESTION, published_manual, synced
 from retrieval_core.config import Settings
 from retrieval_dev.cli.events import api_event
 from retrieval_dev.cli.lambda_runtime import invoke
@@ -133,3 +133,27 @@ def test_the_bedrock_route_s_metadata_shows_the_section_and_link(
         },
         folder,
     )
+
+
+def test_the_demo_s_handbook_syncs_and_its_hit_opens_the_local_file_at_its_section(
+    corpus_settings: Settings,
+) -> None:
+    """`make demo`'s last step: the sample folder's files each get a status (the drawing skipped with its
+    reason), and without --base-url the question's hit links to the local file at its section."""
+    from retrieval_dev.cli.demo import HANDBOOK, HANDBOOK_QUESTION
+
+    context, report = synced(corpus_settings, HANDBOOK, None)
+    statuses = {entry["key"]: entry["status"] for entry in report}
+    assert statuses == {
+        "architecture.svg": "skipped",
+        "getting-started.md": "indexed",
+        "on-call.txt": "indexed",
+        "operations/shutdown.html": "indexed",
+    }
+    (top,) = retrieve(context, {"mode": "hybrid", "text": HANDBOOK_QUESTION, "top_k": 1})["hits"]
+    location = top["location"]
+    assert location["section"] == "3. Stopping the Gateway > 3.1. Draining"
+    assert (
+        location["url"] == f"{(HANDBOOK / 'operations' / 'shutdown.html').resolve().as_uri()}#STOPPING-DRAIN"
+    )
+    assert 'id="STOPPING-DRAIN"' in Path(location["local_path"]).read_text()
