@@ -129,3 +129,11 @@ def test_the_heartbeat_ticks_without_any_update(monkeypatch: pytest.MonkeyPatch)
     assert written.wait(timeout=10)
     bar.close()
     assert log.getvalue().splitlines()[0] == "syncing: 0/10 files (0%)"
+
+
+def test_slow_work_says_seconds_each_not_zero_per_second() -> None:
+    now = [0.0]
+    slow = Progress(90, stream=io.StringIO(), clock=lambda: now[0], heartbeat=False)
+    now[0] = 250.0
+    slow.advance(10)
+    assert slow.plain_line(now[0]) == "loading: 10/90 lines (11%)  25 s each  33:20 left"

@@ -109,9 +109,8 @@ class Progress:
         text = f"{self._done}/{self._total} {self._unit}"
         if self._done:
             left = (self._total - self._done) / rate if rate else 0.0
-            text += (
-                f"  {rate:.1f}/s  {_clock(left)} left" if self._done < self._total else f"  {_clock(elapsed)}"
-            )
+            pace = f"{rate:.1f}/s" if rate >= 1 else f"{1 / rate:.0f} s each"  # slow work: not "0.0/s"
+            text += f"  {pace}  {_clock(left)} left" if self._done < self._total else f"  {_clock(elapsed)}"
         return text
 
     def close(self) -> None:
