@@ -25,15 +25,25 @@ def pdf(pages: Sequence[str], *, password: str | None = None) -> bytes:
 
 def docx(parts: Sequence[tuple[str, str | int]]) -> bytes:
     """A DOCX from ``("heading", level_and_title)``-like parts: ``("h1", "Title")``, ``("p", "text")`` and
-    ``("break", 0)`` (an explicit page break)."""
+    ``("break", 0)`` (an explicit page break); ``("h2:_Toc7", "Title")`` bookmarks the heading ``_Toc7``."""
     import docx as python_docx
+    from docx.oxml import OxmlElement
+    from docx.oxml.ns import qn
 
     document = python_docx.Document()
     for kind, value in parts:
         if kind == "break":
             document.add_page_break()
         elif kind.startswith("h"):
-            document.add_heading(str(value), int(kind[1:]))
+            level, _, bookmark = kind[1:].partition(":")
+            heading = document.add_heading(str(value), int(level))
+            if bookmark:
+                start, end = OxmlElement("w:bookmarkStart"), OxmlElement("w:bookmarkEnd")
+                start.set(qn("w:id"), "7")
+                start.set(qn("w:name"), bookmark)
+                end.set(qn("w:id"), "7")
+                heading._p.insert(1, start)
+                heading._p.append(end)
         else:
             document.add_paragraph(str(value))
     buffer = io.BytesIO()

@@ -105,3 +105,81 @@ def test_each_chunk_keeps_its_section_and_anchor_and_its_item_stores_both() -> N
         created_at=datetime.now(UTC),
     )
     assert unanchored[0].grounding[0].anchor is None
+
+
+MARKDOWN = b"""## Install
+
+Get the package.
+
+### With pip {#pip}
+
+Run pip install.
+
+### From source
+
+Clone it.
+
+```
+# not a heading
+```
+
+## Usage
+
+#### Flags
+
+Pass --verbose.
+
+## Usage
+
+Again, a second section of the same title.
+"""
+
+
+def test_markdown_sections_are_a_stack_with_their_explicit_or_github_anchors() -> None:
+    blocks = parse(DocumentFormat.MARKDOWN, MARKDOWN, DOCUMENT_LIMITS).blocks
+    assert [(b.text[:20], b.section, b.anchor) for b in blocks] == [
+        ("Get the package.", ("Install",), "install"),
+        ("Run pip install.", ("Install", "With pip"), "pip"),  # the explicit id, out of the title
+        ("Clone it.", ("Install", "From source"), "from-source"),  # a sibling, not under "With pip"
+        ("```\n# not a heading\n", ("Install", "From source"), "from-source"),
+        ("Pass --verbose.", ("Usage", "Flags"), "flags"),  # a skipped level nests under the one above
+        ("Again, a second sect", ("Usage",), "usage-1"),  # GitHub numbers a repeated slug
+    ]
+
+
+def test_docx_sections_are_a_stack_with_their_bookmarks() -> None:
+    data = fixtures.docx(
+        [
+            ("h2:_Toc1", "Maintenance"),
+            ("p", "Check weekly."),
+            ("h3:_Toc2", "Hydraulics"),
+            ("p", "Check the pressure."),
+            ("h3", "Tyres"),
+            ("p", "Replace them."),
+            ("h2:_Toc4", "Records"),
+            ("p", "Log every check."),
+        ]
+    )
+    blocks = parse(DocumentFormat.DOCX, data, DOCUMENT_LIMITS).blocks
+    assert [(b.text, b.section, b.anchor) for b in blocks] == [
+        ("Check weekly.", ("Maintenance",), "_Toc1"),
+        ("Check the pressure.", ("Maintenance", "Hydraulics"), "_Toc2"),
+        ("Replace them.", ("Maintenance", "Tyres"), None),  # no bookmark: no anchor, not its sibling's
+        ("Log every check.", ("Records",), "_Toc4"),
+    ]
+
+
+def test_restructuredtext_and_asciidoc_sections_carry_the_ids_their_tools_give() -> None:
+    rst = "Getting Started\n===============\n\nIntro.\n\nThe conf.py File\n----------------\n\nValues.\n"
+    blocks = parse(DocumentFormat.RESTRUCTUREDTEXT, rst.encode(), DOCUMENT_LIMITS).blocks
+    assert [(b.section, b.anchor) for b in blocks] == [
+        (("Getting Started",), "getting-started"),
+        (("Getting Started", "The conf.py File"), "the-conf-py-file"),
+    ]
+    adoc = "= User Guide\n\nOpening.\n\n[[setup]]\n== Set Up\n\nRun it.\n\n== Next Steps\n\nRead on.\n"
+    blocks = parse(DocumentFormat.ASCIIDOC, adoc.encode(), DOCUMENT_LIMITS).blocks
+    assert [(b.section, b.anchor) for b in blocks] == [
+        (("User Guide",), "_user_guide"),
+        (("User Guide", "Set Up"), "setup"),
+        (("User Guide", "Next Steps"), "_next_steps"),
+    ]

@@ -1,6 +1,8 @@
 """Word (.docx) read as what it is, a zip of XML, with the standard library: no lxml, and every bound
 checked before a byte is inflated (members' declared sizes, their compression ratio, the total), then
-again while reading. Headings (``Heading N``/``Title`` styles, outline levels) make the section path;
+again while reading. Headings (``Heading N``/``Title`` styles, outline levels) make the section path, a
+stack (a heading closes the open sections of its level or deeper), each with its anchor: the heading's
+bookmark (Word's ``_Toc...`` ones, which a table of contents links to), if it has one;
 explicit page breaks (``w:br w:type="page"``, ``pageBreakBefore``) number the pages, when the file
 marks any."""
 
@@ -14,9 +16,12 @@ from ..limits import DocumentLimits
 from ..parsed import Block, Budget, ParsedDocument
 from ..sidecar import RecordStructure
 from .archive import checked_zip
+from .sections import Heading
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 BODY = "word/document.xml"
+UNNAMED_BOOKMARKS = ("_GoBack",)
+"""Word's bookmark of the last edit, no section's."""
 
 
 def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None = None) -> ParsedDocument:
@@ -30,23 +35,28 @@ def parse(data: bytes, limits: DocumentLimits, records: RecordStructure | None =
     body = root.find(f"{W}body")
     if body is None:
         raise DocumentRejectedError("is a DOCX without a document body")
-    paragraphs = [(_style(p), *_text_and_breaks(p)) for p in body.iter(f"{W}p")]
-    marks_pages = any(breaks or before for (_, before), _, breaks in paragraphs)
+    paragraphs = [(_style(p), *_text_and_breaks(p), p) for p in body.iter(f"{W}p")]
+    marks_pages = any(breaks or before for (_, before), _, breaks, _ in paragraphs)
     budget = Budget(limits)
     parsed = ParsedDocument()
-    page, offset, path = 1, 0, list[str]()
-    for (level, before), text, breaks in paragraphs:
+    page, offset, stack = 1, 0, list[Heading]()
+    for (level, before), text, breaks, paragraph in paragraphs:
         if before and offset:
             page, offset = page + 1, 0
         budget.spend(text)
         if level is not None:
             if text.strip():
-                path = [*path[: level - 1], text.strip()]
+                while stack and stack[-1].level >= level:
+                    stack.pop()
+                stack.append(Heading(0, 0, level, text.strip(), _bookmark(paragraph)))
         elif text.strip():
             stripped = text.strip()
             start = offset + text.index(stripped[0])
+            section = tuple(heading.title for heading in stack)
+            anchor = stack[-1].anchor if stack else None
+            page_number = page if marks_pages else None
             parsed.blocks.append(
-                Block(stripped, start, start + len(stripped), page if marks_pages else None, tuple(path))
+                Block(stripped, start, start + len(stripped), page_number, section, None, anchor)
             )
             offset += len(text) + 2
         if breaks:
@@ -87,6 +97,11 @@ def _style(paragraph: ElementTree.Element) -> tuple[int | None, bool]:
     if name.startswith("heading") and name[7:].isdigit():
         return int(name[7:]), before
     return None, before
+
+
+def _bookmark(paragraph: ElementTree.Element) -> str | None:
+    names = (mark.get(f"{W}name") for mark in paragraph.iter(f"{W}bookmarkStart"))
+    return next((name for name in names if name and name not in UNNAMED_BOOKMARKS), None)
 
 
 def _text_and_breaks(paragraph: ElementTree.Element) -> tuple[str, int]:

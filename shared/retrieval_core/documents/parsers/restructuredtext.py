@@ -1,6 +1,7 @@
 """reStructuredText: paragraphs under their section path. A title is a line underlined (and maybe
 overlined) by one punctuation character repeated at least as long as it; levels follow the order in
-which the underline styles first appear, as docutils assigns them. Offsets are in the file's text."""
+which the underline styles first appear, as docutils assigns them, and each section's anchor is the id
+docutils gives it. Offsets are in the file's text."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ..limits import DocumentLimits
 from ..parsed import Budget, ParsedDocument
 from ..sidecar import RecordStructure
 from .decoding import decoded_text
-from .sections import Heading, sectioned
+from .sections import Heading, docutils_id, sectioned
 
 ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}\s*$")
 
@@ -38,7 +39,8 @@ def _headings(text: str) -> list[Heading]:
             if style not in styles:
                 styles.append(style)
             first = index - 2 if over else index - 1
-            headings.append(Heading(starts[first], starts[index + 1], styles.index(style) + 1, title))
+            level = styles.index(style) + 1
+            headings.append(Heading(starts[first], starts[index + 1], level, title, docutils_id(title)))
             index += 2
             continue
         index += 1
