@@ -6,8 +6,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
 SCALE ?= small
 
-.PHONY: install up up-cluster down test unit demo bench sync-check eval lint format typecheck check-prereqs test-cluster \
-  test-latest-clients load fuzz
+.PHONY: install up up-cluster down test unit demo bench sync-check docs-check eval lint format typecheck check-prereqs \
+  test-cluster test-latest-clients load fuzz
 
 check-prereqs:
 	@bash dev/check_prereqs.sh
@@ -140,6 +140,16 @@ MAX_SECONDS ?= 1800
 sync-check: install check-prereqs
 	@$(PY) -m dev.stack up
 	@status=0; $(PY) -m bench.documents_sync --files $(FILES) --max-seconds $(MAX_SECONDS) || status=$$?; \
+	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
+
+# A real documentation folder (Sphinx's manual from Debian's sphinx-doc, fetched by dev/debian_docs.py into the
+# git-ignored .cache/debian-docs/) synced off a terminal, then checked: exit 0, no failed page (navigation-only
+# pages skipped), five hits' citations open (the file exists, the anchor is in it); docs/DOCUMENTS.md, "A real
+# documentation folder". Opt-in: minutes of CPU. Record in .cache/debian-docs/check.json. Stops the stack unless KEEP=1.
+docs-check: install check-prereqs
+	@$(PY) -m dev.debian_docs >/dev/null
+	@$(PY) -m dev.stack up
+	@status=0; $(PY) -m dev.docs_check || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
 # Fair share under load (docs/FAIRSHARE.md): quiet tenants alone, then beside a tenant flooding at many

@@ -148,11 +148,14 @@ title="Permalink to this heading">\xc2\xb6</a></h1><p>Sphinx is a documentation 
 <dt id="term-builder">builder<a class="headerlink" href="#term-builder">\xc2\xb6</a></dt>
 <dd><p>A class that turns parsed documents into output.</p></dd></dl>
 <section id="conf-py"><h3>The conf.py file<a class="headerlink" href="#conf-py">\xc2\xb6</a></h3>
-<p>It holds the configuration values.</p></section>
-<p>Back in the section after its subsection.</p></section>
+<p>It holds the configuration values: the project's name, the extensions to load, the theme and every
+option a builder reads.</p></section>
+<p>Back in the section after its subsection: the sources can live in any folder, and the builder
+reads them from there whenever the documentation is built again.</p></section>
 <section id="running-the-build">
 <h2>Running the build<a class="headerlink" href="#running-the-build">\xc2\xb6</a>
-</h2><p>Run sphinx-build to make the HTML.</p></section></section></div></div></div>
+</h2><p>Run sphinx-build with the source folder and an output folder to make the HTML pages, which it
+writes again only for the sources that changed since the last build.</p></section></section></div></div></div>
 <div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><ul><li>
 <a href="#">Getting Started</a>
 </li></ul></div></div><div class="footer" role="contentinfo">&#169; Copyright 2007-2022.</div>
@@ -164,14 +167,18 @@ MKDOCS_PAGE = b"""<!DOCTYPE html><html><head><title>Install - Project</title></h
 </li></ul></nav>
 <div class="md-content"><article class="md-content__inner md-typeset">
 <h1 id="install">Install<a class="headerlink" href="#install" title="Permanent link">&para;</a></h1>
-<p>The tool installs from the package index.</p>
+<p>The tool installs from the package index on every platform that runs a supported version of
+Python, and it needs no compiler.</p>
 <h3 id="with-pip">With pip<a class="headerlink" href="#with-pip" title="Permanent link">&para;</a></h3>
-<p>Run pip install project in a virtual environment.</p>
+<p>Run pip install project in a virtual environment, which keeps the tool and its dependencies apart
+from the system's own Python packages.</p>
 <h3 id="from-source">From source<a class="headerlink" href="#from-source" title="Permanent link">&para;</a>
 </h3>
-<p>Clone the repository and run the build.</p>
+<p>Clone the repository and run the build, which compiles the extensions and installs the package
+in development mode so that edits take effect at once.</p>
 <h2 id="upgrading">Upgrading<a class="headerlink" href="#upgrading" title="Permanent link">&para;</a></h2>
-<p>Upgrades keep the configuration file.</p>
+<p>Upgrades keep the configuration file as it is, and a release that changes an option's meaning
+says so in its notes and in a warning at start-up.</p>
 </article></div><footer class="md-footer"><a href="../usage/">Next: Usage</a></footer></div></body>
 </html>"""
 
@@ -212,3 +219,22 @@ the List interface.</div></div>
 <pre>public&nbsp;boolean&nbsp;add(E&nbsp;e)</pre><div class="block">Appends the specified element.</div>
 </li></ul></li></ul></li></ul></div></div>
 <div class="bottomNav"><a name="navbar.bottom"><!-- --></a></div></body></html>"""
+
+DOCBOOK_REFERENCE_PAGE = b"""<html><head><title>DECLARE</title></head><body>
+<div class="navheader"><a href="sql-deallocate.html">Prev</a> <a href="sql-delete.html">Next</a></div>
+<div class="refentry" id="SQL-DECLARE"><div class="titlepage"></div>
+<div class="refnamediv"><h2><span class="refentrytitle">DECLARE</span></h2>
+<p>DECLARE &#8212; define a cursor</p></div>
+<div class="refsynopsisdiv"><h2>Synopsis</h2>
+<pre class="synopsis">DECLARE name [ BINARY ] [ ASENSITIVE | INSENSITIVE ]
+    CURSOR [ { WITH | WITHOUT } HOLD ] FOR query</pre></div>
+<div class="refsect1" id="SQL-DECLARE-DESCRIPTION"><h2>Description</h2>
+<p>DECLARE allows a user to create cursors,
+which can be used to retrieve a small number of rows at a time out of a larger query. After the cursor is
+created, rows are fetched from it using FETCH.</p></div>
+<div class="refsect1" id="SQL-DECLARE-NOTES"><h2>Notes</h2><p>Normal cursors return data in text format.</p>
+<div class="refsect2" id="SQL-DECLARE-HOLD"><h3>Holdable cursors</h3>
+<p>A holdable cursor can be used after the
+transaction that created it successfully commits, because its rows are materialized when that transaction
+commits, at a cost in memory or temporary disk space that grows with the size of the result.</p></div></div>
+</div></body></html>"""

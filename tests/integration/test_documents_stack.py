@@ -29,11 +29,13 @@ PAGES = [
 ]
 MARKDOWN = b"""# Operations Guide
 
-The Payments Gateway settles card transactions nightly.
+The Payments Gateway settles card transactions nightly and sends the day's totals to the ledger team,
+who reconcile them against the bank's statement each morning.
 
 ## Refunds
 
-Refunds above 500 euros need a second approver from the Treasury Desk.
+Refunds above 500 euros need a second approver from the Treasury Desk, who checks the original charge
+and the customer's account before any money goes back.
 """
 
 
@@ -261,7 +263,9 @@ def test_overwrites_removals_late_events_and_reuploads_leave_exactly_the_current
     settings, resources = docs
     key = "contexts/acme/notes.md"
     long_version = b"# Notes\n\n" + b"\n\n".join(
-        f"## Part {n}\n\nThe quartermaster counted {n} crates of lanterns.".encode() for n in range(1, 5)
+        f"## Part {n}\n\nThe quartermaster counted {n} crates of lanterns in the north store and wrote the "
+        "number in the ledger before the ship sailed at dawn.".encode()  # a section past the chunking floor
+        for n in range(1, 5)
     )
     first = put(resources, settings, key, long_version)
     assert status("notes.md")[1]["chunks"] == 4

@@ -17,7 +17,8 @@ came in 1923.
 
 ## Instruments
 
-A refracting telescope of eight inches stands under the dome.
+A refracting telescope of eight inches stands under the dome, beside a transit instrument that timed the
+stars for the village clock until the observatory closed.
 """
 OTHER = b"""# Harbour Lighthouse
 

@@ -9,10 +9,18 @@ from datetime import UTC, datetime
 
 import pytest
 from retrieval_core.documents.chunk_items import FileRef, chunk_items
-from retrieval_core.documents.chunking import DEFAULT_CHUNKING, Chunk, chunk_document
+from retrieval_core.documents.chunking import (
+    DEFAULT_CHUNKING,
+    FLOOR_TOKENS,
+    Chunk,
+    ChunkingConfig,
+    chunk_document,
+)
 from retrieval_core.documents.formats import DocumentFormat
 from retrieval_core.documents.limits import DOCUMENT_LIMITS
+from retrieval_core.documents.parsed import Block, ParsedDocument
 from retrieval_core.documents.parsers import parse
+from retrieval_core.models.text_window import estimate_tokens
 
 from tests import document_fixtures as fixtures
 
@@ -183,3 +191,62 @@ def test_restructuredtext_and_asciidoc_sections_carry_the_ids_their_tools_give()
         (("User Guide", "Set Up"), "setup"),
         (("User Guide", "Next Steps"), "_next_steps"),
     ]
+
+
+def _chunks(page: bytes) -> list[Chunk]:
+    return chunk_document(parse(DocumentFormat.HTML, page, DOCUMENT_LIMITS), DEFAULT_CHUNKING, window=256)
+
+
+def test_a_section_under_the_floor_joins_its_neighbour_under_the_heading_they_share() -> None:
+    chunks = _chunks(fixtures.DOCBOOK_REFERENCE_PAGE)
+    assert [(c.text.split("\n\n")[0][:30], c.section, c.anchor) for c in chunks] == [
+        # the one-line name joins the synopsis after it, labelled with the page's title they share
+        ("DECLARE \u2014 define a cursor", ("DECLARE",), "SQL-DECLARE"),
+        ("DECLARE allows a user to creat", ("DECLARE", "Description"), "SQL-DECLARE-DESCRIPTION"),
+        # a one-sentence section joins the subsection after it, under their shared "Notes"
+        ("Normal cursors return data in ", ("DECLARE", "Notes"), "SQL-DECLARE-NOTES"),
+    ]
+    assert "CURSOR [ { WITH" in chunks[0].text and "holdable cursor" in chunks[2].text
+    assert all(estimate_tokens(c.text) >= FLOOR_TOKENS for c in chunks)
+
+
+def test_a_scrap_with_no_heading_in_common_or_on_another_page_stays_alone() -> None:
+    lone = [
+        Block("Short one.", 0, 10, None, ("A",), None, "a"),
+        Block("Short two.", 12, 22, None, ("B",), None, "b"),
+    ]
+    assert [c.text for c in chunk_document(ParsedDocument(lone), DEFAULT_CHUNKING, window=256)] == [
+        "Short one.",
+        "Short two.",
+    ]
+    paged = [
+        Block("Short one.", 0, 10, 1, ("A",), None, "a"),
+        Block("Short two.", 0, 10, 2, ("A",), None, "a"),
+    ]
+    assert len(chunk_document(ParsedDocument(paged), DEFAULT_CHUNKING, window=256)) == 2
+
+
+def test_a_long_section_never_ends_in_a_scrap() -> None:
+    sentence = "The tide gauge records the water level every six minutes at the harbour wall."
+    text = " ".join([sentence] * 20) + " It rained."
+    block = Block(text, 0, len(text), None, ("Harbour",), None, "harbour")
+    config = ChunkingConfig(max_tokens=100)
+    chunks = chunk_document(ParsedDocument([block]), config, window=256)
+    assert len(chunks) >= 2 and all(estimate_tokens(c.text) <= 100 for c in chunks)
+    assert estimate_tokens(chunks[-1].text) >= FLOOR_TOKENS and chunks[-1].text.endswith("It rained.")
+    assert " ".join(c.text for c in chunks) == text  # whole sentences moved, none lost or repeated
+    overlapping = chunk_document(
+        ParsedDocument([block]), ChunkingConfig(max_tokens=100, overlap_percent=20), window=256
+    )
+    assert overlapping[-1].text.endswith("It rained.")
+
+
+def test_scraps_join_the_nearer_relative_and_leave_a_section_that_stands_alone_its_label() -> None:
+    chunks = _chunks(fixtures.DOCBOOK_PAGE)
+    assert [(c.text.split("\n\n")[0][:20], c.section, c.anchor) for c in chunks] == [
+        ("Numeric types consis", (NUMERIC,), "DATATYPE-NUMERIC"),
+        # 8.1.1's sentence, its note, its last sentence and 8.1.2 (a tie: it continues the one before)
+        ("The types smallint, ", (NUMERIC,), "DATATYPE-INT"),
+        ("The data types small", (NUMERIC, "8.1.4. Serial Types"), "DATATYPE-SERIAL"),  # not joined into
+    ]
+    assert chunks[1].text.split("\n\n")[-1].startswith("The type numeric can store")

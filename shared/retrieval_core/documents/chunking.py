@@ -9,7 +9,12 @@
   file's distances, or at ``max_tokens``.
 - ``none``: one chunk per file.
 
-A chunk never spans two pages or two sections (so its page and section are exact). No chunk is longer
+A chunk never spans two pages. It spans two sections only when one is too small to stand alone: a chunk
+under ``FLOOR_TOKENS`` (a reference page's one-line name, a one-sentence note) joins a neighbour on its
+page with room for it (fixed and semantic chunking), labelled with the heading path they share and the
+anchor where its text starts; chunks with no heading in common never join. Within a section, a last
+chunk under the floor takes whole sentences from the one before it (no overlap configured), so a long
+section never ends in a scrap. No chunk is longer
 than the embedder's window (``models/text_window.py``): an explicit size past it is refused, the default
 shrinks to it. Tokens are counted by the caller's ``TokenCounter``: the embedder's own tokenizer where
 it is local, else ``estimate_tokens``, which never undercounts the embedders' tokenizers on English prose
@@ -66,6 +71,12 @@ class ChunkingConfig(BaseModel):
 
 
 DEFAULT_TOKENS = 300
+FLOOR_TOKENS = 24
+"""About 100 characters: under it a chunk is a scrap (``DECLARE — define a cursor``, ``Default: on.``)
+that matches a question's words by its brevity and says little once found."""
+SCRAP_CHARACTERS = FLOOR_TOKENS * 12
+"""A chunk of at least this many characters is past the floor whatever the counter (a token spans at
+most ~12 characters of prose), so only shorter ones are counted."""
 DEFAULT_CHUNKING = ChunkingConfig()
 
 
@@ -131,7 +142,53 @@ def chunk_document(
                         replace(child, parent_text=parent.text)
                         for child in _pack(child_run, limit, config.overlap_tokens, count_tokens)
                     ]
-    return chunks
+    return chunks if config.strategy == "hierarchical" else _joined_scraps(chunks, limit, count_tokens)
+
+
+def _joined_scraps(chunks: list[Chunk], limit: int, count: TokenCounter) -> list[Chunk]:
+    """Each chunk under the floor joined to a neighbour on its page that has room for it: the one whose
+    heading path shares more with its own (the previous one on a tie, whose text it continues); the
+    joined chunk is labelled with the headings they share, at the anchor where its text starts."""
+    joined = list(chunks)
+    position = 0
+    while position < len(joined):
+        partner = _partner(joined, position, limit, count) if _is_scrap(joined[position], count) else None
+        if partner is None:
+            position += 1
+            continue
+        first = min(position, partner)
+        joined[first : first + 2] = [_join_chunks(joined[first], joined[first + 1])]
+        position = first  # the joined chunk may still be under the floor
+    return joined
+
+
+def _is_scrap(chunk: Chunk, count: TokenCounter) -> bool:
+    return len(chunk.text) < SCRAP_CHARACTERS and count(chunk.text) < FLOOR_TOKENS
+
+
+def _partner(chunks: list[Chunk], position: int, limit: int, count: TokenCounter) -> int | None:
+    scrap, best, shared_best = chunks[position], None, 0
+    for neighbour in (position - 1, position + 1):
+        if not 0 <= neighbour < len(chunks) or chunks[neighbour].page != scrap.page:
+            continue
+        shared = len(_common_prefix(scrap.section, chunks[neighbour].section))
+        if shared > shared_best and count(scrap.text) + count(chunks[neighbour].text) + 1 <= limit:
+            best, shared_best = neighbour, shared
+    return best
+
+
+def _join_chunks(first: Chunk, second: Chunk) -> Chunk:
+    section = _common_prefix(first.section, second.section)
+    return Chunk(
+        f"{first.text}\n\n{second.text}", first.start, second.end, first.page, section, anchor=first.anchor
+    )
+
+
+def _common_prefix(one: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:
+    shared = 0
+    while shared < min(len(one), len(other)) and one[shared] == other[shared]:
+        shared += 1
+    return one[:shared]
 
 
 def _runs(blocks: list[Block]) -> list[list[Block]]:
@@ -209,7 +266,7 @@ def _pack(
     """Whole sentences up to ``limit`` tokens a chunk; the next starts ``overlap`` tokens back."""
     first = blocks[0]
     sentences = _sentences(blocks, limit, count)
-    chunks: list[Chunk] = []
+    spans: list[tuple[int, int]] = []
     begin = 0
     while begin < len(sentences):
         end, used = begin, 0
@@ -217,7 +274,7 @@ def _pack(
             used += sentences[end].tokens + (end > begin)
             end += 1
         end = max(end, begin + 1)
-        chunks.append(_join(sentences[begin:end], first, record))
+        spans.append((begin, end))
         if end >= len(sentences):
             break
         back, carried = end, 0
@@ -225,7 +282,29 @@ def _pack(
             back -= 1
             carried += sentences[back].tokens
         begin = back
-    return chunks
+    if overlap == 0 and record is None:
+        _fill_last(spans, sentences, limit)
+    return [_join(sentences[begin:end], first, record) for begin, end in spans]
+
+
+def _fill_last(spans: list[tuple[int, int]], sentences: list[_Sentence], limit: int) -> None:
+    """A last chunk under the floor takes whole sentences from the end of the one before it, while
+    that one keeps to the floor and the last to ``limit`` (contiguous chunks: no overlap)."""
+    if len(spans) < 2:
+        return
+    (before, cut), (_, end) = spans[-2], spans[-1]
+
+    def tokens(begin: int, stop: int) -> int:
+        return sum(s.tokens for s in sentences[begin:stop]) + stop - begin - 1
+
+    while (
+        tokens(cut, end) < FLOOR_TOKENS
+        and cut - 1 > before
+        and tokens(cut - 1, end) <= limit
+        and tokens(before, cut - 1) >= FLOOR_TOKENS
+    ):
+        cut -= 1
+    spans[-2:] = [(before, cut), (cut, end)]
 
 
 def _join(sentences: list[_Sentence], block: Block, record: dict[str, Any] | None) -> Chunk:

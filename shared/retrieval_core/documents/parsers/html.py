@@ -111,6 +111,7 @@ PROSE_WORDS = 10
 """A kept block of this many words or more is prose (a sentence), not an entry of a list."""
 TABLE_OF_CONTENTS = "only navigation once its chrome is left out (a title and a table of contents)"
 INDEX_OF_LINKS = "only navigation: an index of links ({share:.0%} of its text is links)"
+MAX_TITLE_PIECES = 64
 VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "col", "area", "base", "source"})
 
 
@@ -157,6 +158,9 @@ class _Extractor(HTMLParser):
         """The open elements (outside chrome), outermost first."""
         self._texts = 0
         self._serial = 0
+        self._in_title = False
+        self._title: list[str] = []
+        """The document's ``<title>``: a first heading it starts with is the page's title."""
         self._opens: frozenset[int] = frozenset()
         self._pending_anchor: str | None = None
         """The last id or name opened since the last block of text: a heading's anchor when it has none."""
@@ -190,6 +194,7 @@ class _Extractor(HTMLParser):
         if tag not in VOID:
             self._serial += 1
             self._open.append(_Open(tag, anchor, self._texts, self._serial))
+        self._in_title = self._in_title or tag == "title"
         if tag in HIDDEN:
             self._hidden += 1
         elif tag == "a":
@@ -221,6 +226,7 @@ class _Extractor(HTMLParser):
                 del self._chrome[len(self._chrome) - 1 - self._chrome[::-1].index(tag) :]
             return
         self._content -= tag in CONTENT_TAGS and self._content > 0
+        self._in_title = self._in_title and tag != "title"
         if tag in HIDDEN:
             self._hidden = max(0, self._hidden - 1)
         elif tag == "a":
@@ -240,6 +246,8 @@ class _Extractor(HTMLParser):
             self._end_sections(closed)
 
     def handle_data(self, data: str) -> None:
+        if self._in_title and len(self._title) < MAX_TITLE_PIECES:
+            self._title.append(data)
         if self._hidden:
             return
         if self._chrome:
@@ -264,6 +272,10 @@ class _Extractor(HTMLParser):
         if not title:
             return
         anchor = self._heading_anchor or self._pending_anchor or self._enclosing_anchor()
+        if not self.sections and self._is_page_title(title):  # above every section of the page
+            self.sections.append(_Heading(0, title, anchor, frozenset(), self._texts))
+            self._pending_anchor = None
+            return
         open_now = {element.serial for element in self._open}
         while self.sections and self.sections[-1].level >= level:
             if self._opens and self.sections[-1].opens & open_now:
@@ -271,6 +283,13 @@ class _Extractor(HTMLParser):
             self.sections.pop()
         self.sections.append(_Heading(level, title, anchor, self._opens, self._texts))
         self._pending_anchor = None
+
+    def _is_page_title(self, title: str) -> bool:
+        """Whether the page's first heading is its title (the ``<title>`` starts with it, as DocBook's,
+        Sphinx's and GLib's do): every later heading is under it, those of its own level too (a DocBook
+        reference page's ``<h2>`` name, then its ``<h2>`` Synopsis, Description...)."""
+        document_title = " ".join("".join(self._title).split()).casefold()
+        return bool(document_title) and document_title.startswith(title.casefold())
 
     def _end_sections(self, closed: set[int]) -> None:
         """The sections an element that just closed had opened end, with those under them, once some
