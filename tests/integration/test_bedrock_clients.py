@@ -99,10 +99,11 @@ def native_ids(base_url: str, body: dict[str, Any]) -> list[str]:
 
 
 def native_hits(base_url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The same question through ``POST /v1/retrieve`` with a dev token."""
+    """The same question through ``POST /v1/retrieve`` with a dev token, in the ranking's order as the
+    Bedrock route asks for it (``diversify`` false unless ``body`` says otherwise)."""
     request = Request(
         f"{base_url}/v1/retrieve",
-        data=json.dumps(body).encode(),
+        data=json.dumps({"diversify": False} | body).encode(),
         method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer dev:{CONTEXT}"},
     )
@@ -154,6 +155,26 @@ def test_the_search_type_picks_our_mode(base_url: str, search_type: str | None, 
         knowledgeBaseId=KNOWLEDGE_BASE, retrievalQuery={"text": TEXT}, **configured(**search)
     )
     assert ids(answer) == native_ids(base_url, {"mode": mode, "text": TEXT, "top_k": 7})
+
+
+@pytest.mark.parametrize(("search_type", "mode"), [("HYBRID", "hybrid"), ("SEMANTIC", "vector")])
+def test_scores_are_the_hits_relevance_in_0_1_never_rising(
+    base_url: str, search_type: str, mode: str
+) -> None:
+    answer = client(base_url).retrieve(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        retrievalQuery={"text": TEXT},
+        **configured(numberOfResults=30, overrideSearchType=search_type),
+    )
+    scores = {result["metadata"]["x-retrieval-id"]: result["score"] for result in answer["retrievalResults"]}
+    listed = list(scores.values())
+    assert len(listed) == 30 and all(0 <= score <= 1 for score in listed)
+    assert listed == sorted(listed, reverse=True) and listed[0] > listed[-1]
+    # The native answer names the same value beside its ranking score, wherever diversity shows the hit.
+    interleaved = native_hits(base_url, {"mode": mode, "text": TEXT, "top_k": 30, "diversify": True})
+    assert {hit["id"]: hit["relevance"] for hit in interleaved} == scores
+    assert [hit["id"] for hit in interleaved] != ids(answer)  # the sample's kinds interleave
+    assert any(hit["score"] != hit["relevance"] for hit in interleaved)
 
 
 KIND = "x-retrieval-kind"

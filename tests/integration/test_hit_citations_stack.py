@@ -66,6 +66,6 @@ def test_a_second_page_carries_them_and_include_leaves_out_the_rest(corpus_setti
     status, second = retrieve("acme", {**body, "include": ["metadata"], "next_token": first["next_token"]})
     assert status == 200, second
     assert second["hits"] and {h["id"] for h in second["hits"]}.isdisjoint(h["id"] for h in first["hits"])
-    always = {"id", "kind", "score", "status", "confidence", "created_at", "found_by"}
+    always = {"id", "kind", "score", "relevance", "status", "confidence", "created_at", "found_by"}
     assert all(set(h) == always | {"location", "valid_from", "valid_to"} for h in first["hits"])
     assert all(set(h) == always | {"metadata", "metadata_truncated"} for h in second["hits"])

@@ -121,7 +121,16 @@ def test_include_keeps_only_the_parts_asked_for_and_the_api_and_direct_bodies_ag
 ) -> None:
     body = {**MODES["lexical"], "include": ["location", "validity"]}
     hit = next(h for h in retrieve(functions, body)["hits"] if h["id"] == CHUNK.id)
-    assert set(hit) == {"id", "kind", "score", "status", "confidence", "created_at", "found_by"} | {
+    assert set(hit) == {
+        "id",
+        "kind",
+        "score",
+        "relevance",
+        "status",
+        "confidence",
+        "created_at",
+        "found_by",
+    } | {
         "location",
         "valid_from",
         "valid_to",

@@ -1,7 +1,8 @@
 """What a hit carries for an agent to cite, and which of it a caller asked for.
 
-A hit always names its item (id, kind, score, status, confidence, created_at, found_by); the other
-parts are optional (``include``) so an agent that only needs ids or texts pays no tokens for the rest.
+A hit always names its item (id, kind, score, relevance, status, confidence, created_at, found_by); the
+other parts are optional (``include``) so an agent that only needs ids or texts pays no tokens for the
+rest.
 ``metadata`` is capped (``METADATA_CAP_CHARS``): the loader accepts any metadata, a response must not
 grow with it.
 """

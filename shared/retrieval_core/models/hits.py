@@ -85,7 +85,19 @@ class Hit(BaseModel):
     id: str
     kind: Kind
     text: str
-    score: float = Field(allow_inf_nan=False)
+    score: float = Field(
+        allow_inf_nan=False,
+        description="The ranking score: orders this question's hits, means nothing across questions.",
+    )
+    relevance: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="A calibrated estimate that the hit is relevant, comparable across questions and "
+        "collections: 0.4 keeps 95% of the relevant hits of a top 10 on the development collections "
+        "(docs/BEDROCK.md, Scores). Never rises down the ranking (a page interleaved by kind shows each "
+        "hit's own). The Bedrock Retrieve route's score.",
+    )
     signals: dict[str, Signal] = Field(default_factory=empty_dict)
     status: Status
     confidence: float | None = None

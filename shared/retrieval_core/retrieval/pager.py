@@ -13,6 +13,7 @@ Design and costs: docs/STORAGE.md ("Paging").
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -35,6 +36,7 @@ from .paging import (
 )
 from .pipeline import Ranking, RankingPipeline
 from .plans import AutoPlan, PreparedQuery, expands_graph, reads_the_clock
+from .relevance import RELEVANCE, RelevanceCalibration, RelevanceModel
 from .requests import Mode
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 
@@ -110,7 +112,7 @@ class Pager:
         ranking = self._rank(query, query.top_k)
         hits = presented(ranking.hits[: query.top_k], query)
         if expands_graph(query.plan):
-            hits += ranking.hits[query.top_k :]
+            hits += calibrated(ranking.hits[query.top_k :], query.mode, query.top_k, floor=_last(hits))
         return Page(
             ranking.mode,
             ranking.supported,
@@ -157,7 +159,7 @@ class Pager:
         return Page(
             query.mode,
             True,
-            presented(hits, query),
+            presented(hits, query, at.offset),
             query.applied.placed(query.where, frozen.arms),
             frozen.arms,
             self._info(at.offset, gone, None if token else self._end(end, frozen.end)),
@@ -290,10 +292,59 @@ class Pager:
         )
 
 
-def presented(page: list[Hit], query: PreparedQuery) -> list[Hit]:
-    """A page as the caller sees it: interleaved by kind when ``diversify`` asks for it (per page, so a
-    page's members never depend on how the ones before it were cut)."""
-    return diversify(page) if query.applied.diversify else page
+def presented(page: list[Hit], query: PreparedQuery, offset: int = 0) -> list[Hit]:
+    """A page as the caller sees it: each hit with its calibrated ``relevance`` (read from its place in
+    the ranking, ``offset`` being the page's first), then interleaved by kind when ``diversify`` asks
+    for it (per page, so a page's members never depend on how the ones before it were cut; a hit keeps
+    its relevance wherever diversity places it)."""
+    hits = calibrated(page, query.mode, offset)
+    return diversify(hits) if query.applied.diversify else hits
+
+
+def calibrated(
+    hits: list[Hit],
+    mode: str,
+    offset: int,
+    *,
+    floor: float = 1.0,
+    calibration: RelevanceCalibration = RELEVANCE,
+) -> list[Hit]:
+    """``hits`` (at ``offset`` in their ranking, in ranking order) each with its ``relevance``: the
+    mode's fitted model (``relevance.py``) read at the hit, never above ``floor`` or a hit before it."""
+    model = calibration.models.get(mode)
+    arms = calibration.arms.get(mode if model is not None else calibration.fallback, ())
+    if model is None:
+        model = calibration.models[calibration.fallback]
+    found = []
+    for position, hit in enumerate(hits, start=offset + 1):
+        floor = min(floor, relevance(model, arms, hit, position))
+        found.append(hit.model_copy(update={"relevance": floor}))
+    return found
+
+
+def relevance(model: RelevanceModel, arms: tuple[str, ...], hit: Hit, position: int) -> float:
+    """The model's relevance of ``hit`` at 1-based ``position`` of its ranking (``arms``: the arms the
+    model's mode searches, whose misses it counts), rounded to 4 places."""
+    log_odds = (
+        model.intercept
+        + model.operating_shift
+        + model.score * min(max(hit.score, 0.0), 1.0)
+        + model.log_position * math.log(position)
+    )
+    lexical, vector = hit.signals.get("lexical"), hit.signals.get("vector")
+    if lexical is not None:
+        log_odds += model.log_lexical_rank * math.log(lexical.rank)
+    elif "lexical" in arms:
+        log_odds += model.lexical_missed
+    if vector is not None:
+        log_odds += model.log_vector_rank * math.log(vector.rank)
+    elif "vector" in arms:
+        log_odds += model.vector_missed
+    return round(1.0 / (1.0 + math.exp(-log_odds)), 4)
+
+
+def _last(hits: list[Hit]) -> float:
+    return hits[-1].relevance if hits and hits[-1].relevance is not None else 1.0
 
 
 def diversify(hits: Sequence[Hit]) -> list[Hit]:

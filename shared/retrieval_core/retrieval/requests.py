@@ -399,7 +399,7 @@ class RetrieveRequest(DoorModel):
         min_length=1,
         description="The optional parts each hit carries (default: all of them). "
         + HIT_PARTS_DESCRIPTION
-        + " id, kind, score, status, confidence, created_at and found_by are always there.",
+        + " id, kind, score, relevance, status, confidence, created_at and found_by are always there.",
     )
     next_token: Annotated[str, Field(min_length=1, max_length=MAX_TOKEN_CHARS)] | None = Field(
         default=None,

@@ -151,6 +151,7 @@ class RetrieveResponse(BaseModel):
                             "kind": "record",
                             "text": "Change request CHG-5521 | HSM key ceremony for card PIN encryption",
                             "score": 1.0,
+                            "relevance": 0.71,
                             "signals": {
                                 "lexical": {"rank": 1, "score": 20.98},
                                 "vector": {"rank": 1, "score": 0.77},

@@ -58,6 +58,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="Every configuration on Cranfield dev, CACM and the agent questions: the multi-collection "
         "table (docs/QUALITY.md) and the configuration its rule picks.",
     )
+    _calibration_arguments(parser)
     add_cache_arguments(parser)
     parser.add_argument("--modes", nargs="+", choices=MODE_CHOICES, default=list(MODES))
     parser.add_argument("--top-k", type=int, default=TOP_K, help="Hits asked for per query (max 100).")
@@ -80,7 +81,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
+def _calibration_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--calibration",
+        action="store_true",
+        help="Ask every question of the suite's collections in hybrid, vector and lexical, save each "
+        "judged hit under .eval/calibration/, refit the relevance calibration and print its reliability "
+        "per collection (docs/BEDROCK.md, Scores).",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="COLLECTION",
+        help="--calibration: observe only these collections ('Cranfield dev', CACM, a multi-hop set's "
+        "folder name, 'agent questions'); the others' saved hits are kept.",
+    )
+    parser.add_argument(
+        "--saved",
+        action="store_true",
+        help="--calibration: refit from the hits saved by the last run, without the stack.",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.calibration and args.saved:
+        return _calibration(args, None)
     from .environment import use_local_stack_env
 
     use_local_stack_env()
@@ -93,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     embedder = cached_embedder(args, bootstrap.container().embedder)
     if args.suite:
         return _suite(args, embedder)
+    if args.calibration:
+        return _calibration(args, embedder)
     if not args.beir:
         args.documents, args.queries, args.qrels = _files(args)
     try:
@@ -309,6 +336,28 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     }
     path.write_text(json.dumps(saved, indent=2))
     print(f"saved {path}")
+    return 0
+
+
+def _calibration(args: argparse.Namespace, embedder: Embedder | None) -> int:
+    """Observe the suite's collections (unless ``--saved``), then the fit and its reliability tables."""
+    from retrieval_core.errors import RetrievalError
+
+    from ..evaluation.calibration import CALIBRATION_FOLDER, observe, read, report
+
+    if not args.saved:
+        from retrieval_core.config import Settings
+
+        try:
+            observe(Settings.from_env(), embedder=embedder, data=args.data, only=args.only)
+        except RetrievalError as error:
+            print(f"retrieval eval: {error.message}", file=sys.stderr)
+            return 1
+    observations = read(CALIBRATION_FOLDER)
+    if not observations:
+        print(f"retrieval eval: no hits saved under {CALIBRATION_FOLDER}: leave out --saved", file=sys.stderr)
+        return 1
+    print(report(observations))
     return 0
 
 

@@ -92,6 +92,14 @@ def retrieve_hits(
     """The collection's document id of every hit the handler returns, in order: a document twice when
     two of its chunks are hits (the scores rank each document where its best chunk ranks; JSON Lines
     items are unique); ``options`` are further request fields (fusion, feedback, rerank)."""
+    ids = (doc_id_of(hit["id"]) for hit in answered_hits(mode, text, top_k, options))
+    return [doc_id for doc_id in ids if doc_id is not None]
+
+
+def answered_hits(
+    mode: str, text: str, top_k: int = TOP_K, options: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The hits the handler returns for one query in the collection's context, as JSON."""
     from ..cli.events import api_event
     from ..cli.lambda_runtime import invoke
 
@@ -106,8 +114,8 @@ def retrieve_hits(
         raise EvalQueryError(f"{mode} query failed with {response['statusCode']}: {payload}")
     if not payload.get("supported", True):
         raise EvalQueryError(f"{mode} is not supported here: {payload.get('missing_capability')}")
-    ids = (doc_id_of(hit["id"]) for hit in payload["hits"])
-    return [doc_id for doc_id in ids if doc_id is not None]
+    hits: list[dict[str, Any]] = payload["hits"]
+    return hits
 
 
 def run_mode(

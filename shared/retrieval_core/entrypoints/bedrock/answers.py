@@ -42,7 +42,9 @@ def retrieval_result(hit: Hit) -> RetrievalResult:
     return RetrievalResult(
         content=TextContent(text=hit.text),
         location=location,
-        score=hit.score,
+        # Bedrock's score is a relevance callers threshold (the strands tool keeps >= 0.4): the hit's
+        # calibrated relevance, not its ranking score (which may pass 1 and is per question).
+        score=hit.relevance if hit.relevance is not None else 0.0,
         metadata=result_metadata(hit, uri),
     )
 

@@ -155,6 +155,9 @@ def retrieve_request(body: Any, default_mode: str, rerank_model: str = NO_RERANK
         "mode": mode,
         "text": bedrock.retrievalQuery.text,
         "top_k": search.numberOfResults,
+        # Bedrock lists results by score, and callers threshold it: the ranking's order, never one
+        # interleaved by kind (whose scores would rise where a kind's best moved up).
+        "diversify": False,
     }
     if search.filter is not None:
         ours["filter"] = translate_filter(search.filter)
