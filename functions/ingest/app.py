@@ -62,6 +62,7 @@ def _ingestion_job(job: dict[str, Any], context: Any) -> dict[str, Any]:
         str(job["job_id"]),
         remaining=lambda: context.get_remaining_time_in_millis() / 1000,
         after=job.get("after"),
+        hand_off=container().job_hand_off(context.invoked_function_arn),
     )
     tools.count("IngestionJobRuns")
     return {"statusCode": 200, "body": {"ingestion_job": job.get("job_id")}}

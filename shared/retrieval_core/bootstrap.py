@@ -8,7 +8,7 @@ against in-memory fakes or another stack.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -553,6 +553,14 @@ class Container:
             tokens=self.list_tokens,
             bucket=settings.ingest_bucket,
         )
+
+    def job_hand_off(self, function_arn: str) -> Callable[[dict[str, Any]], None]:
+        """How a job's run short of time (in the ingest function) hands the rest to a new invocation
+        of the function running it."""
+        from .knowledge_bases.events import lambda_invoker
+
+        invoke = lambda_invoker(function_arn, self.settings.aws_region)
+        return lambda rest: invoke({"ingestion_job": rest})
 
 
 _current: Container | None = None

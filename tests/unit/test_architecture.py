@@ -27,7 +27,8 @@ ALLOWED: dict[str, set[str]] = {
     "loading": BASE | {"ports"},
     "documents": BASE | {"ports"},
     "ingest": BASE | {"loading", "documents", "ports"},
-    "entrypoints": BASE | {"policy", "retrieval", "bootstrap"},
+    "knowledge_bases": BASE | {"documents", "ingest"},
+    "entrypoints": BASE | {"policy", "retrieval", "knowledge_bases", "bootstrap"},
 }
 DEVELOPMENT = ("retrieval_dev", "dev", "bench", "tests")
 

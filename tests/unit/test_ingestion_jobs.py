@@ -114,10 +114,12 @@ def test_a_run_short_of_time_hands_the_rest_on_from_the_last_file_it_finished(pa
     jobs, _, files, launched = parts
     job = jobs.start(SERVED, "S3CONTEXTS", StartJobRequest())
     clock = iter([100.0, 100.0, 10.0])  # two files, then under a minute left
-    jobs.run(**launched[0], remaining=lambda: next(clock))
-    assert launched[1] == {"context_id": "acme", "job_id": job["ingestionJobId"], "after": FILES[1]}
+    handed: list[dict[str, Any]] = []
+    jobs.run(**launched[0], remaining=lambda: next(clock), hand_off=handed.append)
+    assert handed == [{"context_id": "acme", "job_id": job["ingestionJobId"], "after": FILES[1]}]
+    assert len(launched) == 1  # handed to the run's own hand-off, not launched as a new job
     assert jobs.get(SERVED, "S3CONTEXTS", job["ingestionJobId"])["status"] == "IN_PROGRESS"
-    jobs.run(**launched[1])
+    jobs.run(**handed[0])
     done = jobs.get(SERVED, "S3CONTEXTS", job["ingestionJobId"])
     assert files.applied == FILES and done["status"] == "COMPLETE"
     assert done["statistics"]["numberOfNewDocumentsIndexed"] == 5

@@ -45,3 +45,23 @@ def test_an_id_too_long_for_a_key_is_refused_naming_the_member() -> None:
 )
 def test_only_the_custom_folder_s_files_are_cited_by_document_id(uri: str | None) -> None:
     assert custom_document_id(uri) is None
+
+
+def test_a_document_handed_to_the_ingest_function_is_the_notification_s3_would_send() -> None:
+    """Deployed, an S3 document indexed where it is reaches the ingest function as its notification."""
+    from retrieval_core.ingest.events import ObjectRemoved, work_of
+    from retrieval_core.knowledge_bases.events import HandedToIngest
+    from retrieval_core.models.ingest import ObjectRef
+
+    sent: list[dict[str, object]] = []
+    handed = HandedToIngest(sent.append, "bucket", "us-east-1")
+    keys = ["notes/a b+c.txt", "bedrock-custom/x%2Ey.txt"]
+    assert handed.apply("acme", keys, removed=False, notified=False) == [None, None]
+    assert [(w.bucket, w.key) for w in work_of(sent[0]) if isinstance(w, ObjectRef)] == [
+        ("bucket", f"contexts/acme/{key}") for key in keys
+    ]
+    handed.apply("acme", keys[:1], removed=True, notified=False)
+    (removed,) = work_of(sent[1])
+    assert isinstance(removed, ObjectRemoved) and removed.key == f"contexts/acme/{keys[0]}"
+    # What the bucket's notifications do anyway is not sent twice.
+    assert handed.apply("acme", keys, removed=False, notified=True) == [None, None] and len(sent) == 2

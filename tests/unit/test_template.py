@@ -582,6 +582,7 @@ def test_ingest_grants_writes_to_its_tables_objects_and_queue_only() -> None:
         # An ingestion job: its record, the statuses it pages, the context's prefix it lists.
         "dynamodb:UpdateItem": {"DocumentsTable"},
         "s3:ListBucket": {bucket},
+        "lambda:InvokeFunction": {"StackName}-IngestFunction-*"},  # a job's rest, handed on (to itself)
     }
     choice = resource("IngestFunction")["Properties"]["Policies"][1]["Fn::If"]
     assert choice == ["UseServerless", {"Ref": "ServerlessSearchPolicy"}, {"Ref": "DomainIndexPolicy"}]

@@ -212,9 +212,11 @@ class IngestionJobs:
         job_id: str,
         remaining: Callable[[], float] | None = None,
         after: str | None = None,
+        hand_off: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         """Sync the prefix for the job, from key ``after`` on; ``remaining``: the seconds this run has
-        left (it hands the rest on, from the last key it finished, when they run short)."""
+        left (it hands the rest on, from the last key it finished, when they run short: to ``hand_off``,
+        the ingest function invoking itself deployed, else as jobs are launched)."""
         job = self._records.get(JOBS, context_id, job_id)
         if job is None or job["status"] not in RUNNING:
             return  # a replayed invocation of a job already done
@@ -224,7 +226,7 @@ class IngestionJobs:
             outcome = self._sync(context_id, job_id, statistics, remaining, after)
             if outcome is not None:  # out of time: a new run goes on from there
                 self._save(context_id, job, "IN_PROGRESS", statistics)
-                self._launch({"context_id": context_id, "job_id": job_id, "after": outcome})
+                (hand_off or self._launch)({"context_id": context_id, "job_id": job_id, "after": outcome})
                 return
             self._save(
                 context_id, job, "STOPPED" if self._stopping(context_id, job_id) else "COMPLETE", statistics
