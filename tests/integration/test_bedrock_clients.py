@@ -314,6 +314,8 @@ def test_paging_with_next_token_reaches_the_end_without_a_repeat(base_url: str) 
     )
     seen = [item for page in pages for item in ids(page)]
     assert len(pages) > 2 and "nextToken" not in pages[-1]
+    scores = [result["score"] for page in pages for result in page["retrievalResults"]]
+    assert scores == sorted(scores, reverse=True)  # a threshold cuts the whole list once, page after page
     assert len(seen) == len(set(seen)) == 41 + 17  # every record and document of acme, once
     assert all(not response_problems(*raw) for raw in answers) and len(answers) == len(pages)
 

@@ -310,36 +310,24 @@ def calibrated(
     calibration: RelevanceCalibration = RELEVANCE,
 ) -> list[Hit]:
     """``hits`` (at ``offset`` in their ranking, in ranking order) each with its ``relevance``: the
-    mode's fitted model (``relevance.py``) read at the hit, never above ``floor`` or a hit before it."""
-    model = calibration.models.get(mode)
-    arms = calibration.arms.get(mode if model is not None else calibration.fallback, ())
-    if model is None:
-        model = calibration.models[calibration.fallback]
+    mode's fitted model (``relevance.py``) read at the hit, never above ``floor`` or a hit before it
+    (a reranked or multi-hop ranking's scores need not descend)."""
+    model = calibration.models.get(mode) or calibration.models[calibration.fallback]
     found = []
     for position, hit in enumerate(hits, start=offset + 1):
-        floor = min(floor, relevance(model, arms, hit, position))
+        floor = min(floor, relevance(model, hit, position))
         found.append(hit.model_copy(update={"relevance": floor}))
     return found
 
 
-def relevance(model: RelevanceModel, arms: tuple[str, ...], hit: Hit, position: int) -> float:
-    """The model's relevance of ``hit`` at 1-based ``position`` of its ranking (``arms``: the arms the
-    model's mode searches, whose misses it counts), rounded to 4 places."""
+def relevance(model: RelevanceModel, hit: Hit, position: int) -> float:
+    """The model's relevance of ``hit`` at 1-based ``position`` of its ranking, rounded to 4 places."""
     log_odds = (
         model.intercept
         + model.operating_shift
         + model.score * min(max(hit.score, 0.0), 1.0)
         + model.log_position * math.log(position)
     )
-    lexical, vector = hit.signals.get("lexical"), hit.signals.get("vector")
-    if lexical is not None:
-        log_odds += model.log_lexical_rank * math.log(lexical.rank)
-    elif "lexical" in arms:
-        log_odds += model.lexical_missed
-    if vector is not None:
-        log_odds += model.log_vector_rank * math.log(vector.rank)
-    elif "vector" in arms:
-        log_odds += model.vector_missed
     return round(1.0 / (1.0 + math.exp(-log_odds)), 4)
 
 

@@ -6,7 +6,7 @@ collection's questions get back through the retrieve handler, judged, fitted, an
 1. ``observe``: each collection of the suite (Cranfield dev, CACM, the multi-hop sets as pages, the agent
    questions' dev split) loaded once into its own index, every question asked in each mode a Bedrock
    ``Retrieve`` may run (``hybrid``, ``vector``) and in ``lexical``, ``TOP_K`` deep; each hit saved with
-   what the calibration reads (its position, fused score, arms' ranks and raw scores) and whether the
+   what the calibration reads (its position, ranking score, arms' ranks and raw scores) and whether the
    collection judges it relevant, one JSON line per hit under ``.eval/calibration/``.
 2. ``fit`` and ``reliability``: a logistic regression per mode on the saved hits, and per collection the
    table docs/BEDROCK.md quotes (the share of the top 10 above 0.4 that is relevant, the share of the
@@ -209,17 +209,9 @@ RIDGE = 0.01
 FEATURES = tuple(name for name in RelevanceModel.model_fields if name not in ("intercept", "operating_shift"))
 
 
-def features(observation: Observation, arms: Sequence[str]) -> list[float]:
+def features(observation: Observation) -> list[float]:
     """The features ``pager.relevance`` reads, in ``FEATURES`` order (a test holds the two together)."""
-    lexical, vector = observation.signals.get("lexical"), observation.signals.get("vector")
-    return [
-        min(max(observation.score, 0.0), 1.0),
-        math.log(observation.position),
-        math.log(lexical[0]) if lexical else 0.0,
-        1.0 if lexical is None and "lexical" in arms else 0.0,
-        math.log(vector[0]) if vector else 0.0,
-        1.0 if vector is None and "vector" in arms else 0.0,
-    ]
+    return [min(max(observation.score, 0.0), 1.0), math.log(observation.position)]
 
 
 def fit_model(observations: Sequence[Observation], mode: str) -> RelevanceModel:
@@ -228,12 +220,11 @@ def fit_model(observations: Sequence[Observation], mode: str) -> RelevanceModel:
     relevant hits at ``THRESHOLD`` or above."""
     import numpy as np
 
-    arms = RELEVANCE.arms[mode]
     rows = [o for o in observations if o.mode == mode and o.position <= AT]
     sizes: dict[str, int] = {}
     for o in rows:
         sizes[o.collection] = sizes.get(o.collection, 0) + 1
-    x = np.array([[*features(o, arms), 1.0] for o in rows])
+    x = np.array([[*features(o), 1.0] for o in rows])
     y = np.array([float(o.relevant) for o in rows])
     weight = np.array([1.0 / sizes[o.collection] for o in rows])
     penalty = RIDGE * np.diag([1.0] * len(FEATURES) + [0.0])
@@ -249,30 +240,25 @@ def fit_model(observations: Sequence[Observation], mode: str) -> RelevanceModel:
     weights = dict(zip(FEATURES, (round(float(c), 4) for c in coefficients[:-1]), strict=True))
     unshifted = RelevanceModel(intercept=round(float(coefficients[-1]), 4), operating_shift=0.0, **weights)
     shift = max(
-        _logit(THRESHOLD) - _quantile(relevant_log_odds(unshifted, mode, rows, collection), 1 - KEEP)
+        _logit(THRESHOLD) - _quantile(relevant_log_odds(unshifted, rows, collection), 1 - KEEP)
         for collection in sizes
     )
     return unshifted.model_copy(update={"operating_shift": round(shift + 1e-4, 4)})
 
 
-def relevant_log_odds(
-    model: RelevanceModel, mode: str, rows: Sequence[Observation], collection: str
-) -> list[float]:
+def relevant_log_odds(model: RelevanceModel, rows: Sequence[Observation], collection: str) -> list[float]:
     """The log-odds the pager gives ``collection``'s relevant top-``AT`` hits (each capped by the hits
     above it, as a page never rises)."""
     return [
         value
-        for o, value in answered_log_odds(model, mode, [r for r in rows if r.collection == collection])
+        for o, value in answered_log_odds(model, [r for r in rows if r.collection == collection])
         if o.relevant
     ]
 
 
-def answered_log_odds(
-    model: RelevanceModel, mode: str, rows: Iterable[Observation]
-) -> list[tuple[Observation, float]]:
+def answered_log_odds(model: RelevanceModel, rows: Iterable[Observation]) -> list[tuple[Observation, float]]:
     """Each observation's log-odds as the pager answers it: the model's, never above a hit before it in
     its question's answer."""
-    arms = RELEVANCE.arms[mode]
     weights = [getattr(model, name) for name in FEATURES]
     answered = []
     for group in by_query(rows):
@@ -281,7 +267,7 @@ def answered_log_odds(
             own = (
                 model.intercept
                 + model.operating_shift
-                + math.fsum(w * f for w, f in zip(weights, features(o, arms), strict=True))
+                + math.fsum(w * f for w, f in zip(weights, features(o), strict=True))
             )
             floor = min(floor, own)
             answered.append((o, floor))
@@ -383,7 +369,7 @@ def scored_by(models: Mapping[str, RelevanceModel], observations: Sequence[Obser
     for mode, model in models.items():
         for collection in _collections(observations):
             mine = [o for o in observations if o.mode == mode and o.collection == collection]
-            scored = [(o, _sigmoid(v)) for o, v in answered_log_odds(model, mode, mine)]
+            scored = [(o, _sigmoid(v)) for o, v in answered_log_odds(model, mine)]
             rows.append(reliability(scored, collection, mode, model.operating_shift))
     return rows
 
