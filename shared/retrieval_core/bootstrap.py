@@ -87,6 +87,7 @@ OVERRIDABLE = frozenset(
         "field_declarations",
         "entity_extractor",
         "document_limits",
+        "index_generation",
     }
 )
 
@@ -378,7 +379,7 @@ class Container:
         # Without a configured key (a bare local run), this container's own: its tokens then page only
         # within it, where retrieve answers one page.
         key = self._paging_key or secrets.token_bytes(32)
-        return DocumentStatuses(self.document_statuses, ListingTokens(key))
+        return DocumentStatuses(self.document_statuses, ListingTokens(key), self.index_generation)
 
     @cached_property
     def document_files(self) -> DocumentFiles:
@@ -402,7 +403,19 @@ class Container:
             sources=DocumentSources.model_validate(self.settings.document_sources),
             metadata=self.settings.metadata_fields,
             limits=self.document_limits,
+            generation=self.index_generation,
         )
+
+    @cached_property
+    def index_generation(self) -> Callable[[str], str | None]:
+        """The generation of a context's index now (``index.uuid``; None when it has none): what a
+        file's status names, so a replaced index makes it ``stale``."""
+        from functools import partial
+
+        from .adapters.opensearch.client import IndexLayout, shared_client
+        from .adapters.opensearch.index import index_generation
+
+        return partial(index_generation, shared_client(self.settings), IndexLayout.of(self.settings))
 
     @cached_property
     def document_limits(self) -> DocumentLimits:

@@ -120,6 +120,7 @@ def fake_container(settings: Settings | None = None, **overrides: Any) -> Contai
             "policy": RetrievalPolicy(InMemorySessionStore(), PolicyConfig()),
             "knowledge_bases": FakeKnowledgeBases(KNOWLEDGE_BASES),
             "document_statuses": MemoryDocumentStatuses(),
+            "index_generation": lambda context_id: "memory",
             **overrides,
         },
     )

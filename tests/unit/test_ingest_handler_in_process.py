@@ -77,6 +77,7 @@ def deployment() -> Iterator[Deployment]:
         "chunk_naming": NoNames(),
         "field_declarations": None,
         "entity_extractor": None,
+        "index_generation": lambda context_id: "memory",
     }
     with pytest.MonkeyPatch.context() as patch:
         for key, value in lambda_environment("ingest").items():

@@ -10,7 +10,7 @@ from typing import Any
 from ..aws import aws_failures
 from ..documents.status import DocumentStatus, StatusPage
 
-BOOKKEEPING = ("content_hash", "sidecar_hash", "chunking", "sequencer")
+BOOKKEEPING = ("content_hash", "sidecar_hash", "chunking", "sequencer", "generation")
 
 
 class DynamoDocumentStatuses:

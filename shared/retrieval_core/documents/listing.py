@@ -7,12 +7,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from .. import base64url
 from ..errors import BadRequestError, NotFoundError
-from .status import DocumentStatus, DocumentStatusStore
+from .status import INDEXED, UNVERSIONED, DocumentStatus, DocumentStatusStore, is_stale
 
 MAX_KEY_CHARS = 1024
 PAGE_SIZES = (1, 100)
@@ -118,9 +119,16 @@ class DocumentList(BaseModel):
 
 
 class DocumentStatuses:
-    def __init__(self, store: DocumentStatusStore, tokens: ListingTokens) -> None:
+    def __init__(
+        self,
+        store: DocumentStatusStore,
+        tokens: ListingTokens,
+        generation: Callable[[str], str | None] = lambda context_id: UNVERSIONED,
+    ) -> None:
         self._store = store
         self._tokens = tokens
+        self._generation = generation
+        """The generation of a context's index now: a record naming another is listed ``stale``."""
 
     def list(self, context_id: str, request: DocumentListRequest) -> DocumentList:
         # The token's key names only a place in the caller's own partition (the keys after it), so no
@@ -133,7 +141,9 @@ class DocumentStatuses:
         token = None
         if page.next_token is not None:
             token = self._tokens.issue(context_id, request.prefix, page.next_token)
-        return DocumentList(documents=page.documents, next_token=token)
+        return DocumentList(
+            documents=_as_they_are(page.documents, lambda: self._generation(context_id)), next_token=token
+        )
 
     def get(self, context_id: str, key: str) -> DocumentStatus:
         if not key or len(key) > MAX_KEY_CHARS:
@@ -141,4 +151,18 @@ class DocumentStatuses:
         status = self._store.get(context_id, key)
         if status is None:
             raise DocumentNotFoundError()
-        return status
+        return _as_they_are([status], lambda: self._generation(context_id))[0]
+
+
+def _as_they_are(
+    statuses: list[DocumentStatus], generation: Callable[[], str | None]
+) -> list[DocumentStatus]:
+    """The records as the index now bears them out: one whose chunks are in an index that is no longer
+    the context's is ``stale`` (one index read, only when some record claims chunks)."""
+    if not any(status.status in INDEXED for status in statuses):
+        return statuses
+    now = generation()
+    return [
+        status.model_copy(update={"status": "stale"}) if is_stale(status, now) else status
+        for status in statuses
+    ]

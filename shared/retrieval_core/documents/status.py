@@ -9,11 +9,28 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FileStatus = Literal["pending", "indexed", "updated", "unchanged", "deleted", "failed", "skipped"]
+FileStatus = Literal["pending", "indexed", "updated", "unchanged", "deleted", "failed", "skipped", "stale"]
 """A document file's status (not ``models.vocabulary.Status``, an item's). ``pending``: written before
 a file's chunks are, so a crash or a kill mid-file leaves it, and the next event or sync retries the
 file; ``skipped``: a file of a type (or size) that is not indexed, with its reason; the others are
-written after the work."""
+written after the work. ``stale`` is never written: it is how a record that says the file's chunks are
+in the index is *listed* when the context's index is not the generation it names (``is_stale``)."""
+INDEXED = frozenset({"indexed", "updated", "unchanged"})
+"""Statuses that say the recorded bytes are in the index (``pending`` and ``failed`` never do)."""
+
+
+UNVERSIONED = "unversioned"
+"""The generation of an index that has none to tell (an in-memory store's): records written under it
+stay true as long as it is the one read."""
+
+
+def is_stale(status: DocumentStatus, generation: str | None) -> bool:
+    """Whether ``status`` says its chunks are in an index that is not the context's index now
+    (``generation``: ``index.uuid`` of the index behind its alias, None when there is none). An index
+    restored, rebuilt, lost or started afresh (a new local node) is another generation: its record
+    no longer tells the truth, so the next sync re-indexes the file and the listing says ``stale``.
+    A record written before generations were recorded names none: stale too (it cannot be vouched for)."""
+    return status.status in INDEXED and (generation is None or status.generation != generation)
 
 
 class DocumentStatus(BaseModel):
@@ -37,6 +54,8 @@ class DocumentStatus(BaseModel):
     sidecar_hash: str | None = Field(default=None, exclude=True)
     chunking: str | None = Field(default=None, exclude=True)
     sequencer: str | None = Field(default=None, exclude=True)
+    generation: str | None = Field(default=None, exclude=True)
+    """The index generation (``index.uuid``) the file's chunks were written to."""
 
     def public(self) -> dict[str, object]:
         return self.model_dump(mode="json")

@@ -43,7 +43,15 @@ from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
 from ..documents.sidecar import NO_SIDECAR, Sidecar, read_sidecar
 from ..documents.sources import NO_SOURCES, DocumentSources
-from ..documents.status import DocumentStatus, DocumentStatusStore, FileStatus, later
+from ..documents.status import (
+    INDEXED,
+    UNVERSIONED,
+    DocumentStatus,
+    DocumentStatusStore,
+    FileStatus,
+    is_stale,
+    later,
+)
 from ..loading.parse import DeleteLine, ParsedLine
 from ..models.ingest import ObjectRef
 from ..models.item import Item, embedding_input
@@ -57,6 +65,7 @@ from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import ItemSink, ObjectStore
 
 METADATA_ONLY = "metadata only: the sidecar changed, the text is as it was"
+REINDEXED = "indexed again: the index its chunks were in was replaced (restored, rebuilt, lost or new)"
 
 
 def is_document_key(key: str) -> bool:
@@ -82,6 +91,7 @@ class DocumentFiles:
         fields: ContextFieldDeclarations | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
+        generation: Callable[[str], str | None] = lambda context_id: UNVERSIONED,
     ) -> None:
         self._sink = sink
         self._objects = objects
@@ -99,6 +109,9 @@ class DocumentFiles:
         model; the report then says which declaration to add)."""
         self._clock = clock
         self._monotonic = monotonic
+        self._generation = generation
+        """The generation of a context's index now (``index.uuid``; None: no index): a record names the
+        one its chunks went to, and says ``unchanged`` only while it is still the index."""
         self._unsearched = UnsearchedChunks(monotonic)
         self._deferring = False
 
@@ -189,8 +202,10 @@ class DocumentFiles:
         chunking = self._chunking.for_key(file.key)
         placed = chunking.model_dump_json() + file.place.fingerprint  # a new base URL indexes it again
         hashes = _digest(data), _digest(sidecar_bytes or b""), placed
-        if previous is not None and previous.status in INDEXED and hashes == _hashes(previous):
-            return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes)
+        generation = self._generation(file.context_id)
+        stale = previous is not None and is_stale(previous, generation)  # its chunks are not there
+        if previous is not None and previous.status in INDEXED and not stale and hashes == _hashes(previous):
+            return self._record(file, "unchanged", previous.chunks, None, sequencer, hashes, generation)
         # Pending before the work: a crash or a kill from here on leaves a status no event or sync takes
         # for done, naming every chunk a retry must replace.
         indexed = previous.chunks if previous else 0
@@ -219,11 +234,9 @@ class DocumentFiles:
         known.add(_named(chunk_mentions))  # what a read after this page's load would give
         if title is not None:
             self._link_back(file.context_id, title, known)
-        replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
-        status: FileStatus = "updated" if replaced else "indexed"
-        reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
-        reason = f"{reason}; {note}" if reason and note else reason or note
-        return self._record(file, status, len(chunks), reason, sequencer, hashes)
+        status, reason = _outcome(previous, hashes, stale, note)
+        generation = self._generation(file.context_id)  # read again: a first load creates the index
+        return self._record(file, status, len(chunks), reason, sequencer, hashes, generation)
 
     def _sidecar(self, file: FileRef) -> tuple[bytes | None, Sidecar, dict[str, FieldType]]:
         """The file's sidecar (its bytes, read), and the types the context gives its keys so far."""
@@ -379,6 +392,7 @@ class DocumentFiles:
         reason: str | None,
         sequencer: str | None,
         hashes: tuple[str | None, str | None, str | None],
+        generation: str | None = None,
     ) -> DocumentStatus:
         record = DocumentStatus(
             key=file.relative_key,
@@ -391,18 +405,28 @@ class DocumentFiles:
             sidecar_hash=hashes[1],
             chunking=hashes[2],
             sequencer=sequencer,
+            generation=generation,
         )
         self._statuses.put(file.context_id, record)
         return record
 
 
+def _outcome(
+    previous: DocumentStatus | None, hashes: tuple[str, str, str], stale: bool, note: str | None
+) -> tuple[FileStatus, str | None]:
+    """A file's status and reason once its chunks are written: ``updated`` when it had chunks before,
+    ``metadata only`` when only its sidecar changed, ``indexed again`` when its old index was replaced."""
+    replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
+    reason = METADATA_ONLY if replaced and _same_text(previous, hashes) else None
+    reason = REINDEXED if stale else reason
+    return ("updated" if replaced else "indexed"), (
+        f"{reason}; {note}" if reason and note else reason or note
+    )
+
+
 def _same_text(previous: DocumentStatus | None, hashes: tuple[str, str, str]) -> bool:
     """The file's bytes and chunking are those indexed: only its sidecar changed."""
     return previous is not None and (previous.content_hash, previous.chunking) == (hashes[0], hashes[2])
-
-
-INDEXED = frozenset({"indexed", "updated", "unchanged"})
-"""Statuses that say the recorded bytes are in the index (``pending`` and ``failed`` never do)."""
 
 
 def _hashes(status: DocumentStatus) -> tuple[str | None, str | None, str | None]:

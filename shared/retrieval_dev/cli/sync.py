@@ -163,15 +163,15 @@ def _synced(
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
     statuses = _statuses(context_id) if stored else {}
+    generation = _generation(context_id) if stored else None
     places = _places()
     results: dict[str, dict[str, Any]] = {}
     for key in order:
         try:
             body = local[key].read(size_bound(key))  # its size first: over the bound, never read
             status = statuses.get(key[len(prefix) :])
-            if stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest() and settled(
-                key, body, status, places.place(key)
-            ):
+            same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
+            if same and settled(key, body, status, places.place(key), generation):
                 # Same bytes, done with: not uploaded, so no event at all (its sidecar's event, when this
                 # sync sent one, says what became of it).
                 by_sidecar = results.get(key + SIDECAR, {})
@@ -248,22 +248,38 @@ def _with_sidecar(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any
     return result
 
 
-def settled(key: str, body: bytes, status: DocumentStatus | None, place: Placement | None = None) -> bool:
+def settled(
+    key: str,
+    body: bytes,
+    status: DocumentStatus | None,
+    place: Placement | None = None,
+    generation: str | None = None,
+) -> bool:
     """Whether the bucket's copy of a file needs no event: a document only when its recorded status is
     indexed (or failed, or skipped as only navigation) for exactly these bytes, placed where the file now
     opens (``place``: a new base URL or folder links its chunks anew), so a file left ``pending`` by a crash
-    or a kill, or never recorded at all, is sent again; other objects (sidecars, JSON Lines) by their ETag
-    alone."""
+    or a kill, or never recorded at all, is sent again, and so is one recorded in an index that is no
+    longer the context's (``generation``: the index now; restored, rebuilt, lost or a new node); other
+    objects (sidecars, JSON Lines) by their ETag alone."""
     from retrieval_core.documents.formats import format_of
+    from retrieval_core.documents.status import is_stale
 
     if format_of(key) is None:
         return True
     return (
         status is not None
         and status.status in {"indexed", "updated", "unchanged", "failed", "skipped"}
+        and not is_stale(status, generation)
         and status.content_hash == hashlib.sha256(body).hexdigest()
         and (place is None or status.chunking is None or status.chunking.endswith(place.fingerprint))
     )
+
+
+def _generation(context_id: str) -> str | None:
+    """The generation of the context's index now: a file recorded in another is sent again."""
+    from retrieval_core.bootstrap import container
+
+    return container().index_generation(context_id)
 
 
 def _places() -> DocumentSources:

@@ -316,6 +316,20 @@ class ContextIndices:
                 )
 
 
+def index_generation(client: OpenSearch, layout: IndexLayout, context_id: str) -> str | None:
+    """The generation of the index behind ``context_id``'s alias: its ``index.uuid``, which OpenSearch
+    draws afresh for every index it creates (a rebuild's, a restore's, a new node's), or None when the
+    alias names no index. One settings read."""
+    from opensearchpy.exceptions import NotFoundError
+
+    with opensearch_failures():
+        try:
+            found = client.indices.get_settings(index=layout.alias(context_id), name="index.uuid")
+        except NotFoundError:
+            return None
+    return ",".join(sorted(body["settings"]["index"]["uuid"] for body in found.values())) or None
+
+
 def context_field_types(
     client: OpenSearch, layout: IndexLayout, context_id: str, timeout: float | None = None
 ) -> dict[str, FieldType]:
