@@ -2,9 +2,10 @@
 ``dev/debian_docs.py``) synced off a terminal into the running local stack, as a user's first hour
 would, and checked (issue 69): the sync exits 0, no page fails (pages that are only navigation are
 ``skipped`` with their reason), and the top hit of each of five questions cites a file that exists in
-the folder at an anchor that exists in that file. Prints the figures (pages, chunks, statuses, time,
-the longest silence on stderr) and writes them to ``.cache/debian-docs/check.json``; exits 1 when a
-check fails. Opt-in (minutes, not CI's budget): ``make docs-check`` starts the stack and runs it."""
+the folder at an anchor that exists in that file (an HTML page; a plain text file opens whole).
+Prints the figures (pages, chunks, statuses, time, the longest silence on stderr) and writes them to
+``.cache/debian-docs/check.json``; exits 1 when a check fails. Opt-in (minutes, not CI's budget):
+``make docs-check`` starts the stack and runs it."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ QUESTIONS = (
     "How do I build a PDF through LaTeX?",
 )
 RETRIEVAL = Path(sys.executable).with_name("retrieval")
+MARKUP = frozenset({".html", ".htm", ".xhtml"})
+"""Files whose anchors are ids in them; a citation of another file (a ``.txt``) opens the file itself,
+with no anchor."""
 RECORD = debian_docs.CACHE / "check.json"
 STATUS_PAGE = 1000
 
@@ -153,7 +157,8 @@ def _citation(question: str, folder: Path, context: str) -> dict[str, Any]:
         anchor = next((span.get("anchor") for span in grounding if span.get("chunk_id") == hit["id"]), None)
     file = folder / path
     exists = bool(path) and file.is_file()
-    anchored = anchor is not None and exists and anchor in _anchors(file)
+    markup = file.suffix.lower() in MARKUP
+    anchored = anchor is not None and exists and anchor in _anchors(file) if markup else anchor is None
     return {
         "question": question,
         "path": path,

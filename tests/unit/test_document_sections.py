@@ -52,7 +52,7 @@ MKDOCS = [  # headings in running text: an h3 under the h1, the next h3 its sibl
 CLASS, DETAILS = "Class ArrayList<E>", "Method Details"
 JAVADOC = [
     ("Package java.util", (), None),
-    ("Resizable-array", (CLASS,), None),
+    ("Resizable-array", (CLASS,), "class-description"),  # the title has no id: the one before the text
     ("public void trimToSize()", (CLASS, DETAILS, "trimToSize"), "trimToSize()"),
     ("Trims the capacity", (CLASS, DETAILS, "trimToSize"), "trimToSize()"),
     ("public boolean add(E e)", (CLASS, DETAILS, "add"), "add(E)"),  # a sibling, not under trimToSize
@@ -61,8 +61,8 @@ JAVADOC = [
     ("e - element to be appended", (CLASS, DETAILS, "add"), "add(E)"),
 ]
 JAVADOC8 = [  # the anchors are the empty <a name> before each member's list
-    ("java.util", (), None),
-    ("Resizable-array", ("Class ArrayList<E>",), None),
+    ("java.util", (), "navbar.top"),  # no heading anchor: the last anchor above (the page's top)
+    ("Resizable-array", ("Class ArrayList<E>",), "navbar.top"),
     ("public void trimToSize()", ("Class ArrayList<E>", "Method Detail", "trimToSize"), "trimToSize--"),
     ("Trims the capacity", ("Class ArrayList<E>", "Method Detail", "trimToSize"), "trimToSize--"),
     ("public boolean add(E e)", ("Class ArrayList<E>", "Method Detail", "add"), "add-E-"),

@@ -163,6 +163,11 @@ class _Extractor(HTMLParser):
         """The document's ``<title>``: a first heading it starts with is the page's title."""
         self._opens: frozenset[int] = frozenset()
         self._pending_anchor: str | None = None
+        self._block_anchor: str | None = None
+        """The last id or name opened before the current block's text: its anchor when its section has
+        none (a page whose title carries no id, Sphinx's highlighted source pages)."""
+        self._last_anchor: str | None = None
+        self._texts_at_block = 0
         """The last id or name opened since the last block of text: a heading's anchor when it has none."""
         self._heading_anchor: str | None = None
         self._permalink = 0
@@ -218,7 +223,9 @@ class _Extractor(HTMLParser):
             if self._heading is not None:
                 self._heading_anchor = self._heading_anchor or anchor
             else:
-                self._pending_anchor = anchor
+                self._pending_anchor = self._last_anchor = anchor
+                if self._texts == self._texts_at_block:  # before the block's text: where it opens
+                    self._block_anchor = anchor
 
     def handle_endtag(self, tag: str) -> None:
         if self._chrome:
@@ -269,6 +276,7 @@ class _Extractor(HTMLParser):
         title = " ".join("".join(self._buffer).split()).rstrip(PERMALINK_SIGNS)
         self._reset()
         self._heading = None
+        self._block_anchor, self._texts_at_block = self._last_anchor, self._texts
         if not title:
             return
         anchor = self._heading_anchor or self._pending_anchor or self._enclosing_anchor()
@@ -326,10 +334,15 @@ class _Extractor(HTMLParser):
         if not text:
             return
         self._pending_anchor = None
+        block_anchor, self._block_anchor, self._texts_at_block = (
+            self._block_anchor,
+            self._last_anchor,
+            self._texts,
+        )
         if self._keep_chrome or not link_list:
             start = self.length
             section = tuple(heading.title for heading in self.sections)
-            anchor = self.sections[-1].anchor if self.sections else None
+            anchor = (self.sections[-1].anchor if self.sections else None) or block_anchor
             self.blocks.append(Block(text, start, start + len(text), None, section, None, anchor))
             self.length += len(text) + 2
             self.kept_chars += characters
