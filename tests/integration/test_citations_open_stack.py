@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import boto3
 import pytest
 from cli_process import RETRIEVAL, serving
 from mcp import Client
@@ -99,7 +98,7 @@ def test_the_bedrock_route_s_metadata_shows_the_section_and_link(
     cited: tuple[str, Path], corpus_settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     from retrieval_core.adapters.ssm_knowledge_bases import SsmKnowledgeBases
-    from retrieval_dev.cli.sigv4 import dev_credentials
+    from test_bedrock_clients import client
 
     context, folder = cited
     env = os.environ | corpus_settings.to_env()
@@ -111,14 +110,7 @@ def test_the_bedrock_route_s_metadata_shows_the_section_and_link(
         ).create(context)
     log = tmp_path_factory.mktemp("serve-citations") / "serve.log"
     with serving(["serve"], log, env) as base_url:
-        access_key, secret = dev_credentials(context)
-        bedrock = boto3.client(
-            "bedrock-agent-runtime",
-            endpoint_url=base_url,
-            region_name="us-east-1",
-            aws_access_key_id=access_key,
-            aws_secret_access_key=secret,
-        )
+        bedrock = client(base_url, context)  # boto3's, with the dev keys of the context
         answer = bedrock.retrieve(knowledgeBaseId=knowledge_base, retrievalQuery={"text": QUESTION})
     metadata = answer["retrievalResults"][0]["metadata"]
     assert metadata["x-retrieval-section"].endswith("19.5.1. Fast Shutdown")
