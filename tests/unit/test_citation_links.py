@@ -130,7 +130,8 @@ def test_a_file_published_at_a_new_base_url_is_indexed_again_with_the_new_link()
     assert moved is not None and moved.status == "updated"
     (load,) = sink.loads
     (entry,) = [e for e in load if isinstance(e, ParsedLine)]
-    assert entry.item.grounding[0].url == "https://www.postgresql.org/docs/16/page.md"
+    # At the section's anchor: the Markdown heading's slug.
+    assert entry.item.grounding[0].url == "https://www.postgresql.org/docs/16/page.md#page"
 
 
 NO_SOURCES_HERE = DocumentSources()
