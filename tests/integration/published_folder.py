@@ -23,7 +23,8 @@ reduce to sending a signal to the supervisor process.</p>
 shutdown mode: the server disallows new connections and sends all existing server processes SIGTERM,
 which will cause them to abort their current transactions and end the client sessions promptly.</p></div>
 <div class="sect2" id="SERVER-SHUTDOWN-SMART"><h3 class="title">19.5.2. Smart Shutdown</h3><p>Smart
-shutdown mode waits for every client session to disconnect before the server stops.</p></div></div>
+shutdown mode waits for every client session to disconnect before the server stops; new connections are
+refused meanwhile, and an online backup in progress is allowed to finish first.</p></div></div>
 </body></html>"""
 GUIDE = "# Backup guide\n\n## Dumps\n\nA nightly dump of every database is copied to the vault.\n"
 

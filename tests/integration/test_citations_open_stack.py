@@ -58,9 +58,10 @@ def test_a_hit_s_location_opens_the_file_at_its_section(cited: tuple[str, Path])
     assert location["section"].endswith("19.5.1. Fast Shutdown")
     assert location["anchor"] == "SERVER-SHUTDOWN-FAST"
     opens(location, folder)
-    # A page without ids still links to its file, with no anchor to open.
+    # A Markdown page links at its heading's slug.
     guide = retrieve(context, {"mode": "lexical", "text": "nightly dump vault", "top_k": 1})["hits"][0]
-    assert guide["location"]["url"] == f"{BASE_URL}backup.md" and guide["location"]["section"]
+    assert guide["location"]["url"] == f"{BASE_URL}backup.md#dumps"
+    assert guide["location"]["section"] == "Backup guide > Dumps"
 
 
 def test_the_packet_s_citations_carry_the_section_and_link(cited: tuple[str, Path]) -> None:
