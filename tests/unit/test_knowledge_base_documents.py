@@ -65,3 +65,67 @@ def test_a_document_handed_to_the_ingest_function_is_the_notification_s3_would_s
     assert isinstance(removed, ObjectRemoved) and removed.key == f"contexts/acme/{keys[0]}"
     # What the bucket's notifications do anyway is not sent twice.
     assert handed.apply("acme", keys, removed=False, notified=True) == [None, None] and len(sent) == 2
+
+
+TEXT = {"type": "TEXT", "textContent": {"data": "a note"}}
+CUSTOM_CONTENT = {
+    "dataSourceType": "CUSTOM",
+    "custom": {"customDocumentIdentifier": {"id": "n"}, "sourceType": "IN_LINE", "inlineContent": TEXT},
+}
+
+
+@pytest.mark.parametrize(
+    ("document", "named"),
+    [
+        ({"content": {**CUSTOM_CONTENT, "s3": {"s3Location": {"uri": "s3://b/k"}}}}, "'custom' alone"),
+        (
+            {
+                "content": {
+                    "dataSourceType": "S3",
+                    **{k: v for k, v in CUSTOM_CONTENT.items() if k != "dataSourceType"},
+                }
+            },
+            "'s3' alone",
+        ),
+        (
+            {
+                "content": {
+                    **CUSTOM_CONTENT,
+                    "custom": {**CUSTOM_CONTENT["custom"], "sourceType": "S3_LOCATION"},
+                }
+            },  # type: ignore[dict-item]
+            "'s3Location' alone",
+        ),
+        ({"content": CUSTOM_CONTENT, "metadata": {"type": "IN_LINE_ATTRIBUTE"}}, "'inlineAttributes' alone"),
+        (
+            {
+                "content": CUSTOM_CONTENT,
+                "metadata": {
+                    "type": "IN_LINE_ATTRIBUTE",
+                    "inlineAttributes": [{"key": "k", "value": {"type": "NUMBER", "stringValue": "1"}}],
+                },
+            },
+            "'numberValue' alone",
+        ),
+        (
+            {
+                "content": CUSTOM_CONTENT,
+                "metadata": {
+                    "type": "IN_LINE_ATTRIBUTE",
+                    "inlineAttributes": [{"key": "k", "value": {"type": "STRING", "stringValue": "v"}}],
+                    "accessControlList": [{"name": "u", "type": "USER", "access": "ALLOW"}],
+                },
+            },
+            "access control lists are not applied",
+        ),
+    ],
+)
+def test_a_document_that_is_not_what_its_type_says_is_refused_naming_why(
+    document: dict[str, object], named: str
+) -> None:
+    """botocore's unions: the member a type names, and only it (an ACL is refused, never ignored)."""
+    from pydantic import ValidationError
+    from retrieval_core.knowledge_bases.requests import IngestRequest
+
+    with pytest.raises(ValidationError, match=named):
+        IngestRequest.model_validate({"documents": [document]})

@@ -5,7 +5,7 @@ this API does not apply (document access control lists) is refused saying so, ne
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -33,6 +33,16 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Union = TypeVar("Union", bound=BaseModel)
+
+
+def _given_by(model: Union, wanted: str, members: tuple[str, ...], what: str) -> Union:
+    """``model`` when, of ``members`` (botocore's union), exactly ``wanted`` is set, as its type asks."""
+    if getattr(model, wanted) is None or any(getattr(model, m) is not None for m in members if m != wanted):
+        raise ValueError(f"{what} is given by '{wanted}' alone")
+    return model
+
+
 class ListRequest(_Strict):
     maxResults: Annotated[StrictInt, Field(ge=1, le=1000)] | None = None
     nextToken: NEXT_TOKEN | None = None
@@ -55,9 +65,7 @@ class DocumentIdentifier(_Strict):
     @model_validator(mode="after")
     def _one_of_its_type(self) -> DocumentIdentifier:
         wanted = "custom" if self.dataSourceType == "CUSTOM" else "s3"
-        if getattr(self, wanted) is None or getattr(self, "s3" if wanted == "custom" else "custom"):
-            raise ValueError(f"a {self.dataSourceType} document is identified by '{wanted}' alone")
-        return self
+        return _given_by(self, wanted, ("custom", "s3"), f"a {self.dataSourceType} document's identifier")
 
 
 class AttributeValue(_Strict):
@@ -104,12 +112,8 @@ class DocumentMetadata(_Strict):
 
     @model_validator(mode="after")
     def _one_of_its_type(self) -> DocumentMetadata:
-        inline = self.type == "IN_LINE_ATTRIBUTE"
-        if inline and (self.inlineAttributes is None or self.s3Location is not None):
-            raise ValueError("IN_LINE_ATTRIBUTE metadata is given by 'inlineAttributes' alone")
-        if not inline and (self.s3Location is None or self.inlineAttributes is not None):
-            raise ValueError("S3_LOCATION metadata is given by 's3Location' alone")
-        return self
+        wanted = "inlineAttributes" if self.type == "IN_LINE_ATTRIBUTE" else "s3Location"
+        return _given_by(self, wanted, ("inlineAttributes", "s3Location"), f"{self.type} metadata")
 
 
 class TextContent(_Strict):
@@ -129,12 +133,8 @@ class InlineContent(_Strict):
 
     @model_validator(mode="after")
     def _one_of_its_type(self) -> InlineContent:
-        wanted, other = (
-            ("textContent", "byteContent") if self.type == "TEXT" else ("byteContent", "textContent")
-        )
-        if getattr(self, wanted) is None or getattr(self, other) is not None:
-            raise ValueError(f"{self.type} inline content is given by '{wanted}' alone")
-        return self
+        wanted = "textContent" if self.type == "TEXT" else "byteContent"
+        return _given_by(self, wanted, ("textContent", "byteContent"), f"{self.type} inline content")
 
 
 class CustomContent(_Strict):
@@ -145,12 +145,8 @@ class CustomContent(_Strict):
 
     @model_validator(mode="after")
     def _one_of_its_type(self) -> CustomContent:
-        inline = self.sourceType == "IN_LINE"
-        if inline and (self.inlineContent is None or self.s3Location is not None):
-            raise ValueError("IN_LINE content is given by 'inlineContent' alone")
-        if not inline and (self.s3Location is None or self.inlineContent is not None):
-            raise ValueError("S3_LOCATION content is given by 's3Location' alone")
-        return self
+        wanted = "inlineContent" if self.sourceType == "IN_LINE" else "s3Location"
+        return _given_by(self, wanted, ("inlineContent", "s3Location"), f"{self.sourceType} content")
 
 
 class S3Content(_Strict):
@@ -164,10 +160,8 @@ class DocumentContent(_Strict):
 
     @model_validator(mode="after")
     def _one_of_its_type(self) -> DocumentContent:
-        wanted, other = ("custom", "s3") if self.dataSourceType == "CUSTOM" else ("s3", "custom")
-        if getattr(self, wanted) is None or getattr(self, other) is not None:
-            raise ValueError(f"{self.dataSourceType} content is given by '{wanted}' alone")
-        return self
+        wanted = "custom" if self.dataSourceType == "CUSTOM" else "s3"
+        return _given_by(self, wanted, ("custom", "s3"), f"{self.dataSourceType} content")
 
 
 class KnowledgeBaseDocument(_Strict):
