@@ -118,10 +118,12 @@ class IngestionJobs:
             earlier = self._records.get(TOKENS, served.context_id, f"job#{request.clientToken}")
             if earlier is not None:
                 return self.get(served, data_source_id, str(earlier["job"]))
-        latest, _ = self._records.page(JOBS, served.context_id, limit=1, after=None, descending=True)
-        if latest and latest[0]["status"] in RUNNING:
+        # The latest few, not the latest one: two jobs started in one millisecond sort by chance.
+        recent, _ = self._records.page(JOBS, served.context_id, limit=5, after=None, descending=True)
+        running = next((job for job in recent if job["status"] in RUNNING), None)
+        if running is not None:
             raise IngestionJobConflictError(
-                f"Ingestion job {latest[0]['ingestionJobId']} of this data source is still running; wait "
+                f"Ingestion job {running['ingestionJobId']} of this data source is still running; wait "
                 "for it (GetIngestionJob) or stop it (StopIngestionJob)."
             )
         now = iso(self._clock())
