@@ -76,8 +76,10 @@ def measure(base: Settings, pages: int, deployed: int) -> dict[str, Any]:
             env.pop("RETRIEVAL_INGEST_QUEUE_URL", None)
             say(f"sync-scale: retrieval sync of {pages:,} pages (a process of its own)")
             synced = _child(["sync", str(folder), "--context", CONTEXT], env)
+            say(f"sync-scale: synced in {synced['seconds']:,.0f} s ({synced['statuses']})")
             say("sync-scale: the embed-only process over the same pages")
             embedded = _child(["embed", str(folder)], env)
+            say(f"sync-scale: embedded in {embedded['seconds']:,.0f} s ({embedded['chunks']:,} chunks)")
             links = _links(target, pages)
             say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
             with bootstrap.use(bootstrap.Container(target)):
