@@ -8,12 +8,13 @@ follows K's link to A's page and ranks it by the question among the pages K link
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.vocabulary import Kind, Status
-from retrieval_core.ports import ArmResults, Capabilities, Expansion, SearchFilters
+from retrieval_core.ports import ENTITY_ARM, ArmResults, Capabilities, Expansion, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
@@ -31,11 +32,17 @@ def page(entity_id: str, name: str, role: str | None = None) -> MentionView:
     return MentionView(entity_id=entity_id, name=name, type="page", role=role)
 
 
+K2 = "acme:doc/k.md#0001"
+"""K's page's second chunk: about the library too, and naming nothing else."""
+HUB_NAMERS = [f"acme:doc/n{i}.md#0000" for i in range(7)]
+"""Passages that name Ada Smith besides X: with them A's page is named by eight fetched passages."""
 MENTIONS = {
     K: [page(PAGE_K, "Kelmscott Library", "about"), page(PAGE_A, "Ada Smith")],
+    K2: [page(PAGE_K, "Kelmscott Library", "about")],
     A: [page(PAGE_A, "Ada Smith", "about")],
     D: [],
     X: [page(PAGE_A, "Ada Smith")],
+    **{namer: [page(PAGE_A, "Ada Smith")] for namer in HUB_NAMERS},
 }
 
 
@@ -62,8 +69,9 @@ def candidate(hit_id: str, score: float) -> Candidate:
 class LinkedSearch:
     """The hybrid search of the linked pages: A (sharing no word with the question) and X (naming A)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *more: Candidate) -> None:
         self.asked: list[SearchFilters] = []
+        self.more = list(more)
 
     def hybrid(
         self,
@@ -78,7 +86,10 @@ class LinkedSearch:
     ) -> ArmResults:
         self.asked.append(filters)
         return ArmResults(
-            arms={"lexical": [candidate(X, 4.0)], "vector": [candidate(A, 0.72), candidate(X, 0.45)]}
+            arms={
+                "lexical": [candidate(X, 4.0), *self.more],
+                "vector": [candidate(A, 0.72), candidate(X, 0.45)],
+            }
         )
 
 
@@ -88,7 +99,7 @@ def refuse_tokens(token: str, context_id: str, fingerprint: str) -> PagePosition
 
 def job(**fields: object) -> Job:
     request = RetrieveRequest.model_validate(
-        {"mode": "hybrid", "text": "where was its architect born", **fields}
+        {"mode": "hybrid", "text": "where was its architect born"} | fields
     )
     query = prepare(
         request,
@@ -112,7 +123,7 @@ TEXT_RANKING = Ranked(
     vector=[1.0, 0.0],
 )
 CONFIG = MultiHopConfig(
-    seed_hits=2, weight=2.0, about=1.0, mention=0.5, decay=0.8, lexical_share=0.5, relative=0.0
+    seed_hits=2, weight=2.0, about=1.0, mention=0.5, decay=0.8, lexical_share=0.5, relative=0.0, specific=0
 )
 
 
@@ -133,7 +144,7 @@ def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
     ]
     assert step.value.hits[0].path is None
     assert search.asked[0].entities == (PAGE_A, PAGE_K)  # K's two pages (equally strong: by id), in the query
-    assert step.applied["multihop"] == "hops=2 seeds=2 entities=2 fetched=3 linked=2 round_trips=1"
+    assert step.applied["multihop"] == "hops=2 seeds=2 entities=2 hubs=0 fetched=3 linked=2 round_trips=1"
 
 
 def test_relative_similarity_gives_a_seed_s_likeliest_link_the_seed_s_weight() -> None:
@@ -197,3 +208,47 @@ def test_a_ranking_without_page_links_is_returned_as_it_was_with_no_search() -> 
     step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), plain)
     assert step.value is plain and search.asked == []
     assert step.applied["multihop"].endswith("round_trips=0")
+
+
+def test_an_entity_many_fetched_passages_name_is_a_hub_and_links_weakly() -> None:
+    namers = [candidate(namer, 0.1) for namer in HUB_NAMERS]
+    plain = MultiHop(Capabilities(search=LinkedSearch(*namers)), CONFIG)(job(hops=2), TEXT_RANKING)
+    damped_config = CONFIG.model_copy(update={"specific": 4})
+    damped = MultiHop(Capabilities(search=LinkedSearch(*namers)), damped_config)(job(hops=2), TEXT_RANKING)
+    # Ada Smith's page is named by A, X and the seven namers: 9 fetched passages, so it links at 4 / 9.
+    before, after = ({h.id: h.score for h in step.value.hits} for step in (plain, damped))
+    assert before[A] == pytest.approx(0.8)
+    assert after[A] == pytest.approx(0.8 * 4 / 9)
+    assert [h.id for h in damped.value.hits][:3] == [K, D, A]  # below the text ranking's second hit now
+    assert "hubs=1" in damped.applied["multihop"]
+
+
+def test_a_seed_s_own_page_s_other_chunk_is_never_a_hop() -> None:
+    sibling = candidate(K2, 5.0)
+    allowed = CONFIG.model_copy(update={"siblings": True})
+    walked = MultiHop(Capabilities(search=LinkedSearch(sibling)), allowed)(job(hops=2), TEXT_RANKING)
+    assert K2 in [h.id for h in walked.value.hits]  # K names its own page: K2 is about it
+    kept_apart = MultiHop(Capabilities(search=LinkedSearch(sibling)), CONFIG)(job(hops=2), TEXT_RANKING)
+    assert K2 not in [h.id for h in kept_apart.value.hits]
+
+
+def test_auto_walks_only_when_its_question_names_an_entity_the_context_knows() -> None:
+    search = LinkedSearch()
+    auto = job(mode="auto", hops=2)
+    unnamed = MultiHop(Capabilities(search=search), CONFIG)(auto, TEXT_RANKING)
+    assert unnamed.value is TEXT_RANKING and search.asked == []
+    assert unnamed.applied["multihop"] == "skipped: the question names nothing the context knows"
+    named = replace(TEXT_RANKING, arms=(*TEXT_RANKING.arms, ENTITY_ARM))
+    walked = MultiHop(Capabilities(search=search), CONFIG)(auto, named)
+    assert A in [h.id for h in walked.value.hits] and len(search.asked) == 1
+
+
+def test_the_text_ranking_s_first_hit_stays_first() -> None:
+    strong = CONFIG.model_copy(update={"weight": 3.0, "keep_first": False})
+    # A scores 3 x 0.4 = 1.2, above K's 1.0.
+    moved = MultiHop(Capabilities(search=LinkedSearch()), strong)(job(hops=2), TEXT_RANKING)
+    assert [h.id for h in moved.value.hits][:2] == [A, K]
+    kept = MultiHop(Capabilities(search=LinkedSearch()), strong.model_copy(update={"keep_first": True}))
+    hits = kept(job(hops=2), TEXT_RANKING).value.hits
+    assert [h.id for h in hits][:2] == [K, A]
+    assert hits[0].score == pytest.approx(1.2) and hits[1].score == pytest.approx(1.2)

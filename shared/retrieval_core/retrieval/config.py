@@ -119,6 +119,24 @@ class MultiHopConfig(BaseModel):
         description="This share of a linked passage's similarity is measured against the most similar "
         "passage its seed links to (the rest: against the ranked hits' best).",
     )
+    specific: int = Field(
+        default=0,
+        ge=0,
+        le=100,
+        description="An entity named by at most this many of the passages a hop fetched links at full "
+        "weight; one named by more is a hub and links at specific / named (0: no damping; 4 cost recall "
+        "on both multi-hop sets, 8 matched 0 on HotpotQA: docs/QUALITY.md, issue 68).",
+    )
+    siblings: bool = Field(
+        default=False, description="Whether a seed's own page's other chunks may be a hop (by default never)."
+    )
+    named_only: bool = Field(
+        default=True,
+        description="auto walks only when its question names an entity the context knows (its entity arm).",
+    )
+    keep_first: bool = Field(
+        default=True, description="The text ranking's first hit stays first: a walk never displaces it."
+    )
 
 
 class RetrievalConfig(BaseModel):

@@ -13,6 +13,13 @@ where similarity is its k-NN and BM25 scores in that search, each over the best 
 own arm; the text ranking's score (normalised to the best hit) plus ``weight`` x that orders the result.
 The best linked passages seed the next hop (``hops`` 3: two hops, two round trips). Bounded: at most
 ``entities`` entities and ``candidates`` passages per arm per hop, and ``hops - 1`` round trips.
+
+Where a walk helps and where it does harm (docs/QUALITY.md, issue 68): a seed's own page's other chunks
+are never a hop (they are the same page, not the next one); ``auto`` walks only when its question names
+an entity the context knows; the text ranking's first hit stays first (a walk adds evidence below the
+answer, never displaces it); and with ``specific`` > 0 an entity that many of the fetched passages name
+(a short, common title: a command name hundreds of chunks write) is a hub, linking at
+``specific / named`` of its weight (off by default until a documentation collection can choose it).
 """
 
 from __future__ import annotations
@@ -22,10 +29,11 @@ from dataclasses import dataclass, replace
 
 from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
-from ...ports import Capabilities, HybridSearch
+from ...ports import ENTITY_ARM, Capabilities, HybridSearch
 from ..config import MultiHopConfig
-from ..plans import FusedPlan, plan_as
+from ..plans import AutoPlan, FusedPlan, plan_as
 from .base import Job, Ranked, Step
+from .cut import page_of
 
 MULTIHOP_ARM = "multihop"
 LEXICAL, VECTOR = "lexical", "vector"
@@ -70,6 +78,8 @@ class MultiHop:
             return Step(ranked)
         if self._search is None or ranked.vector is None:
             return Step(ranked, {"multihop": "skipped: no hybrid search or query vector here"})
+        if self._config.named_only and isinstance(job.plan, AutoPlan) and ENTITY_ARM not in ranked.arms:
+            return Step(ranked, {"multihop": "skipped: the question names nothing the context knows"})
         return self._walk(job, ranked, hops, self._search)
 
     def _walk(self, job: Job, ranked: Ranked, hops: int, search: HybridSearch) -> Step[Ranked]:
@@ -81,7 +91,7 @@ class MultiHop:
             (h, base[h.id] * config.decay**rank) for rank, h in enumerate(ranked.hits[: config.seed_hits])
         ]
         found: dict[str, Linked] = {}
-        cost = {"entities": 0, "fetched": 0, "round_trips": 0}
+        cost = {"entities": 0, "fetched": 0, "hubs": 0, "round_trips": 0}
         for _ in range(hops - 1):
             links = _links(seeds, {hit_id: link.path for hit_id, link in found.items()}, config.entities)
             if not links:
@@ -93,13 +103,15 @@ class MultiHop:
             cost["entities"] += len(links)
             cost["fetched"] += sum(len(c) for c in arms.values())
             cost["round_trips"] += 1
-            reached = _reached(arms, links, scales, config, found)
+            reached, hubs = _reached(arms, links, scales, config, found)
+            cost["hubs"] += hubs
             found.update(reached)
             seeds = [(link.hit, link.score) for link in _best(reached.values(), config.seed_hits)]
-        merged = _merged(ranked.hits, base, found, config.weight)[: max(job.size, len(ranked.hits))]
+        merged = _merged(ranked.hits, base, found, config)[: max(job.size, len(ranked.hits))]
         line = (
             f"hops={hops} seeds={min(config.seed_hits, len(ranked.hits))} entities={cost['entities']} "
-            f"fetched={cost['fetched']} linked={len(found)} round_trips={cost['round_trips']}"
+            f"hubs={cost['hubs']} fetched={cost['fetched']} linked={len(found)} "
+            f"round_trips={cost['round_trips']}"
         )
         if not cost["round_trips"]:  # nothing to follow (no page links): the ranking as it was
             return Step(ranked, {"multihop": line})
@@ -138,8 +150,9 @@ def _reached(
     scales: Mapping[str, float],
     config: MultiHopConfig,
     found: Mapping[str, Linked],
-) -> dict[str, Linked]:
-    """The passages one search brought, scored by their strongest link times their similarity."""
+) -> tuple[dict[str, Linked], int]:
+    """The passages one search brought, scored by their strongest link times their similarity, and how
+    many of the followed entities were hubs."""
     similarity: dict[str, float] = {}
     candidates: dict[str, Candidate] = {}
     shares = {LEXICAL: config.lexical_share, VECTOR: 1 - config.lexical_share}
@@ -148,12 +161,13 @@ def _reached(
             share = shares.get(arm, 0.0) * candidate.score / scales.get(arm, 1.0)
             similarity[candidate.id] = similarity.get(candidate.id, 0.0) + share
             candidates.setdefault(candidate.id, candidate)
+    hits = [candidate.hit(score=0.0, signals={}, found_by=[]) for candidate in candidates.values()]
+    specificity = _specificity(hits, links, config.specific)
     scored = []
-    for candidate_id, candidate in candidates.items():
-        hit = candidate.hit(score=0.0, signals={}, found_by=[])
-        best = _strongest(hit, links, config)
+    for hit in hits:
+        best = _strongest(hit, links, config, specificity)
         if best is not None:
-            scored.append((hit, *best, similarity[candidate_id]))
+            scored.append((hit, *best, similarity[hit.id]))
     # Among the passages one seed links to, the one most like the question is the likeliest next hop.
     nearest: dict[str, float] = {}
     for _, link, _, alike in scored:
@@ -167,19 +181,35 @@ def _reached(
         hop = Hop(from_id=link.from_id, entity_id=link.entity_id, entity=link.entity, link=_role(hit, link))
         if hit.id not in found or found[hit.id].score < score:
             reached[hit.id] = Linked(hit, score, (*prefix, hop))
-    return reached
+    return reached, sum(weight < 1 for weight in specificity.values())
+
+
+def _specificity(hits: Sequence[Hit], links: Mapping[str, PageLink], specific: int) -> dict[str, float]:
+    """Each followed entity's weight by how specific it is: 1 when at most ``specific`` of the fetched
+    passages name it, else ``specific / named`` (the inverse of its frequency in the neighbourhood the
+    bounded fetch brought: a hub spreads almost nothing). ``specific`` 0: every entity weighs 1."""
+    named: dict[str, int] = dict.fromkeys(links, 0)
+    for hit in hits:
+        for entity_id in {m.entity_id for m in hit.mentions if m.entity_id in named}:
+            named[entity_id] += 1
+    if specific <= 0:
+        return dict.fromkeys(links, 1.0)
+    return {entity_id: min(1.0, specific / count) if count else 1.0 for entity_id, count in named.items()}
 
 
 def _strongest(
-    hit: Hit, links: Mapping[str, PageLink], config: MultiHopConfig
+    hit: Hit, links: Mapping[str, PageLink], config: MultiHopConfig, specificity: Mapping[str, float]
 ) -> tuple[PageLink, float] | None:
     best: tuple[PageLink, float] | None = None
     for mention in hit.mentions:
         link = links.get(mention.entity_id)
         if link is None or link.from_id == hit.id:
             continue
+        if not config.siblings and page_of(link.from_id) == page_of(hit.id):
+            continue  # the seed's own page: not a hop
         about = mention.role == ABOUT_ROLE and not link.own
-        strength = link.weight * (config.about if about else config.mention)
+        weight = config.about if about else config.mention
+        strength = link.weight * weight * specificity[mention.entity_id]
         if best is None or strength > best[1]:
             best = (link, strength)
     return best
@@ -195,9 +225,11 @@ def _best(linked: Iterable[Linked], count: int) -> list[Linked]:
 
 
 def _merged(
-    hits: Sequence[Hit], base: Mapping[str, float], found: Mapping[str, Linked], weight: float
+    hits: Sequence[Hit], base: Mapping[str, float], found: Mapping[str, Linked], config: MultiHopConfig
 ) -> list[Hit]:
-    """The text ranking and the linked passages in one order, each linked one with its path."""
+    """The text ranking and the linked passages in one order, each linked one with its path; with
+    ``keep_first``, the text ranking's first hit first (at the best score, so scores still descend)."""
+    weight = config.weight
     ranked_ids = {h.id for h in hits}
     order = sorted(found.values(), key=lambda link: -link.score)
     signal = {link.hit.id: Signal(rank=rank, score=link.score) for rank, link in enumerate(order, 1)}
@@ -214,4 +246,9 @@ def _merged(
     for link in order:
         if link.hit.id not in ranked_ids:
             merged.append(link.ranked(weight * link.score, {MULTIHOP_ARM: signal[link.hit.id]}))
-    return sorted(merged, key=lambda h: (-h.score, h.id))
+    merged.sort(key=lambda h: (-h.score, h.id))
+    if not config.keep_first or not hits or merged[0].id == hits[0].id:
+        return merged
+    first = next(h for h in merged if h.id == hits[0].id)
+    rest = [h for h in merged if h.id != first.id]
+    return [first.model_copy(update={"score": merged[0].score}), *rest]
