@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from .adapters.opensearch.generations import OpenSearchGenerations
     from .adapters.opensearch.index import ContextIndices, IndexSpec
     from .adapters.opensearch.store import OpenSearchStore
-    from .documents.entities import EntityDictionary, EntityExtractor
+    from .documents.entities import EntityExtractor
     from .documents.limits import DocumentLimits
     from .documents.listing import DocumentStatuses
+    from .documents.name_dictionary import EntityDictionary
     from .documents.status import DocumentStatusStore
     from .graph.service import GraphPathService
     from .ingest.document_files import DocumentFiles

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from retrieval_core.adapters.s3_objects import S3ObjectStore
     from retrieval_core.adapters.sqs_parts import SqsPartQueue
     from retrieval_core.adapters.ssm_knowledge_bases import SsmKnowledgeBases
-    from retrieval_core.documents.entities import EntityDictionary, EntityExtractor
+    from retrieval_core.documents.entities import EntityExtractor
+    from retrieval_core.documents.name_dictionary import EntityDictionary
     from retrieval_core.documents.name_rules import RuleBasedExtractor
     from retrieval_core.documents.status import DocumentStatusStore
     from retrieval_core.embedding.bedrock import BedrockEmbedder

@@ -16,9 +16,9 @@ from fakes_documents import MemoryDocumentStatuses
 from fakes_ingest import MemoryObjects, RecordingSink
 from retrieval_core.documents import name_dictionary
 from retrieval_core.documents.backlinks import UNSEARCHED_CHUNKS, UnsearchedChunks
-from retrieval_core.documents.entities import MentionFinder, NameIndex, fold
+from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.limits import DocumentLimits
-from retrieval_core.documents.name_dictionary import ContextNames
+from retrieval_core.documents.name_dictionary import ContextNames, NameIndex, fold
 from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.ingest.document_files import DocumentFiles
 from retrieval_core.loading.parse import ParsedLine

@@ -20,7 +20,8 @@ from ..models.limits import LIMITS
 from ..models.page_titles import ABOUT_ROLE, title_aliases
 from ..ports import NamedEntity
 from .chunk_items import FILE_ENTITY_TYPE
-from .entities import WORD, NameIndex, fold, written_as_name
+from .entities import written_as_name
+from .name_dictionary import WORD, NameIndex, fold
 
 BACKLINKS_PER_PAGE = 200
 """Chunks one page's title re-links at most (a title every page names is no bridge worth the writes)."""

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..models.limits import LIMITS
-from ..models.page_titles import PAGE_ENTITY_TYPE, title_aliases
-from ..ports import NamedEntity
-from .chunk_items import FILE_ENTITY_TYPE
-
-MIN_NAME_CHARS = 3
+from ..models.page_titles import PAGE_ENTITY_TYPE
+from .name_dictionary import ContextNames, EntityDictionary, NameIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,19 +29,11 @@ class EntityExtractor(Protocol):
         ...
 
 
-class EntityDictionary(Protocol):
-    def entity_names(self, context_id: str) -> list[NamedEntity]:
-        """The context's dictionary: every (entity id, name, type) its items' mentions give."""
-        ...
-
-
 class MentionFinder:
     """Mentions of each chunk: dictionary names found in its text, then the extractor's names (linked
     to a dictionary id when the name matches one, else to ``<context>:entity/<slug>``)."""
 
     def __init__(self, dictionary: EntityDictionary | None, extractor: EntityExtractor | None) -> None:
-        from .name_dictionary import ContextNames
-
         self._dictionary = ContextNames(dictionary) if dictionary else None
         self._extractor = extractor
 
@@ -76,92 +65,6 @@ class MentionFinder:
                 entries.setdefault(entity_id, _mention(entity_id, entity.name, type_))
             result.append(list(entries.values())[: LIMITS.mentions])
         return result
-
-
-WORD = re.compile(r"\w+[+#]*")
-"""A word of a name or a text ("C++" and "C#" keep their marks: they are how those names differ)."""
-
-
-def fold(name: str) -> str:
-    """A name as the dictionary keys it: its words, lower-cased, one space apart ("Maurice (film)" and
-    "maurice film" are one key; punctuation and spacing between words do not count)."""
-    lowered = name.lower()
-    if lowered.replace(" ", "").isalnum() and "  " not in lowered and lowered.strip() == lowered:
-        return lowered  # words of letters and digits, one space apart: already folded
-    return " ".join(WORD.findall(lowered))
-
-
-class NameIndex:
-    """The dictionary by folded name, for finding its names in a text at a cost proportional to the text,
-    not to the number of names: each word of the text is looked up as the first word of a name, and
-    only where one starts are the word n-grams from it (up to the longest name starting with that word,
-    longest first) looked up as whole names. Built once and extended in place as pages add names.
-
-    Each entry answers to its name and, for a page, its title's aliases ("Maurice" for "Maurice
-    (film)"). A folded name that two entities answer to is ambiguous and left out: a mention nobody can
-    resolve without reading the text is not linked at all. Files are entities too (each chunk names its
-    own), but no text names a file: leaving them out keeps the index to the context's real names
-    however many files it holds."""
-
-    __slots__ = ("_entries", "_longest_from")
-
-    def __init__(self, entries: Iterable[NamedEntity] = ()) -> None:
-        self._entries: dict[str, NamedEntity | None] = {}
-        """Folded name -> its entity; None: ambiguous (two entities answer to it)."""
-        self._longest_from: dict[str, int] = {}
-        """First word of a name -> the most words a name starting with it has."""
-        self.add(entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def add(self, entries: Iterable[NamedEntity]) -> None:
-        for entry in entries:
-            if entry.type == FILE_ENTITY_TYPE:
-                continue
-            aliases = title_aliases(entry.name) if entry.type == PAGE_ENTITY_TYPE else []
-            for name in (entry.name, *aliases):
-                key = fold(name)
-                if len(name) >= MIN_NAME_CHARS and len(key) >= MIN_NAME_CHARS:
-                    self._put(key, entry)
-
-    def _put(self, key: str, entry: NamedEntity) -> None:
-        held = self._entries.get(key, _ABSENT)
-        if held is _ABSENT:
-            self._entries[key] = entry
-            first, words = key.partition(" ")[0], key.count(" ") + 1
-            if words > self._longest_from.get(first, 0):
-                self._longest_from[first] = words
-        elif held is not None and held.entity_id != entry.entity_id:
-            self._entries[key] = None
-        elif held is not None and entry.type == PAGE_ENTITY_TYPE:
-            # A page and a name the extractor found before the page existed share the id (the title's
-            # slug); the page's entry wins, so later mentions are the page's and link to it.
-            self._entries[key] = entry
-
-    def get(self, name: str) -> NamedEntity | None:
-        """The one entity ``name`` (folded) names, if the dictionary knows exactly one."""
-        return self._entries.get(fold(name))
-
-    def find(self, text: str) -> Iterator[tuple[NamedEntity, str]]:
-        """The names in ``text``, left to right, each with the text as written there; where names
-        overlap, the longest starting first wins (as a regular expression's leftmost-longest match)."""
-        words = list(WORD.finditer(text))
-        folded = [word.group().lower() for word in words]
-        position = 0
-        while position < len(words):
-            longest = min(self._longest_from.get(folded[position], 0), len(words) - position)
-            for length in range(longest, 0, -1):
-                entry = self._entries.get(" ".join(folded[position : position + length]))
-                if entry is not None:
-                    yield entry, text[words[position].start() : words[position + length - 1].end()]
-                    position += length
-                    break
-            else:
-                position += 1
-
-
-_ABSENT = NamedEntity("", "", "")
 
 
 def written_as_name(found: str, title: str) -> bool:

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from .entities import MIN_NAME_CHARS, FoundEntity
+from .entities import FoundEntity
+from .name_dictionary import MIN_NAME_CHARS
 
 
 def _words(text: str) -> frozenset[str]:

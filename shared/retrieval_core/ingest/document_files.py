@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from ..documents.backlinks import BACKLINKS_PER_PAGE, UnsearchedChunks, backlink_names, backlinked
 from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items, heading_of
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
-from ..documents.entities import MentionFinder, NameIndex, entity_id_of
+from ..documents.entities import MentionFinder, entity_id_of
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError, DocumentSkippedError
 from ..documents.file_budget import FileBudget
 from ..documents.formats import (
@@ -38,6 +38,7 @@ from ..documents.formats import (
     skip_reason,
 )
 from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
+from ..documents.name_dictionary import NameIndex
 from ..documents.pages import about_mention, page_title
 from ..documents.parsers import parse
 from ..documents.policy import ChunkingPolicy
