@@ -44,10 +44,21 @@ def _expected_location(item: dict[str, Any]) -> dict[str, Any] | None:
                 "page": span.get("page"),
                 "section": span.get("section"),
                 "version": span.get("version"),
+                "path": span.get("path"),
+                "local_path": span.get("local_path"),
+                "anchor": span.get("anchor"),
+                "url": span.get("url") or _web_link(span["uri"]),
             }
     uri = (item.get("metadata") or {}).get("uri")
-    empty = dict.fromkeys(("chunk_id", "start", "end", "page", "section", "version"))
-    return {"uri": uri, **empty} if uri else None
+    empty = dict.fromkeys(
+        ("chunk_id", "start", "end", "page", "section", "version", "path", "local_path", "anchor")
+    )
+    return {"uri": uri, **empty, "url": _web_link(uri)} if uri else None
+
+
+def _web_link(uri: str) -> str | None:
+    """A citation opens a web address as it is; any other URI (s3://) is no link by itself."""
+    return uri if uri.lower().startswith(("http://", "https://")) else None
 
 
 @pytest.mark.parametrize("mode", list(MODES))
