@@ -155,6 +155,10 @@ def install(target: Path, source_root: Path) -> None:
     for unused in UNUSED_FILES:
         path = target / unused
         shutil.rmtree(path) if path.is_dir() else path.unlink()
+    # A wheel's software bill of materials (pydantic-core's is 125 KB) is for auditing the wheel, not for
+    # running it: no import or importlib.metadata call reads dist-info/sboms.
+    for sboms in target.glob("*.dist-info/sboms"):
+        shutil.rmtree(sboms)
     strip_native_libraries(target)
     source = source_root / PACKAGE
     dev_only = {source / part for part in DEV_ONLY}

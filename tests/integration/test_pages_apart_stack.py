@@ -17,9 +17,12 @@ from tests.integration.test_documents_stack import docs, put
 
 __all__ = ["docs"]  # the fixture, shared with the documents tests
 
+# Each rule's section is long enough to stay a chunk of its own (above the chunking floor, which merges
+# a section of a sentence or two into its neighbour).
 SECTION = (
     "## Rule {n}\n\nThe retention policy keeps {what} for {days} days; the retention policy is set per "
-    "bucket.\n\n"
+    "bucket, and a bucket's owner may shorten it for their own data but never lengthen it past the "
+    "account's ceiling without a review by the records team.\n\n"
 )
 RULES = [("logs", 30), ("backups", 90), ("exports", 7), ("metrics", 400)]
 RETENTION = "# Retention\n\n" + "".join(SECTION.format(n=n, what=w, days=d) for n, (w, d) in enumerate(RULES))
