@@ -1,15 +1,19 @@
 """The collection as files: each document written as ``<id>.txt`` (title and body) or, for a BEIR corpus,
-as a Markdown page ``<id>.md`` (``# title``, then the body) under ``contexts/cran/`` of the local
-ingest bucket and run through the ingest function (parsing, chunking, entity mentions, statuses), the
-path a team with a folder of documents takes. ``retrieval eval --as-files`` scores it beside nothing
-else changed, so the documents path can be compared with loading the same texts as JSON Lines."""
+as a Markdown page ``<id>.md`` (``# title``, then the body) into a folder, and that folder synced by
+``retrieval sync``'s own function into ``contexts/cran/`` of the local ingest bucket (parsing, chunking,
+entity mentions, statuses; the dictionary read once and the index refreshed when a reader needs it, not
+after each file), the path a team with a folder of documents takes. ``retrieval eval --as-files``
+scores it beside nothing else changed, so the documents path can be compared with loading the same
+texts as JSON Lines."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from retrieval_core.config import Settings
@@ -18,12 +22,13 @@ from retrieval_core.ports import Embedder
 from .collection import CONTEXT_ID, Document
 from .provision import ALIAS_PREFIX, EvalLoadError, _delete_indices
 
-PROGRESS_EVERY = 100
-"""Files between two progress lines."""
+
+def file_name(document_id: str, pages: bool) -> str:
+    return f"{document_id}.{'md' if pages else 'txt'}"
 
 
 def file_key(document_id: str, pages: bool) -> str:
-    return f"contexts/{CONTEXT_ID}/{document_id}.{'md' if pages else 'txt'}"
+    return f"contexts/{CONTEXT_ID}/{file_name(document_id, pages)}"
 
 
 @contextmanager
@@ -43,32 +48,33 @@ def files_index(
     from retrieval_core.adapters import s3_objects
     from retrieval_core.adapters.opensearch.client import shared_client
 
-    from ..cli.ingest import DEFAULT_BUCKET, upload
-    from ..cli.lambda_runtime import invoke
+    from ..cli.ingest import DEFAULT_BUCKET
     from ..cli.progress import Progress
+    from ..cli.sync import sync
 
     scoped = settings.model_copy(
         update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}", "ingest_queue_url": None}
     )
     client = shared_client(scoped)
     bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
-    keys = [file_key(d.id, pages) for d in documents if d.text]
+    written = [d for d in documents if d.text]
+    keys = [file_key(d.id, pages) for d in written]
     _forget(scoped, keys)  # a run that crashed left statuses saying these files are indexed already
     try:
         overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
         with bootstrap.use(bootstrap.Container(scoped, overrides=overrides)):
             s3_objects.s3_client.cache_clear()
-            failed = []
-            progress, reported = Progress(len(keys), label="ingesting files"), 0
-            for done, document in enumerate((d for d in documents if d.text), start=1):
-                key = file_key(document.id, pages)
-                text = document.page if pages else document.text
-                summary = invoke("ingest", upload(text.encode("utf-8"), key))["body"]["objects"][0]
-                if summary["document"]["status"] == "failed":
-                    failed.append((key, summary["document"]["reason"]))
-                if done % PROGRESS_EVERY == 0 or done == len(keys):
-                    progress.advance(done - reported)
-                    reported = done
+            with tempfile.TemporaryDirectory(prefix="eval-as-files-") as folder_name:
+                folder = Path(folder_name)
+                for document in written:
+                    text = document.page if pages else document.text
+                    (folder / file_name(document.id, pages)).write_text(text, encoding="utf-8")
+                bar = Progress(len(keys), label="ingesting files", unit="files")
+                try:
+                    report = sync(folder, CONTEXT_ID, delete=False, progress=bar.update)
+                finally:
+                    bar.close()
+            failed = [(entry["key"], entry["reason"]) for entry in report if entry["status"] == "failed"]
             if failed:
                 raise EvalLoadError(f"{len(failed)} files failed, e.g. {failed[0]}")
             yield scoped
