@@ -2,7 +2,7 @@
 loader (its rows in DynamoDB, its documents by ``_bulk``, into a fresh alias and tables), beside
 opensearch-py's ``helpers.parallel_bulk`` sending the same documents (as the loader renders them, made
 before the clock starts) into a fresh index with the same settings and mappings, and beside the
-loader's OpenSearch writer alone sending them in the loader's chunks. Items per second for each, and
+loader's OpenSearch writer alone sending them in the loader's batches. Items per second for each, and
 the loader's share of the plain rate (the issue's goal: at least 0.8).
 
 The loader writes more than documents: each item's rows (its edges, reverse links and card) go to
@@ -85,11 +85,9 @@ def _documents(lines: list[str], settings: Settings, embedder: Any) -> list[dict
     """The index documents of ``lines``, as the loader renders them (embedded by ``embedder`` where a
     line has no vector, as the loader would)."""
     from retrieval_core.adapters.opensearch.documents import document_of
-    from retrieval_core.loading.parse import ParsedLine, parse_lines
+    from retrieval_core.loading.parse import Upsert, parse_lines
 
-    items = [
-        p.item for p in parse_lines(lines, metadata=settings.metadata_fields) if isinstance(p, ParsedLine)
-    ]
+    items = [p.item for p in parse_lines(lines, metadata=settings.metadata_fields) if isinstance(p, Upsert)]
     missing = [item for item in items if item.embedding is None]
     computed = dict(zip((i.id for i in missing), embedder.embed([i.text for i in missing]), strict=True))
     return [document_of(item, list(item.embedding or computed[item.id])) for item in items]
@@ -138,11 +136,9 @@ def _plain_with_rows(
 
     import boto3
     from retrieval_core.adapters.dynamodb_rows import MANIFEST_ATTRIBUTE, TableNames, rows_of
-    from retrieval_core.loading.parse import ParsedLine, parse_lines
+    from retrieval_core.loading.parse import Upsert, parse_lines
 
-    items = [
-        p.item for p in parse_lines(lines, metadata=settings.metadata_fields) if isinstance(p, ParsedLine)
-    ]
+    items = [p.item for p in parse_lines(lines, metadata=settings.metadata_fields) if isinstance(p, Upsert)]
     with scratch_space(settings, "bench-bulk-rows") as tables_settings:
         tables = TableNames(edges=tables_settings.edges_table, lineage=tables_settings.lineage_table)
         rows: dict[str, list[dict[str, Any]]] = {tables.edges: [], tables.lineage: []}
@@ -171,17 +167,17 @@ def _plain_with_rows(
 
 
 def _writer_alone(client: Any, model: str, documents: list[dict[str, Any]]) -> float:
-    """Seconds the loader's bulk writer takes for ``documents`` in the loader's chunks, one after another."""
+    """Seconds the loader's bulk writer takes for ``documents`` in the loader's batches, one after another."""
     from retrieval_core.adapters.opensearch.client import IndexLayout
     from retrieval_core.adapters.opensearch.writer import bulk_index
-    from retrieval_core.loading.loader import CHUNK_SIZE
+    from retrieval_core.loading.loader import BATCH_SIZE
 
     target = _copy_of(client, model, "writer")
     try:
         started = time.perf_counter()
-        for start in range(0, len(documents), CHUNK_SIZE):
+        for start in range(0, len(documents), BATCH_SIZE):
             refused = bulk_index(
-                client, IndexLayout(target), documents[start : start + CHUNK_SIZE], index=target
+                client, IndexLayout(target), documents[start : start + BATCH_SIZE], index=target
             )
             if refused:
                 raise RuntimeError(f"the writer's bulk refused {len(refused)} documents")

@@ -2,7 +2,7 @@
 the cause, and a re-run of the same file ends in exactly the state of a clean load.
 
 The node is killed for real (this worktree's stack only, its pid from ``.stack/opensearch.pid``) from
-inside the bulk writer, just before the second chunk goes out, so the failure lands at the same point
+inside the bulk writer, just before the second batch goes out, so the failure lands at the same point
 every run. Runs after every other test (``restarts_stack``): the restarted node starts empty.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from retrieval_core.adapters.opensearch import writer
 from retrieval_core.config import Settings
-from retrieval_core.loading.loader import CHUNK_SIZE
+from retrieval_core.loading.loader import BATCH_SIZE
 from retrieval_dev.cli import load
 from stack_state import SAMPLE_CORPUS, load_file, snapshot
 
@@ -28,7 +28,7 @@ from dev.tables import scratch_space
 
 pytestmark = pytest.mark.restarts_stack
 
-EXTRA_ITEMS = 2 * CHUNK_SIZE  # with the sample corpus: three chunks, so one comes after the failure
+EXTRA_ITEMS = 2 * BATCH_SIZE  # with the sample corpus: three batches, so one comes after the failure
 
 
 def corpus_file(path: Path) -> list[str]:
@@ -93,9 +93,9 @@ def test_a_load_stops_when_opensearch_dies_and_a_rerun_completes_it(
         out, err = capsys.readouterr()
 
         assert status == load.STOPPED
-        assert sent == [CHUNK_SIZE, CHUNK_SIZE]  # the third chunk was never sent
-        unwritten = ids[CHUNK_SIZE:]
-        assert f"{CHUNK_SIZE} items loaded" in out and f"{len(unwritten)} items not written" in out
+        assert sent == [BATCH_SIZE, BATCH_SIZE]  # the third batch was never sent
+        unwritten = ids[BATCH_SIZE:]
+        assert f"{BATCH_SIZE} items loaded" in out and f"{len(unwritten)} items not written" in out
         listing = path.with_name(path.name + ".unwritten")
         assert f"{len(unwritten)} ids listed in {listing}" in err
         assert listing.read_text().splitlines() == unwritten

@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 
 from retrieval_core.loading.lines import OversizedLine
 from retrieval_core.loading.loader import LoadReport
-from retrieval_core.loading.parse import DeleteLine, LineError, ParsedLine
+from retrieval_core.loading.parse import Delete, LineError, Upsert
 from retrieval_core.models.ingest import ObjectRef, PartTask
 
 
@@ -73,18 +73,18 @@ class RecordingSink:
     """Keeps every load's entries, in order (``loads``); reports each item loaded, each delete applied."""
 
     def __init__(self) -> None:
-        self.loads: list[list[ParsedLine | DeleteLine]] = []
+        self.loads: list[list[Upsert | Delete]] = []
         self.refreshed: list[set[str]] = []
         """The contexts each refresh named, in order."""
 
-    def load(self, entries: Iterable[ParsedLine | DeleteLine], *, refresh: bool = True) -> LoadReport:
+    def load(self, entries: Iterable[Upsert | Delete], *, refresh: bool = True) -> LoadReport:
         kept = list(entries)
         self.loads.append(kept)
         if refresh:
             self.refreshed.append(
-                {e.context_id if isinstance(e, DeleteLine) else e.item.context_id for e in kept}
+                {e.context_id if isinstance(e, Delete) else e.item.context_id for e in kept}
             )
-        deletes = sum(isinstance(entry, DeleteLine) for entry in kept)
+        deletes = sum(isinstance(entry, Delete) for entry in kept)
         return LoadReport(loaded=len(kept) - deletes, deleted=deletes)
 
     def refresh(self, context_ids: Iterable[str]) -> None:

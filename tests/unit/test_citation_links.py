@@ -19,7 +19,7 @@ from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.documents.sources import NOWHERE, DocumentSources, Placement, anchored
 from retrieval_core.entrypoints.bedrock.answers import retrieval_result
 from retrieval_core.ingest.document_files import DocumentFiles
-from retrieval_core.loading.parse import ParsedLine
+from retrieval_core.loading.parse import Upsert
 from retrieval_core.models.hits import Hit, hit_of
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.packing.options import PackOptions
@@ -129,7 +129,7 @@ def test_a_file_published_at_a_new_base_url_is_indexed_again_with_the_new_link()
     moved = _files(SOURCES, objects, statuses, sink).created(ObjectRef("b", key, "v1", sequencer="03"))
     assert moved is not None and moved.status == "updated"
     (load,) = sink.loads
-    (entry,) = [e for e in load if isinstance(e, ParsedLine)]
+    (entry,) = [e for e in load if isinstance(e, Upsert)]
     # At the section's anchor: the Markdown heading's slug.
     assert entry.item.grounding[0].url == "https://www.postgresql.org/docs/16/page.md#page"
 

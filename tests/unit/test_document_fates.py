@@ -21,7 +21,7 @@ from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.documents.sidecar import RecordStructure
 from retrieval_core.ingest.document_files import DocumentFiles, is_document_key
 from retrieval_core.ingest.service import IngestService
-from retrieval_core.loading.parse import DeleteLine
+from retrieval_core.loading.parse import Delete
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.metadata import FieldType
 
@@ -172,7 +172,7 @@ def test_a_file_that_becomes_too_large_is_skipped_and_its_chunks_go() -> None:
     files._limits = DocumentLimits(file_bytes=10)
     skipped = files.created(ObjectRef("b", key, "v2", sequencer="02"))
     assert skipped is not None and (skipped.status, skipped.chunks) == ("skipped", 0)
-    assert sink.loads[-1] == [DeleteLine(0, "acme", "acme:doc/grow.txt#0000")]
+    assert sink.loads[-1] == [Delete("acme:doc/grow.txt#0000")]
 
 
 def test_the_ingest_service_never_reads_a_stray_file_as_json_lines() -> None:
@@ -322,7 +322,7 @@ def test_a_page_that_is_only_navigation_is_skipped_with_its_reason_not_failed(
     skipped = files.created(ObjectRef("b", key, "v2", sequencer="02"))
     assert skipped is not None and (skipped.status, skipped.chunks) == ("skipped", 0)
     assert skipped.reason is not None and reason in skipped.reason and "only navigation" in skipped.reason
-    assert isinstance(sink.loads[-1][0], DeleteLine)
+    assert isinstance(sink.loads[-1][0], Delete)
     assert skipped.content_hash is not None  # a sync leaves the same bytes alone next time
 
 

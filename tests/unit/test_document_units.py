@@ -24,7 +24,7 @@ from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.documents.sidecar import read_sidecar
 from retrieval_core.entrypoints.bedrock.answers import retrieval_result
 from retrieval_core.ingest.document_files import DocumentFiles
-from retrieval_core.loading.parse import ParsedLine
+from retrieval_core.loading.parse import Upsert
 from retrieval_core.models.hits import Hit
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.metadata import FieldType
@@ -378,7 +378,7 @@ def test_same_bytes_are_unchanged_and_a_sidecar_change_reuses_the_stored_vectors
     assert updated is not None and updated.status == "updated"
     assert updated.reason == "metadata only: the sidecar changed, the text is as it was"
     chunk = sink.loads[-1][0]
-    assert isinstance(chunk, ParsedLine) and chunk.item.id == "acme:doc/n.md#0000"
+    assert isinstance(chunk, Upsert) and chunk.item.id == "acme:doc/n.md#0000"
     assert chunk.item.metadata == {"k": "v"} and chunk.item.embedding == [0.0, 1.0]
     assert chunk.item.grounding[0].section == "T"
 
@@ -391,12 +391,12 @@ def test_a_vector_computed_without_the_chunk_s_heading_is_computed_again() -> No
     objects.blobs[("b", key)] = b"# T\n\nOne sentence here."
     assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
     embedded = sink.loads[-1][0]
-    assert isinstance(embedded, ParsedLine) and embedded.item.embedding is not None
+    assert isinstance(embedded, Upsert) and embedded.item.embedding is not None
     vectors.stored["acme:doc/n.md#0000"] = Stored("One sentence here.", [0.0, 1.0])
     objects.blobs[("b", key + ".metadata.json")] = b'{"metadataAttributes": {"k": "v"}}'
     files.created(ObjectRef("b", key + ".metadata.json", "v1", sequencer="02"))
     chunk = sink.loads[-1][0]
-    assert isinstance(chunk, ParsedLine) and chunk.item.embedding == embedded.item.embedding != [0.0, 1.0]
+    assert isinstance(chunk, Upsert) and chunk.item.embedding == embedded.item.embedding != [0.0, 1.0]
 
 
 def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:
@@ -462,5 +462,5 @@ def test_a_page_reads_the_dictionary_once_for_its_mentions_and_its_back_links() 
     assert dictionary.reads == 1
     assert naming.asked == [["Treasury Desk"]]  # the page's title, unshared, from the one read
     chunk = sink.loads[0][0]
-    assert isinstance(chunk, ParsedLine)
+    assert isinstance(chunk, Upsert)
     assert "acme:team/payments" in {m.entity_id for m in chunk.item.mentions}

@@ -44,14 +44,14 @@ def test_parts_cover_every_line_once_in_order_with_their_numbers(
     lines = [f'{{"n": {n}, "pad": "{"x" * (n * 37 % 500)}"}}'.encode() for n in range(1, 8)]
     lines.insert(3, b"")  # a blank line still counts
     parts = lines_by_part(b"\n".join(lines) + ending, part_lines, compressed)
-    assert [line for _, chunk in parts for line in chunk] == lines
+    assert [line for _, block in parts for line in block] == lines
     assert [first for first, _ in parts] == list(range(1, len(lines) + 1, part_lines))
 
 
 def test_a_part_boundary_inside_a_read_chunk_and_across_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     from retrieval_core.loading import lines as reading
 
-    monkeypatch.setattr(reading, "CHUNK_BYTES", 5)  # lines straddle every chunk
+    monkeypatch.setattr(reading, "READ_BYTES", 5)  # lines straddle every block
     lines = [b"alpha", b"be", b"gamma-delta-epsilon", b"z"]
     parts = lines_by_part(b"\n".join(lines) + b"\n", 2)
     assert parts == [(1, lines[:2]), (3, lines[2:])]

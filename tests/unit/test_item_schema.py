@@ -6,7 +6,7 @@ import json
 
 import pytest
 from pydantic import ValidationError
-from retrieval_core.loading.parse import LineError, ParsedLine, parse_lines
+from retrieval_core.loading.parse import LineError, Upsert, parse_lines
 from retrieval_core.models.item import Item
 
 GOOD = {
@@ -59,7 +59,7 @@ def test_parse_lines_reports_line_and_field_and_keeps_good_lines() -> None:
 
     lines = [json.dumps(GOOD), "", "{not json", json.dumps(GOOD | {"source_ids": ["globex:x"]}), "[1]"]
     results = list(parse_lines(lines))
-    assert isinstance(results[0], ParsedLine) and results[0].line == 1
+    assert isinstance(results[0], Upsert) and results[0].position == 1
     errors = [r for r in results if isinstance(r, LineError)]
     assert [(e.line, e.field) for e in errors] == [(3, "(line)"), (4, "source_ids"), (5, "(line)")]
     assert "globex:x" in errors[1].message
@@ -72,7 +72,7 @@ def test_context_id_option_fills_and_guards() -> None:
     results = list(parse_lines([json.dumps(without), json.dumps(GOOD)], context_id="globex"))
     assert all(isinstance(r, LineError) for r in results)
     results = list(parse_lines([json.dumps(without)], context_id="acme"))
-    assert isinstance(results[0], ParsedLine) and results[0].item.context_id == "acme"
+    assert isinstance(results[0], Upsert) and results[0].item.context_id == "acme"
 
 
 def test_the_published_json_schema_is_current() -> None:

@@ -17,7 +17,7 @@ from retrieval_core.entrypoints.status import status_of
 from retrieval_core.errors import BackendUnavailableError
 from retrieval_core.ingest.objects import context_of_key
 from retrieval_core.loading.lines import OversizedLine, read_lines
-from retrieval_core.loading.parse import LineError, ParsedLine, parse_lines
+from retrieval_core.loading.parse import LineError, Upsert, parse_lines
 from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import fit_text, hit_of
 from retrieval_core.models.limits import LIMITS, StorageLimits
@@ -72,7 +72,7 @@ POISON = {
 def test_a_poison_line_is_rejected_alone_with_its_number(name: str) -> None:
     good_before, good_after = line(id="acme:p-0"), line(id="acme:p-9")
     results = list(parse_lines([good_before, POISON[name], "", good_after]))
-    assert [type(r) for r in results] == [ParsedLine, LineError, ParsedLine]
+    assert [type(r) for r in results] == [Upsert, LineError, Upsert]
     error = results[1]
     assert isinstance(error, LineError) and error.line == 2 and error.message
 
@@ -100,7 +100,7 @@ def test_a_line_past_the_size_limit_is_never_held_or_decoded() -> None:
     assert isinstance(read[1], OversizedLine) and read[1].size == len(huge)
     results = list(parse_lines(read))
     assert isinstance(results[1], LineError) and f"at most {LIMITS.line_bytes}" in results[1].message
-    assert [type(r) for r in results] == [ParsedLine, LineError, ParsedLine]
+    assert [type(r) for r in results] == [Upsert, LineError, Upsert]
 
 
 def test_an_oversized_last_line_without_newline_and_str_lines_are_measured() -> None:

@@ -14,7 +14,7 @@ from boto3.dynamodb.types import TypeSerializer
 from hypothesis import HealthCheck, given, settings
 from retrieval_core.adapters.dynamodb_rows import TableNames, rows_of
 from retrieval_core.adapters.opensearch.documents import document_of
-from retrieval_core.loading.parse import DeleteLine, LineError, ParsedLine, parse_lines
+from retrieval_core.loading.parse import Delete, LineError, Upsert, parse_lines
 from retrieval_core.models.limits import FLOAT32_MAX, LIMITS
 
 from tests.loader_fuzz_lines import lines
@@ -33,17 +33,23 @@ TABLES = TableNames(edges="edges", lineage="lineage")
 def test_no_line_crashes_a_load_and_every_line_is_accounted_for(batch: list[str | bytes]) -> None:
     results = list(parse_lines(batch, context_id="acme"))
     expected = [number for number, raw in enumerate(batch, start=1) if raw.strip()]
-    assert [r.line for r in results] == expected
+    # One result per non-blank line, in order; a line's error or item carries its number (a delete
+    # names only its id).
+    numbers = [
+        r.line if isinstance(r, LineError) else r.position if isinstance(r, Upsert) else None for r in results
+    ]
+    assert len(results) == len(expected)
+    assert all(number in (None, line) for number, line in zip(numbers, expected, strict=True))
     for result in results:
         if isinstance(result, LineError):
             assert result.field and result.message
-        elif isinstance(result, ParsedLine):
+        elif isinstance(result, Upsert):
             _assert_storable(result)
         else:
-            assert isinstance(result, DeleteLine) and result.context_id == "acme"
+            assert isinstance(result, Delete) and result.context_id == "acme"
 
 
-def _assert_storable(parsed: ParsedLine) -> None:
+def _assert_storable(parsed: Upsert) -> None:
     item = parsed.item
     vector = item.embedding or [1.0]
     assert all(math.isfinite(v) and abs(v) <= FLOAT32_MAX for v in vector) and any(vector)

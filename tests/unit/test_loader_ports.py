@@ -14,7 +14,7 @@ from fakes_store import FixedEmbedder
 from fakes_writes import MemoryItemWriter, MemoryKeyLedger, MemoryLineageWriter
 from retrieval_core.loading.loader import LISTED_ERRORS, Loader
 from retrieval_core.loading.metadata_keys import PoolKeyBudget
-from retrieval_core.loading.parse import DeleteLine, ParsedLine
+from retrieval_core.loading.parse import Delete, Upsert
 from retrieval_core.models.item import Item
 from retrieval_core.models.metadata import FieldType
 from retrieval_core.ports import WriteRefusal
@@ -93,7 +93,7 @@ def test_a_refusal_worth_retrying_names_the_item_as_unwritten(ports: Any) -> Non
 def test_an_unavailable_store_stops_the_load_and_names_every_item_not_written(ports: Any) -> None:
     items, lineage = ports
     items.unavailable = True
-    report = loader_of(ports, chunk_size=1).load_lines(
+    report = loader_of(ports, batch_size=1).load_lines(
         [line("acme:p-1"), line("acme:p-2"), delete("acme:p-3")]
     )
     assert report.stopped == "the search store is down"
@@ -109,15 +109,15 @@ def test_after_a_stop_the_entries_still_to_come_are_named_but_not_held(ports: An
     held: list[weakref.ref[Item]] = []
     alive_when_next: list[bool] = []
 
-    def entries() -> Iterator[ParsedLine]:
+    def entries() -> Iterator[Upsert]:
         for n in range(1, 8):
-            if len(held) >= 4:  # past the stopped chunk (the loop still names the entry just before)
+            if len(held) >= 4:  # past the stopped batch (the loop still names the entry just before)
                 alive_when_next.append(held[-2]() is not None)
             item = Item.model_validate(json.loads(line(f"acme:p-{n}")))
             held.append(weakref.ref(item))
-            yield ParsedLine(n, item)
+            yield Upsert(n, item)
 
-    report = loader_of(ports, chunk_size=2).load(entries())
+    report = loader_of(ports, batch_size=2).load(entries())
     assert report.stopped and report.unwritten == [f"acme:p-{n}" for n in range(1, 8)]
     assert alive_when_next and not any(alive_when_next)
 
@@ -136,32 +136,32 @@ class CountingEmbedder(FixedEmbedder):
 
 
 class WaitingWriter(MemoryItemWriter):
-    """Holds the documents of each chunk but the last until the embedder has been asked for the next
-    chunk's vectors, and notes whether that happened."""
+    """Holds the documents of each batch but the last until the embedder has been asked for the next
+    batch's vectors, and notes whether that happened."""
 
-    def __init__(self, embedder: CountingEmbedder, chunks: int) -> None:
+    def __init__(self, embedder: CountingEmbedder, batches: int) -> None:
         super().__init__()
-        self._embedder, self._chunks = embedder, chunks
-        self.saw_the_next_chunk_embedded: list[bool] = []
+        self._embedder, self._batches = embedder, batches
+        self.saw_the_next_batch_embedded: list[bool] = []
 
     def index(self, items: Sequence[tuple[Item, Sequence[float]]]) -> list[WriteRefusal]:
-        chunk = len(self.saw_the_next_chunk_embedded) + 1
-        if chunk < self._chunks:
+        batch = len(self.saw_the_next_batch_embedded) + 1
+        if batch < self._batches:
             with self._embedder.called:  # a bound, not a pause: a loader that reads only after writing
-                seen = self._embedder.called.wait_for(lambda: self._embedder.calls > chunk, timeout=10)
-            self.saw_the_next_chunk_embedded.append(seen)
+                seen = self._embedder.called.wait_for(lambda: self._embedder.calls > batch, timeout=10)
+            self.saw_the_next_batch_embedded.append(seen)
         return super().index(items)
 
 
-def test_the_next_chunk_is_read_and_embedded_while_the_last_one_is_written() -> None:
-    """The load's reading (parsing, embedding) runs beside its writes, one chunk ahead; the writes keep
+def test_the_next_batch_is_read_and_embedded_while_the_last_one_is_written() -> None:
+    """The load's reading (parsing, embedding) runs beside its writes, one batch ahead; the writes keep
     file order."""
     embedder = CountingEmbedder()
-    items = WaitingWriter(embedder, chunks=3)
-    loader = Loader(items=items, lineage=MemoryLineageWriter(), embedder=embedder, chunk_size=2)
+    items = WaitingWriter(embedder, batches=3)
+    loader = Loader(items=items, lineage=MemoryLineageWriter(), embedder=embedder, batch_size=2)
     report = loader.load_lines([line(f"acme:p-{n}", embedding=None) for n in range(1, 6)])
     assert (report.loaded, report.ok, embedder.calls) == (5, True, 3)
-    assert items.saw_the_next_chunk_embedded == [True, True]
+    assert items.saw_the_next_batch_embedded == [True, True]
     assert list(items.documents) == [("acme", f"acme:p-{n}") for n in range(1, 6)]
 
 
@@ -228,8 +228,8 @@ def test_items_built_in_memory_load_as_their_lines_would_and_are_checked_against
     built = [Item.model_validate(json.loads(line(f"acme:p-{n}", metadata={"year": n}))) for n in (1, 2)]
     wrong = Item.model_validate(json.loads(line("acme:p-3", metadata={"year": "soon"})))
     loader.load_lines([line("acme:p-9")])
-    entries = [ParsedLine(n, item) for n, item in enumerate([*built, wrong])]
-    report = loader.load([*entries, DeleteLine(3, "acme", "acme:p-9")])
+    entries = [Upsert(n, item) for n, item in enumerate([*built, wrong])]
+    report = loader.load([*entries, Delete("acme:p-9")])
     assert (report.loaded, report.deleted, [e.line for e in report.errors]) == (2, 1, [2])
     assert set(items.documents) == {("acme", "acme:p-1"), ("acme", "acme:p-2")}
     assert items.documents[("acme", "acme:p-2")][0] == built[1] and ("acme", "acme:p-9") not in lineage.cards

@@ -21,7 +21,7 @@ from retrieval_core.documents.limits import DocumentLimits
 from retrieval_core.documents.name_dictionary import ContextNames, NameIndex, fold
 from retrieval_core.documents.policy import ChunkingPolicy
 from retrieval_core.ingest.document_files import DocumentFiles
-from retrieval_core.loading.parse import ParsedLine
+from retrieval_core.loading.parse import Upsert
 from retrieval_core.models.ingest import ObjectRef
 from retrieval_core.models.item import Item
 from retrieval_core.ports import NamedEntity, Stored
@@ -133,7 +133,7 @@ def _files(
 
 
 def _mentioned(sink: RecordingSink, load: int = -1) -> set[str]:
-    return {m.name for line in sink.loads[load] if isinstance(line, ParsedLine) for m in line.item.mentions}
+    return {m.name for line in sink.loads[load] if isinstance(line, Upsert) for m in line.item.mentions}
 
 
 def test_a_context_of_a_million_names_links_a_page_whose_title_is_any_of_them() -> None:
@@ -217,7 +217,7 @@ def test_a_deferred_sync_back_links_chunks_not_searchable_yet_and_refreshes_once
     assert sink.refreshed == [{"big"}]
     # The page indexed second re-linked the chunk of the first, from the record (the search found none).
     (relinked,) = sink.loads[-1]
-    assert isinstance(relinked, ParsedLine) and relinked.item.id == "big:doc/a.md#0000"
+    assert isinstance(relinked, Upsert) and relinked.item.id == "big:doc/a.md#0000"
     assert [m.name for m in relinked.item.mentions] == ["a.md", "Alpha Ridge", "Beta Ridge"]
     assert naming.asked == [["Alpha Ridge"], ["Beta Ridge"]]
 

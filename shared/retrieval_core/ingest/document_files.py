@@ -53,7 +53,7 @@ from ..documents.status import (
     is_stale,
     later,
 )
-from ..loading.parse import DeleteLine, ParsedLine
+from ..loading.parse import Delete, Upsert
 from ..models.ingest import ObjectRef
 from ..models.item import Item, embedding_input
 from ..models.metadata import FieldType, MetadataSchema
@@ -263,10 +263,10 @@ class DocumentFiles:
         """The file's chunks loaded (entry N is chunk N), the ids past them (of ``indexed`` before)
         deleted; a chunk the index refuses fails the file with its chunks removed."""
         count = len(items)
-        loads = [ParsedLine(position, item) for position, item in enumerate(items)]
+        loads = [Upsert(position, item) for position, item in enumerate(items)]
         stale = _deletes(file, range(count, indexed))
         report = self._sink.load([*loads, *stale], refresh=False)
-        self._unsearched.written(file.context_id, deleted=[d.item_id for d in stale])
+        self._unsearched.written(file.context_id, deleted=[d.id for d in stale])
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not written")
         if report.errors:
@@ -312,7 +312,7 @@ class DocumentFiles:
         sources = [*recorded, *(s for s in found if s.get("id") not in self._unsearched)]
         linked = backlinked(sources, entry, names)[:BACKLINKS_PER_PAGE]
         if linked:
-            lines = [ParsedLine(number, item) for number, item in enumerate(linked)]
+            lines = [Upsert(number, item) for number, item in enumerate(linked)]
             report = self._sink.load(lines, refresh=False)
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(
@@ -380,7 +380,7 @@ class DocumentFiles:
         if previous is not None and previous.chunks:
             deletes = _deletes(file, range(previous.chunks))
             report = self._sink.load(deletes, refresh=False)
-            self._unsearched.written(file.context_id, deleted=[d.item_id for d in deletes])
+            self._unsearched.written(file.context_id, deleted=[d.id for d in deletes])
             if report.unwritten or report.stopped:
                 raise IngestIncompleteError(f"{len(report.unwritten)} chunks of {file.key} were not removed")
         return self._record(file, status, 0, reason, sequencer, hashes)
@@ -448,6 +448,6 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _deletes(file: FileRef, positions: Iterable[int]) -> list[DeleteLine]:
-    """Deletes of the file's chunks at ``positions``, each numbered by its chunk's position."""
-    return [DeleteLine(p, file.context_id, file.chunk_id(p)) for p in positions]
+def _deletes(file: FileRef, positions: Iterable[int]) -> list[Delete]:
+    """Deletes of the file's chunks at ``positions``."""
+    return [Delete(file.chunk_id(p)) for p in positions]

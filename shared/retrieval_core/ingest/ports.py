@@ -9,7 +9,7 @@ from typing import Any, BinaryIO, Protocol
 
 from ..loading.lines import OversizedLine
 from ..loading.loader import LoadReport
-from ..loading.parse import DeleteLine, ParsedLine
+from ..loading.parse import Delete, Upsert
 from ..models.ingest import ObjectRef, PartTask
 
 
@@ -51,7 +51,7 @@ class LineLoader(Protocol):
 
 
 class ItemSink(Protocol):
-    def load(self, entries: Iterable[ParsedLine | DeleteLine], *, refresh: bool = True) -> LoadReport:
+    def load(self, entries: Iterable[Upsert | Delete], *, refresh: bool = True) -> LoadReport:
         """Load items built in memory and apply deletes, in order; the report names an entry that
         failed by its number (a document numbers its chunks by position). ``refresh=False`` leaves the
         writes unsearchable until a ``refresh``."""

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
-from ..loading.lines import CHUNK_BYTES, OversizedLine, read_lines
+from ..loading.lines import READ_BYTES, OversizedLine, read_lines
 from ..models.ingest import Part
 from ..models.limits import LIMITS, StorageLimits
 
@@ -46,7 +46,7 @@ def plan_parts(
     raw: BinaryIO, part_lines: int, *, write_part: WritePart | None = None, limits: StorageLimits = LIMITS
 ) -> Plan:
     """Stream the object once, cutting it into parts; a gzip object's parts go to ``write_part``.
-    Works a chunk at a time (newlines are counted, not iterated), so a million blank lines plan in
+    Works a block at a time (newlines are counted, not iterated), so a million blank lines plan in
     about the time it takes to read them."""
     stored = _Counted(raw)
     head = stored.read(2)
@@ -54,8 +54,8 @@ def plan_parts(
     decoded = _Counted(_decoded(stored, head, compressed), lambda count: _check(stored.count, count, limits))
     planner = _Planner(part_lines, limits, write_part if compressed else None)
     try:
-        while chunk := decoded.read(CHUNK_BYTES):
-            planner.feed(chunk)
+        while block := decoded.read(READ_BYTES):
+            planner.feed(block)
     except _ObjectRefused as refused:
         return Plan(gzip=compressed, lines=0, refused=str(refused))
     except (OSError, EOFError, zlib.error) as error:
@@ -101,18 +101,18 @@ class _Planner:
         self._offset = self._start = self._first = self._in_part = 0
         self._open_line = False  # bytes after the last newline (a last line without its newline)
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, block: bytes) -> None:
         pos = 0
-        while pos < len(chunk):
-            cut = self._next_cut(chunk, pos)
-            stop = cut + 1 if cut >= 0 else len(chunk)
-            newlines = chunk.count(b"\n", pos, stop)
+        while pos < len(block):
+            cut = self._next_cut(block, pos)
+            stop = cut + 1 if cut >= 0 else len(block)
+            newlines = block.count(b"\n", pos, stop)
             self.lines += newlines
             self._in_part += newlines
             if self._part is not None:
-                self._part.add(chunk[pos:stop])
+                self._part.add(block[pos:stop])
             self._offset += stop - pos
-            self._open_line = chunk[stop - 1] != ord("\n")
+            self._open_line = block[stop - 1] != ord("\n")
             if cut >= 0:
                 self._cut(self._offset)
             pos = stop
@@ -124,17 +124,17 @@ class _Planner:
         if self._offset > self._start:
             self._cut(self._offset)
 
-    def _next_cut(self, chunk: bytes, pos: int) -> int:
-        """The index in ``chunk`` of the newline that ends the current part, or -1: the first newline
+    def _next_cut(self, block: bytes, pos: int) -> int:
+        """The index in ``block`` of the newline that ends the current part, or -1: the first newline
         once the part has its lines and its least bytes, or once it has its most bytes."""
         least = self._start + self._limits.part_min_bytes - 1 - self._offset + pos
         most = self._start + self._limits.part_max_bytes - 1 - self._offset + pos
         cuts = []
-        lines_done = _nth_newline(chunk, pos, self._part_lines - self._in_part)
-        if lines_done >= 0 and least < len(chunk):
-            cuts.append(chunk.find(b"\n", max(lines_done, least, pos)))
-        if most < len(chunk):
-            cuts.append(chunk.find(b"\n", max(most, pos)))
+        lines_done = _nth_newline(block, pos, self._part_lines - self._in_part)
+        if lines_done >= 0 and least < len(block):
+            cuts.append(block.find(b"\n", max(lines_done, least, pos)))
+        if most < len(block):
+            cuts.append(block.find(b"\n", max(most, pos)))
         return min((c for c in cuts if c >= 0), default=-1)
 
     def _cut(self, end: int) -> None:
@@ -148,11 +148,11 @@ class _Planner:
         self._start, self._in_part = end, 0
 
 
-def _nth_newline(chunk: bytes, pos: int, n: int) -> int:
+def _nth_newline(block: bytes, pos: int, n: int) -> int:
     """The index of the ``n``-th newline at or after ``pos`` (``pos - 1`` for n <= 0), or -1."""
     found = pos - 1
     for _ in range(n):
-        found = chunk.find(b"\n", found + 1)
+        found = block.find(b"\n", found + 1)
         if found < 0:
             return -1
     return found

@@ -1,20 +1,20 @@
 """``Loader``: validated items into the search store and the lineage rows, idempotently and in batches,
 through the write ports (``ports.ItemWriter``, ``ports.LineageWriter``; OpenSearch and DynamoDB here).
 
-Per chunk: embed what has no embedding, prepare the index of a context written for the first time,
+Per batch: embed what has no embedding, prepare the index of a context written for the first time,
 delete the rows a changed item no longer owns and write the rows it owns (together: distinct keys),
-write its card (with the new manifest) last, then index the documents. A chunk is read and embedded
+write its card (with the new manifest) last, then index the documents. A batch is read and embedded
 while the one before it is written (a vector a line turns out not to need, past a key budget, is
-embedded in vain); the writes go one chunk after another. A chunk that fails is reported item by item;
+embedded in vain); the writes go one batch after another. A batch that fails is reported item by item;
 re-running the same file repairs the state, because every write is a put of a whole row
 keyed by what the item is.
 
 A delete line removes the rows the item's manifest names and every row of its own lineage partition,
 then its document, and its card last: until the card is gone a re-run still knows what to remove.
-Lines apply in file order (a chunk runs its upserts and deletes in the order they appear).
+Lines apply in file order (a batch runs its upserts and deletes in the order they appear).
 
-A backend that stops answering (``BackendUnavailableError``) stops the load at once: no further chunk
-is sent, and every item not written, the failed chunk's and all later ones, is named in the report
+A backend that stops answering (``BackendUnavailableError``) stops the load at once: no further batch
+is sent, and every item not written, the failed batch's and all later ones, is named in the report
 with the cause (``LoadReport.stopped``).
 """
 
@@ -33,9 +33,9 @@ from ..models.text_window import token_counter, window_of
 from ..ports import Embedder, ItemKey, ItemWriter, LineageWriter, WriteRefusal
 from .lines import OversizedLine
 from .metadata_keys import PoolKeyBudget
-from .parse import DeleteLine, LineError, ParsedLine, checked, parse_lines
+from .parse import Delete, LineError, Upsert, checked, parse_lines
 
-CHUNK_SIZE = 256
+BATCH_SIZE = 256
 LISTED_ERRORS = 1000
 """Rejected lines a report lists; past them it counts (``LoadReport.omitted_errors``), so a file of a
 million bad lines does not hold a million errors in memory."""
@@ -61,7 +61,7 @@ class LoadReport:
     deleted: int = 0
     absent: int = 0
     errors: list[LineError] = field(default_factory=list)
-    """The first ``LISTED_ERRORS`` rejected lines, in the order the load met them (a chunk's own errors
+    """The first ``LISTED_ERRORS`` rejected lines, in the order the load met them (a batch's own errors
     after the bad lines read while it filled)."""
     omitted_errors: int = 0
     """Rejected lines past those listed: counted, not kept."""
@@ -136,14 +136,14 @@ class Loader:
         lineage: LineageWriter,
         embedder: Embedder,
         key_budget: PoolKeyBudget | None = None,
-        chunk_size: int = CHUNK_SIZE,
+        batch_size: int = BATCH_SIZE,
         metadata: MetadataSchema | None = None,
     ) -> None:
         self._items = items
         self._lineage = lineage
         self._embedder = embedder
         self._keys = key_budget
-        self._chunk_size = chunk_size
+        self._batch_size = batch_size
         self._metadata = dict(metadata or {})
 
     def load_lines(
@@ -161,7 +161,7 @@ class Loader:
 
     def load(
         self,
-        entries: Iterable[ParsedLine | DeleteLine],
+        entries: Iterable[Upsert | Delete],
         *,
         progress: LoadProgress | None = None,
         refresh: bool = True,
@@ -178,20 +178,20 @@ class Loader:
 
     def _load(
         self,
-        entries: Iterable[ParsedLine | DeleteLine | LineError],
+        entries: Iterable[Upsert | Delete | LineError],
         progress: LoadProgress | None,
         refresh: bool = True,
     ) -> LoadReport:
-        """Entries in chunks of ``chunk_size``; a line error is reported where it stands (the reports
+        """Entries in batches of ``batch_size``; a line error is reported where it stands (the reports
         keep file order); after a stop, every later entry is named unwritten.
 
-        A chunk is written (on a worker thread) while the next one is read and embedded here, so a load
+        A batch is written (on a worker thread) while the next one is read and embedded here, so a load
         costs about the longer of its writes and its reading, not their sum; the writes themselves stay
-        one chunk after another, in file order."""
+        one batch after another, in file order."""
         steps = _Steps()
         touched: set[str] = set()
         remaining = iter(entries)
-        batches = _batches(remaining, self._chunk_size)
+        batches = _batches(remaining, self._batch_size)
         staged = self._staged(next(batches, None))
         while staged is not None:
             steps.add(LoadReport(errors=staged.errors))
@@ -200,13 +200,13 @@ class Loader:
             touched |= staged.contexts
             read = staged.read
             written, staged = concurrently(
-                partial(self._load_chunk, staged), lambda: self._staged(next(batches, None))
+                partial(self._load_batch, staged), lambda: self._staged(next(batches, None))
             )
             steps.add(written)
             if progress:
                 progress.advance(read)
             if steps.stopped is not None:
-                batches.close()  # lets go of the chunk it last read
+                batches.close()  # lets go of the batch it last read
                 first = [] if staged is None else [*staged.latest]
                 if staged is not None:
                     steps.add(LoadReport(errors=staged.errors))
@@ -217,8 +217,8 @@ class Loader:
 
     def _name_the_rest(
         self,
-        first: list[ParsedLine | DeleteLine],
-        remaining: Iterator[ParsedLine | DeleteLine | LineError],
+        first: list[Upsert | Delete],
+        remaining: Iterator[Upsert | Delete | LineError],
         steps: _Steps,
         progress: LoadProgress | None,
     ) -> None:
@@ -234,7 +234,7 @@ class Loader:
             errors.append(entry)
             if progress:
                 progress.advance(1)
-            if len(errors) >= self._chunk_size:
+            if len(errors) >= self._batch_size:
                 steps.add(LoadReport(errors=errors))
                 errors = []
         steps.add(LoadReport(errors=errors))
@@ -251,13 +251,13 @@ class Loader:
         return LoadReport()
 
     def _staged(self, batch: _Batch | None) -> _Staged | None:
-        """What a chunk will write, read ahead of its turn: its entries deduplicated (a later line with
+        """What a batch will write, read ahead of its turn: its entries deduplicated (a later line with
         the same id replaces an earlier one, as a reload would), the contexts it writes, and the vectors
         its items lack (one embedder call), or why they could not be made."""
         if batch is None:
             return None
-        latest = sorted({_id_of(entry): entry for entry in batch.chunk}.values(), key=lambda p: p.line)
-        missing = [p.item for p in latest if isinstance(p, ParsedLine) and p.item.embedding is None]
+        latest = _last_of_each(batch.entries)
+        missing = [p.item for p in latest if isinstance(p, Upsert) and p.item.embedding is None]
         vectors: dict[str, list[float]] = {}
         stopped = None
         try:
@@ -266,23 +266,23 @@ class Loader:
                 vectors = {item.id: vector for item, vector in zip(missing, computed, strict=True)}
         except BackendUnavailableError as error:
             stopped = error.message
-        contexts = {p.context_id if isinstance(p, DeleteLine) else p.item.context_id for p in latest}
-        return _Staged(batch.errors, latest, len(batch.chunk), contexts, vectors, stopped)
+        contexts = {p.context_id if isinstance(p, Delete) else p.item.context_id for p in latest}
+        return _Staged(batch.errors, latest, len(batch.entries), contexts, vectors, stopped)
 
-    def _load_chunk(self, staged: _Staged) -> LoadReport:
-        """Apply one staged chunk: what remains runs in file order, one run of consecutive upserts or
+    def _load_batch(self, staged: _Staged) -> LoadReport:
+        """Apply one staged batch: what remains runs in file order, one run of consecutive upserts or
         deletes at a time. A context's index is created on its first write, from the one mapping."""
         if staged.stopped is not None:
             return LoadReport(unwritten=[_id_of(p) for p in staged.latest], stopped=staged.stopped)
         steps = [self._prepared(staged.contexts)]
-        for is_delete, grouped in groupby(staged.latest, key=lambda p: isinstance(p, DeleteLine)):
+        for is_delete, grouped in groupby(staged.latest, key=lambda p: isinstance(p, Delete)):
             run = list(grouped)
             if any(step.stopped is not None for step in steps):
                 steps.append(LoadReport(unwritten=[_id_of(p) for p in run]))
             elif is_delete:
-                steps.append(self._delete([p for p in run if isinstance(p, DeleteLine)]))
+                steps.append(self._delete([p for p in run if isinstance(p, Delete)]))
             else:
-                steps.append(self._upsert([p for p in run if isinstance(p, ParsedLine)], staged.vectors))
+                steps.append(self._upsert([p for p in run if isinstance(p, Upsert)], staged.vectors))
         return LoadReport.combined(steps)
 
     def _prepared(self, contexts: set[str]) -> LoadReport:
@@ -292,45 +292,43 @@ class Loader:
             return LoadReport(stopped=error.message)
         return LoadReport()
 
-    def _upsert(self, parsed_lines: list[ParsedLine], computed: dict[str, list[float]]) -> LoadReport:
+    def _upsert(self, upserts: list[Upsert], computed: dict[str, list[float]]) -> LoadReport:
         """Rows and cards first, the document last: every reader reaches an item through its document
         (lineage and graph answers keep only items whose document exists), so no reader sees rows
         without a document; a load stopped in between leaves rows that the re-run overwrites."""
         steps: list[LoadReport] = []  # what was settled before a backend fails stays reported
         try:
             if self._keys is not None:
-                steps.append(LoadReport(errors=self._keys.admit(parsed_lines)))
-                parsed_lines = _without(parsed_lines, steps[-1].errors)
-            steps.append(self._vector_checks(parsed_lines))
-            embeddings = _embeddings(_without(parsed_lines, steps[-1].errors), computed)
-            items = [p.item for p in parsed_lines if p.item.id in embeddings]
+                steps.append(LoadReport(errors=self._keys.admit(upserts)))
+                upserts = _without(upserts, steps[-1].errors)
+            steps.append(self._vector_checks(upserts))
+            embeddings = _embeddings(_without(upserts, steps[-1].errors), computed)
+            items = [p.item for p in upserts if p.item.id in embeddings]
             existed = self._lineage.write(items)
             refusals = self._items.index([(item, embeddings[item.id]) for item in items])
         except (IncompleteBatchError, BackendUnavailableError) as error:
             stopped = error.message if isinstance(error, BackendUnavailableError) else None
-            unwritten = LoadReport(unwritten=[p.item.id for p in parsed_lines], stopped=stopped)
+            unwritten = LoadReport(unwritten=[p.item.id for p in upserts], stopped=stopped)
             return LoadReport.combined([*steps, unwritten])
         rejected = {r.item_id for r in refusals}
         written = LoadReport(loaded=len(items) - len(rejected), updated=len(existed - rejected))
-        return LoadReport.combined([*steps, self._settle(refusals, parsed_lines, existed), written])
+        return LoadReport.combined([*steps, self._settle(refusals, upserts, existed), written])
 
-    def _settle(
-        self, refusals: list[WriteRefusal], parsed_lines: list[ParsedLine], existed: set[str]
-    ) -> LoadReport:
+    def _settle(self, refusals: list[WriteRefusal], upserts: list[Upsert], existed: set[str]) -> LoadReport:
         """Report what the index did not take. A final refusal (the index refused the document itself)
         is a rejected line, never retried; the rows just written for a new item are removed again, so
         nothing is left that no re-run could complete."""
-        lines = {p.item.id: p for p in parsed_lines}
+        by_id = {p.item.id: p for p in upserts}
         final = [r for r in refusals if r.final]
-        orphans = [lines[r.item_id].item for r in final if r.item_id not in existed]
+        orphans = [by_id[r.item_id].item for r in final if r.item_id not in existed]
         self._lineage.discard(orphans)
         return LoadReport(
-            errors=[LineError(lines[r.item_id].line, "(item)", r.reason) for r in final],
+            errors=[LineError(by_id[r.item_id].position, "(item)", r.reason) for r in final],
             unwritten=[r.item_id for r in refusals if not r.final],
         )
 
-    def _delete(self, deletes: list[DeleteLine]) -> LoadReport:
-        doomed = [ItemKey(d.context_id, d.item_id) for d in deletes]
+    def _delete(self, deletes: list[Delete]) -> LoadReport:
+        doomed = [ItemKey(d.context_id, d.id) for d in deletes]
         stopped = None
         try:
             # Rows first, the document next, the card (which lists the rows) last.
@@ -339,24 +337,24 @@ class Loader:
             self._lineage.delete_cards([k for k in doomed if k.item_id in carded and k.item_id not in failed])
         except (IncompleteBatchError, BackendUnavailableError) as error:
             stopped = error.message if isinstance(error, BackendUnavailableError) else None
-            carded, failed = set(), [d.item_id for d in deletes]
+            carded, failed = set(), [d.id for d in deletes]
         return LoadReport(
             unwritten=list(failed),
             deleted=len(carded - set(failed)),
-            absent=len({d.item_id for d in deletes} - carded - set(failed)),
+            absent=len({d.id for d in deletes} - carded - set(failed)),
             stopped=stopped,
         )
 
-    def _vector_checks(self, parsed_lines: list[ParsedLine]) -> LoadReport:
+    def _vector_checks(self, upserts: list[Upsert]) -> LoadReport:
         """An embedding given with another dimension than the index's is an error of its line; a text
         to be embedded here past the embedder's window is named (``LoadReport.past_window``)."""
         dimension = self._embedder.dimension
         errors = [
-            LineError(p.line, "embedding", f"has {len(given)} dimensions, the index expects {dimension}")
-            for p in parsed_lines
+            LineError(p.position, "embedding", f"has {len(given)} dimensions, the index expects {dimension}")
+            for p in upserts
             if (given := p.item.embedding) is not None and len(given) != dimension
         ]
-        missing = [p.item for p in parsed_lines if p.item.embedding is None]
+        missing = [p.item for p in upserts if p.item.embedding is None]
         if not missing:
             return LoadReport(errors=errors)
         window, count = window_of(self._embedder.name), token_counter(self._embedder)
@@ -364,60 +362,57 @@ class Loader:
         return LoadReport(errors=errors, past_window=past_window)
 
 
-def _embeddings(parsed_lines: list[ParsedLine], computed: dict[str, list[float]]) -> dict[str, list[float]]:
-    """Every item's vector: its own, or the one embedded for it when its chunk was read."""
+def _embeddings(upserts: list[Upsert], computed: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Every item's vector: its own, or the one embedded for it when its batch was read."""
     return {
-        p.item.id: p.item.embedding if p.item.embedding is not None else computed[p.item.id]
-        for p in parsed_lines
+        p.item.id: p.item.embedding if p.item.embedding is not None else computed[p.item.id] for p in upserts
     }
 
 
 @dataclass(frozen=True, slots=True)
 class _Batch:
-    """A chunk of entries and the bad lines read while it filled (those come first in the report)."""
+    """A batch of entries and the bad lines read while it filled (those come first in the report)."""
 
     errors: list[LineError]
-    chunk: list[ParsedLine | DeleteLine]
+    entries: list[Upsert | Delete]
 
 
-def _batches(
-    entries: Iterable[ParsedLine | DeleteLine | LineError], size: int
-) -> Generator[_Batch, None, None]:
-    """``entries`` in chunks of ``size``; bad lines are let go every ``size`` of them too (with an
-    empty chunk), so a file of bad lines holds no more than that at once."""
+def _batches(entries: Iterable[Upsert | Delete | LineError], size: int) -> Generator[_Batch, None, None]:
+    """``entries`` in batches of ``size``; bad lines are let go every ``size`` of them too (with an
+    empty batch), so a file of bad lines holds no more than that at once."""
     errors: list[LineError] = []
-    chunk: list[ParsedLine | DeleteLine] = []
+    held: list[Upsert | Delete] = []
     for entry in entries:
         if isinstance(entry, LineError):
             errors.append(entry)
         else:
-            chunk.append(entry)
-        if len(chunk) >= size or len(errors) >= size:
-            yield _Batch(errors, chunk)
-            errors, chunk = [], []
-    if errors or chunk:
-        yield _Batch(errors, chunk)
+            held.append(entry)
+        if len(held) >= size or len(errors) >= size:
+            yield _Batch(errors, held)
+            errors, held = [], []
+    if errors or held:
+        yield _Batch(errors, held)
 
 
 @dataclass(frozen=True, slots=True)
 class _Staged:
-    """A chunk read ahead of its writes (``Loader._staged``)."""
+    """A batch read ahead of its writes (``Loader._staged``)."""
 
     errors: list[LineError]
-    latest: list[ParsedLine | DeleteLine]
+    latest: list[Upsert | Delete]
     read: int
-    """Entries the chunk held before deduplication (what the progress bar counts)."""
+    """Entries the batch held before deduplication (what the progress bar counts)."""
     contexts: set[str]
     vectors: dict[str, list[float]]
     """The vectors embedded for its items that came without one."""
     stopped: str | None
-    """Why those vectors could not be made (the embedder is unavailable): the chunk is not written."""
+    """Why those vectors could not be made (the embedder is unavailable): the batch is not written."""
 
 
 class _Steps:
     """A load's step reports in order, each kept with only the errors the load may still list
     (``LISTED_ERRORS``, the rest counted), so a file of bad lines holds no more than that; joined once,
-    at the end (folding them as they come would copy the growing id lists again at every chunk)."""
+    at the end (folding them as they come would copy the growing id lists again at every batch)."""
 
     def __init__(self) -> None:
         self._steps: list[LoadReport] = []
@@ -435,11 +430,18 @@ class _Steps:
         return LoadReport.combined(self._steps)
 
 
-def _without(parsed_lines: list[ParsedLine], errors: list[LineError]) -> list[ParsedLine]:
-    """``parsed_lines`` but those whose line has an error."""
+def _without(upserts: list[Upsert], errors: list[LineError]) -> list[Upsert]:
+    """``upserts`` but those whose line has an error."""
     failed = {error.line for error in errors}
-    return [p for p in parsed_lines if p.line not in failed]
+    return [p for p in upserts if p.position not in failed]
 
 
-def _id_of(parsed: ParsedLine | DeleteLine) -> str:
-    return parsed.item_id if isinstance(parsed, DeleteLine) else parsed.item.id
+def _id_of(entry: Upsert | Delete) -> str:
+    return entry.id if isinstance(entry, Delete) else entry.item.id
+
+
+def _last_of_each(entries: list[Upsert | Delete]) -> list[Upsert | Delete]:
+    """One entry per id, the last one, at the place of that last one (a later line with the same id
+    replaces an earlier one, as a reload would)."""
+    last = {_id_of(entry): index for index, entry in enumerate(entries)}
+    return [entry for index, entry in enumerate(entries) if last[_id_of(entry)] == index]

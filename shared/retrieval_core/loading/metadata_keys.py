@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from ..models.limits import LIMITS
 from ..models.metadata import MetadataSchema
 from ..ports import MetadataKeyLedger
-from .parse import LineError, ParsedLine
+from .parse import LineError, Upsert
 
 
 class PoolKeyBudget:
@@ -27,7 +27,7 @@ class PoolKeyBudget:
         self._cap = cap
         self._known: dict[str, set[str]] = {}
 
-    def admit(self, lines: Iterable[ParsedLine]) -> list[LineError]:
+    def admit(self, lines: Iterable[Upsert]) -> list[LineError]:
         """Record the new keys of ``lines`` (in line order) while their contexts stay within the cap;
         returns an error for each line that would pass it (those lines must not be written).
 
@@ -37,7 +37,7 @@ class PoolKeyBudget:
         many loads run at once: of twelve loads racing with 64 new keys each under a cap of 100, one
         lands."""
         refused: list[LineError] = []
-        admitted: dict[str, list[tuple[ParsedLine, set[str]]]] = {}
+        admitted: dict[str, list[tuple[Upsert, set[str]]]] = {}
         added: dict[str, set[str]] = {}
         for parsed in lines:
             context_id = parsed.item.context_id
@@ -73,9 +73,9 @@ class PoolKeyBudget:
                 return True
             self._known[context_id] = self._ledger.keys_of(context_id)
 
-    def _refusal(self, parsed: ParsedLine, new: set[str]) -> LineError:
+    def _refusal(self, parsed: Upsert, new: set[str]) -> LineError:
         return LineError(
-            parsed.line,
+            parsed.position,
             "metadata",
             f"adds keys {', '.join(sorted(new)[:5])}: a context may use at most {self._cap} "
             "distinct undeclared metadata keys in the pool model (reuse keys, or declare them)",

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..context import CONTEXT_ID_PATTERN, context_of
+from ..context import CONTEXT_ID_PATTERN, ID_SEPARATOR, context_of
 from ..models.item import Item
 from ..models.limits import LIMITS, text_problem
 from ..models.metadata import MetadataSchema, metadata_problems
@@ -31,18 +31,24 @@ class LineError:
 
 
 @dataclass(frozen=True, slots=True)
-class ParsedLine:
-    line: int
+class Upsert:
+    """Write ``item`` (replacing any item of its id). ``position`` numbers it in what is loaded: a
+    file's line number, a document's chunk position; errors of the item are reported by it."""
+
+    position: int
     item: Item
 
 
 @dataclass(frozen=True, slots=True)
-class DeleteLine:
-    """Remove the item ``item_id`` of ``context_id`` (deleting what is not there is not an error)."""
+class Delete:
+    """Remove the item ``id`` (its context is the id's prefix; deleting what is not there is not an
+    error)."""
 
-    line: int
-    context_id: str
-    item_id: str
+    id: str
+
+    @property
+    def context_id(self) -> str:
+        return self.id.partition(ID_SEPARATOR)[0]
 
 
 OP_FIELD = "op"
@@ -55,8 +61,8 @@ def parse_lines(
     context_id: str | None = None,
     first_line: int = 1,
     metadata: MetadataSchema | None = None,
-) -> Iterator[ParsedLine | DeleteLine | LineError]:
-    """Yield a ``ParsedLine``, ``DeleteLine`` or ``LineError`` per non-blank line, numbered from
+) -> Iterator[Upsert | Delete | LineError]:
+    """Yield an ``Upsert``, ``Delete`` or ``LineError`` per non-blank line, numbered from
     ``first_line`` (1 for a whole file; a later part of a file passes its own first line number).
     Lines may be ``bytes`` as read from an object (UTF-8; a line that is not is rejected), or an
     ``OversizedLine`` that ``lines.read_lines`` dropped unread.
@@ -81,7 +87,7 @@ def parse_lines(
 
 def _parse_record(
     number: int, record: Any, context_id: str | None, metadata: MetadataSchema | None
-) -> ParsedLine | DeleteLine | LineError:
+) -> Upsert | Delete | LineError:
     if not isinstance(record, dict):
         return LineError(number, "(line)", "must be a JSON object")
     if context_id is not None:
@@ -99,18 +105,16 @@ def _parse_record(
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "(item)"
         return LineError(number, field, first["msg"])
-    return checked(ParsedLine(number, item), metadata)
+    return checked(Upsert(number, item), metadata)
 
 
-def checked(
-    entry: ParsedLine | DeleteLine, metadata: MetadataSchema | None
-) -> ParsedLine | DeleteLine | LineError:
+def checked(entry: Upsert | Delete, metadata: MetadataSchema | None) -> Upsert | Delete | LineError:
     """``entry``, or the error of its number when its item's metadata contradicts a declared type
     (``metadata``): such a field would be silently unsearchable, so the item is refused instead."""
-    if isinstance(entry, DeleteLine):
+    if isinstance(entry, Delete):
         return entry
     problems = metadata_problems(entry.item.metadata, metadata or {})
-    return LineError(entry.line, *problems[0]) if problems else entry
+    return LineError(entry.position, *problems[0]) if problems else entry
 
 
 class LineProblem(ValueError):
@@ -186,7 +190,7 @@ def _check_finite(numbers: list[float]) -> None:
         raise LineProblem("holds a number out of range (past a double's range, or not finite)")
 
 
-def _delete(number: int, record: dict[str, object]) -> DeleteLine | LineError:
+def _delete(number: int, record: dict[str, object]) -> Delete | LineError:
     """A delete names only its id (and optionally its context, which must be the id's prefix)."""
     item_id = record.get("id")
     extra = sorted(set(record) - {"id", "context_id"})
@@ -198,4 +202,4 @@ def _delete(number: int, record: dict[str, object]) -> DeleteLine | LineError:
     stated = record.get("context_id", owner)
     if stated != owner or not isinstance(owner, str) or not CONTEXT_ID_PATTERN.fullmatch(owner):
         return LineError(number, "id", f"must start with '{stated}:' (deletes may not cross contexts)")
-    return DeleteLine(number, owner, item_id)
+    return Delete(item_id)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
-from retrieval_core.loading.lines import CHUNK_BYTES
+from retrieval_core.loading.lines import READ_BYTES
 
 REDRAW_SECONDS = 0.1
 """At most ten redraws a second: a load of a million lines must not spend its time drawing."""
@@ -189,7 +189,7 @@ def _is_terminal(stream: TextIO) -> bool:
 def count_lines(stream: BinaryIO) -> int:
     """How many lines ``read_lines`` will yield for the same content (the bar's total)."""
     count, last = 0, b"\n"
-    while chunk := stream.read(CHUNK_BYTES):
+    while chunk := stream.read(READ_BYTES):
         count += chunk.count(b"\n")
         last = chunk[-1:]
     return count + (last != b"\n")
