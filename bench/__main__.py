@@ -208,7 +208,10 @@ def _run(
             "ingest": lambda: ingest.measure(base, corpus, probe),
             "documents": lambda: documents.measure(base, scale.items // 10),
             "sync-scale": lambda: sync_scale.measure(
-                base, sync_scale.PAGES[scale.name], sync_scale.DEPLOYED[scale.name]
+                base,
+                sync_scale.PAGES[scale.name],
+                sync_scale.DEPLOYED[scale.name],
+                embed_only=scale.name in sync_scale.EMBED_ONLY,
             ),
             "bulk": lambda: bulk.measure(base, corpus),
             "embedder": lambda: embedder.measure(base, min(embedder.TEXTS, max(40, scale.items // 10))),

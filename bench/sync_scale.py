@@ -10,12 +10,19 @@ into a fresh context (an event is searchable when it returns), its per-invocatio
 and at the end of the run. Last, how many of the links the pages' texts make (a title named in another
 page's chunk) the index holds: the speed must not cost a link.
 
+Runs of thousands of pages last hours on a shared machine, so both children and the handler loop print
+a progress line at least every ``PROGRESS_SECONDS`` with the figures so far (files done, files/s, the
+ratio to the embed-only process when it ran first, the first window's cost per file against the latest
+window's): a run stopped early still says what it measured. ``--no-embed-only`` leaves the embed-only
+process out (a ``medium`` run, where only the growth matters); ``--deployed 0`` the handler loop.
+
 ``python -m bench.sync_scale sync|embed FOLDER ...`` are the two child processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -42,10 +49,17 @@ WINDOW = 500
 PAGES = {"tiny": 12, "small": 6_000, "medium": 50_000, "large": 50_000, "xlarge": 50_000}
 DEPLOYED = {"tiny": 6, "small": 2_000, "medium": 10_000, "large": 10_000, "xlarge": 10_000}
 """Objects the deployed path invokes the handler for (one invocation each)."""
+WORD = re.compile(r"\w+")
+EMBED_ONLY = {"tiny", "small"}
+"""Scales that run the embed-only process too (from ``medium`` up only the growth per file is measured:
+the ratio to the embedder is ``small``'s figure, and the embed-only process would add hours)."""
+PROGRESS_SECONDS = 30.0
+"""At most this long between two progress lines of a child or the handler loop."""
 
 
-def measure(base: Settings, pages: int, deployed: int) -> dict[str, Any]:
-    """The section at ``pages`` synced and ``deployed`` objects through the handler."""
+def measure(base: Settings, pages: int, deployed: int, *, embed_only: bool = True) -> dict[str, Any]:
+    """The section at ``pages`` synced and ``deployed`` objects through the handler; ``embed_only``: the
+    embed-only process too (first, so the sync's progress lines can say its ratio so far)."""
     from retrieval_core import bootstrap
 
     from dev.ingest_resources import scratch_ingest
@@ -74,51 +88,112 @@ def measure(base: Settings, pages: int, deployed: int) -> dict[str, Any]:
                 "RETRIEVAL_INGEST_BUCKET": resources.bucket,
             }
             env.pop("RETRIEVAL_INGEST_QUEUE_URL", None)
+            embedded = None
+            if embed_only:
+                say("sync-scale: the embed-only process over the pages")
+                embedded = _child(["embed", str(folder)], env)
+                say(f"sync-scale: embedded in {embedded['seconds']:,.0f} s ({embedded['chunks']:,} chunks)")
             say(f"sync-scale: retrieval sync of {pages:,} pages (a process of its own)")
-            synced = _child(["sync", str(folder), "--context", CONTEXT], env)
+            floor = [] if embedded is None else ["--floor", f"{pages / embedded['seconds']:.6f}"]
+            synced = _child(["sync", str(folder), "--context", CONTEXT, *floor], env)
             say(f"sync-scale: synced in {synced['seconds']:,.0f} s ({synced['statuses']})")
-            say("sync-scale: the embed-only process over the same pages")
-            embedded = _child(["embed", str(folder)], env)
-            say(f"sync-scale: embedded in {embedded['seconds']:,.0f} s ({embedded['chunks']:,} chunks)")
             links = _links(target, pages)
-            say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
-            with bootstrap.use(bootstrap.Container(target)):
-                handler = _deployed(folder, deployed, resources.bucket, endpoint)
-    window = min(WINDOW, max(1, pages // 3))
-    stamps = synced["stamps"]
-    costs = [later - earlier for earlier, later in zip([0.0, *stamps], stamps, strict=False)]
-    first, last = statistics.fmean(costs[:window]), statistics.fmean(costs[-window:])
+            handler = None
+            if deployed:
+                say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
+                with bootstrap.use(bootstrap.Container(target)):
+                    handler = _deployed(folder, deployed, resources.bucket, endpoint)
+    costs = per_file(synced["stamps"])
+    growth = growth_of(costs)
     return {
         "pages": pages,
-        "chunks": embedded["chunks"],
+        "chunks": synced["chunks"],
         "statuses": synced["statuses"],
         "sync": {"seconds": synced["seconds"], "pages_per_second": pages / synced["seconds"]},
-        "embed_only": {"seconds": embedded["seconds"], "pages_per_second": pages / embedded["seconds"]},
-        "sync_over_embed": synced["seconds"] / embedded["seconds"],
-        "window": window,
-        "first_ms_per_file": first * 1000,
-        "last_ms_per_file": last * 1000,
-        "last_over_first": last / first,
+        "embed_only": None
+        if embedded is None
+        else {"seconds": embedded["seconds"], "pages_per_second": pages / embedded["seconds"]},
+        "sync_over_embed": None if embedded is None else synced["seconds"] / embedded["seconds"],
+        "window": growth["window"],
+        "first_ms_per_file": growth["first_ms"],
+        "last_ms_per_file": growth["last_ms"],
+        "last_over_first": growth["last_over_first"],
         "dictionary_reads": synced["dictionary_reads"],
         "deployed": handler,
         "links": links,
     }
 
 
+def per_file(stamps: list[float]) -> list[float]:
+    """Each file's cost from the seconds at which each was done (the first's from the start)."""
+    return [later - earlier for earlier, later in zip([0.0, *stamps], stamps, strict=False)]
+
+
+def growth_of(costs: list[float]) -> dict[str, Any]:
+    """Mean cost per file of the first ``WINDOW`` files against the last (a third of the files each
+    when there are fewer than three windows' worth)."""
+    window = min(WINDOW, max(1, len(costs) // 3))
+    first, last = statistics.fmean(costs[:window]), statistics.fmean(costs[-window:])
+    return {
+        "window": window,
+        "first_ms": first * 1000,
+        "last_ms": last * 1000,
+        "last_over_first": last / first,
+    }
+
+
+def progress_line(label: str, costs: list[float], total: int, floor: float | None = None) -> str:
+    """What a run has measured so far: ``sync-scale: sync 1,200/6,000 files in 640 s, 1.88 files/s (1.52x
+    the embed-only process); ms per file, first 500 410, latest 500 530 (1.29x); 2,555 s left at this
+    rate``."""
+    elapsed = sum(costs)
+    rate = len(costs) / elapsed if elapsed else 0.0
+    ratio = f" ({floor / rate:.2f}x the embed-only process)" if floor and rate else ""
+    line = (
+        f"sync-scale: {label} {len(costs):,}/{total:,} files in {elapsed:,.0f} s, {rate:.2f} files/s{ratio}"
+    )
+    if len(costs) >= 2:
+        window = min(WINDOW, max(1, len(costs) // 2))
+        first, latest = statistics.fmean(costs[:window]), statistics.fmean(costs[-window:])
+        line += (
+            f"; ms per file, first {window:,} {first * 1000:,.0f}, latest {window:,} {latest * 1000:,.0f}"
+            f" ({latest / first:.2f}x)"
+        )
+    if rate and len(costs) < total:
+        line += f"; {(total - len(costs)) / rate:,.0f} s left at this rate"
+    return line
+
+
+class Ticker:
+    """A progress line when ``PROGRESS_SECONDS`` have passed since the last (the caller keeps the
+    per-file costs)."""
+
+    def __init__(self, label: str, total: int, floor: float | None = None) -> None:
+        self._label, self._total, self._floor = label, total, floor
+        self._last = time.monotonic()
+
+    def tick(self, costs: list[float]) -> None:
+        now = time.monotonic()
+        if now - self._last >= PROGRESS_SECONDS or len(costs) == self._total:
+            self._last = now
+            say(progress_line(self._label, costs, self._total, self._floor))
+
+
 def _child(arguments: list[str], env: dict[str, str]) -> dict[str, Any]:
     """Run ``python -m bench.sync_scale ARGUMENTS`` and return what it printed (JSON), with its wall
-    time (interpreter start and model load included, on both sides alike)."""
+    time (interpreter start and model load included, on both sides alike). Its stderr (progress lines,
+    and what went wrong) is the bench's."""
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "bench.sync_scale", *arguments],
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
         check=False,
     )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
-        raise RuntimeError(f"sync-scale {arguments[0]} failed ({done.returncode}): {done.stderr[-2000:]}")
+        raise RuntimeError(f"sync-scale {arguments[0]} failed ({done.returncode}): see its stderr above")
     return {**json.loads(done.stdout.strip().splitlines()[-1]), "seconds": seconds}
 
 
@@ -134,7 +209,8 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
     bootstrap.container().ingest  # noqa: B018 - the warm container, not its cold start, is measured
     bootstrap.container().embedder.embed(["warm up"])
     s3 = aws_client("s3", endpoint)
-    times = []
+    times: list[float] = []
+    ticker = Ticker("handler", count)
     for path in sorted(folder.iterdir())[:count]:
         key = f"contexts/{DEPLOYED_CONTEXT}/{path.name}"
         body = path.read_bytes()
@@ -146,15 +222,8 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
         times.append(time.perf_counter() - started)
         if document["status"] != "indexed":
             raise RuntimeError(f"sync-scale: {key} was {document['status']}: {document.get('reason')}")
-    window = min(WINDOW, max(1, count // 3))
-    first, last = statistics.fmean(times[:window]), statistics.fmean(times[-window:])
-    return {
-        "objects": count,
-        "window": window,
-        "first_ms": first * 1000,
-        "last_ms": last * 1000,
-        "last_over_first": last / first,
-    }
+        ticker.tick(times)
+    return {"objects": count, **growth_of(times)}
 
 
 def _links(settings: Settings, pages: int) -> dict[str, int]:
@@ -163,10 +232,7 @@ def _links(settings: Settings, pages: int) -> dict[str, int]:
     from opensearchpy import OpenSearch, helpers
     from retrieval_core.adapters.opensearch.client import IndexLayout
 
-    named = titles(pages, SEED)
-    pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(t) for t in sorted(named, key=len, reverse=True)) + r")\b"
-    )
+    named = set(titles(pages, SEED))
     client = OpenSearch(hosts=[settings.opensearch_endpoint], timeout=60)
     expected = held = 0
     try:
@@ -180,7 +246,7 @@ def _links(settings: Settings, pages: int) -> dict[str, int]:
             source = hit["_source"]
             mentions = source.get("mentions", [])
             own = {m["name"] for m in mentions if m.get("role") == "about"}
-            wanted = {found.group() for found in pattern.finditer(source["text"])} - own
+            wanted = titles_in(source["text"], named) - own
             pages_named = {m["name"] for m in mentions if m["type"] == "page" and m.get("role") != "about"}
             expected += len(wanted)
             held += len(wanted & pages_named)
@@ -189,13 +255,46 @@ def _links(settings: Settings, pages: int) -> dict[str, int]:
     return {"expected": expected, "held": held}
 
 
+def titles_in(text: str, named: set[str]) -> set[str]:
+    """The titles ``text`` names as written (whole words, the longest at each place, left to right): a
+    lookup of its word bigrams and trigrams, as the generated titles are two or three words (one
+    regular expression of 50,000 titles would cost the bench what the matcher no longer costs the sync)."""
+    words = list(WORD.finditer(text))
+    found, position = set(), 0
+    while position < len(words):
+        for length in (3, 2):
+            span = words[position : position + length]
+            phrase = text[span[0].start() : span[-1].end()] if len(span) == length else ""
+            if phrase in named and all(text[a.end() : b.start()] == " " for a, b in itertools.pairwise(span)):
+                found.add(phrase)
+                position += length
+                break
+        else:
+            position += 1
+    return found
+
+
 def markdown(found: dict[str, Any]) -> str:
     deployed = found["deployed"]
     links = found["links"]
+    sides = (("sync", "`retrieval sync` (one process)"), ("embed_only", "embed-only process"))
     rows = [
         [label, f"{found[side]['pages_per_second']:,.2f}", f"{found[side]['seconds']:,.0f}"]
-        for side, label in (("sync", "`retrieval sync` (one process)"), ("embed_only", "embed-only process"))
+        for side, label in sides
+        if found[side] is not None
     ]
+    ratio = (
+        "The embed-only process was not run."
+        if found["sync_over_embed"] is None
+        else f"Sync over embed-only: **{found['sync_over_embed']:.2f}x**."
+    )
+    handler = (
+        "The ingest handler was not invoked."
+        if deployed is None
+        else f"The ingest handler once per object ({deployed['objects']:,} objects, a fresh context): "
+        f"first {deployed['window']:,} invocations {deployed['first_ms']:,.0f} ms each, last "
+        f"{deployed['window']:,} {deployed['last_ms']:,.0f} ms: {deployed['last_over_first']:.2f}x."
+    )
     lines = [
         f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.",
         "",
@@ -203,19 +302,17 @@ def markdown(found: dict[str, Any]) -> str:
         "|---|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in rows),
         "",
-        f"Sync over embed-only: **{found['sync_over_embed']:.2f}x**. Cost per file, first "
-        f"{found['window']:,} files {found['first_ms_per_file']:,.0f} ms, last {found['window']:,} "
-        f"{found['last_ms_per_file']:,.0f} ms: **{found['last_over_first']:.2f}x**; the dictionary was read "
-        f"{found['dictionary_reads']} time(s). The ingest handler once per object ({deployed['objects']:,} "
-        f"objects, a fresh context): first {deployed['window']:,} invocations {deployed['first_ms']:,.0f} ms "
-        f"each, last {deployed['window']:,} {deployed['last_ms']:,.0f} ms: "
-        f"{deployed['last_over_first']:.2f}x. "
+        f"{ratio} Cost per file, first {found['window']:,} files {found['first_ms_per_file']:,.0f} ms, last "
+        f"{found['window']:,} {found['last_ms_per_file']:,.0f} ms: **{found['last_over_first']:.2f}x**; the "
+        f"dictionary was read {found['dictionary_reads']} time(s). {handler} "
         f"Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
     ]
     return "\n".join(lines)
 
 
-def _sync_child(folder: Path, context_id: str) -> dict[str, Any]:
+def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str, Any]:
+    """``retrieval sync``'s own function over the folder, each file's finishing time kept (and told on
+    stderr as it goes); ``floor``: the embed-only process's pages/s, for the ratio so far."""
     from retrieval_core import bootstrap
     from retrieval_core.ports import NamedEntity
     from retrieval_dev.cli.sync import sync
@@ -231,15 +328,24 @@ def _sync_child(folder: Path, context_id: str) -> dict[str, Any]:
     store.entity_names = counted  # type: ignore[method-assign]
     started = time.perf_counter()
     stamps: list[float] = []
+    ticker = Ticker("sync", sum(1 for _ in folder.iterdir()), floor)
+
+    costs: list[float] = []
 
     def progress(done: int) -> None:
-        stamps.extend([time.perf_counter() - started] * (done - len(stamps)))
+        if done <= len(stamps):
+            return
+        now = time.perf_counter() - started
+        costs.extend([now - (stamps[-1] if stamps else 0.0)] + [0.0] * (done - len(stamps) - 1))
+        stamps.extend([now] * (done - len(stamps)))
+        ticker.tick(costs)
 
     report = sync(folder, context_id, delete=False, progress=progress)
     statuses: dict[str, int] = {}
     for entry in report:
         statuses[entry["status"]] = statuses.get(entry["status"], 0) + 1
-    return {"stamps": stamps, "statuses": statuses, "dictionary_reads": reads[0]}
+    chunks = sum(entry["chunks"] for entry in report)
+    return {"stamps": stamps, "statuses": statuses, "chunks": chunks, "dictionary_reads": reads[0]}
 
 
 def _embed_child(folder: Path) -> dict[str, Any]:
@@ -259,7 +365,9 @@ def _embed_child(folder: Path) -> dict[str, Any]:
     embedder = container.embedder
     policy = ChunkingPolicy.model_validate(container.settings.document_chunking)
     chunks = 0
-    for path in sorted(folder.iterdir()):
+    paths = sorted(folder.iterdir())
+    ticker, costs, last = Ticker("embed-only", len(paths)), list[float](), time.perf_counter()
+    for path in paths:
         fmt = format_of(path.name)
         assert fmt is not None
         parsed = parse(fmt, path.read_bytes(), DOCUMENT_LIMITS)
@@ -272,6 +380,10 @@ def _embed_child(folder: Path) -> dict[str, Any]:
         )
         embedder.embed([embedding_input(c.text, heading_of(c)) for c in found])
         chunks += len(found)
+        now = time.perf_counter()
+        costs.append(now - last)
+        last = now
+        ticker.tick(costs)
     return {"chunks": chunks}
 
 
@@ -283,17 +395,25 @@ def main() -> None:
     parser.add_argument("folder", type=Path, nargs="?")
     parser.add_argument("--context", default=CONTEXT)
     parser.add_argument("--pages", type=int, default=PAGES["small"])
-    parser.add_argument("--deployed", type=int, default=DEPLOYED["small"])
+    parser.add_argument("--deployed", type=int, default=DEPLOYED["small"], help="0: no handler loop")
+    parser.add_argument(
+        "--no-embed-only", dest="embed_only", action="store_false", help="Leave the embed-only process out."
+    )
+    parser.add_argument("--floor", type=float, help="sync: the embed-only process's pages/s, for progress")
     args = parser.parse_args()
     if args.what == "measure":
         from .workspace import stack_settings
 
-        found = measure(stack_settings(), args.pages, args.deployed)
+        found = measure(stack_settings(), args.pages, args.deployed, embed_only=args.embed_only)
         print(json.dumps(found))
         print(markdown(found))
         return
     assert args.folder is not None, "sync and embed read a folder"
-    result = _sync_child(args.folder, args.context) if args.what == "sync" else _embed_child(args.folder)
+    result = (
+        _sync_child(args.folder, args.context, args.floor)
+        if args.what == "sync"
+        else _embed_child(args.folder)
+    )
     print(json.dumps(result))
 
 

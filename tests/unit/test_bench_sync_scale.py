@@ -1,0 +1,62 @@
+"""``bench/sync_scale.py``'s figures: the growth of the cost per file (first window against the last), the
+progress line a long run prints with its figures so far, and the link oracle's title lookup."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from bench.sync_pages import page, titles
+from bench.sync_scale import WINDOW, growth_of, per_file, progress_line, titles_in
+
+
+def test_per_file_costs_come_from_the_finishing_times() -> None:
+    assert per_file([1.0, 1.5, 3.0, 3.0]) == [1.0, 0.5, 1.5, 0.0]
+
+
+def test_growth_compares_the_first_window_with_the_last() -> None:
+    costs = [0.2] * WINDOW + [0.3] * 1_000 + [0.5] * WINDOW
+    growth = growth_of(costs)
+    assert growth["window"] == WINDOW
+    assert growth["first_ms"] == pytest.approx(200) and growth["last_ms"] == pytest.approx(500)
+    assert growth["last_over_first"] == pytest.approx(2.5)
+
+
+def test_a_short_run_compares_its_thirds() -> None:
+    growth = growth_of([1.0, 1.0, 2.0, 2.0, 3.0, 3.0])
+    assert growth["window"] == 2 and growth["last_over_first"] == pytest.approx(3.0)
+
+
+def test_the_progress_line_says_the_rate_the_ratio_the_growth_and_the_time_left() -> None:
+    costs = [0.5] * 600 + [1.0] * 600  # 900 s for 1,200 files
+    line = progress_line("sync", costs, 6_000, floor=2.0)
+    assert "sync 1,200/6,000 files in 900 s, 1.33 files/s (1.50x the embed-only process)" in line
+    assert "first 500 500, latest 500 1,000 (2.00x)" in line
+    assert "3,600 s left at this rate" in line
+
+
+def test_the_progress_line_of_a_run_just_begun_has_no_window_and_no_ratio() -> None:
+    line = progress_line("handler", [0.25], 10)
+    assert line == "sync-scale: handler 1/10 files in 0 s, 4.00 files/s; 2 s left at this rate"
+
+
+def test_the_link_oracle_finds_what_one_alternation_of_every_title_finds() -> None:
+    names = titles(200, seed=3)
+    longest_first = sorted(names, key=len, reverse=True)
+    alternation = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in longest_first) + r")\b")
+    rng = random.Random(4)
+    for title in names[:20]:
+        text = page(title, names, rng)
+        expected = {found.group() for found in alternation.finditer(text)}
+        assert len(expected) > 1
+        assert titles_in(text, set(names)) == expected
+
+
+def test_the_link_oracle_takes_whole_words_written_one_space_apart() -> None:
+    named = {"Kalo Ven", "Kalo Ven Mir", "Dra Sol"}
+    assert titles_in("the Kalo Ven Mir road and Dra  Sol and Dra Solx and Kalo Ven.", named) == {
+        "Kalo Ven Mir",
+        "Kalo Ven",
+    }
