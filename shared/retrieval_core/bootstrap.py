@@ -534,6 +534,7 @@ class Container:
             records=self.knowledge_base_records,
             tokens=self.list_tokens,
             bucket=self.settings.ingest_bucket,
+            generation=self.index_generation,
         )
 
     @cached_property

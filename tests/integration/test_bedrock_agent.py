@@ -635,6 +635,10 @@ def test_an_s3_document_is_indexed_where_it_is_with_its_sidecar_and_not_deleted_
         },
     )["retrievalResults"]
     assert [r["location"] for r in found] == [{"type": "S3", "s3Location": {"uri": uri}}]
+    # The result names its data source by the id ListDataSources gives the S3 one (not the bucket).
+    sources = writer.client.list_data_sources(knowledgeBaseId=KNOWLEDGE_BASE)["dataSourceSummaries"]
+    s3_sources = [s["dataSourceId"] for s in sources if s["name"] == "s3-prefix"]
+    assert [r["metadata"]["x-amz-bedrock-kb-data-source-id"] for r in found] == s3_sources
     code, message = refusal(
         writer.client.delete_knowledge_base_documents,
         knowledgeBaseId=KNOWLEDGE_BASE,

@@ -418,8 +418,37 @@ def test_the_bedrock_route_names_the_source_page_and_data_source() -> None:
     assert {k: v for k, v in result.metadata.items() if k.startswith("x-amz-bedrock-kb-")} == {
         "x-amz-bedrock-kb-chunk-id": "acme:doc/r.pdf#0001",
         "x-amz-bedrock-kb-source-uri": "s3://bucket-1/contexts/acme/r.pdf",
-        "x-amz-bedrock-kb-data-source-id": "bucket-1",
+        "x-amz-bedrock-kb-data-source-id": "S3CONTEXTS",
         "x-amz-bedrock-kb-document-page-number": 3,
+    }
+
+
+def test_an_s3_hit_names_the_data_source_that_holds_it_and_none_outside_a_context_prefix() -> None:
+    def standard(uri: str) -> dict[str, object]:
+        hit = Hit.model_validate(
+            {
+                "id": "acme:doc/r.md#0000",
+                "kind": "document",
+                "text": "t",
+                "score": 1.0,
+                "status": "ACTIVE",
+                "created_at": "2026-01-01T00:00:00Z",
+                "provenance": {"grounding_uris": [uri]},
+            }
+        )
+        metadata = retrieval_result(hit).metadata
+        return {k: v for k, v in metadata.items() if k.startswith("x-amz-bedrock-kb-") and "chunk" not in k}
+
+    assert standard("s3://ingest/contexts/acme/bedrock-custom/note-1.txt") == {
+        "x-amz-bedrock-kb-data-source-id": "CUSTOMDOCS"
+    }
+    assert standard("s3://ingest/contexts/acme/guides/a.md") == {
+        "x-amz-bedrock-kb-source-uri": "s3://ingest/contexts/acme/guides/a.md",
+        "x-amz-bedrock-kb-data-source-id": "S3CONTEXTS",
+    }
+    # Loaded with its own grounding elsewhere: no data source of ListDataSources holds it.
+    assert standard("s3://archive/2019/report.pdf") == {
+        "x-amz-bedrock-kb-source-uri": "s3://archive/2019/report.pdf"
     }
 
 

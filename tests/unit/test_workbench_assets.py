@@ -83,3 +83,19 @@ def test_each_vendored_library_ships_with_its_licence_and_its_pinned_version(
         "axe.min.js": "axe-core@4.14.1",
     }
     assert pinned[library] in script
+
+
+def test_the_documents_tab_offers_every_status_the_listing_answers() -> None:
+    """Each ``FileStatus`` (``stale`` included: a record of a replaced index) is a choice of the Status
+    select and has its place in the counts' order."""
+    from typing import get_args
+
+    from retrieval_core.documents.status import FileStatus
+
+    select = re.search(r'<select id="doc-status"[^>]*>(.*?)</select>', _body("/"), re.S)
+    assert select is not None
+    offered = re.findall(r"<option>([a-z]+)</option>", select.group(1))
+    ordered = re.search(r"const STATUSES = \[([^\]]*)\]", _body("/workbench/js/documents.js"))
+    assert ordered is not None
+    counted = re.findall(r'"([a-z]+)"', ordered.group(1))
+    assert sorted(offered) == sorted(counted) == sorted(get_args(FileStatus))

@@ -142,7 +142,7 @@ class DocumentStatuses:
         if page.next_token is not None:
             token = self._tokens.issue(context_id, request.prefix, page.next_token)
         return DocumentList(
-            documents=_as_they_are(page.documents, lambda: self._generation(context_id)), next_token=token
+            documents=as_they_are(page.documents, lambda: self._generation(context_id)), next_token=token
         )
 
     def get(self, context_id: str, key: str) -> DocumentStatus:
@@ -151,12 +151,10 @@ class DocumentStatuses:
         status = self._store.get(context_id, key)
         if status is None:
             raise DocumentNotFoundError()
-        return _as_they_are([status], lambda: self._generation(context_id))[0]
+        return as_they_are([status], lambda: self._generation(context_id))[0]
 
 
-def _as_they_are(
-    statuses: list[DocumentStatus], generation: Callable[[], str | None]
-) -> list[DocumentStatus]:
+def as_they_are(statuses: list[DocumentStatus], generation: Callable[[], str | None]) -> list[DocumentStatus]:
     """The records as the index now bears them out: one whose chunks are in an index that is no longer
     the context's is ``stale`` (one index read, only when some record claims chunks)."""
     if not any(status.status in INDEXED for status in statuses):

@@ -47,6 +47,18 @@ def custom_document_id(uri: str | None) -> str | None:
     return None if match is None else unquote(match["name"].rsplit(".", 1)[0])
 
 
+_CONTEXT_PREFIX_URI = re.compile(r"^s3://[^/]+/contexts/[^/]+/.")
+
+
+def data_source_of(uri: str | None) -> str | None:
+    """The data source ``ListDataSources`` names for the file ``uri``: ``CUSTOMDOCS`` for a custom
+    document, ``S3CONTEXTS`` for any other object under a context's prefix, None for a URI no data
+    source holds (an item loaded with its own ``s3://`` grounding elsewhere)."""
+    if custom_document_id(uri) is not None:
+        return CUSTOM_DATA_SOURCE_ID
+    return S3_DATA_SOURCE_ID if _CONTEXT_PREFIX_URI.match(uri or "") else None
+
+
 class KnowledgeBaseNotFoundError(NotFoundError):
     """No knowledge base (or data source, or ingestion job) by that id for this caller: another
     context's gets exactly this error."""

@@ -31,7 +31,8 @@ from urllib.parse import quote
 
 from ..documents.formats import SIDECAR_SUFFIX, format_of, suffix_of
 from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
-from ..documents.status import DocumentStatus, DocumentStatusStore
+from ..documents.listing import as_they_are
+from ..documents.status import UNVERSIONED, DocumentStatus, DocumentStatusStore
 from ..errors import InvalidRequestError
 from ..ingest.objects import CONTEXTS_PREFIX
 from ..models.ingest import ObjectRef
@@ -50,8 +51,17 @@ BEDROCK_STATUS = {
     "failed": "FAILED",
     "skipped": "IGNORED",
     "deleted": "NOT_FOUND",
+    "stale": "PENDING",
 }
-"""A file status (``documents.status.FileStatus``) in Bedrock's ``DocumentStatus`` words."""
+"""A file status (``documents.status.FileStatus``) in Bedrock's ``DocumentStatus`` words. ``stale`` (its
+record names chunks in an index that is no longer the context's: restored, rebuilt or lost) is
+``PENDING``, "waiting to be ingested" in botocore's model: its chunks are not searchable, and the next
+ingestion job (``S3CONTEXTS``) or write re-indexes the file. Not ``INDEXED`` (not true), nor
+``NOT_FOUND`` (the document exists) or ``FAILED`` (nothing failed)."""
+STALE_REASON = (
+    "The index was replaced after this document was indexed: it is not searchable until it is indexed "
+    "again (the next ingestion job of the S3 data source, or ingesting the document again)."
+)
 MIME_SUFFIXES = {
     "text/plain": ".txt",
     "text/markdown": ".md",
@@ -108,7 +118,10 @@ class KnowledgeBaseDocuments:
         bucket: str,
         limits: DocumentLimits = DOCUMENT_LIMITS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        generation: Callable[[str], str | None] = lambda context_id: UNVERSIONED,
     ) -> None:
+        """``generation``: the generation of a context's index now (``index.uuid``), against which a
+        record that says its file is indexed is read (``documents.status.is_stale``)."""
         self._objects = objects
         self._statuses = statuses
         self._events = events
@@ -117,6 +130,7 @@ class KnowledgeBaseDocuments:
         self._bucket = bucket
         self._limits = limits
         self._clock = clock
+        self._generation = generation
 
     # ----------------------------------------------------------------------------------------- ingest
 
@@ -271,14 +285,10 @@ class KnowledgeBaseDocuments:
     def get(
         self, served: ServedKnowledgeBase, data_source_id: str, identifiers: list[DocumentIdentifier]
     ) -> list[dict[str, Any]]:
+        found = self._as_they_are(served, [self._find(served, data_source_id, i) for i in identifiers])
         return [
-            self._detail(
-                served,
-                data_source_id,
-                identifier.model_dump(exclude_none=True),
-                self._find(served, data_source_id, identifier),
-            )
-            for identifier in identifiers
+            self._detail(served, data_source_id, identifier.model_dump(exclude_none=True), status)
+            for identifier, status in zip(identifiers, found, strict=True)
         ]
 
     def listing(
@@ -296,7 +306,7 @@ class KnowledgeBaseDocuments:
         page = self._statuses.page(served.context_id, prefix, limit=max_results or DEFAULT_PAGE, after=after)
         details = [
             self._detail(served, data_source_id, self._identifier(served, status.key), status)
-            for status in page.documents
+            for status in self._indexed_now(served, page.documents)
             if status.status != "deleted" and custom == status.key.startswith(CUSTOM_FOLDER)
         ]
         token = None if page.next_token is None else self._tokens.issue(listing, page.next_token)
@@ -367,6 +377,17 @@ class KnowledgeBaseDocuments:
         live = [status for status in page.documents if status.status != "deleted"]
         return live[0] if live else (page.documents[0] if page.documents else None)
 
+    def _as_they_are(
+        self, served: ServedKnowledgeBase, found: list[DocumentStatus | None]
+    ) -> list[DocumentStatus | None]:
+        """The records as the index now bears them out (``stale`` where it does not; one index read,
+        only when some record claims chunks), None kept where no record was found."""
+        read = iter(self._indexed_now(served, [status for status in found if status is not None]))
+        return [None if status is None else next(read) for status in found]
+
+    def _indexed_now(self, served: ServedKnowledgeBase, found: list[DocumentStatus]) -> list[DocumentStatus]:
+        return as_they_are(found, lambda: self._generation(served.context_id))
+
     def _status(self, served: ServedKnowledgeBase, relative_key: str) -> DocumentStatus | None:
         return self._statuses.get(served.context_id, relative_key)
 
@@ -393,6 +414,8 @@ class KnowledgeBaseDocuments:
             detail["updatedAt"] = status.updated_at
             if status.reason and status.status in {"failed", "skipped"}:
                 detail["statusReason"] = status.reason
+            elif status.status == "stale":
+                detail["statusReason"] = STALE_REASON
         return detail
 
     def _replay(

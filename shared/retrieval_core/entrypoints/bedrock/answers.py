@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...knowledge_bases.catalog import CUSTOM_DATA_SOURCE_ID, custom_document_id
+from ...knowledge_bases.catalog import custom_document_id, data_source_of
 from ...models.hits import Hit
 from ...retrieval.responses import RetrieveResponse
 from .names import RESERVED_PREFIX
@@ -75,12 +75,12 @@ def result_metadata(hit: Hit, uri: str | None) -> dict[str, Any]:
         fields["confidence"] = hit.confidence
     fields |= _cited(hit)
     standard: dict[str, Any] = {"x-amz-bedrock-kb-chunk-id": hit.id}
-    if custom_document_id(uri) is not None:
-        standard["x-amz-bedrock-kb-data-source-id"] = CUSTOM_DATA_SOURCE_ID
-    elif uri is not None:
+    if uri is not None and custom_document_id(uri) is None:
         standard["x-amz-bedrock-kb-source-uri"] = uri
-        # A document's data source is its bucket (one S3 data source per bucket, as Bedrock's).
-        standard["x-amz-bedrock-kb-data-source-id"] = uri[len(S3_SCHEME) :].split("/", 1)[0]
+    data_source_id = data_source_of(uri)
+    if data_source_id is not None:
+        # The id GetDataSource / ListDataSources answer (CUSTOMDOCS, S3CONTEXTS), as Bedrock's.
+        standard["x-amz-bedrock-kb-data-source-id"] = data_source_id
     if hit.location is not None and hit.location.page is not None:
         standard["x-amz-bedrock-kb-document-page-number"] = hit.location.page
     return {

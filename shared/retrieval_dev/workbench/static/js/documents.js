@@ -7,7 +7,7 @@ import { $, announce, el, showError } from "./dom.js";
 
 const SHOWN = 100;
 const MAX_PAGES = 100;
-const STATUSES = ["indexed", "updated", "unchanged", "pending", "failed", "skipped", "deleted"];
+const STATUSES = ["indexed", "updated", "unchanged", "stale", "pending", "failed", "skipped", "deleted"];
 
 let listed = [];
 let shown = 0;
