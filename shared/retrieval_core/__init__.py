@@ -1,6 +1,6 @@
 """retrieval_core: the package the Lambda layer ships.
 
-Domain code (router, policy, packing, graph, lineage) depends only on the ports in
+Domain code (retrieval, policy, packing, graph, lineage) depends only on the ports in
 ``retrieval_core.ports``; adapters for OpenSearch and DynamoDB live in ``retrieval_core.adapters``.
 """
 

@@ -244,7 +244,7 @@ class Container:
 
     @cached_property
     def modes(self) -> Modes:
-        """The modes served (``retrieval.modes.MODES``): the ranking routes and the door plans by them."""
+        """The modes served (``retrieval.modes.MODES``): the ranking runs and the door plans by them."""
         from .retrieval.modes import MODES
 
         return MODES

@@ -350,7 +350,7 @@ class Capabilities:
     """What this deployment's backends can do, built once at the composition root: each backend named
     once (the search store, the graph, the embedder, the reranker).
 
-    ``None`` means the capability is absent: the router answers a mode that needs it with a typed-empty
+    ``None`` means the capability is absent: the ranking answers a mode that needs it with a typed-empty
     result (``supported: false``), never with a scan. The search store's capabilities are the ports it
     implements, read once here (``SEARCH_PORTS``): a store without ``vector`` searches offers no vector
     capability, whatever else it serves.

@@ -1,4 +1,4 @@
-"""An in-memory store behind the search ports, for unit tests of the router (never for integration)."""
+"""An in-memory store behind the search ports, for unit tests of the ranking (never for integration)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""auto mode through the router against the in-memory store: what it infers, what it reports, what it costs,
+"""auto mode through the ranking against the in-memory store: what it infers, what it reports, what it costs,
 and that it never reaches past the caller's context, statuses or filter."""
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ ITEMS = [
 def route(**fields: Any) -> tuple[Page, InMemoryStore]:
     store = InMemoryStore(ITEMS)
     embedder = FixedEmbedder({}, dimension=2)
-    router = Unpaged(capabilities_of(store, None, embedder), ACME, config=RetrievalConfig())
-    return router.route(RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)), store
+    unpaged = Unpaged(capabilities_of(store, None, embedder), ACME, config=RetrievalConfig())
+    return unpaged.first_page(RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)), store
 
 
 def inferred(result: Page) -> list[tuple[str, str, str, bool]]:
@@ -174,8 +174,8 @@ def route_over(
 ) -> tuple[Page, InMemoryStore]:
     store = InMemoryStore(items)
     embedder = FixedEmbedder({}, dimension=2)
-    router = Unpaged(capabilities_of(store, None, embedder), ACME, config=config or RetrievalConfig())
-    return router.route(RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)), store
+    unpaged = Unpaged(capabilities_of(store, None, embedder), ACME, config=config or RetrievalConfig())
+    return unpaged.first_page(RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)), store
 
 
 def test_a_typed_question_about_an_entity_ranks_its_items_naming_that_type_first() -> None:

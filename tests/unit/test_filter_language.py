@@ -1,6 +1,6 @@
 """The filter language without a backend: translation to OpenSearch clauses (placed inside every query,
 inside the knn clause for vectors), resolution against declared metadata types, metadata checks at load
-time, and the router passing the filter on and reporting how each arm applied it."""
+time, and the arms passing the filter on and reporting how each arm applied it."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_declared_metadata_round_trips_through_the_environment() -> None:
         Settings(metadata_fields={"a.b": "number"})
 
 
-def test_the_router_passes_the_filter_to_the_store_and_reports_each_arm() -> None:
+def test_the_arms_pass_the_filter_to_the_store_and_reports_each_arm() -> None:
     items = [
         Item.model_validate(
             {
@@ -184,7 +184,7 @@ def test_the_router_passes_the_filter_to_the_store_and_reports_each_arm() -> Non
     ]
     store = InMemoryStore(items, metadata_types={"amount": "number"})
     config = RetrievalConfig(metadata={"amount": FieldType.NUMBER})
-    router = Unpaged(capabilities_of(store), CallerContext("acme"), config=config)
+    unpaged = Unpaged(capabilities_of(store), CallerContext("acme"), config=config)
     request = RetrieveRequest.model_validate(
         {
             "mode": "hybrid",
@@ -193,7 +193,7 @@ def test_the_router_passes_the_filter_to_the_store_and_reports_each_arm() -> Non
             "filter": {"gte": {"key": "metadata.amount", "value": 4}},
         }
     )
-    result = router.route(request)
+    result = unpaged.first_page(request)
     assert sorted(h.id for h in result.hits) == ["acme:p-4", "acme:p-5"]
     assert result.applied.filter is not None
     assert result.applied.filter.arms == {"lexical": "in_query", "vector": "in_query"}

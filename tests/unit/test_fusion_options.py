@@ -55,21 +55,21 @@ def request(**fields: Any) -> RetrieveRequest:
 
 def test_request_options_override_the_deployment_and_presets_start_elsewhere() -> None:
     store = InMemoryStore([])
-    router = Unpaged(
+    unpaged = Unpaged(
         Capabilities(search=store, graph=None, embedder=None),
         CallerContext("acme"),
         config=RetrievalConfig(),
     )
-    assert router.prepared(request()).tuning.fusion == FusionConfig()
-    tuned = router.prepared(
+    assert unpaged.prepared(request()).tuning.fusion == FusionConfig()
+    tuned = unpaged.prepared(
         request(fusion={"rank_constant": 60, "weights": {"lexical": 1, "vector": 3}})
     ).tuning.fusion
     assert (tuned.method, tuned.rank_constant, tuned.weights.vector) == ("rrf", 60, 3)
-    preset = router.prepared(
+    preset = unpaged.prepared(
         request(fusion={"preset": "score_l2", "weights": {"lexical": 2, "vector": 1}})
     ).tuning.fusion
     assert (preset.method, preset.normalization, preset.weights.lexical) == ("score", "l2", 2)
-    assert router.prepared(request(fusion={"rank_constant": 7})).applied.rank_constant == 7
+    assert unpaged.prepared(request(fusion={"rank_constant": 7})).applied.rank_constant == 7
 
 
 @pytest.mark.parametrize(
@@ -177,9 +177,9 @@ def filtered_feedback(mode: str, feedback: dict[str, Any]) -> tuple[Page, Vector
     )
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
     capabilities = Capabilities(search=store, graph=None, embedder=embedder)
-    router = Unpaged(capabilities, CallerContext("acme"), config=PRESETS["default"])
+    unpaged = Unpaged(capabilities, CallerContext("acme"), config=PRESETS["default"])
     aero = {"equals": {"key": "metadata.team", "value": "aero"}}
-    return router.route(request(mode=mode, filter=aero, feedback=feedback)), store
+    return unpaged.first_page(request(mode=mode, filter=aero, feedback=feedback)), store
 
 
 @pytest.mark.parametrize(
@@ -208,34 +208,34 @@ def test_the_default_preset_ranks_in_one_pass_and_a_request_can_ask_for_feedback
     assert PRESETS["fast"].feedback is None
     store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
     embedder = FixedEmbedder({"wing": [1.0, 0.0]}, dimension=2)
-    router = Unpaged(
+    unpaged = Unpaged(
         Capabilities(search=store, graph=None, embedder=embedder),
         CallerContext("acme"),
         config=PRESETS["default"],
     )
-    router.route(request())
+    unpaged.first_page(request())
     assert store.calls == ["hybrid"]
     store.calls.clear()
-    router.route(request(feedback={"enabled": True}))
+    unpaged.first_page(request(feedback={"enabled": True}))
     # BM25's top hits with their texts and vectors (searched while the query is embedded), then the
     # moved hybrid search.
     assert store.calls == ["lexical_feedback", "hybrid"]
     store.calls.clear()
-    router.route(request(mode="vector", feedback={"enabled": True}))
+    unpaged.first_page(request(mode="vector", feedback={"enabled": True}))
     assert store.calls == ["vector_feedback", "vector"]
     store.calls.clear()
-    router.route(request(feedback={"first_pass": "fused"}))
+    unpaged.first_page(request(feedback={"first_pass": "fused"}))
     assert store.calls == ["hybrid", "vectors", "hybrid"]
     assert PRESETS["thorough"].feedback == FeedbackOptions(first_pass="fused", vector_weight=0.25)
 
 
 def test_hybrid_feedback_without_an_embedder_searches_nothing() -> None:
     store = InMemoryStore([item(1, "acme", "wing flutter", "aero")])
-    router = Unpaged(
+    unpaged = Unpaged(
         Capabilities(search=store, graph=None, embedder=None),
         CallerContext("acme"),
         config=PRESETS["default"],
     )
-    result = router.route(request())
+    result = unpaged.first_page(request())
     assert (result.supported, result.missing_capability) == (False, "embedder")
     assert store.calls == []  # the first pass would run beside the embedding: it must not start

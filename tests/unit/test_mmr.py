@@ -45,13 +45,13 @@ def corpora(draw: Any) -> list[Item]:
 def ranked(items: list[Item], mode: str, text: str, rerank: dict[str, Any] | None, where: bool) -> list[str]:
     store = InMemoryStore(items)
     capabilities = Capabilities(search=store, graph=None, embedder=EMBEDDER)
-    router = Unpaged(capabilities, CallerContext("acme"), config=RetrievalConfig())
+    unpaged = Unpaged(capabilities, CallerContext("acme"), config=RetrievalConfig())
     body: dict[str, Any] = {"mode": mode, "text": text, "top_k": 20, "diversify": False}
     if rerank is not None:
         body["rerank"] = rerank
     if where:
         body["filter"] = {"equals": {"key": "metadata.team", "value": "aero"}}
-    return [h.id for h in router.route(RetrieveRequest.model_validate(body)).hits]
+    return [h.id for h in unpaged.first_page(RetrieveRequest.model_validate(body)).hits]
 
 
 @settings(max_examples=40, deadline=None)

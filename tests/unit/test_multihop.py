@@ -144,7 +144,7 @@ def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
     ]
     assert step.value.hits[0].path is None
     assert search.asked[0].entities == (PAGE_A, PAGE_K)  # K's two pages (equally strong: by id), in the query
-    assert step.applied["multihop"] == "hops=2 seeds=2 entities=2 hubs=0 fetched=3 linked=2 round_trips=1"
+    assert step.notes["multihop"] == "hops=2 seeds=2 entities=2 hubs=0 fetched=3 linked=2 round_trips=1"
 
 
 def test_relative_similarity_gives_a_seed_s_likeliest_link_the_seed_s_weight() -> None:
@@ -207,7 +207,7 @@ def test_a_ranking_without_page_links_is_returned_as_it_was_with_no_search() -> 
     plain = Ranked([hit(D, 1.0)], ("lexical", "vector"), text="x", vector=[1.0, 0.0])
     step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), plain)
     assert step.value is plain and search.asked == []
-    assert step.applied["multihop"].endswith("round_trips=0")
+    assert step.notes["multihop"].endswith("round_trips=0")
 
 
 def test_an_entity_many_fetched_passages_name_is_a_hub_and_links_weakly() -> None:
@@ -220,7 +220,7 @@ def test_an_entity_many_fetched_passages_name_is_a_hub_and_links_weakly() -> Non
     assert before[A] == pytest.approx(0.8)
     assert after[A] == pytest.approx(0.8 * 4 / 9)
     assert [h.id for h in damped.value.hits][:3] == [K, D, A]  # below the text ranking's second hit now
-    assert "hubs=1" in damped.applied["multihop"]
+    assert "hubs=1" in damped.notes["multihop"]
 
 
 def test_a_seed_s_own_page_s_other_chunk_is_never_a_hop() -> None:
@@ -237,7 +237,7 @@ def test_auto_walks_only_when_its_question_names_an_entity_the_context_knows() -
     auto = job(mode="auto", hops=2)
     unnamed = MultiHop(Capabilities(search=search), CONFIG)(auto, TEXT_RANKING)
     assert unnamed.value is TEXT_RANKING and search.asked == []
-    assert unnamed.applied["multihop"] == "skipped: the question names nothing the context knows"
+    assert unnamed.notes["multihop"] == "skipped: the question names nothing the context knows"
     named = replace(TEXT_RANKING, arms=(*TEXT_RANKING.arms, ENTITY_ARM))
     walked = MultiHop(Capabilities(search=search), CONFIG)(auto, named)
     assert A in [h.id for h in walked.value.hits] and len(search.asked) == 1

@@ -27,7 +27,7 @@ from retrieval_core.retrieval.requests import RetrieveRequest
 
 RETRIEVAL = Path(__file__).resolve().parents[2] / "shared" / "retrieval_core" / "retrieval"
 RANKING_MODULES = [
-    "router.py",
+    "arms.py",
     "pipeline.py",
     "pager.py",
     "auto.py",

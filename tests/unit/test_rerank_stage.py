@@ -1,4 +1,4 @@
-"""The rerank stage through the router and the retrieve service: the order, paging and receipts follow the
+"""The rerank stage through the ranking and the retrieve service: the order, paging and receipts follow the
 reranked order; a failing reranker keeps the fused order and says why in ``applied.rerank``."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class Failing:
         raise self.error
 
 
-def router(reranker: Any = None, **config: Any) -> Unpaged:
+def unpaged(reranker: Any = None, **config: Any) -> Unpaged:
     store = InMemoryStore(ITEMS)
     capabilities = Capabilities(search=store, graph=None, embedder=EMBEDDER, reranker=reranker)
     return Unpaged(capabilities, ACME, config=RetrievalConfig(**config))
@@ -78,9 +78,9 @@ def request(**fields: Any) -> RetrieveRequest:
 
 @pytest.mark.parametrize("mode", ["lexical", "vector", "hybrid"])
 def test_a_model_reranks_the_top_and_reports_its_score(mode: str) -> None:
-    plain = router().route(request(mode=mode))
+    plain = unpaged().first_page(request(mode=mode))
     reranker = ByLength()
-    result = router(reranker).route(request(mode=mode, rerank={"method": "model", "depth": 3}))
+    result = unpaged(reranker).first_page(request(mode=mode, rerank={"method": "model", "depth": 3}))
     pool = [h.id for h in plain.hits[:3]]
     by_length = sorted(plain.hits[:3], key=lambda h: (len(h.text), pool.index(h.id)))
     assert [h.id for h in result.hits[:3]] == [h.id for h in by_length]
@@ -105,38 +105,42 @@ def test_a_model_reranks_the_top_and_reports_its_score(mode: str) -> None:
 def test_a_failing_reranker_keeps_the_fused_order_and_says_so(
     mode: str, error: Exception, reason: str
 ) -> None:
-    plain = router().route(request(mode=mode))
-    result = router(Failing(error)).route(request(mode=mode, rerank={"method": "model"}))
+    plain = unpaged().first_page(request(mode=mode))
+    result = unpaged(Failing(error)).first_page(request(mode=mode, rerank={"method": "model"}))
     assert [h.id for h in result.hits] == [h.id for h in plain.hits]
     assert [h.score for h in result.hits] == [h.score for h in plain.hits]
     assert result.applied.rerank == reason
 
 
 def test_no_model_configured_is_said_not_failed() -> None:
-    result = router(None).route(request(mode="hybrid", rerank={"method": "model"}))
+    result = unpaged(None).first_page(request(mode="hybrid", rerank={"method": "model"}))
     assert result.applied.rerank == "skipped: no rerank model is configured for this deployment"
-    fused = router(None).route(request(mode="hybrid"))
+    fused = unpaged(None).first_page(request(mode="hybrid"))
     assert [h.id for h in result.hits] == [h.id for h in fused.hits] != []
 
 
 def test_the_deployment_default_reranks_unless_the_request_says_none() -> None:
     config = {"rerank": RerankOptions(method="model", depth=2)}
-    assert router(ByLength(), **config).route(request(mode="lexical")).applied.rerank is not None
-    off = router(ByLength(), **config).route(request(mode="lexical", rerank={"method": "none"}))
+    assert unpaged(ByLength(), **config).first_page(request(mode="lexical")).applied.rerank is not None
+    off = unpaged(ByLength(), **config).first_page(request(mode="lexical", rerank={"method": "none"}))
     assert off.applied.rerank is None
 
 
 def test_mmr_moves_a_near_duplicate_down() -> None:
-    plain = router().route(request(mode="vector"))
+    plain = unpaged().first_page(request(mode="vector"))
     assert [h.id for h in plain.hits[:2]] == ["acme:p-1", "acme:p-2"]  # p-2 nearly repeats p-1
-    diverse = router().route(request(mode="vector", rerank={"method": "mmr", "lambda": 0.3, "depth": 4}))
+    diverse = unpaged().first_page(
+        request(mode="vector", rerank={"method": "mmr", "lambda": 0.3, "depth": 4})
+    )
     assert diverse.hits[0].id == "acme:p-1"
     assert diverse.hits[1].id != "acme:p-2"
     assert diverse.applied.rerank == "mmr(lambda=0.3, depth=4)"
 
 
 def test_graph_walk_is_never_reranked() -> None:
-    assert router(ByLength()).prepared(request(mode="graph_walk", entity_id="acme:x")).tuning.reranks is False
+    assert (
+        unpaged(ByLength()).prepared(request(mode="graph_walk", entity_id="acme:x")).tuning.reranks is False
+    )
 
 
 @pytest.mark.parametrize(

@@ -31,5 +31,5 @@ class Unpaged:
             plan_of=MODES.specs[request.mode].plan,
         )
 
-    def route(self, request: RetrieveRequest) -> Page:
+    def first_page(self, request: RetrieveRequest) -> Page:
         return self._pager.page(self.prepared(request))

@@ -324,11 +324,13 @@ class DynamoSessionStore:
             "sequence": {"N": str(sequence)},
             keys.TTL_ATTRIBUTE: {"N": str(deadline_at)},
         }
-        packed = None if answer is None else zlib.compress(answer, 6)
-        if packed is not None and len(packed) <= MAX_KEPT_ANSWER_BYTES:
-            item["answer"] = {"B": packed}
-        elif packed is not None:
-            logger.warning("an idempotent answer of %d compressed bytes was too large to keep", len(packed))
+        compressed = None if answer is None else zlib.compress(answer, 6)
+        if compressed is not None and len(compressed) <= MAX_KEPT_ANSWER_BYTES:
+            item["answer"] = {"B": compressed}
+        elif compressed is not None:
+            logger.warning(
+                "an idempotent answer of %d compressed bytes was too large to keep", len(compressed)
+            )
         try:
             self._call("put_item", TableName=self._table, Item=item)
         except BackendUnavailableError:

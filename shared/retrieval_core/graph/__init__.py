@@ -1,5 +1,5 @@
 """The entity graph: shortest paths between two entities (``graph_path``) and the breadth-first walk the
-router uses for ``graph_walk`` and hybrid graph expansion. Works only through the GraphTraversal and
+arms use for ``graph_walk`` and hybrid graph expansion. Works only through the GraphTraversal and
 ItemReader ports."""
 
 # Import the submodules (models, path, service, walk): the retrieve function needs only the walk, and

@@ -1,2 +1,2 @@
 """Retrieval: the retrieve use case, its request and response, the ranking pipeline and its stages, the
-router that maps modes to their arms, fusion and the retrieval config's presets."""
+arms that serve each mode, fusion and the retrieval config's presets."""

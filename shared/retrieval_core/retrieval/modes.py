@@ -2,7 +2,7 @@
 pipeline builds its arms by and ``prepare`` plans by.
 
 A mode is its name, how its plan is made from a validated request (``retrieval.plans``), and its arms
-built from the deployment's ``Capabilities`` (``retrieval.router``). What it needs to be supported is its
+built from the deployment's ``Capabilities`` (``retrieval.arms``). What it needs to be supported is its
 arms' ``check``: a capability it lacks raises ``CapabilityMissingError`` before anything is read, and the
 answer is typed-empty with ``supported: false`` and that capability's name.
 
@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from ..ports import Capabilities
+from .arms import AutoArms, EntityArm, GraphWalkArm, HybridArms, LexicalArm, TemporalArm, VectorArm
 from .config import RetrievalConfig
 from .plans import (
     Plan,
@@ -33,7 +34,6 @@ from .plans import (
     vector_plan,
 )
 from .requests import Mode, RetrieveRequest
-from .router import AutoArms, EntityArm, GraphWalkArm, HybridArms, LexicalArm, TemporalArm, VectorArm
 from .stages.base import Arms
 from .stages.graph_arm import GraphArm
 

@@ -1,11 +1,11 @@
 """The ranking pipeline: one declared sequence of stages that every mode runs, with its own arms.
 
-    arms (the mode's, ``router``) -> feedback -> search -> fusion -> kind weights, pages apart and cut
+    arms (the mode's, ``arms``) -> feedback -> search -> fusion -> kind weights, pages apart and cut
     -> build -> rerank -> multi-hop -> pages apart -> graph expansion
                                         and then, per page (``pager``): page -> diversify
 
-Each stage is a small unit, ``(job, value) -> Step(value, applied)`` (``stages.base``), configured from
-the prepared query the ``Job`` carries; what it applied is merged into the response's ``applied`` here,
+Each stage is a small unit, ``(job, value) -> Step(value, notes)`` (``stages.base``), configured from
+the prepared query the ``Job`` carries; its notes are merged into the response's ``applied`` here,
 and whether the ranking is complete is ``complete``, the one rule for every mode. The sequence is
 data (``STAGES``): adding a stage is one module under ``stages/`` and one line there, and a test may run
 the pipeline with one more (``Stages.with_hit_stage``) through the real handler (docs/ARCHITECTURE.md).
@@ -25,7 +25,7 @@ from .fusion import built
 from .modes import MODES, Modes
 from .plans import FusedPlan, PreparedQuery, expands_graph
 from .responses import AppliedLimits
-from .stages.base import Applied, Job, Pool, Ranked, Searched, SearchQuery, Stage, Step
+from .stages.base import Job, Pool, Ranked, Searched, SearchQuery, Stage, StageNotes, Step
 from .stages.cut import kept_apart, weighed_and_cut
 from .stages.feedback import pseudo_relevance_feedback
 from .stages.fusion import fused
@@ -133,10 +133,10 @@ class RankingPipeline:
         job = self._job(query, depth, all_fused)
         try:
             job.arms.check(job)
-            ranked, pool, applied = self._run(job)
+            ranked, pool, notes = self._run(job)
         except CapabilityMissingError as missing:
             return Ranking(query.mode, False, [], query.applied, True, missing_capability=str(missing))
-        echoed = query.applied.model_copy(update=dict(applied)).placed(query.where, ranked.arms)
+        echoed = query.applied.model_copy(update=dict(notes)).placed(query.where, ranked.arms)
         return Ranking(query.mode, True, ranked.hits, echoed, complete(pool), arms=ranked.arms)
 
     def _job(self, query: PreparedQuery, depth: int, all_fused: bool) -> Job:
@@ -149,16 +149,16 @@ class RankingPipeline:
         arms = self._arms[query.mode]
         return Job(query, arms, filters, all_fused, query.mode, query.plan, query.context_id, depth)
 
-    def _run(self, job: Job) -> tuple[Ranked, Pool, Applied]:
-        applied = Applied()
+    def _run(self, job: Job) -> tuple[Ranked, Pool, StageNotes]:
+        notes = StageNotes()
         text = SearchQuery(job.plan.text)
-        text = _through(self._query_stages, job, text, applied)
+        text = _through(self._query_stages, job, text, notes)
         searched = job.arms.search(job, text)
-        applied.update(searched.applied)
-        pool = _through(self._pool_stages, job, _noted(fused(job, searched.value), applied), applied)
+        notes.update(searched.notes)
+        pool = _through(self._pool_stages, job, _noted(fused(job, searched.value), notes), notes)
         first = Ranked(built(pool.fused), pool.arms, text.text, searched_vector(searched, text))
-        ranked = _through(self._hit_stages, job, first, applied)
-        return ranked, pool, applied
+        ranked = _through(self._hit_stages, job, first, notes)
+        return ranked, pool, notes
 
 
 def reorders(job: Job) -> bool:
@@ -184,13 +184,13 @@ def _built(
     return tuple((entry.build(capabilities, config), entry.when) for entry in entries)
 
 
-def _through(stages: Sequence[BuiltStage[T]], job: Job, value: T, applied: Applied) -> T:
+def _through(stages: Sequence[BuiltStage[T]], job: Job, value: T, notes: StageNotes) -> T:
     for stage, applies in stages:
         if applies(job):
-            value = _noted(stage(job, value), applied)
+            value = _noted(stage(job, value), notes)
     return value
 
 
-def _noted(step: Step[T], applied: Applied) -> T:
-    applied.update(step.applied)
+def _noted(step: Step[T], notes: StageNotes) -> T:
+    notes.update(step.notes)
     return step.value

@@ -157,7 +157,7 @@ def _auto(demo: _Demo) -> None:
 
 def _packet(demo: _Demo) -> None:
     _title("3. A context packet with citations and a session receipt")
-    packed = demo.retrieve(
+    answer = demo.retrieve(
         {
             "mode": "hybrid",
             "text": demo.query,
@@ -166,12 +166,12 @@ def _packet(demo: _Demo) -> None:
             "pack": {"max_tokens": 200, "compress": True},
         }
     )
-    packet = packed.get("context_packet") or {}
+    packet = answer.get("context_packet") or {}
     print(textwrap.indent(packet.get("text", ""), "  | "))
     print(
         f"  used {packet.get('used')}/{packet.get('budget')} {packet.get('unit')}, "
-        f"{dropped_line(packet.get('dropped', []))}; receipt #{packed['receipt']['sequence']} "
-        f"sources {packed['receipt']['source_ids']} (every hit the answer returned, packed or not)"
+        f"{dropped_line(packet.get('dropped', []))}; receipt #{answer['receipt']['sequence']} "
+        f"sources {answer['receipt']['source_ids']} (every hit the answer returned, packed or not)"
     )
 
 

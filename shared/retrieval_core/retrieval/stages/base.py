@@ -1,7 +1,7 @@
 """What flows through the ranking pipeline, and the one shape every stage has.
 
-A stage is ``(job, value) -> Step(value, applied)``: it reads its options from the ``Job`` (the prepared
-query and how deep this ranking goes), returns the value it made and, in ``applied``, what the response's
+A stage is ``(job, value) -> Step(value, notes)``: it reads its options from the ``Job`` (the prepared
+query and how deep this ranking goes), returns the value it made and, in ``notes``, what the response's
 ``applied`` echo should say it did. No stage writes anywhere else. The values, in pipeline order:
 ``SearchQuery`` (what the arms search with) -> ``Searched`` (each arm's candidates) -> ``Pool`` (fused
 candidates, not built yet) -> ``Ranked`` (response hits).
@@ -24,7 +24,7 @@ from ..responses import Inference
 T = TypeVar("T")
 
 
-class Applied(TypedDict, total=False):
+class StageNotes(TypedDict, total=False):
     """What stages report for the response's ``applied`` (only the keys a stage set)."""
 
     rerank: str | None
@@ -35,10 +35,10 @@ class Applied(TypedDict, total=False):
 
 @dataclass(frozen=True, slots=True)
 class Step(Generic[T]):
-    """A stage's result: the value it made and what it applied."""
+    """A stage's result: the value it made and its notes for the ``applied`` echo."""
 
     value: T
-    applied: Applied = field(default_factory=Applied)
+    notes: StageNotes = field(default_factory=StageNotes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,7 @@ class Ranked:
 
 
 class Arms(Protocol):
-    """A mode's searches (``retrieval.router`` routes each mode to its own)."""
+    """A mode's searches (``retrieval.arms`` holds each mode's own)."""
 
     def check(self, job: Job) -> None:
         """Raise ``CapabilityMissingError`` when a capability the job needs is absent, before any read."""

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..feedback import FeedbackText
-from .base import Applied, Job, SearchQuery, Step
+from .base import Job, SearchQuery, StageNotes, Step
 
 _WORD = re.compile(r"[^\W\d_][^\W_]+")
 
@@ -43,16 +43,16 @@ def pseudo_relevance_feedback(job: Job, query: SearchQuery) -> Step[SearchQuery]
     first = job.arms.first_pass(job, query, options)
     if first is None:
         return Step(query)
-    applied = Applied()
+    notes = StageNotes()
     expansion = query.expansion
     if first.texts is not None and options.weight > 0:
         terms = expansion_terms(first.texts[: options.docs], options.terms)
-        applied["expansion_terms"] = [term.term for term in terms]
+        notes["expansion_terms"] = [term.term for term in terms]
         expansion = boosts(query.text, terms, options.weight)
     vector = first.vector if first.vector is not None else query.vector
     if first.vectors is not None and vector is not None:
         vector = rocchio(vector, first.vectors, options.vector_weight)
-    return Step(SearchQuery(query.text, vector, expansion), applied)
+    return Step(SearchQuery(query.text, vector, expansion), notes)
 
 
 class WeightedTerm(NamedTuple):

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from ...ports import Capabilities
 from ..rerank import RerankStage
-from .base import Applied, Job, Ranked, Step
+from .base import Job, Ranked, StageNotes, Step
 
 
 class Reranking:
@@ -20,4 +20,4 @@ class Reranking:
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
         tuning = job.query.tuning  # the pipeline runs this stage only when it reranks
         hits, note = self._stage.apply(job.context_id, ranked.hits, job.plan.text, tuning.rerank)
-        return Step(replace(ranked, hits=hits), Applied(rerank=note))
+        return Step(replace(ranked, hits=hits), StageNotes(rerank=note))

@@ -1,4 +1,4 @@
-"""The router against in-memory stores: routing, degradation, clamps, weights, graph arms."""
+"""Each mode's arms against in-memory stores: which serve it, degradation, clamps, weights, graph arms."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ ITEMS = [
 EMBEDDER = FixedEmbedder({"payments team": [1.0, 0.0]}, dimension=2)
 
 
-def router(
+def unpaged(
     store: InMemoryLexicalStore | InMemoryStore, graph: FakeGraph | None = None, **config: Any
 ) -> Unpaged:
     return Unpaged(capabilities_of(store, graph, EMBEDDER), ACME, config=RetrievalConfig(**config))
@@ -63,7 +63,7 @@ def request(**fields: object) -> RetrieveRequest:
 def test_missing_vector_capability_degrades_to_typed_empty_without_a_scan() -> None:
     store = InMemoryLexicalStore(ITEMS)
     for mode in ("vector", "hybrid"):
-        result = router(store).route(request(mode=mode, text="payments team"))
+        result = unpaged(store).first_page(request(mode=mode, text="payments team"))
         assert result.supported is False
         assert result.hits == []
         assert result.missing_capability == mode
@@ -72,15 +72,15 @@ def test_missing_vector_capability_degrades_to_typed_empty_without_a_scan() -> N
 
 def test_entity_and_temporal_degrade_on_a_lexical_only_store() -> None:
     store = InMemoryLexicalStore(ITEMS)
-    assert not router(store).route(request(mode="entity", entity_id="acme:team/payments")).supported
+    assert not unpaged(store).first_page(request(mode="entity", entity_id="acme:team/payments")).supported
     window = {"from": "2026-01-01T00:00:00Z", "to": "2026-12-31T00:00:00Z"}
-    assert not router(store).route(request(mode="temporal", window=window)).supported
-    assert not router(store, graph=None).route(request(mode="graph_walk", entity_id="acme:x")).supported
+    assert not unpaged(store).first_page(request(mode="temporal", window=window)).supported
+    assert not unpaged(store, graph=None).first_page(request(mode="graph_walk", entity_id="acme:x")).supported
     assert store.calls == []
 
 
 def test_lexical_stays_in_context_and_status() -> None:
-    result = router(InMemoryStore(ITEMS)).route(
+    result = unpaged(InMemoryStore(ITEMS)).first_page(
         request(mode="lexical", text="Alice payments", diversify=False)
     )
     ids = [h.id for h in result.hits]
@@ -90,14 +90,16 @@ def test_lexical_stays_in_context_and_status() -> None:
 
 
 def test_statuses_widen_every_mode_the_same_way() -> None:
-    result = router(InMemoryStore(ITEMS)).route(
+    result = unpaged(InMemoryStore(ITEMS)).first_page(
         request(mode="lexical", text="Alice led", statuses=["ACTIVE", "SUPERSEDED"])
     )
     assert "acme:p-old" in [h.id for h in result.hits]
 
 
 def test_hybrid_fuses_arms_with_signals_and_merges_ids() -> None:
-    result = router(InMemoryStore(ITEMS)).route(request(mode="hybrid", text="payments team", diversify=False))
+    result = unpaged(InMemoryStore(ITEMS)).first_page(
+        request(mode="hybrid", text="payments team", diversify=False)
+    )
     assert result.arms == ("lexical", "vector")
     by_id = {h.id: h for h in result.hits}
     assert set(by_id["acme:p-1"].signals) == {"lexical", "vector"}
@@ -109,23 +111,28 @@ def test_hybrid_fuses_arms_with_signals_and_merges_ids() -> None:
 
 def test_hybrid_builds_hits_only_for_the_hits_it_returns() -> None:
     store = BuildCountingStore(ITEMS)
-    result = router(store).route(request(mode="hybrid", text="payments team", top_k=1))
+    result = unpaged(store).first_page(request(mode="hybrid", text="payments team", top_k=1))
     assert len(set(store.candidates)) > 1
     assert store.built == [h.id for h in result.hits] == [result.hits[0].id]
     assert set(result.hits[0].signals) == set(result.hits[0].found_by) == {"lexical", "vector"}
 
 
 def test_clamps_are_applied_before_routing_and_reported() -> None:
-    result = router(InMemoryStore(ITEMS)).route(request(mode="lexical", text="team", top_k=1000, depth=-3))
+    result = unpaged(InMemoryStore(ITEMS)).first_page(
+        request(mode="lexical", text="team", top_k=1000, depth=-3)
+    )
     assert (result.applied.top_k, result.applied.depth) == (100, 1)
     assert (
-        router(InMemoryStore(ITEMS)).route(request(mode="lexical", text="team", top_k=0)).applied.top_k == 1
+        unpaged(InMemoryStore(ITEMS)).first_page(request(mode="lexical", text="team", top_k=0)).applied.top_k
+        == 1
     )
 
 
 def test_weights_multiply_scores_and_can_reorder_kinds() -> None:
-    plain = router(InMemoryStore(ITEMS)).route(request(mode="hybrid", text="payments team", diversify=False))
-    weighted = router(InMemoryStore(ITEMS)).route(
+    plain = unpaged(InMemoryStore(ITEMS)).first_page(
+        request(mode="hybrid", text="payments team", diversify=False)
+    )
+    weighted = unpaged(InMemoryStore(ITEMS)).first_page(
         request(
             mode="hybrid", text="payments team", diversify=False, weights={"document": 3, "proposition": 0.5}
         )
@@ -138,21 +145,23 @@ def test_weights_multiply_scores_and_can_reorder_kinds() -> None:
 
 
 def test_min_score_filters_after_weighting() -> None:
-    result = router(InMemoryStore(ITEMS)).route(request(mode="lexical", text="Alice payments", min_score=0.9))
+    result = unpaged(InMemoryStore(ITEMS)).first_page(
+        request(mode="lexical", text="Alice payments", min_score=0.9)
+    )
     assert [h.id for h in result.hits] == ["acme:p-1"]
 
 
 def test_vector_of_the_wrong_dimension_is_rejected_before_any_read() -> None:
     store = InMemoryStore(ITEMS)
     with pytest.raises(InvalidRequestError, match="vector"):
-        router(store).route(request(mode="vector", vector=[1.0, 0.0, 0.0]))
+        unpaged(store).first_page(request(mode="vector", vector=[1.0, 0.0, 0.0]))
     assert store.calls == []
 
 
 def test_graph_walk_returns_edge_propositions_in_context() -> None:
     graph = FakeGraph()
     graph.link("acme", "acme:person/alice", "acme:team/payments", "acme:p-1", confidence=0.8)
-    result = router(InMemoryStore(ITEMS), graph).route(
+    result = unpaged(InMemoryStore(ITEMS), graph).first_page(
         request(mode="graph_walk", entity_id="acme:person/alice")
     )
     assert [h.id for h in result.hits] == ["acme:p-1"]
@@ -162,7 +171,7 @@ def test_graph_walk_returns_edge_propositions_in_context() -> None:
 def test_expand_graph_adds_neighbours_strictly_below_fused_hits() -> None:
     graph = FakeGraph()
     graph.link("acme", "acme:team/payments", "acme:person/bob", "acme:p-2")
-    result = router(InMemoryStore(ITEMS), graph).route(
+    result = unpaged(InMemoryStore(ITEMS), graph).first_page(
         request(mode="hybrid", text="payments team", expand_graph=True, top_k=2)
     )
     graph_hits = [h for h in result.hits if h.found_by == ["graph"]]
