@@ -88,7 +88,7 @@ def _side(
             container = bootstrap.container()
             if not linked:  # no dictionary and no back-links: chunks name only their own file and page
                 setattr(container.store, "entity_names", lambda context_id: [])  # noqa: B010
-                setattr(container.document_files, "_naming", None)  # noqa: B010
+                setattr(container, "chunk_naming", None)  # noqa: B010  (before document_files is built)
             container.embedder.embed(["warm up"])
             seconds = _ingest(files, resources.bucket, endpoint)
             asked = {label: _ask(container, questions, body) for label, body in ASKED.items()}

@@ -55,7 +55,10 @@ class NoVectors:
 
 
 def _files(
-    embedder: Embedder | None = None, clock: list[float] | None = None, **limits: Any
+    embedder: Embedder | None = None,
+    clock: list[float] | None = None,
+    chunking: ChunkingPolicy | None = None,
+    **limits: Any,
 ) -> tuple[DocumentFiles, MemoryObjects, RecordingSink, MemoryDocumentStatuses]:
     objects, sink, statuses = MemoryObjects(), RecordingSink(), MemoryDocumentStatuses()
     ticks = clock if clock is not None else [0.0]
@@ -66,7 +69,7 @@ def _files(
         embedder=embedder or Embedder(),
         vectors=NoVectors(),
         mentions=MentionFinder(None, None),
-        chunking=ChunkingPolicy(),
+        chunking=chunking or ChunkingPolicy(),
         metadata={},
         limits=DocumentLimits(**limits),
         monotonic=lambda: ticks[0],
@@ -141,9 +144,8 @@ def test_the_issue_s_fenced_markdown_fails_fast_on_the_default_bound() -> None:
 
 
 def test_a_chunk_past_its_characters_fails_the_file() -> None:
-    files, objects, _, _ = _files(chunk_characters=100)
     files_none = ChunkingPolicy.model_validate({"default": {"strategy": "none"}})
-    files._chunking = files_none  # one chunk per file: the whole text
+    files, objects, _, _ = _files(chunking=files_none, chunk_characters=100)  # one chunk: the whole text
     status, reason = _fate(files, objects, KEY, b"Word. " * 50)
     assert status == "failed" and "more than 100 (chunk_characters)" in reason
 

@@ -165,12 +165,13 @@ def test_a_stray_file_is_skipped_listed_skipped_again_and_deleted_when_removed()
 
 
 def test_a_file_that_becomes_too_large_is_skipped_and_its_chunks_go() -> None:
-    files, objects, sink, _ = _files()
+    files, objects, sink, statuses = _files()
     key = "contexts/acme/grow.txt"
     objects.blobs[("b", key)] = b"Small words here."
     assert files.created(ObjectRef("b", key, "v1", sequencer="01")).status == "indexed"  # type: ignore[union-attr]
-    files._limits = DocumentLimits(file_bytes=10)
-    skipped = files.created(ObjectRef("b", key, "v2", sequencer="02"))
+    limits = DocumentLimits(file_bytes=10)
+    smaller = _document_files(objects, metadata={}, sink=sink, statuses=statuses, limits=limits)
+    skipped = smaller.created(ObjectRef("b", key, "v2", sequencer="02"))
     assert skipped is not None and (skipped.status, skipped.chunks) == ("skipped", 0)
     assert sink.loads[-1] == [Delete("acme:doc/grow.txt#0000")]
 

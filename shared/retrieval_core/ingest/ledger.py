@@ -1,0 +1,295 @@
+"""The ledger: what becomes of each file an event names, its record (``documents/status.py``), and the
+one order every store is written in.
+
+A file's record is read first: an event older than the one it records (S3's ``sequencer``) changes
+nothing. The file is read (bounded) and its ``Fingerprint`` taken: its bytes' digest, its sidecar's, its
+chunking (with where it opens) and the index generation now. A committed record with the same
+fingerprint is ``unchanged``; anything else is planned as a ``Change`` by the indexer (nothing
+written yet: a kill while parsing or embedding leaves the record as true as it was) and committed:
+
+1. the record ``pending``, with the new fingerprint and every chunk id a retry must replace;
+2. the index: typed sidecar keys declared, the file's chunks (rows, then documents) and the deletes of
+   the ids past them, then the back-links (the writer);
+3. the final record (``indexed``, ``updated``, ``deleted``, ``skipped`` or ``failed``): the commit point.
+
+So a crash or a kill between 1 and 3 leaves ``pending``, which no event or sync takes for done, and no
+record ever says ``indexed`` of chunks that are not written. A file that cannot be read or passes a
+bound fails alone: its chunks are removed and its record says why (keeping the failed bytes' digest,
+so a sync may say ``failed`` of the same bytes unread).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from ..documents.chunk_items import FileRef
+from ..documents.errors import ChunkingConfigError, DocumentRejectedError, DocumentSkippedError
+from ..documents.formats import DocumentFormat, format_of, skip_reason
+from ..documents.limits import DocumentLimits
+from ..documents.policy import ChunkingPolicy
+from ..documents.sources import DocumentSources
+from ..documents.status import INDEXED, DocumentStatus, DocumentStatusStore, FileStatus, is_stale, later
+from ..models.ingest import ObjectRef
+from ..models.vocabulary import iso
+from .indexer import IndexedFile, Indexer, SidecarRead
+from .objects import CONTEXTS_PREFIX, context_of_key
+from .ports import ObjectStore
+from .writer import FileWrite, IndexWriter
+
+METADATA_ONLY = "metadata only: the sidecar changed, the text is as it was"
+REINDEXED = "indexed again: the index its chunks were in was replaced (restored, rebuilt, lost or new)"
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What a file's chunks were made from, and where they are. A committed record says ``unchanged``
+    only when all four match the file as it is now."""
+
+    content: str | None = None
+    """The digest of the file's bytes (kept by a ``failed`` or navigation-only ``skipped`` record too)."""
+    sidecar: str | None = None
+    """The digest of its sidecar's bytes (of none: of no bytes)."""
+    chunking: str | None = None
+    """Its chunking configuration and where it opens (a new base URL indexes it again)."""
+    generation: str | None = None
+    """The index generation (``index.uuid``) its chunks are in; None: no index holds them."""
+
+    @classmethod
+    def of(cls, record: DocumentStatus) -> Fingerprint:
+        return cls(record.content_hash, record.sidecar_hash, record.chunking, record.generation)
+
+    @classmethod
+    def of_bytes(cls, data: bytes) -> Fingerprint:
+        """Only the bytes' digest: what a file that fails (or holds only navigation) keeps."""
+        return cls(_digest(data))
+
+    def same_text(self, other: Fingerprint) -> bool:
+        """The same bytes chunked the same way: only the sidecar (or the generation) differs."""
+        return (self.content, self.chunking) == (other.content, other.chunking)
+
+
+NO_FINGERPRINT = Fingerprint()
+
+
+def unchanged(committed: DocumentStatus | None, now: Fingerprint) -> bool:
+    """Whether the committed record vouches for the file as it is ``now``: indexed from these bytes,
+    this sidecar and chunking, in the index that is the context's now."""
+    return (
+        committed is not None
+        and committed.status in INDEXED
+        and now.generation is not None
+        and Fingerprint.of(committed) == now
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One file's change, planned and not yet written: its new chunks (``indexed``, with its sidecar's
+    typed keys to declare first) or, without them, the removal of what it had, ending in ``status``."""
+
+    file: FileRef
+    previous: DocumentStatus | None
+    sequencer: str | None
+    fingerprint: Fingerprint
+    indexed: IndexedFile | None = None
+    sidecar: SidecarRead | None = None
+    status: FileStatus = "indexed"
+    reason: str | None = None
+
+    @property
+    def before(self) -> int:
+        """The chunks the index holds of the file's earlier version."""
+        return self.previous.chunks if self.previous is not None else 0
+
+    @property
+    def write(self) -> FileWrite:
+        if self.indexed is None:
+            return FileWrite(self.file, [], self.before)
+        indexed = self.indexed
+        return FileWrite(self.file, indexed.items, self.before, indexed.title, indexed.known)
+
+    @property
+    def chunks(self) -> int:
+        return len(self.indexed.items) if self.indexed is not None else 0
+
+
+class Ledger:
+    def __init__(
+        self,
+        *,
+        objects: ObjectStore,
+        statuses: DocumentStatusStore,
+        indexer: Indexer,
+        writer: IndexWriter,
+        chunking: ChunkingPolicy,
+        sources: DocumentSources,
+        limits: DocumentLimits,
+        clock: Callable[[], datetime],
+        generation: Callable[[str], str | None],
+    ) -> None:
+        self._objects = objects
+        self._statuses = statuses
+        self._indexer = indexer
+        self._writer = writer
+        self._chunking = chunking
+        self._sources = sources
+        self._limits = limits
+        self._clock = clock
+        self._generation = generation
+        """The generation of a context's index now (``index.uuid``; None: no index)."""
+
+    def apply(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
+        """The file ``ref`` names as it now is, recorded: indexed, unchanged, or removed when it is gone
+        (None: the key names no context, or no file that ever had a record)."""
+        planned = self.plan(ref, sequencer)
+        if planned is None or isinstance(planned, DocumentStatus):
+            return planned
+        return self.commit([planned])[0]
+
+    def plan(self, ref: ObjectRef, sequencer: str | None) -> Change | DocumentStatus | None:
+        """What the event asks of the file: a ``Change`` to commit, or the record that answers it
+        already (an older event arriving late, an ``unchanged`` file); None when there is nothing."""
+        context_id = context_of_key(ref.key)
+        if context_id is None:
+            return None
+        fmt = format_of(ref.key)
+        file_key = ref.key[len(f"{CONTEXTS_PREFIX}{context_id}/") :]
+        previous = self._statuses.get(context_id, file_key)
+        if previous is not None and not later(sequencer, previous.sequencer):
+            return previous  # an older event arriving late: the newer one already applied
+        # A file of a type that is skipped is only checked for being there (one byte read).
+        data = self._objects.read_bytes(ref, self._limits.file_bytes if fmt is not None else 0)
+        version = ref.version_id or (ref.etag or "").strip('"') or None
+        file = FileRef(context_id, ref.bucket, ref.key, file_key, version or "", self._sources.place(ref.key))
+        if data is None:  # gone (or a sidecar ahead of its file): remove what is indexed, if anything
+            return (
+                None
+                if previous is None
+                else Change(file, previous, sequencer, NO_FINGERPRINT, status="deleted")
+            )
+        skipped = skip_reason(ref.key) if fmt is None else self._too_large(data)
+        if skipped is not None:  # not a failure: listed, its old chunks (if any) removed
+            return Change(file, previous, sequencer, NO_FINGERPRINT, status="skipped", reason=skipped)
+        assert fmt is not None
+        try:
+            return self._indexed(file, fmt, data, previous, sequencer)
+        except DocumentSkippedError as nothing:  # only navigation: listed as skipped, its digest kept
+            reason = f"the file is {nothing.message}"
+            return Change(
+                file, previous, sequencer, Fingerprint.of_bytes(data), status="skipped", reason=reason
+            )
+        except (DocumentRejectedError, ChunkingConfigError) as rejected:
+            reason = f"the file {rejected.message}"
+            return Change(
+                file, previous, sequencer, Fingerprint.of_bytes(data), status="failed", reason=reason
+            )
+
+    def _indexed(
+        self,
+        file: FileRef,
+        fmt: DocumentFormat,
+        data: bytes,
+        previous: DocumentStatus | None,
+        sequencer: str | None,
+    ) -> Change | DocumentStatus:
+        budget = self._indexer.budget()  # one budget from the bytes to the index
+        if not data.strip():
+            raise DocumentRejectedError("is empty")
+        sidecar = self._indexer.sidecar(file)
+        chunking = self._chunking.for_key(file.key)
+        placed = chunking.model_dump_json() + file.place.fingerprint
+        now = Fingerprint(
+            _digest(data), _digest(sidecar.data or b""), placed, self._generation(file.context_id)
+        )
+        if unchanged(previous, now):
+            assert previous is not None
+            return self._record(file, "unchanged", previous.chunks, None, sequencer, now)
+        indexed_before = previous is not None and previous.chunks > 0
+        indexed = self._indexer.indexed(file, fmt, data, sidecar.sidecar, chunking, indexed_before, budget)
+        return Change(file, previous, sequencer, now, indexed, sidecar)
+
+    def commit(self, changes: list[Change]) -> list[DocumentStatus]:
+        """The changes written in the one order across the stores, their final records last (the commit
+        point): until then each file's record is ``pending``, naming every chunk id a retry must replace."""
+        writing = [c for c in changes if c.indexed is not None or c.before > 0]
+        for change in writing:  # 1. pending, before anything of the file is written
+            chunks = max(change.before, change.chunks)
+            self._record(change.file, "pending", chunks, None, change.sequencer, change.fingerprint)
+        notes = {  # 2. the index: typed keys before their values, then chunks, deletes and back-links
+            c.file.key: self._writer.declare(c.file.context_id, c.sidecar.sidecar, c.sidecar.context_types)
+            for c in changes
+            if c.sidecar is not None
+        }
+        refused = self._writer.write([c.write for c in writing])
+        return [self._final(c, notes.get(c.file.key), refused.get(c.file.key)) for c in changes]  # 3.
+
+    def _final(self, change: Change, note: str | None, refused: str | None) -> DocumentStatus:
+        """A change's final record: what the index now holds of the file, and why."""
+        file, sequencer = change.file, change.sequencer
+        if refused is not None:
+            digest = replace(NO_FINGERPRINT, content=change.fingerprint.content)
+            return self._record(file, "failed", 0, f"the file {refused}", sequencer, digest)
+        if change.indexed is None:
+            return self._record(file, change.status, 0, change.reason, sequencer, change.fingerprint)
+        stale = change.previous is not None and is_stale(change.previous, change.fingerprint.generation)
+        status, reason = _outcome(change.previous, change.fingerprint, stale, note)
+        generation = self._generation(file.context_id)  # read again: a first load creates the index
+        written = replace(change.fingerprint, generation=generation)
+        return self._record(file, status, change.chunks, reason, sequencer, written)
+
+    def _too_large(self, data: bytes) -> str | None:
+        """Bedrock skips a file over its size limit; so do we (the reason names the limit)."""
+        if len(data) > self._limits.file_bytes:
+            return f"larger than {_size(self._limits.file_bytes)} (the size limit)"
+        return None
+
+    def _record(
+        self,
+        file: FileRef,
+        status: FileStatus,
+        chunks: int,
+        reason: str | None,
+        sequencer: str | None,
+        fingerprint: Fingerprint,
+    ) -> DocumentStatus:
+        record = DocumentStatus(
+            key=file.relative_key,
+            status=status,
+            version=file.version or None,
+            chunks=chunks,
+            reason=reason,
+            updated_at=iso(self._clock()),
+            content_hash=fingerprint.content,
+            sidecar_hash=fingerprint.sidecar,
+            chunking=fingerprint.chunking,
+            sequencer=sequencer,
+            generation=fingerprint.generation,
+        )
+        self._statuses.put(file.context_id, record)
+        return record
+
+
+def _outcome(
+    previous: DocumentStatus | None, now: Fingerprint, stale: bool, note: str | None
+) -> tuple[FileStatus, str | None]:
+    """A file's status and reason once its chunks are written: ``updated`` when it had chunks before,
+    ``metadata only`` when only its sidecar changed, ``indexed again`` when its old index was replaced."""
+    replaced = previous is not None and previous.chunks > 0 and previous.status != "pending"
+    same_text = previous is not None and Fingerprint.of(previous).same_text(now)
+    reason = METADATA_ONLY if replaced and same_text else None
+    reason = REINDEXED if stale else reason
+    return ("updated" if replaced else "indexed"), (
+        f"{reason}; {note}" if reason and note else reason or note
+    )
+
+
+def _size(limit: int) -> str:
+    mib = 1024 * 1024
+    return f"{limit // mib} MB" if limit % mib == 0 else f"{limit:,} bytes"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

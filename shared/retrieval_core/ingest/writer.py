@@ -1,0 +1,172 @@
+"""The writer: what files change in the index, written through the loader (``ports.ItemSink``: rows in
+DynamoDB, then documents in OpenSearch, per loader batch), with their back-links, and made searchable
+when a reader needs it.
+
+One ``write`` takes any number of files' changes (a file's new chunks and the deletes of the ids its
+earlier version had past them; a removed file is all deletes) as one load, so files written together
+share its bulk requests and row batches. Then the back-links: the chunks written before a page that
+name its title gain its mention (``documents/backlinks.py``), found by one search and in the record
+of what was written but is not searchable yet (``UnsearchedChunks``). A chunk the index refuses fails
+its file alone (its chunks removed again); entries not confirmed stop the write
+(``IngestIncompleteError``: the ledger's ``pending`` records stay, and a retry replaces them).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ..documents.backlinks import BACKLINKS_PER_PAGE, UnsearchedChunks, backlink_names, backlinked
+from ..documents.chunk_items import FileRef
+from ..documents.entities import entity_id_of
+from ..documents.name_dictionary import NameIndex
+from ..documents.sidecar import Sidecar
+from ..loading.parse import Delete, Upsert
+from ..models.item import Item
+from ..models.metadata import MetadataSchema
+from ..models.page_titles import PAGE_ENTITY_TYPE
+from ..ports import ContextFieldDeclarations, NamedEntity, NamingChunks
+from .errors import IngestIncompleteError
+from .ports import ItemSink
+
+
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    """One file's change to the index: ``items`` (entry N is chunk N), the ids past them up to
+    ``indexed`` (the chunks its earlier version had) deleted, and its page's ``title`` linked back
+    against ``known`` (the dictionary as the file left it)."""
+
+    file: FileRef
+    items: list[Item]
+    indexed: int
+    title: str | None = None
+    known: NameIndex | None = None
+
+    @property
+    def deletes(self) -> list[Delete]:
+        """The ids its earlier version had past its chunks now (an overwrite leaves no stale chunk)."""
+        return _deletes(self.file, range(len(self.items), self.indexed))
+
+
+class IndexWriter:
+    def __init__(
+        self,
+        *,
+        sink: ItemSink,
+        naming: NamingChunks | None,
+        fields: ContextFieldDeclarations | None,
+        metadata: MetadataSchema,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._sink = sink
+        self._naming = naming
+        self._fields = fields
+        self._metadata = metadata
+        self._unsearched = UnsearchedChunks(monotonic)
+        self._deferring = False
+
+    @contextmanager
+    def deferred_refresh(self) -> Iterator[None]:
+        """Writes inside are made searchable when a reader needs them, not after each: when the record
+        of unsearched chunks is full or old (``searchable_when_due``), and at the end."""
+        self._deferring = True
+        try:
+            yield
+        finally:
+            self._deferring = False
+            self._searchable(self._unsearched.contexts())
+
+    def searchable_when_due(self) -> None:
+        """What was written made searchable: at once, or when due while deferred."""
+        self._searchable(self._unsearched.due() if self._deferring else self._unsearched.contexts())
+
+    def _searchable(self, contexts: set[str]) -> None:
+        if contexts:
+            self._sink.refresh(contexts)
+            self._unsearched.searchable()
+
+    def declare(self, context_id: str, sidecar: Sidecar, context_types: MetadataSchema) -> str | None:
+        """Typed sidecar values declare their keys' types for the context (before the values are
+        indexed), so a range filter applies with no declaration of its own; the report's line when one
+        cannot (the pool model, or a key the context's index already maps otherwise)."""
+        if self._fields is None:
+            return sidecar.undeclared(self._metadata)
+        new = {n: t for n, t in sidecar.typed.items() if n not in self._metadata and n not in context_types}
+        return sidecar.retyped(self._fields.declare(context_id, new)) if new else None
+
+    def write(self, writes: list[FileWrite]) -> dict[str, str]:
+        """The files' changes as one load, then their back-links. Returns why the index refused a file
+        (by its key; its chunks removed again): the others are written."""
+        entries: list[Upsert | Delete] = []
+        owners: list[tuple[FileWrite, int]] = []  # an upsert's position -> its file and chunk position
+        for write in writes:
+            for position, item in enumerate(write.items):
+                entries.append(Upsert(len(owners), item))
+                owners.append((write, position))
+            entries += write.deletes
+        report = self._sink.load(entries, refresh=False) if entries else None
+        for write in writes:
+            self._unsearched.written(write.file.context_id, deleted=[d.id for d in write.deletes])
+        if report is not None and (report.unwritten or report.stopped):
+            unwritten = set(report.unwritten)
+            ids = {w.file.key: {*(i.id for i in w.items), *(d.id for d in w.deletes)} for w in writes}
+            keys = sorted(key for key, written in ids.items() if written & unwritten)
+            raise IngestIncompleteError(
+                f"{len(report.unwritten)} chunks of {', '.join(keys)} were not written"
+            )
+        refused: dict[str, str] = {}
+        for error in report.errors if report is not None else []:
+            write, position = owners[error.line]  # an upsert's error names its position
+            refused.setdefault(
+                write.file.key, f"has a chunk the index refused (chunk {position}: {error.message})"
+            )
+        self._unwrite([w for w in writes if w.file.key in refused])
+        kept = [w for w in writes if w.file.key not in refused]
+        for write in kept:
+            self._unsearched.written(write.file.context_id, write.items)
+        self._link_back(kept)
+        return refused
+
+    def _unwrite(self, writes: list[FileWrite]) -> None:
+        """The chunks of files the index refused removed again (a file is all its chunks or none)."""
+        deletes = [d for w in writes for d in _deletes(w.file, range(len(w.items)))]
+        if deletes:
+            self._sink.load(deletes, refresh=False)
+        for write in writes:
+            self._unsearched.written(write.file.context_id, deleted=[item.id for item in write.items])
+
+    def _link_back(self, writes: Iterable[FileWrite]) -> None:
+        """The chunks indexed before each page that name its title now mention it: those a search finds,
+        and those written since the last refresh (their newest version is the record's, so a chunk two
+        pages link gets both). One load for all the files' back-links."""
+        if self._naming is None:
+            return
+        linked: dict[str, Item] = {}
+        for write in writes:
+            if write.title is None or write.known is None:
+                continue
+            for item in self._linked(write.file.context_id, write.title, write.known):
+                linked[item.id] = item
+                self._unsearched.written(item.context_id, [item])
+        if not linked:
+            return
+        report = self._sink.load([Upsert(n, item) for n, item in enumerate(linked.values())], refresh=False)
+        if report.unwritten or report.stopped:
+            raise IngestIncompleteError(f"{len(report.unwritten)} back-links were not written")
+
+    def _linked(self, context_id: str, title: str, known: NameIndex) -> list[Item]:
+        """The chunks a page's title re-links (``backlinks``), as items with its mention added."""
+        assert self._naming is not None
+        entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
+        names = backlink_names(entry, known)
+        found = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
+        recorded = self._unsearched.naming(context_id, names, entry)
+        sources = [*recorded, *(s for s in found if s.get("id") not in self._unsearched)]
+        return backlinked(sources, entry, names)[:BACKLINKS_PER_PAGE]
+
+
+def _deletes(file: FileRef, positions: Iterable[int]) -> list[Delete]:
+    """Deletes of the file's chunks at ``positions``."""
+    return [Delete(file.chunk_id(p)) for p in positions]
