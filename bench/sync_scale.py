@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,12 @@ PROGRESS_SECONDS = 30.0
 """At most this long between two progress lines of a child or the handler loop."""
 
 
-def measure(base: Settings, pages: int, deployed: int, *, embed_only: bool = True) -> dict[str, Any]:
-    """The section at ``pages`` synced and ``deployed`` objects through the handler; ``embed_only``: the
-    embed-only process too (first, so the sync's progress lines can say its ratio so far)."""
+def measure(
+    base: Settings, pages: int, deployed: int, *, embed_only: bool = True, sync: bool = True
+) -> dict[str, Any]:
+    """The section at ``pages`` synced and ``deployed`` of them through the handler; ``embed_only``: the
+    embed-only process too (first, so the sync's progress lines can say its ratio so far); ``sync``:
+    the sync at all (without it, only the handler loop, over the first ``deployed`` of the pages)."""
     from retrieval_core import bootstrap
 
     from dev.ingest_resources import scratch_ingest
@@ -68,6 +72,7 @@ def measure(base: Settings, pages: int, deployed: int, *, embed_only: bool = Tru
     from .ingest import _aws_endpoints
 
     endpoint = base.dynamodb_endpoint or ""
+    found: dict[str, Any] = {"pages": pages, "embed_only": None, "sync_over_embed": None, "deployed": None}
     with tempfile.TemporaryDirectory(prefix="sync-scale-") as folder_name:
         folder = Path(folder_name) / "pages"
         say(f"sync-scale: writing {pages:,} generated pages that name each other")
@@ -88,39 +93,45 @@ def measure(base: Settings, pages: int, deployed: int, *, embed_only: bool = Tru
                 "RETRIEVAL_INGEST_BUCKET": resources.bucket,
             }
             env.pop("RETRIEVAL_INGEST_QUEUE_URL", None)
-            embedded = None
-            if embed_only:
-                say("sync-scale: the embed-only process over the pages")
-                embedded = _child(["embed", str(folder)], env)
-                say(f"sync-scale: embedded in {embedded['seconds']:,.0f} s ({embedded['chunks']:,} chunks)")
-            say(f"sync-scale: retrieval sync of {pages:,} pages (a process of its own)")
-            floor = [] if embedded is None else ["--floor", f"{pages / embedded['seconds']:.6f}"]
-            synced = _child(["sync", str(folder), "--context", CONTEXT, *floor], env)
-            say(f"sync-scale: synced in {synced['seconds']:,.0f} s ({synced['statuses']})")
-            links = _links(target, pages)
-            handler = None
+            if sync:
+                found |= _synced(folder, env, embed_only)
+                found["links"] = _links(target, pages)
             if deployed:
                 say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
                 with bootstrap.use(bootstrap.Container(target)):
-                    handler = _deployed(folder, deployed, resources.bucket, endpoint)
-    costs = per_file(synced["stamps"])
-    growth = growth_of(costs)
-    return {
-        "pages": pages,
+                    found["deployed"] = _deployed(folder, deployed, resources.bucket, endpoint)
+    return found
+
+
+def _synced(folder: Path, env: dict[str, str], embed_only: bool) -> dict[str, Any]:
+    """The embed-only process (when asked) and the sync over ``folder``: their figures."""
+    pages = sum(1 for _ in folder.iterdir())
+    found: dict[str, Any] = {}
+    floor = []
+    if embed_only:
+        say("sync-scale: the embed-only process over the pages")
+        embedded = _child(["embed", str(folder)], env)
+        say(f"sync-scale: embedded in {embedded['seconds']:,.0f} s ({embedded['chunks']:,} chunks)")
+        found["embed_only"] = {
+            "seconds": embedded["seconds"],
+            "pages_per_second": pages / embedded["seconds"],
+        }
+        floor = ["--floor", f"{pages / embedded['seconds']:.6f}"]
+    say(f"sync-scale: retrieval sync of {pages:,} pages (a process of its own)")
+    synced = _child(["sync", str(folder), "--context", CONTEXT, *floor], env)
+    say(f"sync-scale: synced in {synced['seconds']:,.0f} s ({synced['statuses']})")
+    if embed_only:
+        found["sync_over_embed"] = synced["seconds"] / found["embed_only"]["seconds"]
+    growth = growth_of(per_file(synced["stamps"]))
+    return found | {
         "chunks": synced["chunks"],
         "statuses": synced["statuses"],
         "sync": {"seconds": synced["seconds"], "pages_per_second": pages / synced["seconds"]},
-        "embed_only": None
-        if embedded is None
-        else {"seconds": embedded["seconds"], "pages_per_second": pages / embedded["seconds"]},
-        "sync_over_embed": None if embedded is None else synced["seconds"] / embedded["seconds"],
         "window": growth["window"],
         "first_ms_per_file": growth["first_ms"],
         "last_ms_per_file": growth["last_ms"],
         "last_over_first": growth["last_over_first"],
         "dictionary_reads": synced["dictionary_reads"],
-        "deployed": handler,
-        "links": links,
     }
 
 
@@ -199,17 +210,33 @@ def _child(arguments: list[str], env: dict[str, str]) -> dict[str, Any]:
 
 def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str, Any]:
     """Each page uploaded and the handler invoked for its event, as S3 notifications would: the
-    per-invocation wall time of the first and the last ``window`` invocations (the container warm)."""
+    per-invocation wall time of the first and the last ``window`` invocations (the container warm), and
+    what each did at either end, so a growth can be placed: OpenSearch requests and DynamoDB calls
+    (``probes``), and the entries it loaded (its own chunks, the earlier chunks its title re-links)."""
     from retrieval_core import bootstrap
     from retrieval_dev.cli.ingest import s3_event, sequencer
     from retrieval_dev.cli.lambda_runtime import invoke
 
     from dev.ingest_resources import aws_client
 
+    from .probes import Probe, install
+
     bootstrap.container().ingest  # noqa: B018 - the warm container, not its cold start, is measured
     bootstrap.container().embedder.embed(["warm up"])
+    probe = Probe()
+    install(probe)
+    loader = bootstrap.container().loader
+    load, loaded = loader.load, [0]
+
+    def counted(entries: Iterable[Any], **options: Any) -> Any:
+        listed = list(entries)
+        loaded[0] += len(listed)
+        return load(listed, **options)
+
+    loader.load = counted  # type: ignore[method-assign]
     s3 = aws_client("s3", endpoint)
     times: list[float] = []
+    done: list[dict[str, float]] = []
     ticker = Ticker("handler", count)
     for path in sorted(folder.iterdir())[:count]:
         key = f"contexts/{DEPLOYED_CONTEXT}/{path.name}"
@@ -217,13 +244,23 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
         put = s3.put_object(Bucket=bucket, Key=key, Body=body)
         event = s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put["VersionId"])
         event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
+        probe.take()
+        loaded[0] = 0
         started = time.perf_counter()
         document = invoke("ingest", event)["body"]["objects"][0]["document"]
         times.append(time.perf_counter() - started)
+        cost = probe.take()
+        done.append({"opensearch": cost.opensearch, "dynamodb": cost.dynamodb_calls, "entries": loaded[0]})
         if document["status"] != "indexed":
             raise RuntimeError(f"sync-scale: {key} was {document['status']}: {document.get('reason')}")
         ticker.tick(times)
-    return {"objects": count, **growth_of(times)}
+    growth = growth_of(times)
+    window = growth["window"]
+    ends = {
+        end: {name: statistics.fmean(d[name] for d in part) for name in ("opensearch", "dynamodb", "entries")}
+        for end, part in (("first", done[:window]), ("last", done[-window:]))
+    }
+    return {"objects": count, **growth, **ends}
 
 
 def _links(settings: Settings, pages: int) -> dict[str, int]:
@@ -275,13 +312,12 @@ def titles_in(text: str, named: set[str]) -> set[str]:
 
 
 def markdown(found: dict[str, Any]) -> str:
-    deployed = found["deployed"]
-    links = found["links"]
+    deployed, links = found["deployed"], found.get("links") or {}
     sides = (("sync", "`retrieval sync` (one process)"), ("embed_only", "embed-only process"))
     rows = [
         [label, f"{found[side]['pages_per_second']:,.2f}", f"{found[side]['seconds']:,.0f}"]
         for side, label in sides
-        if found[side] is not None
+        if found.get(side) is not None
     ]
     ratio = (
         "The embed-only process was not run."
@@ -293,8 +329,13 @@ def markdown(found: dict[str, Any]) -> str:
         if deployed is None
         else f"The ingest handler once per object ({deployed['objects']:,} objects, a fresh context): "
         f"first {deployed['window']:,} invocations {deployed['first_ms']:,.0f} ms each, last "
-        f"{deployed['window']:,} {deployed['last_ms']:,.0f} ms: {deployed['last_over_first']:.2f}x."
+        f"{deployed['window']:,} {deployed['last_ms']:,.0f} ms: {deployed['last_over_first']:.2f}x; per "
+        f"invocation, first against last: {_each(deployed, 'opensearch')} OpenSearch requests, "
+        f"{_each(deployed, 'dynamodb')} DynamoDB calls, {_each(deployed, 'entries')} entries loaded "
+        "(its chunks and the earlier chunks its title re-links)."
     )
+    if "sync" not in found:
+        return f"{found['pages']:,} generated pages that name each other, not synced. {handler}"
     lines = [
         f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.",
         "",
@@ -308,6 +349,10 @@ def markdown(found: dict[str, Any]) -> str:
         f"Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
     ]
     return "\n".join(lines)
+
+
+def _each(deployed: dict[str, Any], name: str) -> str:
+    return f"{deployed['first'][name]:.1f} -> {deployed['last'][name]:.1f}"
 
 
 def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str, Any]:
@@ -399,12 +444,15 @@ def main() -> None:
     parser.add_argument(
         "--no-embed-only", dest="embed_only", action="store_false", help="Leave the embed-only process out."
     )
+    parser.add_argument("--no-sync", dest="sync", action="store_false", help="Only the handler loop.")
     parser.add_argument("--floor", type=float, help="sync: the embed-only process's pages/s, for progress")
     args = parser.parse_args()
     if args.what == "measure":
         from .workspace import stack_settings
 
-        found = measure(stack_settings(), args.pages, args.deployed, embed_only=args.embed_only)
+        found = measure(
+            stack_settings(), args.pages, args.deployed, embed_only=args.embed_only, sync=args.sync
+        )
         print(json.dumps(found))
         print(markdown(found))
         return

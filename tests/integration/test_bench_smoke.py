@@ -337,4 +337,7 @@ def test_sync_scale_syncs_every_page_beside_the_embedder_and_keeps_every_link(
     assert found["dictionary_reads"] == 1  # once for the whole sync, not once per file
     assert found["sync_over_embed"] > 0 and found["last_over_first"] > 0
     assert found["deployed"]["objects"] > 0 and found["deployed"]["last_over_first"] > 0
+    for end in ("first", "last"):  # what each invocation did, to place a growth
+        done = found["deployed"][end]
+        assert done["entries"] >= 1 and done["opensearch"] >= 1 and done["dynamodb"] >= 1
     assert "### A sync at scale (sync-scale)" in stdout
