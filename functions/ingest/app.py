@@ -85,6 +85,7 @@ def _summary(outcome: IngestOutcome) -> dict[str, Any]:
         "parts_queued": outcome.queued_parts,
         "report": outcome.report.model_dump(mode="json") if outcome.report else None,
         "document": outcome.document.public() if outcome.document else None,
+        "lines_record": outcome.lines_record.public() if outcome.lines_record else None,
     }
 
 

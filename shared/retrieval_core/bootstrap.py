@@ -478,6 +478,7 @@ class Container:
 
     @cached_property
     def ingest(self) -> IngestService:
+        from .ingest.lines_ledger import LinesLedger
         from .ingest.service import IngestService
         from .models.limits import LIMITS
 
@@ -488,6 +489,7 @@ class Container:
             part_lines=self.settings.ingest_part_lines,
             limits=LIMITS.model_copy(update={"part_min_bytes": self.settings.ingest_part_min_bytes}),
             documents=self.document_files,
+            ledger=LinesLedger(self.document_statuses, self.index_generation),
         )
 
     @cached_property

@@ -11,12 +11,13 @@ Parts that failed leave an incomplete report and raise ``IngestIncompleteError``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal, cast
 
 from ..models.ingest import ObjectRef, PartTask
 from ..models.limits import LIMITS, StorageLimits
 from .document_files import is_document_key
 from .errors import IngestIncompleteError
+from .lines_ledger import DigestingReader
 from .objects import context_of_key, part_object_key, part_report_key, report_key
 from .ports import LineLoader, ObjectStore, PartQueue
 from .reading import plan_parts, read_part
@@ -25,6 +26,7 @@ from .report import IngestReport, PartReport
 if TYPE_CHECKING:
     from ..documents.status import DocumentStatus
     from .document_files import DocumentFiles
+    from .lines_ledger import LinesLedger
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,8 @@ class IngestOutcome:
     report: IngestReport | None = None
     document: DocumentStatus | None = None
     """A document's (or its sidecar's) event: the file's status after it."""
+    lines_record: DocumentStatus | None = None
+    """A JSON Lines object's record (``lines_ledger``) once its report is written, or once removed."""
 
     @classmethod
     def combined(cls, key: str, runs: list[IngestOutcome]) -> IngestOutcome:
@@ -48,6 +52,7 @@ class IngestOutcome:
             loaded_parts=[part for run in runs for part in run.loaded_parts],
             reused_parts=sum(run.reused_parts for run in runs),
             report=next((run.report for run in reversed(runs) if run.report is not None), None),
+            lines_record=next((r.lines_record for r in reversed(runs) if r.lines_record is not None), None),
         )
 
 
@@ -61,6 +66,7 @@ class IngestService:
         part_lines: int,
         limits: StorageLimits = LIMITS,
         documents: DocumentFiles | None = None,
+        ledger: LinesLedger | None = None,
     ) -> None:
         self._loader = loader
         self._objects = objects
@@ -68,6 +74,8 @@ class IngestService:
         self._part_lines = part_lines
         self._limits = limits
         self._documents = documents
+        self._ledger = ledger
+        """Where a JSON Lines object's record goes (``pending``, then its fate); None: nowhere."""
 
     def object_created(self, ref: ObjectRef) -> IngestOutcome:
         context_id = context_of_key(ref.key)
@@ -85,11 +93,13 @@ class IngestService:
         def write_part(index: int, data: bytes) -> None:
             self._objects.write_bytes(pinned.bucket, part_object_key(pinned, index), data)
 
+        stored = DigestingReader(self._objects.open(ref))
         plan = plan_parts(
-            self._objects.open(ref), self._part_lines, write_part=write_part, limits=self._limits
+            cast(BinaryIO, stored), self._part_lines, write_part=write_part, limits=self._limits
         )
+        digest = stored.digest(self._limits.object_bytes)
         if plan.refused is not None:
-            return self._finished(ref, context_id, "rejected", plan.refused)
+            return self._finished(ref, context_id, "rejected", plan.refused, digest)
         tasks = [
             PartTask(
                 bucket=ref.bucket,
@@ -104,7 +114,9 @@ class IngestService:
             for part in plan.parts
         ]
         if not tasks:
-            return self._finished(ref, context_id, "complete")
+            return self._finished(ref, context_id, "complete", digest=digest)
+        if self._ledger is not None:
+            self._ledger.begun(ref, context_id, digest)
         if self._queue is not None and len(tasks) > 1:
             self._queue.send(tasks)
             return IngestOutcome(ref.key, queued_parts=len(tasks))
@@ -115,7 +127,10 @@ class IngestService:
         lines were loads and deletes, applied)."""
         if self._documents is not None and is_document_key(ref.key):
             return IngestOutcome(ref.key, document=self._documents.removed(ref))
-        return IngestOutcome(ref.key)
+        context_id = context_of_key(ref.key)
+        if self._ledger is None or context_id is None:
+            return IngestOutcome(ref.key)
+        return IngestOutcome(ref.key, lines_record=self._ledger.removed(ref, context_id))
 
     def part(self, task: PartTask) -> IngestOutcome:
         context_id = context_of_key(task.key)
@@ -130,7 +145,12 @@ class IngestService:
         reused = previous is not None and PartReport.model_validate(previous).complete
         loaded = [] if reused else [self._load_part(task, context_id, key)]
         report = self._merged(task, context_id) if task.is_last else None
-        return IngestOutcome(task.key, loaded_parts=loaded, reused_parts=int(reused), report=report)
+        record = None
+        if report is not None and self._ledger is not None:
+            record = self._ledger.parts_finished(task.ref, context_id, report)
+        return IngestOutcome(
+            task.key, loaded_parts=loaded, reused_parts=int(reused), report=report, lines_record=record
+        )
 
     def _load_part(self, task: PartTask, context_id: str, key: str) -> PartReport:
         lines = read_part(self._read(task), from_part_object=task.gzip, line_bytes=self._limits.line_bytes)
@@ -154,6 +174,7 @@ class IngestService:
         context_id: str,
         status: Literal["rejected", "complete"],
         reason: str | None = None,
+        digest: str | None = None,
     ) -> IngestOutcome:
         """The outcome of an object that queues no part (refused whole, or empty), its report written."""
         report = IngestReport(
@@ -165,7 +186,8 @@ class IngestService:
             reason=reason,
         )
         self._write_report(ref.bucket, ref.key, report)
-        return IngestOutcome(ref.key, report=report)
+        record = None if self._ledger is None else self._ledger.finished(ref, context_id, report, digest)
+        return IngestOutcome(ref.key, report=report, lines_record=record)
 
     def _write_report(self, bucket: str, key: str, report: IngestReport) -> None:
         self._objects.write_json(bucket, report_key(key), report.model_dump(mode="json"))

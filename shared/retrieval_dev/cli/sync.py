@@ -248,6 +248,11 @@ def _with_sidecar(results: dict[str, dict[str, Any]], key: str) -> dict[str, Any
     return result
 
 
+DOCUMENTS_DONE = frozenset({"indexed", "updated", "unchanged", "failed", "skipped"})
+LINES_DONE = frozenset({"indexed", "failed"})
+"""The recorded statuses that leave the same bytes alone (``lines_ledger`` writes no others when done)."""
+
+
 def settled(
     key: str,
     body: bytes,
@@ -259,19 +264,21 @@ def settled(
     indexed (or failed, or skipped as only navigation) for exactly these bytes, placed where the file now
     opens (``place``: a new base URL or folder links its chunks anew), so a file left ``pending`` by a crash
     or a kill, or never recorded at all, is sent again, and so is one recorded in an index that is no
-    longer the context's (``generation``: the index now; restored, rebuilt, lost or a new node); other
-    objects (sidecars, JSON Lines) by their ETag alone."""
-    from retrieval_core.documents.formats import format_of
+    longer the context's (``generation``: the index now; restored, rebuilt, lost or a new node). A JSON
+    Lines object likewise only when its record (``ingest.lines_ledger``) is indexed or failed for these
+    bytes (a failure of the backends vouches for none); sidecars by their ETag alone."""
+    from retrieval_core.documents.formats import format_of, is_lines
     from retrieval_core.documents.status import is_stale
 
-    if format_of(key) is None:
+    lines = is_lines(key)
+    if format_of(key) is None and not lines:
         return True
     return (
         status is not None
-        and status.status in {"indexed", "updated", "unchanged", "failed", "skipped"}
+        and status.status in (LINES_DONE if lines else DOCUMENTS_DONE)
         and not is_stale(status, generation)
         and status.content_hash == hashlib.sha256(body).hexdigest()
-        and (place is None or status.chunking is None or status.chunking.endswith(place.fingerprint))
+        and (lines or place is None or status.chunking is None or status.chunking.endswith(place.fingerprint))
     )
 
 
@@ -303,16 +310,7 @@ def _record(results: dict[str, dict[str, Any]], key: str, prefix: str, response:
         results[key] = {"key": key[len(prefix) :], "status": "failed", "chunks": 0, "reason": reason}
         return
     (summary,) = response["body"]["objects"]
-    document = summary.get("document")
+    # A document's status, or a JSON Lines object's record (an event that applied neither says nothing).
+    document = summary.get("document") or summary.get("lines_record")
     if document is not None:
         results[key] = {name: document[name] for name in ("key", "status", "chunks", "reason")}
-    elif summary.get("report") is not None:  # JSON Lines in the folder: their load report
-        report = summary["report"]
-        failed = report["status"] != "complete" or report["rejected"]
-        results[key] = {
-            "key": key[len(prefix) :],
-            "status": "failed" if failed else "indexed",
-            "chunks": report["loaded"],
-            "reason": report["reason"]
-            or (f"{report['rejected']} lines rejected" if report["rejected"] else None),
-        }
