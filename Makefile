@@ -142,12 +142,12 @@ sync-check: install check-prereqs
 	@status=0; $(PY) -m bench.documents_sync --files $(FILES) --max-seconds $(MAX_SECONDS) || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status
 
-# A real documentation folder (Sphinx's manual from Debian's sphinx-doc, fetched by dev/debian_docs.py into the
+# A real documentation folder (Sphinx's manual from Debian's sphinx-doc, fetched by retrieval_dev/evaluation/debian_docs.py into the
 # git-ignored .cache/debian-docs/) synced off a terminal, then checked: exit 0, no failed page (navigation-only
 # pages skipped), five hits' citations open (the file exists, the anchor is in it); docs/DOCUMENTS.md, "A real
 # documentation folder". Opt-in: minutes of CPU. Record in .cache/debian-docs/check.json. Stops the stack unless KEEP=1.
 docs-check: install check-prereqs
-	@$(PY) -m dev.debian_docs >/dev/null
+	@$(PY) -m retrieval_dev.evaluation.debian_docs >/dev/null
 	@$(PY) -m dev.stack up
 	@status=0; $(PY) -m dev.docs_check || status=$$?; \
 	  [ -n "$(KEEP)" ] || $(PY) -m dev.stack down; exit $$status

@@ -1,5 +1,5 @@
 """``make docs-check``: a real documentation folder (Sphinx's manual from Debian's ``sphinx-doc``,
-``dev/debian_docs.py``) synced off a terminal into the running local stack, as a user's first hour
+``evaluation/debian_docs.py``) synced off a terminal into the running local stack, as a user's first hour
 would, and checked (issue 69): the sync exits 0, no page fails (pages that are only navigation are
 ``skipped`` with their reason), and the top hit of each of five questions cites a file that exists in
 the folder at an anchor that exists in that file (an HTML page; a plain text file opens whole).
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote, unquote
 
-from dev import debian_docs
+from retrieval_dev.evaluation import debian_docs
 
 QUESTIONS = (
     "How do I link to another project's documentation with intersphinx?",

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from retrieval_core.config import Settings
 from retrieval_dev.cli import main
+from retrieval_dev.evaluation import documentation
 from retrieval_dev.evaluation.collection import CollectionFiles, cacm, cranfield_dev
 from retrieval_dev.evaluation.compare import CONFIGURATIONS, HYBRID, HYBRID_DEFAULT
 from retrieval_dev.evaluation.provision import ALIAS_PREFIX
@@ -176,12 +177,15 @@ def test_the_suite_scores_every_configuration_on_every_collection_the_data_folde
     cacm_queries = _slice(cacm(data), cranfield).queries  # the same slice, in CACM's place
     (data / "multihop" / "tiny").mkdir(parents=True)
     _beir_folder(data / "multihop" / "tiny" / "beir", cranfield)
+    manual, asked = _manual(tmp_path / "manual")
     compared = [c for c in CONFIGURATIONS if c.name in (HYBRID, HYBRID_DEFAULT)]
     before = _evaluation_indices(opensearch)
 
-    scores = run_suite(compared, Settings.from_env(), data=data)
+    suite = run_suite(compared, Settings.from_env(), data=data, docs=manual, docs_questions=asked)
 
-    assert list(scores) == ["Cranfield dev", "CACM", "tiny", "agent questions"]
+    scores = suite.ndcg
+    assert list(scores) == ["Cranfield dev", "CACM", "tiny", documentation.NAME, "agent questions"]
+    assert list(suite.mrr) == list(scores)
     for collection, by_configuration in scores.items():
         assert set(by_configuration) == {HYBRID, HYBRID_DEFAULT}, collection
     judged = {str(q["id"]) for q in json.loads(cacm_queries.read_text())}
@@ -189,8 +193,52 @@ def test_the_suite_scores_every_configuration_on_every_collection_the_data_folde
     # The multi-hop set was loaded as pages: each judged query is a page's own title, found by both.
     assert set(scores["tiny"][HYBRID]) == {"t1", "t2", "t3"}
     assert all(score > 0.3 for score in scores["tiny"][HYBRID_DEFAULT].values()), scores["tiny"]
-    assert "tiny: 20 documents, 3 queries" in capsys.readouterr().out
+    # The manual was synced with its tree (a page's id is its path, _static left out), scored by page.
+    assert suite.mrr[documentation.NAME][HYBRID_DEFAULT] == {"m1": 1.0, "m2": 1.0}
+    found = suite.documentation[HYBRID_DEFAULT]
+    assert (found["hit@1"], found["two_page_all_found@5"], found["two_page_recall@5"]) == (1.0, 1.0, 1.0)
+    printed = capsys.readouterr().out
+    assert "tiny: 20 documents, 3 queries" in printed
+    assert f"{documentation.NAME}: 3 pages, 2 questions" in printed
     assert _evaluation_indices(opensearch) <= before  # every collection's throwaway index is gone
+
+
+def _manual(folder: Path) -> tuple[Path, Path]:
+    """Three HTML pages in two folders (and a ``_static`` page the collection leaves out), and two
+    questions: one a page answers, one whose answer is split over two pages."""
+    pages = {
+        "usage/theming.html": ("Using a theme", "Set html_theme in conf.py to the name of a builtin theme "),
+        "usage/installation.html": (
+            "Installing",
+            "Install the package with pip inside a virtual environment ",
+        ),
+        "man/builder.html": (
+            "The builder program",
+            "The builder program reads the sources and writes pages ",
+        ),
+        "_static/theming.html": ("Using a theme", "A copy the collection must not sync "),
+    }
+    for path, (title, text) in pages.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        body = " ".join([text] * 6)
+        (folder / path).write_text(f"<html><body><h1>{title}</h1><p>{body}</p></body></html>")
+    asked = folder.parent / "questions.jsonl"
+    questions = [
+        {
+            "id": "m1",
+            "kind": "how-to",
+            "text": "html_theme builtin theme",
+            "judgments": {"usage/theming.html": 2},
+        },
+        {
+            "id": "m2",
+            "kind": "two-page",
+            "text": "install with pip in a virtual environment, then the builder program writes pages",
+            "judgments": {"usage/installation.html": 2, "man/builder.html": 2},
+        },
+    ]
+    asked.write_text("".join(json.dumps(q) + "\n" for q in questions))
+    return folder, asked
 
 
 def _evaluation_indices(opensearch: Any) -> set[str]:

@@ -62,8 +62,13 @@ def test_a_missing_collection_says_where_it_was_looked_for_and_how_to_give_anoth
 
 
 def test_the_repository_holds_only_the_teams_own_data() -> None:
-    # CACM and Cranfield are read from ../shared/data; a copy here would be committed by accident.
-    assert sorted(p.name for p in (REPO / "data").iterdir()) == ["agent-questions"]
+    # CACM and Cranfield are read from ../shared/data and Sphinx's pages from Debian's package into an
+    # ignored cache; a copy here would be committed by accident. Only the questions are ours.
+    assert sorted(p.name for p in (REPO / "data").iterdir()) == ["agent-questions", "sphinx-doc-questions"]
+    assert sorted(p.name for p in (REPO / "data" / "sphinx-doc-questions").iterdir()) == [
+        "README.md",
+        "questions.jsonl",
+    ]
 
 
 def test_the_suite_finds_each_multihop_sets_beir_folder_and_runs_without_them_when_absent(

@@ -4,7 +4,8 @@ Loads the documents with the project's loader into a fresh index, runs every que
 handler in each mode, prints one table row per mode (nDCG@10 first, then Recall@100, MRR@10 and
 latency) and saves a JSON record with the configuration used under ``.eval/``. ``--beir DIR`` reads a
 BEIR folder instead of the three JSON files; ``--suite`` runs every configuration on every collection of
-the team's suite (Cranfield dev, CACM, the agent questions) and prints the multi-collection table.
+the team's suite (Cranfield dev, CACM, the multi-hop sets, Sphinx's manual, the agent questions) and
+prints the multi-collection tables.
 """
 
 from __future__ import annotations
@@ -55,8 +56,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite",
         action="store_true",
-        help="Every configuration on Cranfield dev, CACM and the agent questions: the multi-collection "
-        "table (docs/QUALITY.md) and the configuration its rule picks.",
+        help="Every configuration on Cranfield dev, CACM, the multi-hop sets, Sphinx's manual (fetched "
+        "from Debian on first use) and the agent questions: the multi-collection tables (docs/QUALITY.md) "
+        "and the configuration its rule picks.",
+    )
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        metavar="DIR",
+        help="--suite: the documentation folder of Sphinx's manual (default: fetched into .cache/).",
     )
     _calibration_arguments(parser)
     add_cache_arguments(parser)
@@ -299,26 +307,33 @@ def _save(out: Path, measured: _Measurements, run_info: dict[str, Any]) -> Path:
 
 
 def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
-    """The multi-collection table, the configuration the default rule picks, and a JSON record."""
+    """The multi-collection tables (nDCG@10, MRR@10), the documentation collection's own, the
+    configuration the default rule picks, and a JSON record."""
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
+    from ..evaluation import documentation
     from ..evaluation.suite import choose, rows, run_suite, table
 
     compared = _configurations(args.compare)
     started = time.perf_counter()
     try:
-        scores = run_suite(compared, Settings.from_env(), embedder=embedder, data=args.data)
+        suite = run_suite(compared, Settings.from_env(), embedder=embedder, data=args.data, docs=args.docs)
     except RetrievalError as error:
         print(f"retrieval eval: {error.message}", file=sys.stderr)
         return 1
     now = datetime.now(UTC)
-    table_rows = rows(scores, compared)
+    table_rows = rows(suite.ndcg, compared)
     print(
         f"\nnDCG@10 per collection ({now:%Y-%m-%d}, through the retrieve handler; in brackets the change "
-        "against the one-pass ranking of the mode and its paired randomisation test)\n"
+        "against the configuration's baseline and its paired randomisation test)\n"
     )
     print(table(table_rows))
+    print("\nMRR@10 per collection (the same runs, the same test)\n")
+    print(table(rows(suite.mrr, compared)))
+    if suite.documentation:
+        print(f"\n{documentation.NAME}, page level (a page ranks where its best chunk does)\n")
+        print(documentation.table(suite.documentation))
     chosen = choose(table_rows)
     print(
         "\nthe rule (no significant loss on any collection, then the best worst change, within 0.005, then "
@@ -331,7 +346,9 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     saved = {
         "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "configurations": _described(compared),
-        "per_query_ndcg@10": scores,
+        "per_query_ndcg@10": suite.ndcg,
+        "per_query_mrr@10": suite.mrr,
+        "documentation": suite.documentation,
         "chosen": chosen.configuration.name if chosen else None,
     }
     path.write_text(json.dumps(saved, indent=2))

@@ -134,6 +134,9 @@ def item_id(doc_id: str) -> str:
 
 FILE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^/#]+)\.(?:txt|md)#\d+$")
 """A chunk of the collection ingested as files (``evaluation/as_files.py``): ``cran:doc/12.txt#0000``."""
+PAGE_CHUNK = re.compile(rf"^{CONTEXT_ID}:doc/(?P<id>[^#]+\.html?)#\d+$")
+"""A chunk of a documentation page synced with its folder's tree (``evaluation/documentation.py``): the
+page's path is its id, ``cran:doc/usage/configuration.html#0003`` -> ``usage/configuration.html``."""
 
 
 def doc_id_of(item_id: str) -> str | None:
@@ -141,7 +144,7 @@ def doc_id_of(item_id: str) -> str | None:
     None for an item that is not one of them."""
     if item_id.startswith(DOC_ID_PREFIX):
         return item_id.removeprefix(DOC_ID_PREFIX)
-    chunk = FILE_CHUNK.match(item_id)
+    chunk = FILE_CHUNK.match(item_id) or PAGE_CHUNK.match(item_id)
     return chunk["id"] if chunk else None
 
 

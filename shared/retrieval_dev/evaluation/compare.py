@@ -29,6 +29,9 @@ MIN_MAX = {"preset": "score_min_max"}
 LEXICAL, VECTOR, HYBRID = "lexical, one-pass", "vector, one-pass", "hybrid, one-pass (RRF k=10)"
 HYBRID_DEFAULT = "hybrid, default (min-max, one pass)"
 """The deployment default's row: no options, so it is whatever the `default` preset is."""
+AUTO = "auto (against the hybrid default)"
+"""``auto`` as the README recommends it to agents, tested against the hybrid a caller gets by default:
+it must never lose to it (issue 68)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ CONFIGURATIONS: tuple[Configuration, ...] = (
     _hybrid("hybrid min-max + Rocchio 0.25", MIN_MAX, rocchio_only(0.25)),
     _hybrid("hybrid min-max + Rocchio 1.0 (the default until 2026-12-05)", MIN_MAX, rocchio_only(1.0)),
     Configuration(HYBRID_DEFAULT, "hybrid", {}, HYBRID),
+    Configuration(AUTO, "auto", {}, HYBRID_DEFAULT),
 )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from .metrics import mean, ndcg
+from .metrics import mean, ndcg, reciprocal_rank
 from .runner import EvalQueryError, percentile
 
 DEFAULT_QUESTIONS = Path(__file__).resolve().parents[3] / "data" / "agent-questions" / "questions.jsonl"
@@ -55,6 +55,7 @@ class QuestionRun:
     mode: str
     ndcg5: dict[str, float] = field(default_factory=dict)
     ndcg10: dict[str, float] = field(default_factory=dict)
+    mrr10: dict[str, float] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
     round_trips: list[int] = field(default_factory=list)
     inferred: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -103,6 +104,7 @@ def run_questions(
         ranking = [hit["id"] for hit in payload["hits"]]
         run.ndcg5[question.id] = ndcg(ranking, question.judgments, 5) or 0.0
         run.ndcg10[question.id] = ndcg(ranking, question.judgments, 10) or 0.0
+        run.mrr10[question.id] = reciprocal_rank(ranking, question.judgments, 10) or 0.0
         run.inferred[question.id] = payload["applied"].get("inferred") or []
     return run
 

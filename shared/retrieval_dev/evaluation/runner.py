@@ -42,6 +42,8 @@ class QueryScore:
     recall_at_5: float | None = None
     all_found_at_5: float | None = None
     """1 when every supporting passage is in the top 5 (pages), else 0."""
+    hit_at_1: float | None = None
+    """1 when the first page ranked is relevant, else 0."""
     hit_recall_at_5: float | None = None
     """Recall in the first 5 *hits* as returned, a page's second chunk taking a place: what a caller
     asking for ``top_k`` 5 reads. The other scores rank pages (a page where its best chunk ranks)."""
@@ -67,6 +69,7 @@ class ModeResult:
             "recall@2": mean(s.recall_at_2 for s in scored),
             "recall@5": mean(s.recall_at_5 for s in scored),
             "all_found@5": mean(s.all_found_at_5 for s in scored),
+            "hit@1": mean(s.hit_at_1 for s in scored),
             "hit_recall@5": mean(s.hit_recall_at_5 for s in scored),
             "queries": len(self.scores),
             "unscored_queries": sum(s.ndcg is None for s in scored),
@@ -172,14 +175,16 @@ def run_interleaved(
             result = results[run.label]
             result.latencies_ms.append((time.perf_counter() - started) * 1000)
             result.round_trips.append(store.backend_calls - calls)
+            first = reciprocal_rank(ranking, judged, MRR_AT)
             result.scores[query.id] = QueryScore(
                 ndcg=ndcg(ranking, judged, NDCG_AT),
                 recall=recall(ranking, judged, RECALL_AT),
-                reciprocal_rank=reciprocal_rank(ranking, judged, MRR_AT),
+                reciprocal_rank=first,
                 recall_at_2=recall(ranking, judged, 2),
                 recall_at_5=recall(ranking, judged, 5),
                 all_found_at_5=all_found(ranking, judged, 5),
                 hit_recall_at_5=recall(hits[:5], judged, 5),
+                hit_at_1=None if first is None else float(first == 1.0),
             )
         if progress is not None:
             progress((number + 1) * len(runs))

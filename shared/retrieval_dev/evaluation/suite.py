@@ -1,24 +1,29 @@
 """The multi-collection evaluation ``make eval`` prints: every configuration on Cranfield's dev half, on
-CACM and on the agent questions, with its nDCG@10 on each, its mean, and its worst change against the
-one-pass ranking of its mode, each change with a paired randomisation test.
+CACM, on the multi-hop sets, on the documentation collection and on the agent questions, with its nDCG@10
+(and, in a second table, MRR@10) on each, its mean, and its worst change against its baseline (the
+one-pass ranking of its mode; ``auto``'s is the deployment's hybrid), each change with a paired
+randomisation test.
 
 A default has to hold on every collection, so the rule that picks it reads the worst case, not the
 best score on one (``choose``). Each collection is loaded once into its own fresh index and every
 configuration runs against it, interleaved query by query; a multi-hop set is loaded as Markdown pages
 through the ingest function (its titles are the pages' entities, which ``auto`` links and the walk
-follows), as ``retrieval eval --beir DIR --as-files`` loads it; the agent questions are asked in their
-own contexts, as ``retrieval eval-questions`` asks them.
+follows), as ``retrieval eval --beir DIR --as-files`` loads it; the documentation collection (Sphinx's
+manual, ``documentation``) is fetched on first use and synced as its folder of HTML pages, and skipped with
+a line saying why when it cannot be fetched; the agent questions are asked in their own contexts, as
+``retrieval eval-questions`` asks them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval_core.config import Settings
 from retrieval_core.ports import Embedder
 
+from . import documentation
 from .as_files import files_index
 from .beir import read_beir
 from .collection import Collection, CollectionFiles, cacm, cranfield_dev, data_root, read_collection
@@ -48,7 +53,21 @@ up to 0.003 in a worst change (each builds a fresh index, and the k-NN graph dif
 closer margin would let that noise pick the default (docs/QUALITY.md)."""
 
 Scores = dict[str, dict[str, dict[str, float]]]
-"""collection -> configuration -> query id -> nDCG@10."""
+"""collection -> configuration -> query id -> a score (nDCG@10, or MRR@10)."""
+
+
+@dataclass
+class Suite:
+    """What a suite run measured: per-query nDCG@10 and MRR@10 on every collection, and the
+    documentation collection's own figures per configuration (``documentation.summary``)."""
+
+    ndcg: Scores = field(default_factory=dict)
+    mrr: Scores = field(default_factory=dict)
+    documentation: dict[str, dict[str, float | None]] = field(default_factory=dict)
+
+    def add(self, collection: str, results: Mapping[str, ModeResult]) -> None:
+        self.ndcg[collection] = _per_query(results, "ndcg")
+        self.mrr[collection] = _per_query(results, "reciprocal_rank")
 
 
 def run_suite(
@@ -57,17 +76,20 @@ def run_suite(
     *,
     embedder: Embedder | None = None,
     data: Path | None = None,
-) -> Scores:
-    """Every configuration's per-query nDCG@10 on every collection of the suite, the collections read
-    from ``data`` (default: ``collection.data_root``)."""
+    docs: Path | None = None,
+    docs_questions: Path = documentation.QUESTIONS,
+) -> Suite:
+    """Every configuration's per-query scores on every collection of the suite, the collections read
+    from ``data`` (default: ``collection.data_root``), the manual from ``docs`` (default: fetched into
+    the cache, ``documentation.fetched_folder``) and asked ``docs_questions``."""
     runs = [Run(c.name, c.mode, c.options) for c in configurations]
-    scores: Scores = {}
+    suite = Suite()
     root = data_root(data)
     for name, files in DOCUMENT_COLLECTIONS.items():
         collection = read_collection(*files(root))
         _announce(name, collection)
         with evaluation_index(settings, collection.documents, embedder=embedder, label=name):
-            scores[name] = _ndcg(run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
+            suite.add(name, run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
     sets = multihop_sets(root)
     if not sets:
         print(f"no multi-hop sets under {root / MULTIHOP_FOLDER} (<set>/beir/): the suite runs without them")
@@ -75,15 +97,38 @@ def run_suite(
         collection = read_beir(folder)
         _announce(name, collection)
         with files_index(settings, collection.documents, embedder=embedder, pages=True):
-            scores[name] = _ndcg(run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
+            suite.add(name, run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
+    manual = docs or documentation.fetched_folder()
+    if manual is not None:
+        run_documentation(suite, runs, settings, manual, embedder=embedder, questions_file=docs_questions)
     questions = read_questions(DEFAULT_QUESTIONS)
     lines = DEFAULT_CORPUS.read_text(encoding="utf-8").splitlines()
     print(f"{QUESTIONS}: {len(lines)} items, {len(questions)} questions", flush=True)
     with scratch_index(settings, lines, embedder=embedder, label=QUESTIONS):
-        scores[QUESTIONS] = {
-            c.name: run_questions(c.mode, questions, QUESTION_TOP_K, c.options).ndcg10 for c in configurations
-        }
-    return scores
+        asked = {c.name: run_questions(c.mode, questions, QUESTION_TOP_K, c.options) for c in configurations}
+    suite.ndcg[QUESTIONS] = {name: run.ndcg10 for name, run in asked.items()}
+    suite.mrr[QUESTIONS] = {name: run.mrr10 for name, run in asked.items()}
+    return suite
+
+
+def run_documentation(
+    suite: Suite,
+    runs: Sequence[Run],
+    settings: Settings,
+    folder: Path,
+    *,
+    embedder: Embedder | None = None,
+    questions_file: Path = documentation.QUESTIONS,
+) -> None:
+    """The documentation collection into ``suite``: its pages synced as files, every question asked."""
+    questions = documentation.read_questions(questions_file)
+    queries, qrels = documentation.queries_and_qrels(questions)
+    found = documentation.pages(folder)
+    print(f"{documentation.NAME}: {len(found)} pages, {len(questions)} questions ({folder})", flush=True)
+    with documentation.folder_index(settings, folder, embedder=embedder):
+        results = run_interleaved(runs, queries, qrels, TOP_K)
+    suite.add(documentation.NAME, results)
+    suite.documentation = {name: documentation.summary(r, questions) for name, r in results.items()}
 
 
 def multihop_sets(root: Path) -> dict[str, Path]:
@@ -99,12 +144,13 @@ def _announce(name: str, collection: Collection) -> None:
     print(f"{name}: {len(collection.documents)} documents, {len(collection.queries)} queries", flush=True)
 
 
-def _ndcg(results: Mapping[str, ModeResult]) -> dict[str, dict[str, float]]:
-    """Per configuration, each judged query's nDCG@10."""
-    return {
-        label: {q: s.ndcg for q, s in result.scores.items() if s.ndcg is not None}
-        for label, result in results.items()
-    }
+def _per_query(results: Mapping[str, ModeResult], metric: str) -> dict[str, dict[str, float]]:
+    """Per configuration, each judged query's ``metric`` (a ``QueryScore`` field)."""
+    found: dict[str, dict[str, float]] = {}
+    for label, result in results.items():
+        scores = ((q, getattr(s, metric)) for q, s in result.scores.items())
+        found[label] = {q: score for q, score in scores if score is not None}
+    return found
 
 
 @dataclass(frozen=True)

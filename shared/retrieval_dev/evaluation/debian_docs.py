@@ -1,9 +1,10 @@
-"""A real documentation folder nobody here wrote, for ``make docs-check``: Sphinx's own manual (HTML in
+"""A real documentation folder nobody here wrote, for ``make docs-check`` and the evaluation suite's
+documentation collection (``evaluation.documentation``): Sphinx's own manual (HTML in
 Sphinx's layout, as Debian's ``sphinx-doc`` package installs it: 137 pages, their reST sources as
 ``_sources/*.txt``, images, scripts and links into other packages), fetched with ``apt-get download``
 and unpacked with ``dpkg -x`` (no root, nothing installed) into ``.cache/debian-docs/`` (git-ignored:
-its contents are never committed). ``python -m dev.debian_docs`` prints the folder, fetching it first
-when it is missing; it fails in one line when ``apt-get`` or ``dpkg`` cannot."""
+its contents are never committed). ``python -m retrieval_dev.evaluation.debian_docs`` prints the
+folder, fetching it first when it is missing; it fails in one line when ``apt-get`` or ``dpkg`` cannot."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from pathlib import Path
 
 PACKAGE = "sphinx-doc"
 HTML = Path("usr/share/doc/sphinx-doc/html")
-CACHE = Path(__file__).resolve().parent.parent / ".cache" / "debian-docs"
+CACHE = Path(__file__).resolve().parents[3] / ".cache" / "debian-docs"
+"""Beside the checkout's other caches (git-ignored)."""
 
 
 class FetchError(RuntimeError):
