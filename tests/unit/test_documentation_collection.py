@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
-from retrieval_dev.evaluation import documentation
+from retrieval_core.config import Settings
+from retrieval_dev.evaluation import debian_docs, documentation
 from retrieval_dev.evaluation.collection import CollectionFileError, doc_id_of
 from retrieval_dev.evaluation.runner import ModeResult, QueryScore
+from retrieval_dev.evaluation.suite import run_suite
 
 
 def test_the_committed_set_has_forty_questions_and_fifteen_that_need_two_pages() -> None:
@@ -67,3 +70,26 @@ def test_the_two_page_figures_read_only_the_two_page_questions() -> None:
     table = documentation.table({"auto": found})
     assert "two-page: both in top 5" in table.splitlines()[0] and "| 0.500 |" in table
     assert json.dumps(found)  # the JSON record holds it as it is
+
+
+def test_the_suite_runs_only_the_collections_named_and_fetches_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_fetch() -> Path:
+        raise AssertionError("fetched a collection nobody asked for")
+
+    monkeypatch.setattr(documentation, "fetched_folder", no_fetch)
+    suite = run_suite([], cast(Settings, None), data=tmp_path, only={"CACM-like set nobody has"})
+    assert (suite.ndcg, suite.mrr, suite.documentation, suite.summaries) == ({}, {}, {}, {})
+    assert "no multi-hop sets under" in capsys.readouterr().out
+
+
+def test_the_manual_is_skipped_with_its_reason_when_it_cannot_be_fetched(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def refused() -> Path:
+        raise debian_docs.FetchError("apt-get is not here: the documentation folder comes from Debian's x")
+
+    monkeypatch.setattr(debian_docs, "folder", refused)
+    assert documentation.fetched_folder() is None
+    assert "Sphinx manual: not fetched (apt-get is not here" in capsys.readouterr().out

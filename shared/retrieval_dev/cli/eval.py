@@ -101,8 +101,8 @@ def _calibration_arguments(parser: argparse.ArgumentParser) -> None:
         "--only",
         nargs="+",
         metavar="COLLECTION",
-        help="--calibration: observe only these collections ('Cranfield dev', CACM, a multi-hop set's "
-        "folder name, 'agent questions'); the others' saved hits are kept.",
+        help="--suite, --calibration: only these collections ('Cranfield dev', CACM, a multi-hop set's "
+        "folder name, 'Sphinx manual', 'agent questions'); --calibration keeps the others' saved hits.",
     )
     parser.add_argument(
         "--saved",
@@ -318,7 +318,14 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     compared = _configurations(args.compare)
     started = time.perf_counter()
     try:
-        suite = run_suite(compared, Settings.from_env(), embedder=embedder, data=args.data, docs=args.docs)
+        suite = run_suite(
+            compared,
+            Settings.from_env(),
+            embedder=embedder,
+            data=args.data,
+            docs=args.docs,
+            only=None if args.only is None else set(args.only),
+        )
     except RetrievalError as error:
         print(f"retrieval eval: {error.message}", file=sys.stderr)
         return 1
@@ -331,6 +338,8 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     print(table(table_rows))
     print("\nMRR@10 per collection (the same runs, the same test)\n")
     print(table(rows(suite.mrr, compared)))
+    print("\nlatency and OpenSearch round trips per request (p50 ms / round trips)\n")
+    print(_costs(suite.summaries))
     if suite.documentation:
         print(f"\n{documentation.NAME}, page level (a page ranks where its best chunk does)\n")
         print(documentation.table(suite.documentation))
@@ -349,11 +358,31 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
         "per_query_ndcg@10": suite.ndcg,
         "per_query_mrr@10": suite.mrr,
         "documentation": suite.documentation,
+        "summaries": suite.summaries,
         "chosen": chosen.configuration.name if chosen else None,
     }
     path.write_text(json.dumps(saved, indent=2))
     print(f"saved {path}")
     return 0
+
+
+def _costs(summaries: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """A Markdown table: per collection and configuration, the p50 latency and mean round trips."""
+    names = list(dict.fromkeys(name for by_name in summaries.values() for name in by_name))
+    lines = [["collection", *names], ["---"] * (len(names) + 1)]
+    for collection, by_name in summaries.items():
+        cells = [by_name.get(name) for name in names]
+        lines.append(
+            [
+                collection,
+                *("" if c is None else _cost(c["latency_ms_p50"], c["round_trips_mean"]) for c in cells),
+            ]
+        )
+    return "\n".join("| " + " | ".join(line) + " |" for line in lines)
+
+
+def _cost(p50: float | None, round_trips: float | None) -> str:
+    return f"{p50 or 0:.1f} / {round_trips or 0:.1f}"
 
 
 def _calibration(args: argparse.Namespace, embedder: Embedder | None) -> int:

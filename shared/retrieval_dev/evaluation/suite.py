@@ -16,7 +16,7 @@ a line saying why when it cannot be fetched; the agent questions are asked in th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,10 +64,13 @@ class Suite:
     ndcg: Scores = field(default_factory=dict)
     mrr: Scores = field(default_factory=dict)
     documentation: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    summaries: dict[str, dict[str, dict[str, float | int | None]]] = field(default_factory=dict)
+    """collection -> configuration -> ``ModeResult.summary`` (recall, all@5, latency, round trips)."""
 
     def add(self, collection: str, results: Mapping[str, ModeResult]) -> None:
         self.ndcg[collection] = _per_query(results, "ndcg")
         self.mrr[collection] = _per_query(results, "reciprocal_rank")
+        self.summaries[collection] = {name: result.summary() for name, result in results.items()}
 
 
 def run_suite(
@@ -78,14 +81,19 @@ def run_suite(
     data: Path | None = None,
     docs: Path | None = None,
     docs_questions: Path = documentation.QUESTIONS,
+    only: Set[str] | None = None,
 ) -> Suite:
     """Every configuration's per-query scores on every collection of the suite, the collections read
-    from ``data`` (default: ``collection.data_root``), the manual from ``docs`` (default: fetched into
-    the cache, ``documentation.fetched_folder``) and asked ``docs_questions``."""
+        from ``data`` (default: ``collection.data_root``), the manual from ``docs`` (default: fetched into
+        the cache, ``documentation.fetched_folder``) and asked ``docs_questions``; ``only``: just the
+    collections it names."""
     runs = [Run(c.name, c.mode, c.options) for c in configurations]
     suite = Suite()
     root = data_root(data)
+    wanted = (lambda name: True) if only is None else (lambda name: name in only)
     for name, files in DOCUMENT_COLLECTIONS.items():
+        if not wanted(name):
+            continue
         collection = read_collection(*files(root))
         _announce(name, collection)
         with evaluation_index(settings, collection.documents, embedder=embedder, label=name):
@@ -94,13 +102,17 @@ def run_suite(
     if not sets:
         print(f"no multi-hop sets under {root / MULTIHOP_FOLDER} (<set>/beir/): the suite runs without them")
     for name, folder in sets.items():
+        if not wanted(name):
+            continue
         collection = read_beir(folder)
         _announce(name, collection)
         with files_index(settings, collection.documents, embedder=embedder, pages=True):
             suite.add(name, run_interleaved(runs, collection.queries, collection.qrels, TOP_K))
-    manual = docs or documentation.fetched_folder()
+    manual = None if not wanted(documentation.NAME) else docs or documentation.fetched_folder()
     if manual is not None:
         run_documentation(suite, runs, settings, manual, embedder=embedder, questions_file=docs_questions)
+    if not wanted(QUESTIONS):
+        return suite
     questions = read_questions(DEFAULT_QUESTIONS)
     lines = DEFAULT_CORPUS.read_text(encoding="utf-8").splitlines()
     print(f"{QUESTIONS}: {len(lines)} items, {len(questions)} questions", flush=True)
