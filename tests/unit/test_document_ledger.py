@@ -5,7 +5,8 @@ a record that says more than the index holds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -17,7 +18,11 @@ from retrieval_core.documents.status import DocumentStatus
 from retrieval_core.ingest.document_files import DocumentFiles
 from retrieval_core.ingest.errors import IngestIncompleteError
 from retrieval_core.ingest.ledger import Fingerprint, unchanged
+from retrieval_core.loading.loader import LoadReport
+from retrieval_core.loading.parse import Delete, Upsert
 from retrieval_core.models.ingest import ObjectRef
+from retrieval_core.models.item import Item
+from retrieval_core.ports import NamedEntity
 
 KEY = "contexts/acme/f.txt"
 
@@ -121,3 +126,187 @@ def test_a_kill_while_embedding_writes_nothing_and_leaves_the_record_as_true_as_
     embedder.fail = False
     again = files.created(ObjectRef("b", KEY, "v2", sequencer="03"))  # not unchanged: other bytes
     assert again is not None and again.status == "updated"
+
+
+class MemoryIndex:
+    """A sink that applies each load to a dict of items, and a search over what was made searchable
+    (``refresh``): the back-links of one file at a time come from it, a batch's from the record."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Item] = {}
+        self.searchable: dict[str, Item] = {}
+        self.loads: list[list[Upsert | Delete]] = []
+        self.fail = False
+
+    def load(self, entries: Iterable[Upsert | Delete], *, refresh: bool = True) -> LoadReport:
+        if self.fail:
+            raise IngestIncompleteError("the node went away")
+        kept = list(entries)
+        self.loads.append(kept)
+        for entry in kept:
+            if isinstance(entry, Delete):
+                self.items.pop(entry.id, None)
+            else:
+                self.items[entry.item.id] = entry.item
+        if refresh:
+            self.refresh([])
+        return LoadReport(loaded=sum(isinstance(entry, Upsert) for entry in kept))
+
+    def refresh(self, context_ids: Iterable[str]) -> None:
+        self.searchable = dict(self.items)
+
+    def chunks_naming(
+        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
+    ) -> list[dict[str, Any]]:
+        key = (entity.entity_id, entity.name, entity.type)
+        return [
+            item.model_dump(mode="json", exclude_none=True)
+            for item in self.searchable.values()
+            if any(name in item.text for name in names)
+            and key not in {(m.entity_id, m.name, m.type) for m in item.mentions}
+        ][:limit]
+
+
+class NoNames:
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        return []
+
+
+TOWNS = [
+    "Alpha Ridge",
+    "Beta Ridge",
+    "Gamma Ridge",
+    "Delta Ridge",
+    "Omega Ridge",
+    "Sigma Ridge",
+    "Kappa Ridge",
+]
+
+
+def _pages(objects: MemoryObjects) -> list[str]:
+    """Pages whose titles name each other, some before and some after their own (back-links both ways)."""
+    keys = []
+    for n, town in enumerate(TOWNS):
+        named = [TOWNS[(n + 2) % len(TOWNS)], TOWNS[(n + 5) % len(TOWNS)]]
+        text = f"# {town}\n\nThe road from {town} runs to {named[0]}.\n\nA bridge joins it to {named[1]} too."
+        key = f"contexts/acme/{n}.md"
+        objects.blobs[("b", key)] = text.encode()
+        keys.append(key)
+    return keys
+
+
+def _indexed(batched: bool) -> tuple[MemoryIndex, MemoryDocumentStatuses]:
+    objects, index, statuses = MemoryObjects(), MemoryIndex(), MemoryDocumentStatuses()
+    files = DocumentFiles(
+        sink=index,
+        objects=objects,
+        statuses=statuses,
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(NoNames(), None),
+        naming=index,
+        chunking=ChunkingPolicy(),
+        metadata={},
+        clock=lambda: NOON,
+    )
+    keys = _pages(objects)
+    if batched:
+        with files.batched(files=3) as batch:
+            answered = [files.created(ObjectRef("b", key, "v1")) for key in keys]
+            assert {a.status for a in answered if a is not None} == {"pending"}  # queued, then committed
+        assert [key for key, _ in batch.finished()] == keys
+    else:
+        for key in keys:
+            files.created(ObjectRef("b", key, "v1"))
+    return index, statuses
+
+
+NOON = datetime(2026, 12, 6, 12, tzinfo=UTC)
+
+
+def test_a_batched_sync_gives_the_same_chunks_statuses_and_back_links_as_one_file_at_a_time() -> None:
+    alone, alone_statuses = _indexed(batched=False)
+    together, together_statuses = _indexed(batched=True)
+    assert together.items == alone.items and len(alone.items) == len(TOWNS)
+    for n, town in enumerate(TOWNS):  # each page's chunk mentions both pages it names, before or after it
+        named = {TOWNS[(n + 2) % len(TOWNS)], TOWNS[(n + 5) % len(TOWNS)]}
+        assert named < {m.name for m in alone.items[f"acme:doc/{n}.md#0000"].mentions}, town
+    assert together_statuses.rows == alone_statuses.rows
+    # Three batches of files (3, 3, 1): one load of chunks and one of back-links each at most, and
+    # the records written a batch at a time, pending then final.
+    assert len(together.loads) <= 6 < len(alone.loads)
+    assert together_statuses.puts_many == [3, 3, 3, 3]  # the last batch's single file writes alone
+
+
+def test_a_crash_between_a_batch_s_chunks_and_its_final_records_leaves_every_file_pending() -> None:
+    objects, index, statuses = MemoryObjects(), MemoryIndex(), MemoryDocumentStatuses()
+    files = DocumentFiles(
+        sink=index,
+        objects=objects,
+        statuses=statuses,
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(NoNames(), None),
+        chunking=ChunkingPolicy(),
+        metadata={},
+    )
+    keys = _pages(objects)[:4]
+    put_many = statuses.put_many
+
+    def killed_at_the_finals(context_id: str, records: Sequence[DocumentStatus]) -> None:
+        if records[0].status != "pending":
+            raise IngestIncompleteError("killed after the load")
+        put_many(context_id, records)
+
+    statuses.put_many = killed_at_the_finals  # type: ignore[method-assign]
+    with files.batched() as batch:
+        for key in keys:
+            files.created(ObjectRef("b", key, "v1"))
+    finished = batch.finished()
+    assert [key for key, _ in finished] == keys and all(isinstance(f, Exception) for _, f in finished)
+    assert len(index.items) == len(keys)  # the chunks are durable ...
+    assert {statuses.get("acme", f"{n}.md").status for n in range(4)} == {"pending"}  # type: ignore[union-attr]
+    statuses.put_many = put_many  # type: ignore[method-assign]
+    with files.batched() as batch:  # ... and the next sync redoes them: pending is never unchanged
+        again = [files.created(ObjectRef("b", key, "v1")) for key in keys]
+    assert {a.status for a in again if a is not None} == {"pending"}
+    assert {s.status for _, s in batch.finished() if isinstance(s, DocumentStatus)} == {"indexed"}
+
+
+def test_a_batch_whose_load_fails_leaves_its_files_pending_and_the_sync_going() -> None:
+    objects, index, statuses = MemoryObjects(), MemoryIndex(), MemoryDocumentStatuses()
+    files = DocumentFiles(
+        sink=index,
+        objects=objects,
+        statuses=statuses,
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(NoNames(), None),
+        chunking=ChunkingPolicy(),
+        metadata={},
+    )
+    keys = _pages(objects)[:3]
+    index.fail = True
+    with files.batched(files=2) as batch:
+        for key in keys:
+            files.created(ObjectRef("b", key, "v1"))  # the third finds the batch full: its commit fails
+        index.fail = False  # the third's batch commits at the end
+    finished = dict(batch.finished())
+    assert all(isinstance(finished[key], IngestIncompleteError) for key in keys[:2])
+    assert finished[keys[2]].status == "indexed"  # type: ignore[union-attr]
+    assert [statuses.get("acme", f"{n}.md").status for n in range(3)] == ["pending", "pending", "indexed"]  # type: ignore[union-attr]
+    assert set(index.items) == {"acme:doc/2.md#0000"}
+
+
+def test_a_second_event_of_a_queued_file_commits_the_first_and_reads_its_record() -> None:
+    files, objects, _, statuses, _ = _files()
+    key = _pages(objects)[0]
+    with files.batched() as batch:
+        files.created(ObjectRef("b", key, "v1", sequencer="01"))
+        assert key in batch and statuses.get("acme", "0.md") is None
+        objects.blobs[("b", key)] = b"# Alpha Ridge\n\nAnother text now."
+        files.created(ObjectRef("b", key, "v2", sequencer="02"))
+        (first,) = batch.finished()
+        assert first[1].status == "indexed"  # type: ignore[union-attr]
+    (second,) = batch.finished()
+    assert second[1].status == "updated"  # type: ignore[union-attr]

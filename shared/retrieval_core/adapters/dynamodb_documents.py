@@ -5,10 +5,13 @@ order, and no key can address another context's rows."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ..aws import aws_failures
 from ..documents.status import DocumentStatus, StatusPage
+from .dynamodb_writer import DynamoDBBatchWriter
+from .row_ref import RowRef
 
 BOOKKEEPING = ("content_hash", "sidecar_hash", "chunking", "sequencer", "generation")
 
@@ -28,11 +31,15 @@ class DynamoDocumentStatuses:
         return None if item is None else _status(item)
 
     def put(self, context_id: str, status: DocumentStatus) -> None:
-        # The bookkeeping fields are left out of the public dump; the record keeps them.
-        record = {**status.model_dump(mode="json"), **{name: getattr(status, name) for name in BOOKKEEPING}}
-        item = {**_key(context_id, status.key), "record": {"S": json.dumps(record, sort_keys=True)}}
+        item = {**_key(context_id, status.key), "record": {"S": _record(status)}}
         with aws_failures("dynamodb", "PutItem document status"):
             self._client.put_item(TableName=self._table, Item=item)
+
+    def put_many(self, context_id: str, statuses: Sequence[DocumentStatus]) -> None:
+        """``BatchWriteItem`` in batches of 25 (a few in flight, unprocessed items retried); a key named
+        twice keeps its last status."""
+        rows = [(RowRef(self._table, context_id, s.key), {"record": _record(s)}) for s in statuses]
+        DynamoDBBatchWriter(self._client).put(rows)
 
     def page(self, context_id: str, prefix: str, *, limit: int, after: str | None) -> StatusPage:
         request: dict[str, Any] = {
@@ -53,6 +60,12 @@ class DynamoDocumentStatuses:
             documents=[_status(item) for item in response.get("Items", [])],
             next_token=None if last is None else last["sk"]["S"],
         )
+
+
+def _record(status: DocumentStatus) -> str:
+    """The stored record: the public fields and, beside them, the bookkeeping the dump leaves out."""
+    record = {**status.model_dump(mode="json"), **{name: getattr(status, name) for name in BOOKKEEPING}}
+    return json.dumps(record, sort_keys=True)
 
 
 def _key(context_id: str, key: str) -> dict[str, Any]:

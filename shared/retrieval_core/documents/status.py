@@ -5,6 +5,7 @@ or a removal must delete) and S3's ``sequencer`` (an older event arriving late c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -72,6 +73,10 @@ class DocumentStatusStore(Protocol):
         ...
 
     def put(self, context_id: str, status: DocumentStatus) -> None: ...
+
+    def put_many(self, context_id: str, statuses: Sequence[DocumentStatus]) -> None:
+        """Write several files' statuses at once (batched: a sync's files share the round trips)."""
+        ...
 
     def page(self, context_id: str, prefix: str, *, limit: int, after: str | None) -> StatusPage:
         """Statuses of ``context_id`` whose key starts with ``prefix``, in key order, after key ``after``."""

@@ -10,7 +10,7 @@ Three parts, each readable at once:
 - the writer (``writer.py``): loads, deletes and back-links, made searchable when a reader needs them.
 
 ``DocumentFiles`` wires them for the two callers: one event at a time (the deployed ingest function,
-each event searchable when it returns) and a sync of a folder (``deferred_refresh``).
+each event searchable when it returns) and a sync of a folder (``batched``: files committed together).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ..models.ingest import ObjectRef
 from ..models.metadata import MetadataSchema
 from ..ports import ContextFieldDeclarations, Embedder, NamingChunks, VectorReader
 from .indexer import Indexer
-from .ledger import METADATA_ONLY, Ledger
+from .ledger import BATCH_CHUNKS, BATCH_FILES, METADATA_ONLY, Batch, Ledger
 from .ports import ItemSink, ObjectStore
 from .writer import IndexWriter
 
@@ -98,6 +98,14 @@ class DocumentFiles:
         sync of a folder applies its files so; an event alone is searchable when it returns."""
         with self._writer.deferred_refresh():
             yield
+
+    @contextmanager
+    def batched(self, files: int = BATCH_FILES, chunks: int = BATCH_CHUNKS) -> Iterator[Batch]:
+        """Files applied inside are committed together (``ledger.Batch``: their records, chunks and rows
+        written a batch at a time, each file's final record only after its chunks) and made searchable
+        when a reader needs them (``deferred_refresh``). A sync of a folder applies its files so."""
+        with self._writer.deferred_refresh(), self._ledger.batched(files, chunks) as batch:
+            yield batch
 
     def created(self, ref: ObjectRef) -> DocumentStatus | None:
         """Index (or re-index) the file ``ref`` names, or the file whose sidecar it is. None: the key

@@ -21,7 +21,8 @@ so a sync may say ``failed`` of the same bytes unread).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -40,6 +41,9 @@ from .ports import ObjectStore
 from .writer import FileWrite, IndexWriter
 
 METADATA_ONLY = "metadata only: the sidecar changed, the text is as it was"
+BATCH_FILES = 32
+BATCH_CHUNKS = 256
+"""A batch's bounds: about one loader batch of chunks, and what a kill may leave to redo."""
 REINDEXED = "indexed again: the index its chunks were in was replaced (restored, rebuilt, lost or new)"
 
 
@@ -115,6 +119,12 @@ class Change:
     def chunks(self) -> int:
         return len(self.indexed.items) if self.indexed is not None else 0
 
+    def pending(self, clock: Callable[[], datetime]) -> DocumentStatus:
+        """Its record before anything of it is written: the new fingerprint, and every chunk id a retry
+        must replace (the more of the old and the new)."""
+        chunks = max(self.before, self.chunks)
+        return _status(self.file, "pending", chunks, None, self.sequencer, self.fingerprint, clock)
+
 
 class Ledger:
     def __init__(
@@ -137,17 +147,34 @@ class Ledger:
         self._chunking = chunking
         self._sources = sources
         self._limits = limits
-        self._clock = clock
+        self.clock = clock
         self._generation = generation
         """The generation of a context's index now (``index.uuid``; None: no index)."""
+        self._batch: Batch | None = None
+
+    @contextmanager
+    def batched(self, files: int = BATCH_FILES, chunks: int = BATCH_CHUNKS) -> Iterator[Batch]:
+        """Files applied inside are committed together, ``files`` (or ``chunks``) at a time (``Batch``);
+        what is still queued at the end is committed then."""
+        batch = Batch(self, files, chunks)
+        self._batch = batch
+        try:
+            yield batch
+        finally:
+            self._batch = None
+            batch.flush()
 
     def apply(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
         """The file ``ref`` names as it now is, recorded: indexed, unchanged, or removed when it is gone
-        (None: the key names no context, or no file that ever had a record)."""
+        (None: the key names no context, or no file that ever had a record). In a batch, a change is
+        queued and its record answered as it will be until committed (``pending``)."""
+        batch = self._batch
+        if batch is not None and ref.key in batch:
+            batch.flush()  # its queued change commits first: this event reads the record it leaves
         planned = self.plan(ref, sequencer)
         if planned is None or isinstance(planned, DocumentStatus):
             return planned
-        return self.commit([planned])[0]
+        return batch.add(planned) if batch is not None else self.commit([planned])[0]
 
     def plan(self, ref: ObjectRef, sequencer: str | None) -> Change | DocumentStatus | None:
         """What the event asks of the file: a ``Change`` to commit, or the record that answers it
@@ -202,43 +229,73 @@ class Ledger:
         chunking = self._chunking.for_key(file.key)
         placed = chunking.model_dump_json() + file.place.fingerprint
         now = Fingerprint(
-            _digest(data), _digest(sidecar.data or b""), placed, self._generation(file.context_id)
+            _digest(data), _digest(sidecar.data or b""), placed, self._generation_now(file.context_id)
         )
         if unchanged(previous, now):
             assert previous is not None
-            return self._record(file, "unchanged", previous.chunks, None, sequencer, now)
+            record = _status(file, "unchanged", previous.chunks, None, sequencer, now, self.clock)
+            self._write([(file.context_id, record)])
+            return record
         indexed_before = previous is not None and previous.chunks > 0
         indexed = self._indexer.indexed(file, fmt, data, sidecar.sidecar, chunking, indexed_before, budget)
         return Change(file, previous, sequencer, now, indexed, sidecar)
 
     def commit(self, changes: list[Change]) -> list[DocumentStatus]:
-        """The changes written in the one order across the stores, their final records last (the commit
-        point): until then each file's record is ``pending``, naming every chunk id a retry must replace."""
+        """THE WRITE ORDER. The changes written in one order across the stores, their final records last
+        (the commit point): until then each file's record is ``pending``, naming every chunk id a retry
+        must replace. Files committed together share each step's round trips."""
         writing = [c for c in changes if c.indexed is not None or c.before > 0]
-        for change in writing:  # 1. pending, before anything of the file is written
-            chunks = max(change.before, change.chunks)
-            self._record(change.file, "pending", chunks, None, change.sequencer, change.fingerprint)
+        self._write([(c.file.context_id, c.pending(self.clock)) for c in writing])  # 1. pending
         notes = {  # 2. the index: typed keys before their values, then chunks, deletes and back-links
             c.file.key: self._writer.declare(c.file.context_id, c.sidecar.sidecar, c.sidecar.context_types)
             for c in changes
             if c.sidecar is not None
         }
         refused = self._writer.write([c.write for c in writing])
-        return [self._final(c, notes.get(c.file.key), refused.get(c.file.key)) for c in changes]  # 3.
+        # Read again after the writes: a first load creates the context's index.
+        generations = {
+            ctx: self._generation(ctx) for ctx in {c.file.context_id for c in changes if c.indexed}
+        }
+        finals = [
+            self._final(c, notes.get(c.file.key), refused.get(c.file.key), generations) for c in changes
+        ]
+        self._write([(c.file.context_id, final) for c, final in zip(changes, finals, strict=True)])  # 3.
+        return finals
 
-    def _final(self, change: Change, note: str | None, refused: str | None) -> DocumentStatus:
+    def _final(
+        self, change: Change, note: str | None, refused: str | None, generations: dict[str, str | None]
+    ) -> DocumentStatus:
         """A change's final record: what the index now holds of the file, and why."""
-        file, sequencer = change.file, change.sequencer
+        file, sequencer, clock = change.file, change.sequencer, self.clock
         if refused is not None:
             digest = replace(NO_FINGERPRINT, content=change.fingerprint.content)
-            return self._record(file, "failed", 0, f"the file {refused}", sequencer, digest)
+            return _status(file, "failed", 0, f"the file {refused}", sequencer, digest, clock)
         if change.indexed is None:
-            return self._record(file, change.status, 0, change.reason, sequencer, change.fingerprint)
+            return _status(file, change.status, 0, change.reason, sequencer, change.fingerprint, clock)
         stale = change.previous is not None and is_stale(change.previous, change.fingerprint.generation)
         status, reason = _outcome(change.previous, change.fingerprint, stale, note)
-        generation = self._generation(file.context_id)  # read again: a first load creates the index
-        written = replace(change.fingerprint, generation=generation)
-        return self._record(file, status, change.chunks, reason, sequencer, written)
+        written = replace(change.fingerprint, generation=generations[file.context_id])
+        return _status(file, status, change.chunks, reason, sequencer, written, clock)
+
+    def _generation_now(self, context_id: str) -> str | None:
+        """The context's index generation (read once per batch: only a commit can create the index)."""
+        if self._batch is None:
+            return self._generation(context_id)
+        known = self._batch.generations
+        if context_id not in known:
+            known[context_id] = self._generation(context_id)
+        return known[context_id]
+
+    def _write(self, records: list[tuple[str, DocumentStatus]]) -> None:
+        """Records written: one alone as it is, several a context's batch at a time."""
+        if len(records) == 1:
+            self._statuses.put(*records[0])
+            return
+        by_context: dict[str, list[DocumentStatus]] = {}
+        for context_id, record in records:
+            by_context.setdefault(context_id, []).append(record)
+        for context_id, batch in by_context.items():
+            self._statuses.put_many(context_id, batch)
 
     def _too_large(self, data: bytes) -> str | None:
         """Bedrock skips a file over its size limit; so do we (the reason names the limit)."""
@@ -246,30 +303,76 @@ class Ledger:
             return f"larger than {_size(self._limits.file_bytes)} (the size limit)"
         return None
 
-    def _record(
-        self,
-        file: FileRef,
-        status: FileStatus,
-        chunks: int,
-        reason: str | None,
-        sequencer: str | None,
-        fingerprint: Fingerprint,
-    ) -> DocumentStatus:
-        record = DocumentStatus(
-            key=file.relative_key,
-            status=status,
-            version=file.version or None,
-            chunks=chunks,
-            reason=reason,
-            updated_at=iso(self._clock()),
-            content_hash=fingerprint.content,
-            sidecar_hash=fingerprint.sidecar,
-            chunking=fingerprint.chunking,
-            sequencer=sequencer,
-            generation=fingerprint.generation,
-        )
-        self._statuses.put(file.context_id, record)
-        return record
+
+class Batch:
+    """A sync's files committed together (``Ledger.batched``): each is planned (read, parsed, embedded)
+    as its event comes and queued; ``flush`` commits the queue as one (one batch of ``pending``
+    records, one load, one batch of final records) when the next file finds it holding ``files`` files
+    or ``chunks`` chunks, when an event names a file already queued (that event must read the record
+    the first leaves), and at the end. A commit that fails leaves its files ``pending`` (a retry redoes
+    them) and is told for each (``finished``); nothing else stops the sync."""
+
+    def __init__(self, ledger: Ledger, files: int, chunks: int) -> None:
+        self._ledger = ledger
+        self._files, self._chunks = files, chunks
+        self._queued: dict[str, Change] = {}
+        self._finished: list[tuple[str, DocumentStatus | Exception]] = []
+        self.generations: dict[str, str | None] = {}
+        """The index generation of each context the batch read (until the next commit)."""
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._queued
+
+    def add(self, change: Change) -> DocumentStatus:
+        """Queue ``change`` (what a full batch holds is committed first); its record as it stands until
+        its batch commits: ``pending``."""
+        if len(self._queued) >= self._files or sum(c.chunks for c in self._queued.values()) >= self._chunks:
+            self.flush()
+        self._queued[change.file.key] = change
+        return change.pending(self._ledger.clock)
+
+    def flush(self) -> None:
+        """Commit what is queued; each file's final record (or why the commit failed) is ``finished``."""
+        changes, self._queued = list(self._queued.values()), {}
+        self.generations.clear()
+        if not changes:
+            return
+        try:
+            finals: list[DocumentStatus | Exception] = [*self._ledger.commit(changes)]
+        except Exception as error:  # the files stay pending: each is told why
+            finals = [error] * len(changes)
+        self._finished += [(c.file.key, final) for c, final in zip(changes, finals, strict=True)]
+
+    def finished(self) -> list[tuple[str, DocumentStatus | Exception]]:
+        """The files committed (by key) since the last call, each with its final record or the error
+        that left it ``pending``, in the order they were committed."""
+        done, self._finished = self._finished, []
+        return done
+
+
+def _status(
+    file: FileRef,
+    status: FileStatus,
+    chunks: int,
+    reason: str | None,
+    sequencer: str | None,
+    fingerprint: Fingerprint,
+    clock: Callable[[], datetime],
+) -> DocumentStatus:
+    """A file's record (written by ``Ledger._write``)."""
+    return DocumentStatus(
+        key=file.relative_key,
+        status=status,
+        version=file.version or None,
+        chunks=chunks,
+        reason=reason,
+        updated_at=iso(clock()),
+        content_hash=fingerprint.content,
+        sidecar_hash=fingerprint.sidecar,
+        chunking=fingerprint.chunking,
+        sequencer=sequencer,
+        generation=fingerprint.generation,
+    )
 
 
 def _outcome(

@@ -30,6 +30,7 @@ from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 if TYPE_CHECKING:
     from retrieval_core.documents.sources import DocumentSources, Placement
     from retrieval_core.documents.status import DocumentStatus
+    from retrieval_core.ingest.ledger import Batch
 
 SIDECAR = ".metadata.json"
 STATUS_PAGE = 1000
@@ -139,17 +140,23 @@ def sync(
     folder: Path, context_id: str, *, delete: bool, progress: Callable[[int], None] | None = None
 ) -> list[dict[str, Any]]:
     """The per-file report: each document's status after its event, in key order. ``progress`` is told
-    how many documents (sidecars aside) were handled so far, after each. The folder's files are made
-    searchable when a later one's back-links need them, and at the end, not after each
-    (docs/PERFORMANCE.md, "A sync at scale")."""
+    how many documents (sidecars aside) were handled so far, after each. The folder's files are
+    committed a batch at a time (``ingest.ledger.Batch``: their records, chunks and rows share round
+    trips; a file's final status is written only after its chunks) and made searchable when a later
+    one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale")."""
     from retrieval_core.bootstrap import container
 
-    with container().document_files.deferred_refresh():
-        return _synced(folder, context_id, delete=delete, progress=progress)
+    with container().document_files.batched() as batch:
+        return _synced(folder, context_id, delete=delete, progress=progress, batch=batch)
 
 
 def _synced(
-    folder: Path, context_id: str, *, delete: bool, progress: Callable[[int], None] | None
+    folder: Path,
+    context_id: str,
+    *,
+    delete: bool,
+    progress: Callable[[int], None] | None,
+    batch: Batch,
 ) -> list[dict[str, Any]]:
     import boto3
 
@@ -181,7 +188,9 @@ def _synced(
                     else _unchanged(key[len(prefix) :], status)
                 )
             else:
-                _record(results, key, prefix, invoke("ingest", upload(body, key)))
+                response = invoke("ingest", upload(body, key))
+                _committed(results, prefix, batch.finished())  # before this event's own line
+                _record(results, key, prefix, response)
         except OversizedFileError as oversized:  # not read, so not sent: no older copy may answer for it
             if key in stored:
                 _remove(s3, bucket, key)
@@ -192,9 +201,31 @@ def _synced(
             progress(sum(not done.endswith(SIDECAR) for done in results))
     if delete:
         for key in sorted(set(stored) - set(local)):
-            _record(results, key, prefix, _remove(s3, bucket, key))
+            response = _remove(s3, bucket, key)
+            _committed(results, prefix, batch.finished())
+            _record(results, key, prefix, response)
+    batch.flush()
+    _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _committed(
+    results: dict[str, dict[str, Any]], prefix: str, finished: list[tuple[str, DocumentStatus | Exception]]
+) -> None:
+    """The report lines of files whose event queued them (``pending``) replaced by what their batch's
+    commit made of them: the final status, or why the commit failed (their records stay ``pending``,
+    so the next sync sends them again)."""
+    for key, final in finished:
+        relative = key[len(prefix) :]
+        line = (
+            _failed_alone(relative, final)
+            if isinstance(final, Exception)
+            else {name: getattr(final, name) for name in ("key", "status", "chunks", "reason")}
+        )
+        for entry in results.values():
+            if entry["key"] == relative and entry["status"] == "pending":
+                entry.update(line)
 
 
 def _remove(s3: Any, bucket: str, key: str) -> dict[str, Any]:
