@@ -4,7 +4,8 @@ so a crash lands at the same point on every run, between two writes, with no sle
 with nothing to write is not counted). Each counted write is named on stderr.
 
 Counted writes: ``ItemWriter.index``/``delete``, ``LineageWriter.write``/``delete_links``/
-``delete_cards``/``discard`` and ``DocumentStatusStore.put``. ``killed(...)`` runs it from a test.
+``delete_cards``/``discard`` and ``DocumentStatusStore.put``/``put_many``. ``killed(...)`` runs it
+from a test.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ WRITES = {
         "delete_cards",
         "discard",
     ),
-    "retrieval_core.adapters.dynamodb_documents:DynamoDocumentStatuses": ("put",),
+    "retrieval_core.adapters.dynamodb_documents:DynamoDocumentStatuses": ("put", "put_many"),
 }
 
 
