@@ -179,18 +179,9 @@ def _synced(
             status = statuses.get(key[len(prefix) :])
             same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
             if same and settled(key, body, status, places.place(key), generation):
-                # Same bytes, done with: not uploaded, so no event at all (its sidecar's event, when this
-                # sync sent one, says what became of it).
-                by_sidecar = results.get(key + SIDECAR, {})
-                results[key] = (
-                    by_sidecar
-                    if by_sidecar.get("key") == key[len(prefix) :]
-                    else _unchanged(key[len(prefix) :], status)
-                )
+                results[key] = _unsent(results, key, prefix, status)
             else:
-                response = invoke("ingest", upload(body, key))
-                _committed(results, prefix, batch.finished())  # before this event's own line
-                _record(results, key, prefix, response)
+                _sent(results, key, prefix, invoke("ingest", upload(body, key)), batch)
         except OversizedFileError as oversized:  # not read, so not sent: no older copy may answer for it
             if key in stored:
                 _remove(s3, bucket, key)
@@ -201,13 +192,29 @@ def _synced(
             progress(sum(not done.endswith(SIDECAR) for done in results))
     if delete:
         for key in sorted(set(stored) - set(local)):
-            response = _remove(s3, bucket, key)
-            _committed(results, prefix, batch.finished())
-            _record(results, key, prefix, response)
+            _sent(results, key, prefix, _remove(s3, bucket, key), batch)
     batch.flush()
     _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _unsent(
+    results: dict[str, dict[str, Any]], key: str, prefix: str, status: DocumentStatus | None
+) -> dict[str, Any]:
+    """The line of a file with the same bytes, done with: not uploaded, so no event at all (its
+    sidecar's event, when this sync sent one, says what became of it)."""
+    by_sidecar, relative = results.get(key + SIDECAR, {}), key[len(prefix) :]
+    return by_sidecar if by_sidecar.get("key") == relative else _unchanged(relative, status)
+
+
+def _sent(
+    results: dict[str, dict[str, Any]], key: str, prefix: str, response: dict[str, Any], batch: Batch
+) -> None:
+    """The line of a file whose event ran: what its batch committed since comes first (lines of
+    earlier events), then this event's own (``pending`` while its batch is queued)."""
+    _committed(results, prefix, batch.finished())
+    _record(results, key, prefix, response)
 
 
 def _committed(
