@@ -134,6 +134,26 @@ class HybridSearch(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Neighbourhood:
+    """The passages about or naming some entities (``SearchFilters.entities``), ranked by a question in
+    each arm, and how many of the caller's items (under the same filters) name each of those entities:
+    what a walk over the chunk-entity graph spreads over, and how specific each entity is."""
+
+    arms: Mapping[str, Sequence[Candidate]] = field(default_factory=dict)
+    named_by: Mapping[str, int] = field(default_factory=dict)
+
+
+@runtime_checkable
+class NeighbourhoodSearch(Protocol):
+    def neighbourhood(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> Neighbourhood:
+        """Hybrid's two arms among the items naming ``filters.entities`` (``depth`` each) and each of
+        those entities' count of naming items, in one round trip."""
+        ...
+
+
 @runtime_checkable
 class QuestionSearch(Protocol):
     """What ``auto`` mode reads: the hybrid arms with the context's matching entity names in the same
@@ -307,6 +327,7 @@ class SearchStore(
     LexicalSearch,
     VectorSearch,
     HybridSearch,
+    NeighbourhoodSearch,
     QuestionSearch,
     EntityIndex,
     TemporalSearch,
@@ -322,6 +343,7 @@ SearchPort = (
     LexicalSearch
     | VectorSearch
     | HybridSearch
+    | NeighbourhoodSearch
     | QuestionSearch
     | EntityIndex
     | TemporalSearch
@@ -335,6 +357,7 @@ SEARCH_PORTS: Mapping[str, type[Any]] = {
     "lexical": LexicalSearch,
     "vector": VectorSearch,
     "hybrid": HybridSearch,
+    "neighbourhood": NeighbourhoodSearch,
     "question": QuestionSearch,
     "entity": EntityIndex,
     "temporal": TemporalSearch,
@@ -364,6 +387,8 @@ class Capabilities:
     lexical: LexicalSearch | None = field(init=False, repr=False, compare=False)
     vector: VectorSearch | None = field(init=False, repr=False, compare=False)
     hybrid: HybridSearch | None = field(init=False, repr=False, compare=False)
+    neighbourhood: NeighbourhoodSearch | None = field(init=False, repr=False, compare=False)
+    """The multi-hop stage's fetch: the passages naming some entities, and how many name each."""
     question: QuestionSearch | None = field(init=False, repr=False, compare=False)
     """auto mode: hybrid with the entity dictionary, and the arms of what a question names."""
     entity: EntityIndex | None = field(init=False, repr=False, compare=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from retrieval_core import bootstrap
 from retrieval_core.config import Settings
 from retrieval_dev.cli.events import api_event, why_event
 from retrieval_dev.cli.lambda_runtime import invoke
@@ -124,7 +125,33 @@ def test_a_removed_page_is_no_longer_a_bridge(docs: tuple[Settings, IngestResour
     remove(resources, settings, "contexts/acme/marlowe.md")
     hits = ask(mode="auto")
     assert ARCHITECT_CHUNK not in [h["id"] for h in hits]
-    assert all(h.get("path") is None for h in hits)  # her name is no page of acme's any more
+    # Her name is no page of acme's any more: no path goes through her.
+    assert all(hop["entity"] != "Edith Marlowe" for h in hits for hop in h.get("path") or [])
+
+
+def test_the_walk_costs_at_most_two_round_trips_more_than_hybrid(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    store = bootstrap.container().store
+    costs, applied = {}, {}
+    for name, body in {
+        "hybrid": {"mode": "hybrid"},
+        "auto": {"mode": "auto"},
+        "auto_three_hops": {"mode": "auto", "hops": 3},
+    }.items():
+        before = store.backend_calls
+        response = retrieve_body(body | {"text": QUESTION, "top_k": 5})
+        costs[name] = store.backend_calls - before
+        applied[name] = response["applied"]["multihop"] if name != "hybrid" else None
+    # Auto: hybrid's _msearch with the dictionary lookup, the focus arms of the page the question names
+    # and one walk (its fetch and its pages' counts in one _msearch); three hops walk once more at most.
+    assert costs["hybrid"] == 1
+    assert costs["auto"] <= costs["hybrid"] + 2
+    assert "named=1 " in applied["auto"] and applied["auto"].endswith("round_trips=1")
+    walks = int(applied["auto_three_hops"].rsplit("round_trips=", 1)[1])
+    assert costs["auto_three_hops"] == costs["auto"] - 1 + walks and walks <= 2
 
 
 def retrieve_body(body: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from retrieval_core.ports import (
     Focus,
     GraphTraversal,
     NamedEntity,
+    Neighbourhood,
     SearchFilters,
     Stored,
     TimeWindow,
@@ -138,6 +139,15 @@ class InMemoryStore(InMemoryLexicalStore):
                 "vector": _candidates(_ranked(self._similar(context_id, vector, filters), depth)),
             }
         )
+
+    def neighbourhood(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> Neighbourhood:
+        arms = self.hybrid(context_id, text, vector, filters, depth).arms
+        self.calls[-1] = "neighbourhood"
+        visible = self._visible(context_id, filters)
+        named_by = {e: sum(e in i.entity_ids for i in visible) for e in filters.entities}
+        return Neighbourhood(arms, {e: n for e, n in named_by.items() if n})
 
     def vectors(self, context_id: str, ids: Sequence[str]) -> dict[str, Stored]:
         self.calls.append("vectors")

@@ -14,14 +14,14 @@ import pytest
 from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.vocabulary import Kind, Status
-from retrieval_core.ports import ENTITY_ARM, ArmResults, Capabilities, Expansion, SearchFilters
+from retrieval_core.ports import ENTITY_ARM, Capabilities, Neighbourhood, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
 from retrieval_core.retrieval.plans import FusedPlan, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.stages.base import Job, Ranked
-from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, MultiHop
+from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, QUESTION, MultiHop, personalized_pagerank
 from retrieval_core.understanding.multihop import reads_as_multihop
 
 K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
@@ -67,30 +67,24 @@ def candidate(hit_id: str, score: float) -> Candidate:
 
 
 class LinkedSearch:
-    """The hybrid search of the linked pages: A (sharing no word with the question) and X (naming A)."""
+    """The neighbourhood of the followed pages: A (sharing no word with the question) and X (naming A),
+    and how many of the context's passages name each page (``named_by``)."""
 
-    def __init__(self, *more: Candidate) -> None:
+    def __init__(self, *more: Candidate, named_by: dict[str, int] | None = None) -> None:
         self.asked: list[SearchFilters] = []
         self.more = list(more)
+        self.named_by = named_by if named_by is not None else {PAGE_A: 3, PAGE_K: 2}
 
-    def hybrid(
-        self,
-        context_id: str,
-        text: str,
-        vector: Sequence[float],
-        filters: SearchFilters,
-        depth: int,
-        expansion: Expansion = (),
-        *,
-        ids_only: bool = False,
-    ) -> ArmResults:
+    def neighbourhood(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> Neighbourhood:
         self.asked.append(filters)
-        return ArmResults(
-            arms={
-                "lexical": [candidate(X, 4.0), *self.more],
-                "vector": [candidate(A, 0.72), candidate(X, 0.45)],
-            }
-        )
+        arms = {
+            "lexical": [candidate(X, 4.0), *self.more],
+            "vector": [candidate(A, 0.72), candidate(X, 0.45)],
+        }
+        counts = {e: n for e, n in self.named_by.items() if e in filters.entities}
+        return Neighbourhood(arms, counts)
 
 
 def refuse_tokens(token: str, context_id: str, fingerprint: str) -> PagePosition:
@@ -123,7 +117,15 @@ TEXT_RANKING = Ranked(
     vector=[1.0, 0.0],
 )
 CONFIG = MultiHopConfig(
-    seed_hits=2, weight=2.0, about=1.0, mention=0.5, decay=0.8, lexical_share=0.5, relative=0.0, specific=0
+    seed_hits=2,
+    weight=8.0,
+    about=1.0,
+    mention=0.5,
+    decay=0.8,
+    lexical_share=0.5,
+    relative=0.0,
+    damping=0.5,
+    iterations=2,
 )
 
 
@@ -131,30 +133,52 @@ def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
     search = LinkedSearch()
     step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), TEXT_RANKING)
     scores = {h.id: h.score for h in step.value.hits}
-    # Seeds: K weighs 2/2 = 1 (rank 0), D 1/2 x 0.8 = 0.4 and names nothing. K links to A's page.
-    # A: about A (1.0) x similarity (0.5 x 0/10 + 0.5 x 0.72/0.9 = 0.4) = 0.4, scored 2 x 0.4 = 0.8.
-    # X: mentions A (0.5) x (0.5 x 4/10 + 0.5 x 0.45/0.9 = 0.45) = 0.225, scored 0.45.
-    # K keeps 1.0 (its own links lead back to itself), D keeps 0.5.
+    # Seeds: K weighs 2/2 = 1 (rank 0), D 1/2 x 0.8 = 0.4 and names nothing. K's walk (damping 0.5):
+    # K hands its page (named by 2: 1/2) and A's page (named by 3: 1/3) 0.6 and 0.4 of its mass; A's
+    # page hands A (about: 1) 1/2, X and K (mentions: 0.5) 1/4 each. Two steps: A 0.5 x 0.5 x 0.4 x 0.5
+    # = 0.05, X 0.025, over one step's 0.25: walked 0.2 and 0.1.
+    # A: 0.2 x similarity (0.5 x 0/10 + 0.5 x 0.72/0.9 = 0.4) = 0.08, scored 8 x 0.08 = 0.64.
+    # X: 0.1 x (0.5 x 4/10 + 0.5 x 0.45/0.9 = 0.45) = 0.045, scored 0.36.
+    # K keeps 1.0 (its own walk never comes back to it as a hop), D keeps 0.5.
     assert [h.id for h in step.value.hits] == [K, A, D, X]
-    assert scores == pytest.approx({K: 1.0, A: 0.8, D: 0.5, X: 0.45})
+    assert scores == pytest.approx({K: 1.0, A: 0.64, D: 0.5, X: 0.36})
     bridge = step.value.hits[1]
     assert bridge.found_by == [MULTIHOP_ARM]
     assert bridge.path is not None and [(p.from_id, p.entity, p.link) for p in bridge.path] == [
         (K, "Ada Smith", "about")
     ]
     assert step.value.hits[0].path is None
-    assert search.asked[0].entities == (PAGE_A, PAGE_K)  # K's two pages (equally strong: by id), in the query
-    assert step.notes["multihop"] == "hops=2 seeds=2 entities=2 hubs=0 fetched=3 linked=2 round_trips=1"
+    assert search.asked[0].entities == (PAGE_K, PAGE_A)  # K's two pages, in the query
+    assert step.notes["multihop"] == (
+        "hops=2 seeds=2 named=0 entities=2 hubs=0 fetched=3 linked=2 iterations=2 round_trips=1"
+    )
 
 
-def test_relative_similarity_gives_a_seed_s_likeliest_link_the_seed_s_weight() -> None:
-    config = CONFIG.model_copy(update={"relative": 1.0, "weight": 0.7})
+def test_relative_similarity_gives_an_entity_s_likeliest_passage_its_full_weight() -> None:
+    config = CONFIG.model_copy(update={"relative": 1.0, "weight": 4.0})
     step = MultiHop(Capabilities(search=LinkedSearch()), config)(job(hops=2), TEXT_RANKING)
     scores = {h.id: h.score for h in step.value.hits}
-    # K links to A (similarity 0.4) and X (0.45): each is measured against X's 0.45.
-    # A: 1.0 (about) x 0.4 / 0.45, scored 0.7 x 0.889 = 0.622; X: 0.5 (a mention) x 1, scored 0.35.
-    assert scores == pytest.approx({K: 1.0, A: 0.7 * 0.4 / 0.45, D: 0.5, X: 0.35})
+    # Both came through A's page, A (similarity 0.4) and X (0.45) each measured against X's 0.45.
+    # A: 0.2 x 0.4 / 0.45, scored 4 x 0.178 = 0.711; X: 0.1 x 1, scored 0.4.
+    assert scores == pytest.approx({K: 1.0, A: 4 * 0.2 * 0.4 / 0.45, D: 0.5, X: 0.4})
     assert [h.id for h in step.value.hits] == [K, A, D, X]
+
+
+def test_the_page_the_question_names_seeds_the_walk_though_no_hit_names_it() -> None:
+    search = LinkedSearch()
+    alone = Ranked([TEXT_RANKING.hits[1]], TEXT_RANKING.arms, TEXT_RANKING.text, [1.0, 0.0], {PAGE_A: 1.0})
+    step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), alone)
+    assert search.asked[0].entities == (PAGE_A,)
+    # The walk restarts on A's page: it hands A 1/2 and X 1/4 (one more passage names it, unseen: 1/4
+    # leaves). Two steps: A 0.5 x 0.5 x 0.5 = 0.125 over 0.25: walked 0.5; its similarity against D's
+    # arms 0.5 x 0.72 / 0.8 = 0.45: scored 8 x 0.5 x 0.45 = 1.8, above D, first at that score.
+    assert [h.id for h in step.value.hits] == [D, A, X]
+    assert step.value.hits[1].score == pytest.approx(1.8) and step.value.hits[0].score == pytest.approx(1.8)
+    path = step.value.hits[1].path
+    assert path is not None and [(p.from_id, p.entity, p.link) for p in path] == [
+        (QUESTION, "Ada Smith", "about")
+    ]
+    assert "named=1" in step.notes["multihop"]
 
 
 def test_one_hop_changes_nothing_and_searches_nothing() -> None:
@@ -210,17 +234,15 @@ def test_a_ranking_without_page_links_is_returned_as_it_was_with_no_search() -> 
     assert step.notes["multihop"].endswith("round_trips=0")
 
 
-def test_an_entity_many_fetched_passages_name_is_a_hub_and_links_weakly() -> None:
-    namers = [candidate(namer, 0.1) for namer in HUB_NAMERS]
-    plain = MultiHop(Capabilities(search=LinkedSearch(*namers)), CONFIG)(job(hops=2), TEXT_RANKING)
-    damped_config = CONFIG.model_copy(update={"specific": 4})
-    damped = MultiHop(Capabilities(search=LinkedSearch(*namers)), damped_config)(job(hops=2), TEXT_RANKING)
-    # Ada Smith's page is named by A, X and the seven namers: 9 fetched passages, so it links at 4 / 9.
-    before, after = ({h.id: h.score for h in step.value.hits} for step in (plain, damped))
-    assert before[A] == pytest.approx(0.8)
-    assert after[A] == pytest.approx(0.8 * 4 / 9)
-    assert [h.id for h in damped.value.hits][:3] == [K, D, A]  # below the text ranking's second hit now
-    assert "hubs=1" in damped.notes["multihop"]
+def test_a_page_hundreds_of_passages_name_is_a_hub_that_spreads_almost_nothing() -> None:
+    hub = LinkedSearch(named_by={PAGE_A: 300, PAGE_K: 2})
+    step = MultiHop(Capabilities(search=hub), CONFIG)(job(hops=2), TEXT_RANKING)
+    scores = {h.id: h.score for h in step.value.hits}
+    # K hands A's page (1/300) / (1/2 + 1/300) = 0.0066 of its mass, and A's page hands A 1 / 150.5
+    # (297 unseen passages name it at 0.5 each): A walks 0.5 x 0.5 x 0.0066 x 0.0066 / 0.25 = 4.4e-5.
+    assert scores[A] == pytest.approx(8 * 0.4 * 0.5 * 0.5 * (1 / 300) / (1 / 2 + 1 / 300) / 150.5 / 0.25)
+    assert [h.id for h in step.value.hits][:3] == [K, D, A]  # below the text ranking's second hit
+    assert "hubs=1" in step.notes["multihop"]
 
 
 def test_a_seed_s_own_page_s_other_chunk_is_never_a_hop() -> None:
@@ -244,11 +266,60 @@ def test_auto_walks_only_when_its_question_names_an_entity_the_context_knows() -
 
 
 def test_the_text_ranking_s_first_hit_stays_first() -> None:
-    strong = CONFIG.model_copy(update={"weight": 3.0, "keep_first": False})
-    # A scores 3 x 0.4 = 1.2, above K's 1.0.
+    strong = CONFIG.model_copy(update={"weight": 16.0, "keep_first": False})
+    # A scores 16 x 0.08 = 1.28, above K's 1.0.
     moved = MultiHop(Capabilities(search=LinkedSearch()), strong)(job(hops=2), TEXT_RANKING)
     assert [h.id for h in moved.value.hits][:2] == [A, K]
     kept = MultiHop(Capabilities(search=LinkedSearch()), strong.model_copy(update={"keep_first": True}))
     hits = kept(job(hops=2), TEXT_RANKING).value.hits
     assert [h.id for h in hits][:2] == [K, A]
-    assert hits[0].score == pytest.approx(1.2) and hits[1].score == pytest.approx(1.2)
+    assert hits[0].score == pytest.approx(1.28) and hits[1].score == pytest.approx(1.28)
+
+
+def test_the_walk_restarts_on_its_seeds_and_goes_no_further_than_its_steps() -> None:
+    # seed -> entity -> passage, a chain: one step reaches the entity only, two the passage.
+    chain = {"seed": {"entity": 1.0}, "entity": {"passage": 1.0}}
+    one = personalized_pagerank(chain, {"seed": 1.0}, damping=0.5, iterations=1)
+    assert one == pytest.approx({"seed": 0.5, "entity": 0.5})
+    two = personalized_pagerank(chain, {"seed": 2.0}, damping=0.5, iterations=2)  # weights normalised
+    assert two == pytest.approx({"seed": 0.5, "entity": 0.25, "passage": 0.25})
+    # The passage leads nowhere: its mass leaves the graph, the seed's restart stays.
+    three = personalized_pagerank(chain, {"seed": 1.0}, damping=0.5, iterations=3)
+    assert three == pytest.approx({"seed": 0.5, "entity": 0.25, "passage": 0.125})
+    for damping in (0.2, 0.5, 0.9):
+        walked = personalized_pagerank(chain, {"seed": 1.0}, damping=damping, iterations=6)
+        assert walked["seed"] >= 1 - damping  # the restart keeps mass on the seed
+    assert personalized_pagerank(chain, {}, damping=0.5, iterations=3) == {}
+
+
+def test_a_hub_spreads_almost_nothing_to_each_passage_naming_it() -> None:
+    # The seed names a specific page (named by 2 passages) and a hub (named by 200): each passage
+    # naming the hub gets a hundredth of what the specific page's passages get.
+    graph: dict[str, dict[str, float]] = {
+        "seed": {"specific": 0.5, "hub": 0.5},
+        "specific": {"s0": 0.5, "s1": 0.5},
+        "hub": {f"h{i}": 1 / 200 for i in range(200)},
+    }
+    mass = personalized_pagerank(graph, {"seed": 1.0}, damping=0.5, iterations=2)
+    assert mass["s0"] == pytest.approx(0.0625)
+    assert mass["h0"] == pytest.approx(0.0625 / 100)
+
+
+COMPARED = [f"acme:doc/c{i}.md#0000" for i in range(5)]
+"""Text hits naming nothing, ranked between K and A's page in the comparison below."""
+MENTIONS.update({c: [] for c in COMPARED})
+
+
+def test_a_comparison_keeps_every_named_thing_s_page_in_the_top_five() -> None:
+    hits = [hit(K, 2.0), *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED)), hit(A, 0.5)]
+    named = {PAGE_K: 1.0, PAGE_A: 1.0}
+    no_walk = CONFIG.model_copy(update={"weight": 0.0})  # the walk adds nothing: the order is the text's
+    question = "Which was founded first, the Kelmscott Library or Ada Smith?"
+    compared = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], named)
+    ranked = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), compared).value.hits
+    assert [h.id for h in ranked[:7]] == [K, *COMPARED[:3], A, COMPARED[3], COMPARED[4]]
+    assert ranked[4].score == pytest.approx(0.6)  # the place it took, at that place's score
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    asked = replace(compared, text="Where was the Kelmscott Library's architect born?")
+    plain = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), asked).value.hits
+    assert [h.id for h in plain[:7]].index(A) == 6  # not a comparison: the text's order

@@ -192,6 +192,7 @@ class AutoArms(HybridArms):
             arm_weights=read.arm_weights,
             kind_weights=read.kind_weights,
             vector=vector,
+            named=read.named,
         )
         return Step(searched, {"inferred": read.inferred})
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..models.hits import Candidate
+from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..models.vocabulary import Kind
 from ..ports import (
     ANSWER_ARM,
@@ -62,12 +63,14 @@ confidence of what it came from. Tuned on the dev half of data/agent-questions (
 @dataclass(frozen=True, slots=True)
 class AutoSearched:
     """What reading the question added to hybrid: every arm to fuse (hybrid's two and the focus arms),
-    the focus arms' weights, the kind weights, and the inferences to report."""
+    the focus arms' weights, the kind weights, the inferences to report, and the entities the question
+    names as pages with how sure each link is (a multi-hop walk starts from them)."""
 
     arms: dict[str, Sequence[Candidate]]
     arm_weights: dict[str, float]
     kind_weights: dict[Kind, float]
     inferred: list[Inference]
+    named: dict[str, float] = field(default_factory=dict)
 
 
 def auto_arms(
@@ -88,7 +91,18 @@ def auto_arms(
     focus, weights, inferred = understood(plan, reading)
     focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
     kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
-    return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred)
+    named = _pages(reading) if plan.entity_id is None else {}
+    return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred, named)
+
+
+def _pages(reading: Reading) -> dict[str, float]:
+    """The pages the question names (titles and their aliases), each at its best link's confidence: the
+    walk's seeds among the page links (an entity of another type links no page)."""
+    named: dict[str, float] = {}
+    for link in reading.links:
+        if link.type == PAGE_ENTITY_TYPE:
+            named[link.entity_id] = max(named.get(link.entity_id, 0.0), link.confidence)
+    return named
 
 
 def residual(text: str, spans: Sequence[Span]) -> str:

@@ -97,7 +97,10 @@ class MultiHopConfig(BaseModel):
     entities: int = Field(default=24, ge=1, le=100, description="Most linked entities one hop follows.")
     candidates: int = Field(default=30, ge=1, le=100, description="Passages one hop fetches per arm.")
     weight: float = Field(
-        default=0.7, ge=0, description="A linked passage's score beside the text ranking's (best: 1)."
+        default=4.0,
+        ge=0,
+        description="A walked passage's score beside the text ranking's (best: 1); its walked mass is "
+        "measured against what one step from a seed to a page it alone names would bring it.",
     )
     about: float = Field(default=1.0, ge=0, le=1, description="The weight of a link to the page about it.")
     mention: float = Field(
@@ -116,16 +119,22 @@ class MultiHopConfig(BaseModel):
         default=1.0,
         ge=0,
         le=1,
-        description="This share of a linked passage's similarity is measured against the most similar "
-        "passage its seed links to (the rest: against the ranked hits' best).",
+        description="This share of a walked passage's similarity is measured against the most similar "
+        "passage its entity leads to (the rest: against the ranked hits' best).",
     )
-    specific: int = Field(
-        default=0,
+    damping: float = Field(
+        default=0.7,
         ge=0,
-        le=100,
-        description="An entity named by at most this many of the passages a hop fetched links at full "
-        "weight; one named by more is a hub and links at specific / named (0: no damping; 4 cost recall "
-        "on both multi-hop sets, 8 matched 0 on HotpotQA: docs/QUALITY.md, issue 68).",
+        le=1,
+        description="The walk's chance to follow an edge at each step (the rest restarts on the seeds).",
+    )
+    iterations: int = Field(
+        default=6, ge=1, le=20, description="Steps the walk takes (Personalized PageRank)."
+    )
+    named_weight: float = Field(
+        default=1.0,
+        ge=0,
+        description="The walk from the entities the question names weighs this, beside the top hit's 1.",
     )
     siblings: bool = Field(
         default=False, description="Whether a seed's own page's other chunks may be a hop (by default never)."

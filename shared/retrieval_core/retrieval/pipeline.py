@@ -156,7 +156,8 @@ class RankingPipeline:
         searched = job.arms.search(job, text)
         notes.update(searched.notes)
         pool = _through(self._pool_stages, job, _noted(fused(job, searched.value), notes), notes)
-        first = Ranked(built(pool.fused), pool.arms, text.text, searched_vector(searched, text))
+        vector = searched_vector(searched, text)
+        first = Ranked(built(pool.fused), pool.arms, text.text, vector, searched.value.named)
         ranked = _through(self._hit_stages, job, first, notes)
         return ranked, pool, notes
 

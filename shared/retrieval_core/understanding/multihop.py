@@ -45,3 +45,8 @@ def reads_as_multihop(question: str) -> bool:
     if RELATION.search(text) or COMPARISON.search(text) or NESTED.search(text):
         return True
     return bool(QUESTION.search(text)) and len(text.split()) >= COMPOSED_WORDS
+
+
+def compares(question: str) -> bool:
+    """Whether the question compares named things ("which was born first, X or Y")."""
+    return bool(COMPARISON.search(" ".join(question.split())))

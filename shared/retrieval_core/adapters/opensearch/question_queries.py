@@ -102,6 +102,17 @@ def _text_ranked(
     }
 
 
+def named_by_body(context_id: str, filters: SearchFilters) -> dict[str, Any]:
+    """How many of the caller's items (under ``filters``) name each of ``filters.entities``, no hit: how
+    specific each entity a walk follows is (a page title hundreds of chunks write is a hub)."""
+    entities = list(filters.entities)
+    return {
+        "size": 0,
+        "query": {"bool": {"filter": filter_clauses(context_id, filters)}},
+        "aggs": {"named_by": {"terms": {"field": "entity_ids", "include": entities, "size": len(entities)}}},
+    }
+
+
 def focus_bodies(
     context_id: str, focus: Focus, filters: SearchFilters, size: int
 ) -> dict[str, dict[str, Any]]:

@@ -29,7 +29,17 @@ from ...models.filters import Filter
 from ...models.hits import Candidate, Hit, hit_of
 from ...models.metadata import FieldType
 from ...models.vocabulary import iso
-from ...ports import ArmResults, Expansion, FeedbackHit, Focus, NamedEntity, SearchFilters, Stored, TimeWindow
+from ...ports import (
+    ArmResults,
+    Expansion,
+    FeedbackHit,
+    Focus,
+    NamedEntity,
+    Neighbourhood,
+    SearchFilters,
+    Stored,
+    TimeWindow,
+)
 from . import queries, question_queries
 from .client import IndexLayout, failure_of, opensearch_failures
 from .documents import HEADING_FIELD, KINDS, NAME_KEY_SEPARATOR
@@ -49,9 +59,9 @@ VECTOR_ARM = "vector"
 
 
 class OpenSearchStore:
-    """Implements ``ports.SearchStore``, all nine of its ports: LexicalSearch, VectorSearch,
-    HybridSearch, QuestionSearch, EntityIndex, TemporalSearch, ItemReader, VectorReader and
-    FeedbackSearch."""
+    """Implements ``ports.SearchStore``, all ten of its ports: LexicalSearch, VectorSearch,
+    HybridSearch, NeighbourhoodSearch, QuestionSearch, EntityIndex, TemporalSearch, ItemReader,
+    VectorReader and FeedbackSearch."""
 
     def __init__(
         self,
@@ -105,6 +115,21 @@ class OpenSearchStore:
             self._knn(context_id, vector, filters, depth, fields=fields),
         )
         return self._hybrid_arms(lexical, vector_result)
+
+    def neighbourhood(
+        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+    ) -> Neighbourhood:
+        """Hybrid's arms among the items naming ``filters.entities`` and how many name each entity, in
+        the same ``_msearch`` (the filter inside every body, k-NN included)."""
+        lexical, vector_result, counts = self._msearch(
+            context_id,
+            queries.lexical_body(context_id, text, filters, depth),
+            self._knn(context_id, vector, filters, depth),
+            question_queries.named_by_body(context_id, filters),
+        )
+        buckets = counts.get("aggregations", {}).get("named_by", {}).get("buckets", [])
+        arms = self._hybrid_arms(lexical, vector_result).arms
+        return Neighbourhood(arms, {b["key"]: int(b["doc_count"]) for b in buckets})
 
     def hybrid_with_names(
         self,

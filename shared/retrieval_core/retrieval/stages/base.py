@@ -85,6 +85,8 @@ class Searched:
     single: SingleArm = "built"
     vector: list[float] | None = None
     """The query vector the arms searched with, when they had one (later stages search with it too)."""
+    named: Mapping[str, float] = field(default_factory=dict)
+    """The entities the question names (auto), each with how sure its link is: a walk starts there."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,8 @@ class Ranked:
     text: str = ""
     """What the arms searched for, and with what vector (None: none), for stages that search again."""
     vector: list[float] | None = None
+    named: Mapping[str, float] = field(default_factory=dict)
+    """The entities the question names, by link confidence (``Searched.named``)."""
 
 
 class Arms(Protocol):

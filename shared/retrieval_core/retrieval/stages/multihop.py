@@ -1,35 +1,44 @@
-"""Multi-hop evidence (``hops`` > 1): the pages the top hits name, ranked beside them, so a bridge
-passage that shares no word with the question can rank first, each with the path that reached it.
+"""Multi-hop evidence (``hops`` > 1): the passages around the pages the question names and the pages
+the top hits name, ranked beside the text hits, so a bridge passage that shares no word with the
+question can rank high, each with the path that reached it.
 
-A hop, with no language model: the seeds are the ranking's top hits, each weighing its normalised
-score times ``decay`` per rank below the first. The entities a seed links to are the pages it names
-(its ``page`` mentions) and its own page (which other passages name). One ``_msearch`` then ranks, by
-the question and among the passages that are about or mention those entities only (the filter inside
-both arms, k-NN included), the linked passages. A linked passage scores
+A walk, with no language model (docs/QUALITY.md, issue 68). Its seeds are the pages the question names
+(auto's linker: titles and aliases by the dictionary, each at its link's confidence) and the ranking's
+top hits (each its normalised score times ``decay`` per rank below the first). One ``_msearch`` fetches
+the neighbourhood, ranked by the question among the passages that are about or name the followed
+pages only (the filter inside both arms, k-NN included), and how many of the context's passages name
+each followed page. Scores then spread over that chunk-entity graph in both directions by Personalized
+PageRank (``personalized_pagerank``, ``damping`` the chance to walk on, ``iterations`` steps), one walk
+per seed (the walk is linear in its restart, so a seed's own score never comes back to it as a hop):
+each top hit's at its seed weight, the question's pages' together at ``named_weight``. A passage hands
+its mass to the pages it names in proportion to how specific each is (the inverse of how many passages
+name it), and a page to the passages naming it, its own chunks (``about``) before mere mentions
+(``mention``), over every passage that names it, fetched or not: a title hundreds of chunks write is a
+hub that spreads almost nothing. A walked passage scores its walked mass (over what one step from a
+seed to a page it alone names brings) times its similarity to the question (its k-NN and BM25 scores
+in that search over the best a ranked hit has in each arm, ``relative`` of it against the most similar
+passage its page leads to); the text ranking's score (normalised to the best hit) plus ``weight`` x
+that orders the result. ``hops`` 3 follows the best walked passages' pages in one more round trip.
+Bounded: at most ``entities`` pages and ``candidates`` passages per arm per round trip, ``hops - 1``
+round trips, ``iterations`` steps, and a cost line in ``applied``.
 
-    link x similarity,   link = max over its entities (seed weight x about|mention weight)
-
-where similarity is its k-NN and BM25 scores in that search, each over the best a ranked hit has in its
-own arm; the text ranking's score (normalised to the best hit) plus ``weight`` x that orders the result.
-The best linked passages seed the next hop (``hops`` 3: two hops, two round trips). Bounded: at most
-``entities`` entities and ``candidates`` passages per arm per hop, and ``hops - 1`` round trips.
-
-Where a walk helps and where it does harm (docs/QUALITY.md, issue 68): a seed's own page's other chunks
-are never a hop (they are the same page, not the next one); ``auto`` walks only when its question names
-an entity the context knows; the text ranking's first hit stays first (a walk adds evidence below the
-answer, never displaces it); and with ``specific`` > 0 an entity that many of the fetched passages name
-(a short, common title: a command name hundreds of chunks write) is a hub, linking at
-``specific / named`` of its weight (off by default until a documentation collection can choose it).
+Where a walk helps and where it does harm: a seed's own page's other chunks are never a hop (the same
+page, not the next one); ``auto`` walks only when its question names an entity the context knows; the
+text ranking's first hit stays first (a walk adds evidence below the answer, never displaces it); a
+comparison ("which was born first, A or B") keeps the page of every thing it names in the top
+``COMPARED_TOP``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
-from ...ports import ENTITY_ARM, Capabilities, HybridSearch
+from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodSearch
+from ...understanding.multihop import compares
 from ..config import MultiHopConfig
 from ..plans import AutoPlan, FusedPlan, plan_as
 from .base import Job, Ranked, Step
@@ -37,24 +46,39 @@ from .cut import page_of
 
 MULTIHOP_ARM = "multihop"
 LEXICAL, VECTOR = "lexical", "vector"
+QUESTION = "question"
+"""A hop's ``from_id`` when the question itself names the entity the walk left from."""
+COMPARED_TOP = 5
+"""A comparison's named pages are kept within this many hits."""
+
+N = TypeVar("N", bound=Hashable)
 
 
-@dataclass(frozen=True, slots=True)
-class PageLink:
-    """Why an entity is followed: the weight of the passage naming it, that passage, and the entity."""
-
-    weight: float
-    from_id: str
-    entity_id: str
-    entity: str
-    own: bool
-    """The seed is this entity's page: a passage naming it links back (a mention, never ``about``)."""
+def personalized_pagerank(
+    edges: Mapping[N, Mapping[N, float]], restart: Mapping[N, float], *, damping: float, iterations: int
+) -> dict[N, float]:
+    """Each node's mass after ``iterations`` steps of a walk that restarts on ``restart`` (weights,
+    normalised here) with chance ``1 - damping`` and otherwise follows an edge: ``edges[u][v]`` is the
+    share of ``u``'s mass that goes to ``v`` (at most 1 in all; what is missing leaves the graph, as to
+    the passages a bounded fetch did not bring)."""
+    total = sum(restart.values())
+    if total <= 0:
+        return {}
+    start = {node: weight / total for node, weight in restart.items() if weight > 0}
+    mass = dict(start)
+    for _ in range(iterations):
+        moved = {node: (1 - damping) * weight for node, weight in start.items()}
+        for node, weight in mass.items():
+            for neighbour, share in edges.get(node, {}).items():
+                moved[neighbour] = moved.get(neighbour, 0.0) + damping * weight * share
+        mass = moved
+    return mass
 
 
 @dataclass(frozen=True, slots=True)
 class Linked:
-    """A passage one hop reached (its hit, built once, before its score and arms are known): how strongly,
-    and its path."""
+    """A passage the walk reached (its hit, built once, before its score and arms are known): how
+    strongly, and its path."""
 
     hit: Hit
     score: float
@@ -67,9 +91,31 @@ class Linked:
         return self.hit.model_copy(update=update)
 
 
+@dataclass(slots=True)
+class _Graph:
+    """The chunk-entity neighbourhood in hand: every passage (the ranked hits and what the fetches
+    brought), their similarity to the question, the followed entities and how many passages name each."""
+
+    chunks: dict[str, Hit]
+    similarity: dict[str, float]
+    named_by: dict[str, int]
+    names: dict[str, str]
+
+    def specificity(self, entity_id: str) -> float:
+        return 1.0 / max(1, self.named_by[entity_id])
+
+    def pages(self, hit: Hit) -> list[tuple[str, bool]]:
+        """The followed entities ``hit`` names, each with whether it is the hit's own page."""
+        return [
+            (m.entity_id, m.role == ABOUT_ROLE)
+            for m in hit.mentions
+            if m.type == PAGE_ENTITY_TYPE and m.entity_id in self.named_by
+        ]
+
+
 class MultiHop:
     def __init__(self, capabilities: Capabilities, config: MultiHopConfig) -> None:
-        self._search = capabilities.hybrid
+        self._search = capabilities.neighbourhood
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
@@ -82,40 +128,200 @@ class MultiHop:
             return Step(ranked, {"multihop": "skipped: the question names nothing the context knows"})
         return self._walk(job, ranked, hops, self._search)
 
-    def _walk(self, job: Job, ranked: Ranked, hops: int, search: HybridSearch) -> Step[Ranked]:
+    def _walk(self, job: Job, ranked: Ranked, hops: int, search: NeighbourhoodSearch) -> Step[Ranked]:
         config = self._config
         best = max(h.score for h in ranked.hits) or 1.0
         base = {h.id: h.score / best for h in ranked.hits}
         scales = _arm_scales(ranked.hits)
-        seeds = [
-            (h, base[h.id] * config.decay**rank) for rank, h in enumerate(ranked.hits[: config.seed_hits])
-        ]
-        found: dict[str, Linked] = {}
-        cost = {"entities": 0, "fetched": 0, "hubs": 0, "round_trips": 0}
+        seeds = {
+            h.id: base[h.id] * config.decay**rank for rank, h in enumerate(ranked.hits[: config.seed_hits])
+        }
+        graph = _Graph({h.id: h for h in ranked.hits}, {}, {}, {})
+        for hit in ranked.hits:
+            graph.similarity[hit.id] = _alike(hit.signals, scales, config)
+        frontier = [graph.chunks[hit_id] for hit_id in seeds]
+        named = dict(ranked.named)
+        round_trips, fetched = 0, 0
+        walk: dict[str, float] = {}
         for _ in range(hops - 1):
-            links = _links(seeds, {hit_id: link.path for hit_id, link in found.items()}, config.entities)
-            if not links:
+            wanted = _followed(frontier, named, graph.named_by, config.entities)
+            if not wanted:
                 break
-            filters = replace(job.filters, entities=tuple(links), size=config.candidates)
-            arms = search.hybrid(
+            filters = replace(job.filters, entities=tuple(wanted), size=config.candidates)
+            found = search.neighbourhood(
                 job.context_id, ranked.text, ranked.vector or [], filters, config.candidates
-            ).arms
-            cost["entities"] += len(links)
-            cost["fetched"] += sum(len(c) for c in arms.values())
-            cost["round_trips"] += 1
-            reached, hubs = _reached(arms, links, scales, config, found)
-            cost["hubs"] += hubs
-            found.update(reached)
-            seeds = [(link.hit, link.score) for link in _best(reached.values(), config.seed_hits)]
-        merged = _merged(ranked.hits, base, found, config)[: max(job.size, len(ranked.hits))]
+            )
+            round_trips += 1
+            fetched += sum(len(c) for c in found.arms.values())
+            _grow(graph, found.arms, found.named_by, wanted, scales, config)
+            walk = self._propagate(graph, named, seeds)
+            frontier = [graph.chunks[c] for c in sorted(walk, key=lambda c: -walk[c])[: config.seed_hits]]
+            named = {}  # the question's entities are followed once; later rounds follow the walk
+        hubs = sum(count > config.candidates for count in graph.named_by.values())
         line = (
-            f"hops={hops} seeds={min(config.seed_hits, len(ranked.hits))} entities={cost['entities']} "
-            f"hubs={cost['hubs']} fetched={cost['fetched']} linked={len(found)} "
-            f"round_trips={cost['round_trips']}"
+            f"hops={hops} seeds={len(seeds)} named={len(ranked.named)} entities={len(graph.named_by)} "
+            f"hubs={hubs} fetched={fetched} linked={{linked}} iterations={config.iterations} "
+            f"round_trips={round_trips}"
         )
-        if not cost["round_trips"]:  # nothing to follow (no page links): the ranking as it was
-            return Step(ranked, {"multihop": line})
-        return Step(replace(ranked, hits=merged, arms=(*ranked.arms, MULTIHOP_ARM)), {"multihop": line})
+        if not round_trips:  # nothing to follow (no page links): the ranking as it was
+            return Step(ranked, {"multihop": line.format(linked=0)})
+        found_links = self._linked(graph, ranked.named, seeds, walk)
+        merged = _merged(ranked.hits, base, found_links, config)
+        if compares(ranked.text) and len(ranked.named) > 1:
+            merged = _compared(merged, ranked.named)
+        merged = merged[: max(job.size, len(ranked.hits))]
+        walked = replace(ranked, hits=merged, arms=(*ranked.arms, MULTIHOP_ARM))
+        return Step(walked, {"multihop": line.format(linked=len(found_links))})
+
+    def _propagate(
+        self, graph: _Graph, named: Mapping[str, float], seeds: Mapping[str, float]
+    ) -> dict[str, float]:
+        """Each passage's walked mass: what the walk from every seed but the passage's own page brought
+        it (Personalized PageRank is linear in its restart, so one walk per seed, each weighed by its
+        share of the restart: a seed's own score never comes back to it as a hop)."""
+        config = self._config
+        edges = _edges(graph, config)
+        walked: dict[str, float] = {}
+        for source, (restart, weight) in _restarts(graph, named, seeds, config.named_weight).items():
+            mass = personalized_pagerank(edges, restart, damping=config.damping, iterations=config.iterations)
+            own = page_of(source) if source != QUESTION else None
+            for (kind, node), share in mass.items():
+                if kind == "chunk" and node != source and (config.siblings or page_of(node) != own):
+                    walked[node] = walked.get(node, 0.0) + weight * share / config.damping**2
+        return walked
+
+    def _linked(
+        self, graph: _Graph, named: Mapping[str, float], seeds: Mapping[str, float], walk: Mapping[str, float]
+    ) -> dict[str, Linked]:
+        """The walked passages, each scored by its walked mass over the best times its similarity, with
+        the path that brought it the most."""
+        config = self._config
+        reachable = {hit_id: mass for hit_id, mass in walk.items() if mass > 0}
+        via = {hit_id: _via(graph, graph.chunks[hit_id], named, seeds, config) for hit_id in reachable}
+        nearest: dict[str, float] = {}
+        for hit_id, (entity_id, _, _) in via.items():
+            nearest[entity_id] = max(nearest.get(entity_id, 0.0), graph.similarity.get(hit_id, 0.0))
+        linked = {}
+        for hit_id, mass in reachable.items():
+            entity_id, from_id, about = via[hit_id]
+            alike = graph.similarity.get(hit_id, 0.0)
+            relative = alike / nearest[entity_id] if nearest[entity_id] > 0 else 0.0
+            score = mass * ((1 - config.relative) * alike + config.relative * relative)
+            hop = Hop(
+                from_id=from_id,
+                entity_id=entity_id,
+                entity=graph.names.get(entity_id, entity_id),
+                link="about" if about else "mentions",
+            )
+            linked[hit_id] = Linked(graph.chunks[hit_id], score, (hop,))
+        return linked
+
+
+def _followed(
+    frontier: Sequence[Hit], named: Mapping[str, float], known: Mapping[str, int], cap: int
+) -> list[str]:
+    """The entities to fetch the neighbourhood of: the question's (most confident first), then the
+    pages the frontier names (the best passage's first), none already fetched, at most ``cap``."""
+    wanted = [e for e in sorted(named, key=lambda e: -named[e])]
+    for hit in frontier:
+        wanted += [m.entity_id for m in hit.mentions if m.type == PAGE_ENTITY_TYPE]
+    return [e for e in dict.fromkeys(wanted) if e not in known][:cap]
+
+
+def _grow(
+    graph: _Graph,
+    arms: Mapping[str, Sequence[Candidate]],
+    named_by: Mapping[str, int],
+    wanted: Sequence[str],
+    scales: Mapping[str, float],
+    config: MultiHopConfig,
+) -> None:
+    """Add one fetch's passages, their similarity to the question, and the followed entities' counts."""
+    for entity_id in wanted:
+        graph.named_by[entity_id] = named_by.get(entity_id, 0)
+    shares = {LEXICAL: config.lexical_share, VECTOR: 1 - config.lexical_share}
+    similarity: dict[str, float] = {}
+    for arm, candidates in arms.items():
+        for candidate in candidates:
+            share = shares.get(arm, 0.0) * candidate.score / scales.get(arm, 1.0)
+            similarity[candidate.id] = similarity.get(candidate.id, 0.0) + share
+            if candidate.id not in graph.chunks:
+                graph.chunks[candidate.id] = candidate.hit(score=0.0, signals={}, found_by=[])
+    for hit_id, alike in similarity.items():
+        graph.similarity[hit_id] = max(graph.similarity.get(hit_id, 0.0), alike)
+    for hit in graph.chunks.values():
+        for mention in hit.mentions:
+            graph.names.setdefault(mention.entity_id, mention.name)
+
+
+Node = tuple[str, str]
+
+
+def _edges(graph: _Graph, config: MultiHopConfig) -> dict[Node, dict[Node, float]]:
+    """Both directions of the chunk-entity graph: a passage to the entities it names, by specificity;
+    an entity to the passages naming it, its page's by ``about`` and others' by ``mention``, over all
+    of them (the ones not in hand by ``mention`` each: their share leaves the graph)."""
+    edges: dict[Node, dict[Node, float]] = {}
+    inward: dict[str, dict[str, float]] = {}
+    for hit in graph.chunks.values():
+        pages = graph.pages(hit)
+        total = sum(graph.specificity(e) for e, _ in pages)
+        if total > 0:
+            edges[("chunk", hit.id)] = {("entity", e): graph.specificity(e) / total for e, _ in pages}
+        for entity_id, own in pages:
+            inward.setdefault(entity_id, {})[hit.id] = config.about if own else config.mention
+    for entity_id, passages in inward.items():
+        unseen = max(0, graph.named_by[entity_id] - len(passages)) * config.mention
+        total = sum(passages.values()) + unseen
+        if total > 0:
+            edges[("entity", entity_id)] = {("chunk", c): w / total for c, w in passages.items()}
+    return edges
+
+
+def _restarts(
+    graph: _Graph, named: Mapping[str, float], seeds: Mapping[str, float], named_weight: float
+) -> dict[str, tuple[dict[Node, float], float]]:
+    """Each walk's restart and weight: one per top hit (its seed weight) and one from the question's
+    entities together (spread by confidence times specificity, weighing ``named_weight``)."""
+    question = {("entity", e): c * graph.specificity(e) for e, c in named.items() if e in graph.named_by}
+    restarts = {c: ({("chunk", c): 1.0}, w) for c, w in seeds.items() if w > 0}
+    if question and named_weight > 0:
+        restarts[QUESTION] = (question, named_weight)
+    return restarts
+
+
+def _via(
+    graph: _Graph, hit: Hit, named: Mapping[str, float], seeds: Mapping[str, float], config: MultiHopConfig
+) -> tuple[str, str, bool]:
+    """The path's last link: the entity that most likely brought ``hit`` (a named one first, then the
+    best seed's), the passage it was left from (``QUESTION`` when the question names it) and whether
+    ``hit`` is its page."""
+    best: tuple[float, str, str, bool] | None = None
+    for entity_id, own in graph.pages(hit):
+        if entity_id in named:
+            weight, from_id = named[entity_id], QUESTION
+        else:
+            sources = [
+                (w, c)
+                for c, w in seeds.items()
+                if c != hit.id and any(e == entity_id for e, _ in graph.pages(graph.chunks[c]))
+            ]
+            if not sources:
+                continue
+            weight, from_id = max(sources)
+        strength = weight * (config.about if own else config.mention) * graph.specificity(entity_id)
+        if best is None or strength > best[0]:
+            best = (strength, entity_id, from_id, own)
+    if best is None:  # reached through a passage the walk found: the entity it shares with it
+        entity_id, own = graph.pages(hit)[0]
+        return entity_id, QUESTION, own
+    return best[1], best[2], best[3]
+
+
+def _alike(signals: Mapping[str, Signal], scales: Mapping[str, float], config: MultiHopConfig) -> float:
+    """A ranked hit's similarity to the question, as a fetched passage's is measured."""
+    shares = {LEXICAL: config.lexical_share, VECTOR: 1 - config.lexical_share}
+    return sum(shares[arm] * signals[arm].score / scales[arm] for arm in shares if arm in signals)
 
 
 def _arm_scales(hits: Sequence[Hit]) -> dict[str, float]:
@@ -127,107 +333,10 @@ def _arm_scales(hits: Sequence[Hit]) -> dict[str, float]:
     return scales
 
 
-def _links(
-    seeds: Sequence[tuple[Hit, float]], paths: Mapping[str, tuple[Hop, ...]], cap: int
-) -> dict[str, PageLink]:
-    """The entities the seeds link to, each with its strongest seed, strongest first, at most ``cap``."""
-    links: dict[str, PageLink] = {}
-    for hit, weight in seeds:
-        for mention in hit.mentions:
-            if mention.type != PAGE_ENTITY_TYPE:
-                continue
-            known = links.get(mention.entity_id)
-            if known is None or known.weight < weight:
-                own = mention.role == ABOUT_ROLE
-                links[mention.entity_id] = PageLink(weight, hit.id, mention.entity_id, mention.name, own)
-    strongest = sorted(links.values(), key=lambda link: (-link.weight, link.entity_id))[:cap]
-    return {link.entity_id: link for link in strongest}
-
-
-def _reached(
-    arms: Mapping[str, Sequence[Candidate]],
-    links: Mapping[str, PageLink],
-    scales: Mapping[str, float],
-    config: MultiHopConfig,
-    found: Mapping[str, Linked],
-) -> tuple[dict[str, Linked], int]:
-    """The passages one search brought, scored by their strongest link times their similarity, and how
-    many of the followed entities were hubs."""
-    similarity: dict[str, float] = {}
-    candidates: dict[str, Candidate] = {}
-    shares = {LEXICAL: config.lexical_share, VECTOR: 1 - config.lexical_share}
-    for arm, ranked in arms.items():
-        for candidate in ranked:
-            share = shares.get(arm, 0.0) * candidate.score / scales.get(arm, 1.0)
-            similarity[candidate.id] = similarity.get(candidate.id, 0.0) + share
-            candidates.setdefault(candidate.id, candidate)
-    hits = [candidate.hit(score=0.0, signals={}, found_by=[]) for candidate in candidates.values()]
-    specificity = _specificity(hits, links, config.specific)
-    scored = []
-    for hit in hits:
-        best = _strongest(hit, links, config, specificity)
-        if best is not None:
-            scored.append((hit, *best, similarity[hit.id]))
-    # Among the passages one seed links to, the one most like the question is the likeliest next hop.
-    nearest: dict[str, float] = {}
-    for _, link, _, alike in scored:
-        nearest[link.from_id] = max(nearest.get(link.from_id, 0.0), alike)
-    reached = {}
-    for hit, link, strength, alike in scored:
-        relative = alike / nearest[link.from_id] if nearest[link.from_id] > 0 else 0.0
-        score = strength * ((1 - config.relative) * alike + config.relative * relative)
-        previous = found.get(link.from_id)
-        prefix = previous.path if previous is not None else ()
-        hop = Hop(from_id=link.from_id, entity_id=link.entity_id, entity=link.entity, link=_role(hit, link))
-        if hit.id not in found or found[hit.id].score < score:
-            reached[hit.id] = Linked(hit, score, (*prefix, hop))
-    return reached, sum(weight < 1 for weight in specificity.values())
-
-
-def _specificity(hits: Sequence[Hit], links: Mapping[str, PageLink], specific: int) -> dict[str, float]:
-    """Each followed entity's weight by how specific it is: 1 when at most ``specific`` of the fetched
-    passages name it, else ``specific / named`` (the inverse of its frequency in the neighbourhood the
-    bounded fetch brought: a hub spreads almost nothing). ``specific`` 0: every entity weighs 1."""
-    named: dict[str, int] = dict.fromkeys(links, 0)
-    for hit in hits:
-        for entity_id in {m.entity_id for m in hit.mentions if m.entity_id in named}:
-            named[entity_id] += 1
-    if specific <= 0:
-        return dict.fromkeys(links, 1.0)
-    return {entity_id: min(1.0, specific / count) if count else 1.0 for entity_id, count in named.items()}
-
-
-def _strongest(
-    hit: Hit, links: Mapping[str, PageLink], config: MultiHopConfig, specificity: Mapping[str, float]
-) -> tuple[PageLink, float] | None:
-    best: tuple[PageLink, float] | None = None
-    for mention in hit.mentions:
-        link = links.get(mention.entity_id)
-        if link is None or link.from_id == hit.id:
-            continue
-        if not config.siblings and page_of(link.from_id) == page_of(hit.id):
-            continue  # the seed's own page: not a hop
-        about = mention.role == ABOUT_ROLE and not link.own
-        weight = config.about if about else config.mention
-        strength = link.weight * weight * specificity[mention.entity_id]
-        if best is None or strength > best[1]:
-            best = (link, strength)
-    return best
-
-
-def _role(hit: Hit, link: PageLink) -> str:
-    about = any(m.entity_id == link.entity_id and m.role == ABOUT_ROLE for m in hit.mentions)
-    return "about" if about else "mentions"
-
-
-def _best(linked: Iterable[Linked], count: int) -> list[Linked]:
-    return sorted(linked, key=lambda link: -link.score)[:count]
-
-
 def _merged(
     hits: Sequence[Hit], base: Mapping[str, float], found: Mapping[str, Linked], config: MultiHopConfig
 ) -> list[Hit]:
-    """The text ranking and the linked passages in one order, each linked one with its path; with
+    """The text ranking and the walked passages in one order, each walked one with its path; with
     ``keep_first``, the text ranking's first hit first (at the best score, so scores still descend)."""
     weight = config.weight
     ranked_ids = {h.id for h in hits}
@@ -252,3 +361,26 @@ def _merged(
     first = next(h for h in merged if h.id == hits[0].id)
     rest = [h for h in merged if h.id != first.id]
     return [first.model_copy(update={"score": merged[0].score}), *rest]
+
+
+def _compared(hits: list[Hit], named: Mapping[str, float]) -> list[Hit]:
+    """A comparison's every named thing's page within the top ``COMPARED_TOP`` (the first hit staying
+    first): each missing page's best chunk takes the place, and the score, of the lowest hit there that
+    is no such page, which ranks next below."""
+    pages: dict[str, str] = {}
+    for hit in hits:
+        for mention in hit.mentions:
+            if mention.role == ABOUT_ROLE and mention.entity_id in named:
+                pages.setdefault(mention.entity_id, hit.id)
+    wanted = set(pages.values())
+    top, rest = list(hits[:COMPARED_TOP]), list(hits[COMPARED_TOP:])
+    displaced: list[Hit] = []
+    for hit in [h for h in rest if h.id in wanted]:
+        slot = next((i for i in range(len(top) - 1, 0, -1) if top[i].id not in wanted), None)
+        if slot is None:
+            break
+        displaced.insert(0, top[slot])
+        top[slot] = hit.model_copy(update={"score": top[slot].score})
+        rest.remove(hit)
+    top.sort(key=lambda h: -h.score)  # stable: the first hit stays first among equal scores
+    return [*top, *displaced, *rest]
