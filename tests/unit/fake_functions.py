@@ -37,7 +37,15 @@ ITEMS = [
             "text": text,
             "created_at": "2026-03-02T09:00:00Z",
             "embedding": [1.0, float(n), 0.0, 0.5],
-            "mentions": [{"entity_id": f"{ctx}:person/alice", "name": "Alice", "type": "Person"}],
+            "mentions": [
+                {"entity_id": f"{ctx}:person/alice", "name": "Alice", "type": "Person"},
+                # p-0 carries the graph's alice-payments edge (fake_container), so it names both ends.
+                *(
+                    [{"entity_id": f"{ctx}:team/payments", "name": "Payments", "type": "Team"}]
+                    if n == 0
+                    else []
+                ),
+            ],
         }
     )
     for ctx in ("acme", "globex")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from retrieval_core.models.hits import Edge, Hit
+from retrieval_core.models.hits import Edge, Hit, MentionView, Provenance
 from retrieval_core.models.lineage import LineageCard, LineageLinks
 from retrieval_core.models.vocabulary import Kind, Status
 
@@ -83,7 +83,16 @@ class FakeItems:
         kind: Kind = Kind.PROPOSITION,
         status: Status = Status.ACTIVE,
         confidence: float | None = None,
+        *,
+        mentions: Sequence[str] = (),
+        source_ids: Sequence[str] = (),
+        supersedes: Sequence[str] = (),
+        grounding: Sequence[dict] = (),
     ) -> None:
+        """The item's document as a hit, saying what its rows say: ``mentions`` are added to those it
+        has (a proposition carrying several edges mentions every end); its links as its card has them."""
+        before = self.hits.get((ctx, item_id))
+        named = [*(m.entity_id for m in before.mentions), *mentions] if before else list(mentions)
         self.hits[(ctx, item_id)] = Hit(
             id=item_id,
             kind=kind,
@@ -92,6 +101,12 @@ class FakeItems:
             status=status,
             confidence=confidence,
             created_at=CREATED_AT,
+            mentions=[MentionView(entity_id=e, name=e, type="thing") for e in dict.fromkeys(named)],
+            provenance=Provenance(
+                source_ids=list(source_ids),
+                supersedes=list(supersedes),
+                grounding_uris=[g["uri"] for g in grounding if g.get("uri")],
+            ),
         )
 
     def get_items(self, context_id: str, ids: Iterable[str], *, where: object = None) -> dict[str, Hit]:

@@ -43,7 +43,16 @@ ITEMS = [
         ],
     ),
     item("acme:d-1", "Payments team design document about ledgers", kind="document", embedding=[0.9, 0.1]),
-    item("acme:p-2", "Bob runs the Risk team", embedding=[0.0, 1.0]),
+    item(
+        "acme:p-2",
+        "Bob runs the Risk team",
+        embedding=[0.0, 1.0],
+        # The ends of the edge the expansion test plants (a walk shows only edges a document vouches for).
+        mentions=[
+            {"entity_id": "acme:team/payments", "name": "Payments", "type": "Team"},
+            {"entity_id": "acme:person/bob", "name": "Bob", "type": "Person"},
+        ],
+    ),
     item("acme:p-old", "Alice Chen led the Payments team", status="SUPERSEDED", embedding=[1.0, 0.0]),
     item("globex:p-1", "Alice Chen leads the Payments team in globex", embedding=[1.0, 0.0]),
 ]
@@ -166,6 +175,16 @@ def test_graph_walk_returns_edge_propositions_in_context() -> None:
     )
     assert [h.id for h in result.hits] == ["acme:p-1"]
     assert result.hits[0].found_by == ["graph"]
+
+
+def test_graph_walk_leaves_out_an_edge_its_propositions_document_does_not_vouch_for() -> None:
+    # Issue 67, item 3: a row of another version of the proposition (its document names neither end).
+    graph = FakeGraph()
+    graph.link("acme", "acme:person/alice", "acme:team/risk", "acme:p-1")
+    result = unpaged(InMemoryStore(ITEMS), graph).first_page(
+        request(mode="graph_walk", entity_id="acme:team/risk")
+    )
+    assert result.hits == []
 
 
 def test_expand_graph_adds_neighbours_strictly_below_fused_hits() -> None:

@@ -25,7 +25,7 @@ class World:
 
     def link(self, a: str, b: str, proposition: str, ctx: str = "acme", **edge: object) -> None:
         self.graph.link(ctx, a, b, proposition, **edge)
-        self.items.add(ctx, proposition, text=f"{a} relates to {b}")
+        self.items.add(ctx, proposition, text=f"{a} relates to {b}", mentions=[a, b])
 
     def chain(self, *entities: str, ctx: str = "acme", tag: str = "p") -> None:
         for i, (a, b) in enumerate(pairwise(entities)):
@@ -283,3 +283,16 @@ def test_port_calls_grow_with_levels_not_frontier_width() -> None:
     assert max(len(call) for call in world.graph.calls) == 40
     assert len(world.items.calls) == 1
     assert result.explored.backend_calls == 3 + 1
+
+
+def test_an_edge_its_propositions_document_does_not_vouch_for_is_no_path() -> None:
+    # Issue 67, item 3: rows written for version 2 of a proposition before its document (still version 1)
+    # must not carry a path beside version 1's text.
+    world = World()
+    world.link("acme:a", "acme:b", "acme:p")
+    world.graph.link("acme", "acme:b", "acme:new", "acme:p")  # version 2's edge; the document is version 1
+
+    assert world.path(**{"from": "acme:b", "to": "acme:new"}).paths == []
+    assert [p.entity_ids for p in world.path(**{"from": "acme:a", "to": "acme:b"}).paths] == [
+        ["acme:a", "acme:b"]
+    ]

@@ -34,13 +34,26 @@ def item(item_id: str, text: str, **extra: Any) -> Item:
     )
 
 
+def _ends(ctx: str) -> list[dict[str, str]]:
+    """What the graph's edge of a context's p-1 joins (a walk shows only edges a document vouches for)."""
+    return [
+        {"entity_id": f"{ctx}:person/alice", "name": "Alice", "type": "Person"},
+        {"entity_id": f"{ctx}:team/payments", "name": "Payments", "type": "Team"},
+    ]
+
+
 @pytest.fixture(autouse=True)
 def fakes() -> Iterator[None]:
     store = InMemoryStore(
         [
-            item("acme:p-1", "Alice Chen leads the Payments team", source_ids=["acme:d-1"]),
+            item(
+                "acme:p-1",
+                "Alice Chen leads the Payments team",
+                source_ids=["acme:d-1"],
+                mentions=_ends("acme"),
+            ),
             item("acme:d-1", "Org memo: Alice Chen leads Payments"),
-            item("globex:p-1", "Alice Chen leads the Payments team at globex"),
+            item("globex:p-1", "Alice Chen leads the Payments team at globex", mentions=_ends("globex")),
         ]
     )
     graph = FakeGraph()

@@ -22,7 +22,8 @@ class World:
 
     def add(self, item_id: str, ctx: str = "acme", kind: Kind = Kind.PROPOSITION, **links: object) -> None:
         self.lineage.add(ctx, item_id, kind=kind, **links)
-        self.items.add(ctx, item_id, kind=kind)
+        said = {name: links[name] for name in ("source_ids", "supersedes", "grounding") if name in links}
+        self.items.add(ctx, item_id, kind=kind, **said)  # type: ignore[arg-type]
 
     def explain(self, item_id: str, caller: CallerContext = ACME, **request: object) -> WhyExplainResponse:
         return why_explain(self.lineage, self.items, caller, WhyExplainRequest(item_id=item_id, **request))
@@ -254,3 +255,31 @@ def test_round_trips_grow_with_depth_not_with_the_number_of_ancestors() -> None:
     expected = 1 + 3 + 1  # the item's partition, one card batch per level, one text read
     assert narrow_result.explored.backend_calls == wide_result.explored.backend_calls == expected
     assert len(wide.lineage.calls) == 4 and len(wide.items.calls) == 1
+
+
+def test_a_card_of_another_version_shows_only_what_the_document_vouches_for() -> None:
+    # Issue 67, item 3: a load killed after an item's card (version 2) and before its document (still
+    # version 1) showed version 2's sources, supersessions and grounding beside version 1's text.
+    world = World()
+    for item_id in ("acme:src-1", "acme:src-2", "acme:older"):
+        world.add(item_id)
+    old_span = {"chunk_id": "acme:doc-1#1", "uri": "s3://bucket/one.md"}
+    new_span = {"chunk_id": "acme:doc-2#1", "uri": "s3://bucket/two.md"}
+    world.add("acme:note", source_ids=["acme:src-1"], grounding=[old_span])
+    world.lineage.add(
+        "acme", "acme:note", source_ids=["acme:src-2"], supersedes=["acme:older"], grounding=[new_span]
+    )
+
+    result = world.explain("acme:note")
+
+    assert result.item.text == "text of acme:note"
+    assert result.derived_from.nodes == [] and result.derived_from.edges == []
+    assert result.supersedes == [] and result.grounding == []
+    assert world.explain("acme:older").superseded_by == []  # the reverse link of a version not written
+
+
+def test_a_card_of_the_documents_version_shows_its_spans_without_a_uri() -> None:
+    world = World()
+    span = {"chunk_id": "acme:doc-1#1", "start": 0, "end": 4}
+    world.add("acme:note", grounding=[span])
+    assert [g.chunk_id for g in world.explain("acme:note").grounding] == ["acme:doc-1#1"]

@@ -90,7 +90,8 @@ def _resolve(candidate: PathCandidate, texts: dict[str, Hit]) -> GraphPath | Non
     """The path with the best known proposition on each hop, or None if some hop has none left."""
     edges: list[PathEdge] = []
     for parallel in candidate.hops:
-        known = [e for e in parallel if e.proposition_id in texts]
+        # A proposition's edge counts only where its document vouches for it (not another version's).
+        known = [e for e in parallel if e.proposition_id in texts and texts[e.proposition_id].vouches_for(e)]
         if not known:
             return None
         best = min(known, key=_preference)

@@ -6,6 +6,7 @@ prefix is never looked up, and a source whose card does not come back is simply 
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from ..backend_calls import CallMeter
@@ -25,11 +26,13 @@ class Ancestry:
     truncated: bool
     """Some item at the last level has sources that were not read."""
 
-    def shown(self, visible: set[str]) -> tuple[dict[str, int], list[tuple[str, str]]]:
-        """Levels and links restricted to the visible items still reachable from the root through them."""
+    def shown(self, sources: Mapping[str, Collection[str]]) -> tuple[dict[str, int], list[tuple[str, str]]]:
+        """Levels and links restricted to the visible items (``sources``: each one's source ids as its
+        document says) still reachable from the root through them, by links their documents vouch for:
+        a card is written before its document, so a link only a card names is another version's."""
         adjacency: dict[str, list[str]] = {}
         for child, source in self.links:
-            if child in visible and source in visible:
+            if child in sources and source in sources and source in sources[child]:
                 adjacency.setdefault(child, []).append(source)
         levels = {self.root: 0}
         frontier = [self.root]
@@ -41,7 +44,9 @@ class Ancestry:
                         levels[source] = levels[child] + 1
                         next_frontier.append(source)
             frontier = next_frontier
-        links = [(child, source) for child, source in self.links if child in levels and source in levels]
+        links = [
+            (child, source) for child in levels for source in adjacency.get(child, []) if source in levels
+        ]
         return levels, links
 
 

@@ -8,10 +8,12 @@ link that leaves the caller's context, or whose target no longer exists, is left
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ..backend_calls import CallMeter
 from ..context import CallerContext
-from ..models.hits import Hit
+from ..models.hits import Hit, Provenance
+from ..models.lineage import LineageCard
 from ..ports import ItemReader, LineageReader
 from .ancestry import climb
 from .errors import ItemNotFoundError
@@ -52,7 +54,12 @@ def why_explain(
     if item_id not in hits:
         raise ItemNotFoundError()
 
-    levels, derivations = ancestry.shown(set(hits))
+    # The document is an update's commit point (its card and rows are written before it): what is shown
+    # beside its text is what it vouches for, never a card or a link of another version of the item.
+    levels, derivations = ancestry.shown({item: hit.provenance.source_ids for item, hit in hits.items()})
+    supersedes = [other for other in supersedes if other in hits[item_id].provenance.supersedes]
+    superseded_by = [other for other in superseded_by if item_id in _said(hits, other).supersedes]
+    grounded = _grounding(card, hits[item_id].provenance)
     nodes = sorted((item for item in levels if item != item_id), key=lambda item: (levels[item], item))
     return WhyExplainResponse(
         item=ItemView.of(hits[item_id]),
@@ -60,7 +67,7 @@ def why_explain(
             nodes=[AncestorView(**ItemView.of(hits[n]).model_dump(), level=levels[n]) for n in nodes],
             edges=[Derivation(from_id=child, to_id=source) for child, source in derivations],
         ),
-        grounding=[GroundingView(**g) for g in card.grounding if caller.owns(str(g.get("chunk_id", "")))],
+        grounding=[GroundingView(**g) for g in grounded if caller.owns(str(g.get("chunk_id", "")))],
         supersedes=_views(supersedes, hits),
         superseded_by=_views(superseded_by, hits),
         contradicts=_views(contradicts, hits),
@@ -78,6 +85,23 @@ def why_explain(
 def _owned(caller: CallerContext, ids: Iterable[str], item_id: str) -> list[str]:
     """Distinct in-context ids other than the item itself, in order."""
     return [other for other in dict.fromkeys(ids) if other != item_id and caller.owns(other)]
+
+
+def _grounding(card: LineageCard, said: Provenance) -> list[dict[str, Any]]:
+    """The card's grounding spans the document vouches for: all of them when the card is the document's
+    version (the same sources, supersessions and grounding URIs), else those at a URI it names."""
+    uris = [uri for g in card.grounding if (uri := g.get("uri"))]
+    agrees = (card.source_ids, card.supersedes, uris) == (
+        said.source_ids,
+        said.supersedes,
+        said.grounding_uris,
+    )
+    return [g for g in card.grounding if agrees or g.get("uri") in said.grounding_uris]
+
+
+def _said(hits: dict[str, Hit], item_id: str) -> Provenance:
+    """What ``item_id``'s document says of its links (nothing when it is not shown)."""
+    return hits[item_id].provenance if item_id in hits else Provenance()
 
 
 def _views(ids: list[str], hits: dict[str, Hit]) -> list[ItemView]:

@@ -130,6 +130,13 @@ class Hit(BaseModel):
         """This hit with another score (weights, normalisation); everything else is shared."""
         return self.model_copy(update={"score": score})
 
+    def vouches_for(self, edge: Edge) -> bool:
+        """Whether this item's document says what ``edge`` says (it mentions both ends). The document is an
+        update's commit point: its rows are written before it, so a row it does not vouch for belongs to
+        another version of the item and is never shown beside this text (docs/DOCUMENTS.md)."""
+        mentioned = {mention.entity_id for mention in self.mentions}
+        return edge.from_id in mentioned and edge.to_id in mentioned
+
 
 StoredItem = Mapping[str, Any]
 """An item as a store keeps it and a search reads it back: ``Item``'s fields in their JSON form (``id``,

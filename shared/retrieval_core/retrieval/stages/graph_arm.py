@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...graph.walk import walk
+from ...graph.walk import WalkStep, walk
 from ...models.hits import Hit, Signal
 from ...ports import Capabilities
 from ..config import GraphExpansionConfig
@@ -32,16 +32,18 @@ class GraphArm:
         steps = walk(
             self._traversal, job.query.context, seeds, depth, filters.statuses, node_cap=self._node_cap
         )
-        hop_of: dict[str, int] = {}
-        for edge, hop in steps:
-            hop_of.setdefault(edge.proposition_id, hop)
-        wanted = [pid for pid in hop_of if pid not in exclude]
+        reached: dict[str, WalkStep] = {}
+        for step in steps:
+            reached.setdefault(step.edge.proposition_id, step)
+        wanted = [pid for pid in reached if pid not in exclude]
         found = self._items.get_items(job.context_id, wanted, where=filters.where)
-        # Ranked in walk order among the items found, before the request's statuses and kinds apply.
-        ranked = enumerate((found[pid] for pid in wanted if pid in found), start=1)
+        # Ranked in walk order among the items found whose document vouches for the edge that reached
+        # them (an edge of another version of the item is not shown beside this text), before the
+        # request's statuses and kinds apply.
+        current = [found[pid] for pid in wanted if pid in found and found[pid].vouches_for(reached[pid].edge)]
         return [
-            _scored(hit, rank, hop_of[hit.id])
-            for rank, hit in ranked
+            _scored(hit, rank, reached[hit.id].hop)
+            for rank, hit in enumerate(current, start=1)
             if hit.status in filters.statuses and (not filters.kinds or hit.kind in filters.kinds)
         ]
 
