@@ -92,6 +92,14 @@ def test_a_small_edit_distance_for_longer_names_only() -> None:
     assert linked("what about Falcom") == []
 
 
+def test_a_near_miss_keeps_its_numbers() -> None:
+    games = NamedEntity("acme:page/1904-summer-olympics", "1904 Summer Olympics", "page")
+    assert linked("who competed at the 1920 Summer Olympics", [games]) == []
+    assert linked("who competed at the 1904 Sumer Olympics", [games]) == [
+        ("1904 Sumer Olympics", games.entity_id)
+    ]
+
+
 def test_names_that_are_also_common_words_need_to_be_written_as_names() -> None:
     assert linked("which platform incidents happened") == []
     assert linked("how do payments settle") == []

@@ -29,6 +29,7 @@ EXACT, ALIAS, FUZZY, WORDLIKE = 1.0, 0.8, 0.7, 0.3
 
 _TOKEN = re.compile("[^\\W_]+(?:['\u2019]s\\b|['\u2019](?=\\s|$))?", re.UNICODE)
 _NAME_PREFIXES = ("project ",)
+_DIGITS = re.compile(r"\d+")
 # Words a type is called by in a question ("the Payments team", "service api-edge", "which clients").
 TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "team": ("team", "squad", "group"),
@@ -164,8 +165,9 @@ def _matches(
 
 
 def _near(seen: str, name: str) -> bool:
-    """A small edit distance for longer names only: one edit from 8 characters, two from 14."""
-    if len(name) < 8 or seen[:1] != name[:1]:
+    """A small edit distance for longer names only: one edit from 8 characters, two from 14; the numbers
+    in them the same ("1920 Summer Olympics" is not "1904 Summer Olympics", nor "HD 23" "HD 32")."""
+    if len(name) < 8 or seen[:1] != name[:1] or _DIGITS.findall(seen) != _DIGITS.findall(name):
         return False
     allowed = 2 if len(name) >= 14 else 1
     return abs(len(seen) - len(name)) <= allowed and _distance(seen, name, allowed) <= allowed
