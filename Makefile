@@ -59,9 +59,15 @@ unit: install
 # its fixed-seed sample of 300 examples per route; FUZZ_EXAMPLES=N sets the campaign's size.
 # The documents campaign (tests/unit/fuzz_documents.py, never in `make test`): random files, sidecars and
 # names through the ingest use case and the sync's name checks; FUZZ_DOCUMENT_EXAMPLES=N sets its size.
+# The crash matrix (tests/integration/fuzz_crash_matrix.py, on the stack it starts and stops): `retrieval
+# load` and `retrieval sync` SIGKILLed at CRASH_POINTS seeded points (CRASH_SEED), a CRASH_NOTES-item update.
 fuzz: install
 	@FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-20000} $(PY) -m pytest tests/unit/test_fuzz_hostile_strings.py -q
 	@FUZZ_DOCUMENT_EXAMPLES=$${FUZZ_DOCUMENT_EXAMPLES:-2000} $(PY) -m pytest tests/unit/fuzz_documents.py -q
+	@$(PY) -m dev.stack up
+	@status=0; $(PY) -m pytest tests/integration/fuzz_crash_matrix.py -q -m long || status=$$?; \
+	  $(PY) -m dev.stack down; \
+	  exit $$status
 
 format: install
 	@$(VENV)/bin/ruff format .
