@@ -216,7 +216,8 @@ def _run(
             "bulk": lambda: bulk.measure(base, corpus),
             "embedder": lambda: embedder.measure(base, min(embedder.TEXTS, max(40, scale.items // 10))),
             "streaming": lambda: streaming.in_fresh_process(max(10_000, min(1_000_000, scale.items * 10))),
-            "multihop": lambda: multihop.measure(base, max(6, scale.items // 100)),  # small and up: 20+
+            # small and up: 20+ chains, and the development sets (minutes of syncing: not in tiny's smoke)
+            "multihop": lambda: multihop.measure(base, max(6, scale.items // 100), scale.name != "tiny"),
             # the last two of the corpus's sections: they move the workspace's alias to rebuilt indices
             "knn": lambda: knn_tuning.measure(settings, corpus, truth),
             "int8": lambda: quantized.measure(settings, corpus, truth),

@@ -3,12 +3,18 @@ a birthplace; distractor pages share the question's words) through the ingest ha
 with the dictionary matcher and back-links (what ships) and without them (no page links); then the same
 questions ("Where was the architect of <building> born?") through the retrieve handler as hybrid, as
 auto without the walk (``hops`` 1) and as auto with it: latency, OpenSearch round trips per request and
-passage recall at 2 (both pages in the top 2)."""
+passage recall at 2 (both pages in the top 2). Then the multi-hop development sets (``multihop/<set>/beir``
+under ``$RETRIEVAL_EVAL_DATA``, else ``../shared/data`` beside the checkout; skipped with a line when
+absent), each synced as Markdown pages as ``retrieval eval --as-files`` syncs it, every question asked as
+hybrid and as auto interleaved (``top_k`` 10): issue 68's cost bound, auto's p50 at most 2x hybrid's and at
+most two more OpenSearch round trips."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 from retrieval_core import bootstrap
@@ -21,8 +27,10 @@ from .handlers import timed_call
 from .ingest import _aws_endpoints
 from .progress import say
 from .stats import Latency
+from .workspace import environment
 
 CONTEXT = "bench"
+REPO = Path(__file__).resolve().parents[1]
 FIRST = ["Ada", "Edith", "Tomas", "Ines", "Rafael", "Mirela", "Jonas", "Greta", "Oskar", "Lena", "Pavel"]
 LAST = ["Marlowe", "Okafor", "Lindqvist", "Brandt", "Castell", "Novak", "Ferreira", "Halloran", "Vidal"]
 TOWNS = ["Whitby", "Tromso", "Gdansk", "Porto", "Ghent", "Brno", "Cork", "Turku", "Split", "Aarhus"]
@@ -59,7 +67,8 @@ def pages(chains: int, seed: int = 49) -> tuple[dict[str, bytes], list[tuple[str
     return files, questions
 
 
-def measure(base: Settings, chains: int) -> dict[str, Any]:
+def measure(base: Settings, chains: int, development: bool = True) -> dict[str, Any]:
+    """The generated chains with and without the matcher, then (``development``) the development sets."""
     files, questions = pages(chains)
     results: dict[str, Any] = {"pages": len(files), "questions": len(questions)}
     for linked in (False, True):
@@ -71,7 +80,64 @@ def measure(base: Settings, chains: int) -> dict[str, Any]:
     results["walk_rounds_over_hybrid"] = (
         shipped["auto (the walk)"]["round_trips"] - shipped["hybrid"]["round_trips"]
     )
+    if development:
+        results["development sets"] = development_sets(base)
     return results
+
+
+DEV_TOP_K = 10
+"""What an agent asks for: the cost bound is read at a realistic page, not the evaluation's 100."""
+
+
+def development_sets(base: Settings, data: Path | None = None) -> dict[str, Any]:
+    """Per multi-hop development set: hybrid's and auto's p50/p95 latency, mean round trips, R@5 and
+    all@5, and auto's p50 over hybrid's and round trips beyond hybrid's; {} without the sets."""
+    from retrieval_dev.evaluation.beir import read_beir
+    from retrieval_dev.evaluation.suite import multihop_sets
+
+    root = data or Path(os.environ.get("RETRIEVAL_EVAL_DATA") or REPO.parent / "shared" / "data")
+    sets = multihop_sets(root)
+    if not sets:
+        say(f"multihop: no development sets under {root / 'multihop'} (<set>/beir/): measured without them")
+    found = {}
+    for name, folder in sets.items():
+        collection = read_beir(folder)
+        say(f"multihop: {name}, {len(collection.documents):,} pages and {len(collection.queries)} questions")
+        found[name] = _development_set(base, collection)
+    return found
+
+
+def _development_set(base: Settings, collection: Any) -> dict[str, Any]:
+    from retrieval_dev.evaluation.as_files import files_index
+    from retrieval_dev.evaluation.embedding_cache import DEFAULT_CACHE, CachedEmbedder
+    from retrieval_dev.evaluation.runner import Run, run_interleaved
+
+    endpoint = base.dynamodb_endpoint or ""
+    with (
+        _aws_endpoints(endpoint),
+        scratch_space(base, "bench-hopdev") as settings,
+        scratch_ingest(base, "bench-hopdev") as resources,
+        environment({"RETRIEVAL_INGEST_BUCKET": resources.bucket}),
+    ):
+        embedder = CachedEmbedder(bootstrap.Container(settings).embedder, REPO / DEFAULT_CACHE)
+        with files_index(settings, collection.documents, embedder=embedder, pages=True):
+            runs = [Run("hybrid", "hybrid"), Run("auto", "auto")]
+            results = run_interleaved(runs, collection.queries, collection.qrels, DEV_TOP_K)
+    asked: dict[str, dict[str, float]] = {}
+    for label, result in results.items():
+        summary = result.summary()
+        asked[label] = {
+            "p50_ms": float(summary["latency_ms_p50"] or 0),
+            "p95_ms": float(summary["latency_ms_p95"] or 0),
+            "round_trips": float(summary["round_trips_mean"] or 0),
+            "recall_at_5": float(summary["recall@5"] or 0),
+            "all_found_at_5": float(summary["all_found@5"] or 0),
+        }
+    return {
+        "asked": asked,
+        "auto_p50_over_hybrid": asked["auto"]["p50_ms"] / asked["hybrid"]["p50_ms"],
+        "auto_rounds_over_hybrid": asked["auto"]["round_trips"] - asked["hybrid"]["round_trips"],
+    }
 
 
 def _side(

@@ -696,6 +696,38 @@ def _multihop(found: dict[str, Any] | None) -> list[str]:
         f"beyond hybrid's: {found['walk_rounds_over_hybrid']:+.1f}.",
         "",
     ]
+    return lines + _multihop_development_sets(found.get("development sets") or {})
+
+
+def _multihop_development_sets(sets: dict[str, Any]) -> list[str]:
+    """The development sets as pages, hybrid beside auto (issue 68: auto's p50 at most 2x, at most two
+    more round trips)."""
+    if not sets:
+        return []
+    lines = ["Multi-hop development sets as pages, every question asked as hybrid and auto (top_k 10):", ""]
+    rows = [
+        [
+            name,
+            label,
+            f"{asked['p50_ms']:.1f}",
+            f"{asked['p95_ms']:.1f}",
+            f"{asked['round_trips']:.1f}",
+            f"{asked['recall_at_5']:.3f}",
+            f"{asked['all_found_at_5']:.3f}",
+        ]
+        for name, found in sets.items()
+        for label, asked in found["asked"].items()
+    ]
+    lines += _table(["set", "mode", "p50 ms", "p95 ms", "round trips", "R@5", "all@5"], rows)
+    lines += [
+        "; ".join(
+            f"{name}: auto's p50 {found['auto_p50_over_hybrid']:.2f}x hybrid's, "
+            f"{found['auto_rounds_over_hybrid']:+.1f} round trips"
+            for name, found in sets.items()
+        )
+        + ".",
+        "",
+    ]
     return lines
 
 

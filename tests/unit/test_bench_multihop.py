@@ -1,0 +1,47 @@
+"""bench's multihop section on the development sets (bench/multihop.py, bench/report.py): measured without
+them when absent, and their table and cost bound rendered from what was measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+import pytest
+from retrieval_core.config import Settings
+
+from bench import multihop, report
+
+
+def test_without_the_sets_the_section_says_so_and_measures_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said: list[str] = []
+    monkeypatch.setattr(multihop, "say", said.append)
+    assert multihop.development_sets(cast(Settings, None), tmp_path) == {}
+    assert said == [
+        f"multihop: no development sets under {tmp_path / 'multihop'} (<set>/beir/): measured without them"
+    ]
+
+
+def test_the_development_sets_table_shows_each_mode_and_auto_against_hybrid() -> None:
+    asked = {
+        "hybrid": {
+            "p50_ms": 40.0,
+            "p95_ms": 60.0,
+            "round_trips": 2.0,
+            "recall_at_5": 0.7,
+            "all_found_at_5": 0.4,
+        },
+        "auto": {
+            "p50_ms": 70.0,
+            "p95_ms": 90.0,
+            "round_trips": 3.5,
+            "recall_at_5": 0.9,
+            "all_found_at_5": 0.8,
+        },
+    }
+    sets = {"hotpotqa": {"asked": asked, "auto_p50_over_hybrid": 1.75, "auto_rounds_over_hybrid": 1.5}}
+    lines = report._multihop_development_sets(sets)
+    assert "| hotpotqa | auto | 70.0 | 90.0 | 3.5 | 0.900 | 0.800 |" in lines
+    assert "hotpotqa: auto's p50 1.75x hybrid's, +1.5 round trips." in lines
+    assert report._multihop_development_sets({}) == []
