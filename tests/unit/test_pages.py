@@ -285,3 +285,34 @@ def test_pages_apart_keeps_rank_order_among_firsts_and_among_the_rest() -> None:
         "acme:doc/page-00.md#0002",
         "acme:doc/page-01.md#0001",
     ]
+
+
+def test_relevance_never_rises_from_one_page_to_the_next_when_a_feature_does_not_descend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model that reads the vector arm's similarity (which does not descend down a fused ranking):
+    each page starts no higher than the least the pages before showed (the token carries it)."""
+    from retrieval_core.retrieval import pager as pager_module
+    from retrieval_core.retrieval.relevance import RelevanceCalibration, RelevanceModel
+
+    by_similarity = RelevanceModel(
+        intercept=-6.0, score=0.0, log_position=0.0, similarity=8.0, operating_shift=0
+    )
+    monkeypatch.setattr(
+        pager_module,
+        "RELEVANCE",
+        RelevanceCalibration(models={"hybrid": by_similarity}, fallback="hybrid", fitted_on="t"),
+    )
+    pages = Paging().through(MODES["hybrid"] | {"top_k": 5})
+    shown = [
+        (h, offset + i)
+        for page in pages
+        for i, h in enumerate(page.hits, start=1)
+        for offset in [page.paging.offset]
+    ]
+    values = [h.relevance for h, _ in shown]
+    assert len(pages) > 3 and values == sorted(values, reverse=True)  # type: ignore[type-var]
+    own = [pager_module.relevance(by_similarity, h, position) for h, position in shown]
+    # The floor carried across a page boundary decided some page's first value (without it, it rose).
+    firsts = [len(ids(*pages[:n])) for n in range(1, len(pages))]
+    assert any(own[i] > values[i - 1] for i in firsts)

@@ -12,17 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from retrieval_core.models.hits import Hit
+from retrieval_core.models.hits import Hit, Signal
 from retrieval_core.retrieval.pager import calibrated, diversify, relevance
-from retrieval_core.retrieval.relevance import RELEVANCE, RelevanceModel
+from retrieval_core.retrieval.relevance import FEATURES, RELEVANCE, RelevanceModel
 from retrieval_dev.evaluation.calibration import (
-    FEATURES,
     KEEP,
     THRESHOLD,
     Observation,
     answered_log_odds,
     features,
     fit_model,
+    reliability,
 )
 
 KINDS = ("document", "record", "proposition")
@@ -87,16 +87,40 @@ def test_a_hit_keeps_its_relevance_wherever_diversity_places_it() -> None:
 
 def test_the_fitting_tool_reads_the_features_the_pager_reads() -> None:
     chosen = random.Random(7)
-    model = RelevanceModel(intercept=-1.0, score=2.0, log_position=-0.5, operating_shift=0.6)
-    assert FEATURES == ("score", "log_position")
+    model = RelevanceModel(
+        intercept=-1.0, score=2.0, log_position=-0.5, similarity=1.5, both_arms=0.7, operating_shift=0.6
+    )
+    assert FEATURES == ("score", "log_position", "similarity", "both_arms")
     for _ in range(200):
         position, score = chosen.randint(1, 20), chosen.uniform(-0.5, 1.5)
-        observed = Observation("c", "hybrid", "q", position, score, {}, relevant=False)
-        ((_, log_odds),) = answered_log_odds(model, [observed])
-        assert relevance(model, hit("a", score), position) == pytest.approx(
-            1 / (1 + math.exp(-log_odds)), abs=1e-4
+        arms = chosen.choice([(), ("lexical",), ("vector",), ("lexical", "vector")])
+        signals = {arm: [chosen.randint(1, 50), chosen.uniform(0, 1)] for arm in arms}
+        observed = Observation("c", "hybrid", "q", position, score, signals, relevant=False)
+        seen = hit("a", score).model_copy(
+            update={"signals": {arm: Signal(rank=int(r), score=v) for arm, (r, v) in signals.items()}}
         )
+        ((_, log_odds),) = answered_log_odds(model, [observed])
+        assert relevance(model, seen, position) == pytest.approx(1 / (1 + math.exp(-log_odds)), abs=1e-4)
         assert len(features(observed)) == len(FEATURES)
+
+
+def test_a_feature_the_fit_finds_counting_against_relevance_is_left_out() -> None:
+    """The vector arm's similarity made to fall as relevance rises: the fit leaves it at 0 (a weight of
+    the wrong sign is refused by the model), and keeps the others."""
+    chosen = random.Random(5)
+    observations = []
+    for question in range(80):
+        for position in range(1, 11):
+            relevant = chosen.random() < 0.5 * (1.2 - position / 10)
+            similarity = 0.9 - 0.3 * relevant + chosen.gauss(0, 0.05)
+            score = max(0.0, 1 - position / 12 + chosen.gauss(0, 0.05))
+            observations.append(
+                Observation(
+                    "c", "hybrid", str(question), position, score, {"vector": [1, similarity]}, relevant
+                )
+            )
+    model = fit_model(observations, "hybrid")
+    assert model.similarity == 0 and model.score > 0
 
 
 def _kept(model: RelevanceModel, observations: list[Observation], collection: str) -> float:
@@ -122,3 +146,19 @@ def test_the_fit_places_the_threshold_where_every_collection_keeps_95_percent_of
     # The least such shift: a little less and some collection keeps less.
     lower = model.model_copy(update={"operating_shift": model.operating_shift - 0.05})
     assert any(_kept(lower, observations, c) < KEEP for c in ("easy", "hard"))
+
+
+def test_the_reliability_row_says_what_a_threshold_of_the_collection_s_own_would_trade() -> None:
+    """Twenty relevant hits valued 0.50..0.69 and ten others 0.30..0.75: a threshold keeping 95% of the
+    relevant (0.51) drops the others below it; the least threshold dropping half of the others (above
+    0.55, the fifth lowest: 0.56) keeps the relevant at or above it."""
+    relevant = [0.50 + i / 100 for i in range(20)]
+    others = [0.30, 0.35, 0.40, 0.45, 0.55, 0.60, 0.65, 0.70, 0.72, 0.75]
+    scored = [
+        (Observation("c", "hybrid", str(n), 1, 0.0, {}, relevant=flag), value)
+        for n, (flag, value) in enumerate([(True, v) for v in relevant] + [(False, v) for v in others])
+    ]
+    row = reliability(scored, "c", "hybrid", 0.0)
+    assert row.best_dropped == 4 / 10  # 0.30, 0.35, 0.40, 0.45 fall below 0.51
+    assert row.half_threshold == pytest.approx(0.56) and row.kept_at_half == pytest.approx(14 / 20)
+    assert row.irrelevant_dropped == 2 / 10 and row.relevant_below == 0  # at THRESHOLD 0.4

@@ -95,8 +95,8 @@ class Hit(BaseModel):
         le=1,
         description="A calibrated estimate that the hit is relevant, comparable across questions and "
         "collections: 0.4 keeps 95% of the relevant hits of a top 10 on the development collections "
-        "(docs/BEDROCK.md, Scores). Never rises down the ranking (a page interleaved by kind shows each "
-        "hit's own). The Bedrock Retrieve route's score.",
+        "(docs/BEDROCK.md, Scores). Never rises down the ranking, nor from one page to the next (a page "
+        "interleaved by kind shows each hit's own). The Bedrock Retrieve route's score.",
     )
     signals: dict[str, Signal] = Field(default_factory=empty_dict)
     status: Status

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -36,7 +36,7 @@ from .paging import (
 )
 from .pipeline import Ranking, RankingPipeline
 from .plans import AutoPlan, PreparedQuery, expands_graph, reads_the_clock
-from .relevance import RELEVANCE, RelevanceCalibration, RelevanceModel
+from .relevance import RELEVANCE, TEXT_ARMS, VECTOR_ARM, RelevanceCalibration, RelevanceModel
 from .requests import Mode
 from .responses import PAGING_ENDS, AppliedLimits, PagingEnd, PagingInfo
 
@@ -130,15 +130,18 @@ class Pager:
         ranking = self._rank(query, top_k + 1)
         ranked = ranking.hits[: self._config.max_depth]
         shown = ranked[:top_k]
+        hits = presented(shown, query)
         token = None
         if len(ranked) > top_k:
             # Nothing is written: the token names what this page showed, and the next page ranks again.
-            at = PagePosition(top_k, shown=id_fingerprints([h.id for h in shown]), asked_at=asked_at)
+            at = PagePosition(
+                top_k, shown=id_fingerprints([h.id for h in shown]), asked_at=asked_at, floor=_least(hits)
+            )
             token = self._token(query.context_id, at, query.fingerprint)
         return Page(
             ranking.mode,
             ranking.supported,
-            presented(shown, query),
+            hits,
             ranking.applied,
             ranking.arms,
             self._info(0, 0, None if token else self._end(top_k, len(ranked))),
@@ -150,16 +153,17 @@ class Pager:
         query = _read_at(query, at.asked_at)
         cursor_id, frozen, fresh = self._frozen(query, at)
         window = frozen.window(at.offset, query.top_k)
-        hits, gone = self._content(query, window, fresh)
+        content, gone = self._content(query, window, fresh)
+        hits = presented(content, query, at.offset, floor=1.0 if at.floor is None else at.floor)
         end = at.offset + query.top_k
         token = None
         if end < frozen.end:
-            following = PagePosition(end, cursor_id, asked_at=at.asked_at)
+            following = PagePosition(end, cursor_id, asked_at=at.asked_at, floor=_least(hits, at.floor))
             token = self._token(query.context_id, following, frozen.fingerprint)
         return Page(
             query.mode,
             True,
-            presented(hits, query, at.offset),
+            hits,
             query.applied.placed(query.where, frozen.arms),
             frozen.arms,
             self._info(at.offset, gone, None if token else self._end(end, frozen.end)),
@@ -292,12 +296,12 @@ class Pager:
         )
 
 
-def presented(page: list[Hit], query: PreparedQuery, offset: int = 0) -> list[Hit]:
+def presented(page: list[Hit], query: PreparedQuery, offset: int = 0, *, floor: float = 1.0) -> list[Hit]:
     """A page as the caller sees it: each hit with its calibrated ``relevance`` (read from its place in
     the ranking, ``offset`` being the page's first), then interleaved by kind when ``diversify`` asks
     for it (per page, so a page's members never depend on how the ones before it were cut; a hit keeps
-    its relevance wherever diversity places it)."""
-    hits = calibrated(page, query.mode, offset)
+    its relevance wherever diversity places it); none above ``floor``, the least the pages before showed."""
+    hits = calibrated(page, query.mode, offset, floor=floor)
     return diversify(hits) if query.applied.diversify else hits
 
 
@@ -307,11 +311,12 @@ def calibrated(
     offset: int,
     *,
     floor: float = 1.0,
-    calibration: RelevanceCalibration = RELEVANCE,
+    calibration: RelevanceCalibration | None = None,
 ) -> list[Hit]:
     """``hits`` (at ``offset`` in their ranking, in ranking order) each with its ``relevance``: the
     mode's fitted model (``relevance.py``) read at the hit, never above ``floor`` or a hit before it
     (a reranked or multi-hop ranking's scores need not descend)."""
+    calibration = calibration or RELEVANCE
     model = calibration.models.get(mode) or calibration.models[calibration.fallback]
     found = []
     for position, hit in enumerate(hits, start=offset + 1):
@@ -320,15 +325,40 @@ def calibrated(
     return found
 
 
-def relevance(model: RelevanceModel, hit: Hit, position: int) -> float:
-    """The model's relevance of ``hit`` at 1-based ``position`` of its ranking, rounded to 4 places."""
-    log_odds = (
+def hit_features(score: float, position: int, arm_scores: Mapping[str, float]) -> tuple[float, ...]:
+    """What a hit carries at request time, in ``FEATURES`` order: its ranking score (clamped), ln of its
+    1-based position, the vector arm's score of it (0 without one) and whether both text arms found it
+    (``arm_scores``: each arm that found it, and its score there). The pager and the fit read these."""
+    return (
+        min(max(score, 0.0), 1.0),
+        math.log(position),
+        min(max(arm_scores.get(VECTOR_ARM, 0.0), 0.0), 1.0),
+        float(all(arm in arm_scores for arm in TEXT_ARMS)),
+    )
+
+
+def log_odds(model: RelevanceModel, features: tuple[float, ...]) -> float:
+    """The model's log-odds (the operating shift included) for a hit's ``hit_features``."""
+    weights = (model.score, model.log_position, model.similarity, model.both_arms)
+    return (
         model.intercept
         + model.operating_shift
-        + model.score * min(max(hit.score, 0.0), 1.0)
-        + model.log_position * math.log(position)
+        + math.fsum(w * f for w, f in zip(weights, features, strict=True))
     )
-    return round(1.0 / (1.0 + math.exp(-log_odds)), 4)
+
+
+def relevance(model: RelevanceModel, hit: Hit, position: int) -> float:
+    """The model's relevance of ``hit`` at 1-based ``position`` of its ranking, rounded to 4 places."""
+    arm_scores = {arm: signal.score for arm, signal in hit.signals.items()}
+    value = log_odds(model, hit_features(hit.score, position, arm_scores))
+    return round(1.0 / (1.0 + math.exp(-value)), 4)
+
+
+def _least(hits: list[Hit], before: float | None = None) -> float | None:
+    """The least relevance of ``hits`` and ``before`` (the pages before), None when there is neither."""
+    values = [h.relevance for h in hits if h.relevance is not None]
+    values += [] if before is None else [before]
+    return min(values, default=None)
 
 
 def _last(hits: list[Hit]) -> float:

@@ -72,6 +72,9 @@ class PagePosition:
     asked_at: int | None = None
     """Epoch seconds an ``auto`` question without ``now`` was read at on its first page: every later page
     reads its relative time cues ("last month") at that moment too, so the pages rank one question."""
+    floor: float | None = None
+    """The least ``relevance`` the pages before showed: no hit of a later page is answered above it, so
+    relevance never rises from one page to the next (``pager.calibrated``)."""
 
 
 def new_cursor_id() -> str:
@@ -92,6 +95,8 @@ class PageTokens:
             fields["c"] = position.cursor_id
         if position.asked_at is not None:
             fields["n"] = position.asked_at
+        if position.floor is not None:
+            fields["r"] = position.floor
         signed = ".".join(
             (
                 base64url.encode(json.dumps(fields, separators=(",", ":")).encode()),
@@ -120,6 +125,7 @@ class PageTokens:
             cursor_id=None if "c" not in fields else str(fields["c"]),
             shown=fingerprints_from(base64url.decode(encoded_shown) if encoded_shown else b""),
             asked_at=None if "n" not in fields else int(fields["n"]),
+            floor=None if "r" not in fields else float(fields["r"]),
         )
 
     def _mac(self, context_id: str, signed: str) -> bytes:

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from retrieval_core.retrieval.relevance import RELEVANCE, RelevanceModel
+from retrieval_core.retrieval.pager import hit_features, log_odds
+from retrieval_core.retrieval.relevance import FEATURES, RELEVANCE, RelevanceModel
 
 if TYPE_CHECKING:
     from retrieval_core.config import Settings
@@ -206,38 +207,52 @@ DROP = 0.5
 ``DROP`` of the others left out, on every collection."""
 RIDGE = 0.01
 """The L2 penalty on the weights (not the intercept), in units of one collection's total weight."""
-FEATURES = tuple(name for name in RelevanceModel.model_fields if name not in ("intercept", "operating_shift"))
+SIGNS = {"score": 1.0, "log_position": -1.0, "similarity": 1.0, "both_arms": 1.0}
+"""The sign each feature's weight must have (``RelevanceModel``'s bounds): a feature that comes out of
+the fit with the other sign is left out and the rest refitted."""
 
 
-def features(observation: Observation) -> list[float]:
-    """The features ``pager.relevance`` reads, in ``FEATURES`` order (a test holds the two together)."""
-    return [min(max(observation.score, 0.0), 1.0), math.log(observation.position)]
+def features(observation: Observation) -> tuple[float, ...]:
+    """``relevance.hit_features`` of the observed hit: what the pager reads."""
+    arm_scores = {arm: signal[1] for arm, signal in observation.signals.items()}
+    return hit_features(observation.score, observation.position, arm_scores)
 
 
-def fit_model(observations: Sequence[Observation], mode: str) -> RelevanceModel:
+def fit_model(
+    observations: Sequence[Observation], mode: str, chosen: Collection[str] = FEATURES
+) -> RelevanceModel:
     """``mode``'s logistic model on the top-``AT`` hits of ``observations`` (each collection weighing
-    the same in total), its ``operating_shift`` the least that keeps ``KEEP`` of every collection's
-    relevant hits at ``THRESHOLD`` or above."""
+    the same in total) over the ``chosen`` features (the others weigh 0), its ``operating_shift`` the
+    least that keeps ``KEEP`` of every collection's relevant hits at ``THRESHOLD`` or above."""
     import numpy as np
 
     rows = [o for o in observations if o.mode == mode and o.position <= AT]
     sizes: dict[str, int] = {}
     for o in rows:
         sizes[o.collection] = sizes.get(o.collection, 0) + 1
-    x = np.array([[*features(o), 1.0] for o in rows])
+    table_ = np.array([features(o) for o in rows])
     y = np.array([float(o.relevant) for o in rows])
     weight = np.array([1.0 / sizes[o.collection] for o in rows])
-    penalty = RIDGE * np.diag([1.0] * len(FEATURES) + [0.0])
-    coefficients = np.zeros(x.shape[1])
-    for _ in range(100):  # Newton's method on the penalised log-likelihood (it is convex)
-        p = 1.0 / (1.0 + np.exp(-x @ coefficients))
-        gradient = x.T @ (weight * (p - y)) + penalty @ coefficients
-        hessian = (x.T * (weight * p * (1 - p))) @ x + penalty
-        step = np.linalg.solve(hessian, gradient)
-        coefficients -= step
-        if float(np.abs(step).max()) < 1e-9:
+    used = [name for name in FEATURES if name in chosen]
+    while True:
+        columns = [FEATURES.index(name) for name in used]
+        x = np.hstack([table_[:, columns], np.ones((len(rows), 1))])
+        penalty = RIDGE * np.diag([1.0] * len(used) + [0.0])
+        coefficients = np.zeros(x.shape[1])
+        for _ in range(100):  # Newton's method on the penalised log-likelihood (it is convex)
+            p = 1.0 / (1.0 + np.exp(-x @ coefficients))
+            gradient = x.T @ (weight * (p - y)) + penalty @ coefficients
+            hessian = (x.T * (weight * p * (1 - p))) @ x + penalty
+            step = np.linalg.solve(hessian, gradient)
+            coefficients -= step
+            if float(np.abs(step).max()) < 1e-9:
+                break
+        fitted = dict(zip(used, (float(c) for c in coefficients[:-1]), strict=True))
+        wrong = [name for name, value in fitted.items() if value * SIGNS[name] < 0]
+        if not wrong:
             break
-    weights = dict(zip(FEATURES, (round(float(c), 4) for c in coefficients[:-1]), strict=True))
+        used = [name for name in used if name not in wrong]
+    weights = {name: round(fitted.get(name, 0.0), 4) + 0.0 for name in FEATURES}
     unshifted = RelevanceModel(intercept=round(float(coefficients[-1]), 4), operating_shift=0.0, **weights)
     shift = max(
         _logit(THRESHOLD) - _quantile(relevant_log_odds(unshifted, rows, collection), 1 - KEEP)
@@ -259,17 +274,11 @@ def relevant_log_odds(model: RelevanceModel, rows: Sequence[Observation], collec
 def answered_log_odds(model: RelevanceModel, rows: Iterable[Observation]) -> list[tuple[Observation, float]]:
     """Each observation's log-odds as the pager answers it: the model's, never above a hit before it in
     its question's answer."""
-    weights = [getattr(model, name) for name in FEATURES]
     answered = []
     for group in by_query(rows):
         floor = math.inf
         for o in group:
-            own = (
-                model.intercept
-                + model.operating_shift
-                + math.fsum(w * f for w, f in zip(weights, features(o), strict=True))
-            )
-            floor = min(floor, own)
+            floor = min(floor, log_odds(model, features(o)))
             answered.append((o, floor))
     return answered
 
@@ -289,6 +298,12 @@ class Reliability:
     irrelevant_dropped: float | None
     mean_probability: float
     """The model's own probability (the shift taken off), averaged: beside the share relevant."""
+    best_dropped: float | None = None
+    """The trade-off on this collection alone: the share of the others below the highest threshold that
+    still keeps ``KEEP`` of its relevant hits (what any threshold on these values can drop here)."""
+    half_threshold: float | None = None
+    """The least threshold that drops ``DROP`` of the others here, and the share of the relevant it keeps."""
+    kept_at_half: float | None = None
 
     @property
     def holds(self) -> bool:
@@ -306,6 +321,9 @@ def reliability(
     relevant = [r for o, r in rows if o.relevant]
     irrelevant = [r for o, r in rows if not o.relevant]
     probabilities = [_sigmoid(_logit(min(max(r, 1e-6), 1 - 1e-6)) - shift) for _, r in rows]
+    keeping = _quantile(relevant, 1 - KEEP)
+    halving = sorted(irrelevant)[math.ceil(DROP * len(irrelevant)) - 1] if irrelevant else None
+    half = None if halving is None else min((r for r in irrelevant + relevant if r > halving), default=1.0)
     return Reliability(
         collection=collection,
         mode=mode,
@@ -315,6 +333,9 @@ def reliability(
         relevant_below=_share(sum(r < THRESHOLD for r in relevant), len(relevant)),
         irrelevant_dropped=_share(sum(r < THRESHOLD for r in irrelevant), len(irrelevant)),
         mean_probability=math.fsum(probabilities) / max(len(probabilities), 1),
+        best_dropped=_share(sum(r < keeping for r in irrelevant), len(irrelevant)) if relevant else None,
+        half_threshold=half,
+        kept_at_half=None if half is None else _share(sum(r >= half for r in relevant), len(relevant)),
     )
 
 
@@ -322,16 +343,23 @@ def table(rows: Sequence[Reliability]) -> str:
     """The Markdown table docs/BEDROCK.md quotes."""
     lines = [
         "| collection | mode | top-10 hits | relevant | relevant among >= 0.4 | relevant below 0.4 | "
-        "others below 0.4 | mean model probability | keeps 95%, drops half |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "relevant kept at 0.4 | others dropped at 0.4 | mean model probability | keeps 95%, drops half | "
+        "own threshold keeping 95%: others dropped | own threshold dropping half: relevant kept |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
+        kept = None if row.relevant_below is None else 1 - row.relevant_below
+        half = (
+            "-"
+            if row.half_threshold is None
+            else f"{_percent(row.kept_at_half)} (at {row.half_threshold:.2f})"
+        )
         lines.append(
             f"| {row.collection} | {row.mode} | {row.hits} | "
             f"{row.relevant} ({row.relevant / row.hits:.0%}) | "
-            f"{_percent(row.precision_above)} | {_percent(row.relevant_below)} | "
+            f"{_percent(row.precision_above)} | {_percent(row.relevant_below)} | {_percent(kept)} | "
             f"{_percent(row.irrelevant_dropped)} | {row.mean_probability:.0%} | "
-            f"{'yes' if row.holds else 'no'} |"
+            f"{'yes' if row.holds else 'no'} | {_percent(row.best_dropped)} | {half} |"
         )
     return "\n".join(lines)
 
@@ -358,9 +386,9 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def fit(observations: Sequence[Observation]) -> dict[str, RelevanceModel]:
-    """A model per mode observed."""
-    return {mode: fit_model(observations, mode) for mode in _modes(observations)}
+def fit(observations: Sequence[Observation], chosen: Collection[str] = FEATURES) -> dict[str, RelevanceModel]:
+    """A model per mode observed, over the ``chosen`` features."""
+    return {mode: fit_model(observations, mode, chosen) for mode in _modes(observations)}
 
 
 def scored_by(models: Mapping[str, RelevanceModel], observations: Sequence[Observation]) -> list[Reliability]:
@@ -374,14 +402,52 @@ def scored_by(models: Mapping[str, RelevanceModel], observations: Sequence[Obser
     return rows
 
 
-def held_out(observations: Sequence[Observation]) -> list[Reliability]:
+def held_out(observations: Sequence[Observation], chosen: Collection[str] = FEATURES) -> list[Reliability]:
     """Each collection scored by the models fitted on every other collection (its weights and shift)."""
     rows = []
     for collection in _collections(observations):
         others = [o for o in observations if o.collection != collection]
         mine = [o for o in observations if o.collection == collection]
-        rows += scored_by(fit(others), mine)
+        rows += scored_by(fit(others, chosen), mine)
     return rows
+
+
+SHIPPED = ("score", "log_position")
+"""The features ``relevance.py``'s models are fitted on (the others weigh 0): of ``STUDIED``, the set
+whose held-out figures hold best on every collection (docs/BEDROCK.md, Scores)."""
+STUDIED = (
+    ("score", "log_position"),
+    ("score", "log_position", "similarity"),
+    ("score", "log_position", "both_arms"),
+    FEATURES,
+)
+"""The feature sets the report compares (docs/BEDROCK.md, Scores): the ranking alone, then what is
+comparable across questions (the vector arm's similarity) and the arms' agreement."""
+
+
+def study(observations: Sequence[Observation]) -> str:
+    """Per feature set, mode and collection: held out, the share of the relevant kept and of the others
+    dropped at ``THRESHOLD``; and the most any threshold on that fit drops on the collection alone while
+    keeping ``KEEP`` of its relevant (fitted on every collection: how far the features separate)."""
+    lines = [
+        "| features | mode | " + " | ".join(_collections(observations)) + " |",
+        "|---|---|" + "---|" * len(_collections(observations)),
+    ]
+    for chosen in STUDIED:
+        held = {(r.mode, r.collection): r for r in held_out(observations, chosen)}
+        inside = {(r.mode, r.collection): r for r in scored_by(fit(observations, chosen), observations)}
+        for mode in ("hybrid", "vector"):
+            if (mode, _collections(observations)[0]) not in held:
+                continue
+            cells = []
+            for collection in _collections(observations):
+                out, best = held[(mode, collection)], inside[(mode, collection)]
+                kept = None if out.relevant_below is None else 1 - out.relevant_below
+                cells.append(
+                    f"{_percent(kept)} / {_percent(out.irrelevant_dropped)} ({_percent(best.best_dropped)})"
+                )
+            lines.append(f"| {' + '.join(chosen)} | {mode} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def answered(observations: Sequence[Observation], models: Mapping[str, RelevanceModel]) -> list[Reliability]:
@@ -402,14 +468,17 @@ def answered(observations: Sequence[Observation], models: Mapping[str, Relevance
 
 def report(observations: Sequence[Observation]) -> str:
     """The fitted constants for ``relevance.py``, the table in and out of sample, and the handler's own."""
-    models = fit(observations)
+    models = fit(observations, SHIPPED)
     sections = [
         "fitted (paste into retrieval_core/retrieval/relevance.py's RELEVANCE.models):",
         "{\n" + "".join(f'    "{mode}": {model!r},\n' for mode, model in models.items()) + "}",
         f"\nin sample (fitted on every collection; top {AT}, threshold {THRESHOLD}):\n",
         table(sorted(scored_by(models, observations), key=_order)),
         "\nheld out (each collection scored by the models fitted on the others):\n",
-        table(sorted(held_out(observations), key=_order)),
+        table(sorted(held_out(observations, SHIPPED), key=_order)),
+        "\nfeature sets, held out: relevant kept / others dropped at 0.4 (in sample, the most a threshold "
+        "keeping 95% drops on the collection alone):\n",
+        study(observations),
     ]
     measured = answered(observations, RELEVANCE.models)
     if measured:
