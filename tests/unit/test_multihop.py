@@ -323,3 +323,16 @@ def test_a_comparison_keeps_every_named_thing_s_page_in_the_top_five() -> None:
     asked = replace(compared, text="Where was the Kelmscott Library's architect born?")
     plain = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), asked).value.hits
     assert [h.id for h in plain[:7]].index(A) == 6  # not a comparison: the text's order
+
+
+def test_a_hit_a_compared_page_displaces_ranks_below_the_pages_at_most_at_their_score() -> None:
+    # K (a named page) already fifth: A takes the fourth place, the hit there ranks after K.
+    hits = [*(hit(c, 2.0 - i / 10) for i, c in enumerate(COMPARED[:4])), hit(K, 1.5), hit(COMPARED[4], 1.4)]
+    hits.append(hit(A, 0.5))
+    question = "Which was founded first, the Kelmscott Library or Ada Smith?"
+    compared = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], {PAGE_K: 1.0, PAGE_A: 1.0})
+    no_walk = CONFIG.model_copy(update={"weight": 0.0})
+    ranked = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), compared).value.hits
+    assert [h.id for h in ranked[:7]] == [*COMPARED[:3], A, K, COMPARED[3], COMPARED[4]]
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    assert ranked[5].score == pytest.approx(ranked[4].score)  # at most at K's

@@ -383,4 +383,9 @@ def _compared(hits: list[Hit], named: Mapping[str, float]) -> list[Hit]:
         top[slot] = hit.model_copy(update={"score": top[slot].score})
         rest.remove(hit)
     top.sort(key=lambda h: -h.score)  # stable: the first hit stays first among equal scores
-    return [*top, *displaced, *rest]
+    ordered: list[Hit] = []
+    for hit in [*top, *displaced, *rest]:  # a displaced hit at most at the score of the one above it
+        if ordered and hit.score > ordered[-1].score:
+            hit = hit.model_copy(update={"score": ordered[-1].score})
+        ordered.append(hit)
+    return ordered
