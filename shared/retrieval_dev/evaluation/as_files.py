@@ -49,8 +49,6 @@ def files_index(
     from retrieval_core.adapters.opensearch.client import shared_client
 
     from ..cli.ingest import DEFAULT_BUCKET
-    from ..cli.progress import Progress
-    from ..cli.sync import sync
 
     scoped = settings.model_copy(
         update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}", "ingest_queue_url": None}
@@ -64,24 +62,33 @@ def files_index(
         overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
         with bootstrap.use(bootstrap.Container(scoped, overrides=overrides)):
             s3_objects.s3_client.cache_clear()
-            with tempfile.TemporaryDirectory(prefix="eval-as-files-") as folder_name:
-                folder = Path(folder_name)
-                for document in written:
-                    text = document.page if pages else document.text
-                    (folder / file_name(document.id, pages)).write_text(text, encoding="utf-8")
-                bar = Progress(len(keys), label="ingesting files", unit="files")
-                try:
-                    report = sync(folder, CONTEXT_ID, delete=False, progress=bar.update)
-                finally:
-                    bar.close()
-            failed = [(entry["key"], entry["reason"]) for entry in report if entry["status"] == "failed"]
-            if failed:
-                raise EvalLoadError(f"{len(failed)} files failed, e.g. {failed[0]}")
+            _synced(written, pages)
             yield scoped
     finally:
         _delete_indices(client, scoped)
         _delete_objects(bucket, keys)
         _forget(scoped, keys)
+
+
+def _synced(documents: Sequence[Document], pages: bool) -> None:
+    """The documents written to a folder and synced into the current container's context, as
+    ``retrieval sync`` syncs a folder; an ``EvalLoadError`` names a file that failed."""
+    from ..cli.progress import Progress
+    from ..cli.sync import sync
+
+    with tempfile.TemporaryDirectory(prefix="eval-as-files-") as folder_name:
+        folder = Path(folder_name)
+        for document in documents:
+            text = document.page if pages else document.text
+            (folder / file_name(document.id, pages)).write_text(text, encoding="utf-8")
+        bar = Progress(len(documents), label="ingesting files", unit="files")
+        try:
+            report = sync(folder, CONTEXT_ID, delete=False, progress=bar.update)
+        finally:
+            bar.close()
+    failed = [(entry["key"], entry["reason"]) for entry in report if entry["status"] == "failed"]
+    if failed:
+        raise EvalLoadError(f"{len(failed)} files failed, e.g. {failed[0]}")
 
 
 def _forget(settings: Settings, keys: list[str]) -> None:
