@@ -87,9 +87,10 @@ class GraphExpansionConfig(BaseModel):
 
 
 class MultiHopConfig(BaseModel):
-    """The multi-hop stage (``stages/multihop.py``): how far it looks and how much a link weighs. The
-    defaults were chosen on both multi-hop development sets together (MuSiQue and HotpotQA train
-    samples, docs/QUALITY.md, "Multi-hop questions"), keeping only what held on each."""
+    """The multi-hop stage (``stages/multihop.py``): how far it looks, how its walk spreads and how much
+    a walked passage weighs. The defaults were chosen on both multi-hop development sets together
+    (MuSiQue and HotpotQA train samples, docs/QUALITY.md, "The walk starts from the question and
+    spreads"), keeping only what held on each."""
 
     model_config = ConfigDict(frozen=True)
 
