@@ -40,7 +40,10 @@ class Hop(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    from_id: str = Field(description="The passage the link leaves from (a hit of the same answer).")
+    from_id: str = Field(
+        description="The passage the link leaves from (a hit of the same answer), or `question` when the "
+        "question itself names the entity."
+    )
     entity_id: str
     entity: str = Field(description="The entity's name.")
     link: str = Field(description="`about`: the hit is the entity's page; `mentions`: it names it too.")
