@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..evaluation.collection import Document, Query
     from ..evaluation.compare import Configuration
     from ..evaluation.runner import ModeResult
+    from ..evaluation.suite import Suite
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,19 +54,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv).",
     )
     parser.add_argument("--split", default=DEFAULT_SPLIT, help="--beir: the qrels split to evaluate.")
-    parser.add_argument(
-        "--suite",
-        action="store_true",
-        help="Every configuration on Cranfield dev, CACM, the multi-hop sets, Sphinx's manual (fetched "
-        "from Debian on first use) and the agent questions: the multi-collection tables (docs/QUALITY.md) "
-        "and the configuration its rule picks.",
-    )
-    parser.add_argument(
-        "--docs",
-        type=Path,
-        metavar="DIR",
-        help="--suite: the documentation folder of Sphinx's manual (default: fetched into .cache/).",
-    )
+    _suite_arguments(parser)
     _calibration_arguments(parser)
     add_cache_arguments(parser)
     parser.add_argument("--modes", nargs="+", choices=MODE_CHOICES, default=list(MODES))
@@ -87,6 +76,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "give none to skip the table.",
     )
     parser.set_defaults(run=run)
+
+
+def _suite_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--suite",
+        action="store_true",
+        help="Every configuration on Cranfield dev, CACM, the multi-hop sets, Sphinx's manual (fetched "
+        "from Debian on first use) and the agent questions: the multi-collection tables (docs/QUALITY.md) "
+        "and the configuration its rule picks.",
+    )
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        metavar="DIR",
+        help="--suite: the documentation folder of Sphinx's manual (default: fetched into .cache/).",
+    )
 
 
 def _calibration_arguments(parser: argparse.ArgumentParser) -> None:
@@ -312,8 +317,7 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
     from retrieval_core.config import Settings
     from retrieval_core.errors import RetrievalError
 
-    from ..evaluation import documentation
-    from ..evaluation.suite import choose, rows, run_suite, table
+    from ..evaluation.suite import run_suite
 
     compared = _configurations(args.compare)
     started = time.perf_counter()
@@ -330,6 +334,29 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
         print(f"retrieval eval: {error.message}", file=sys.stderr)
         return 1
     now = datetime.now(UTC)
+    chosen = _print_suite(suite, compared, now)
+    print(f"{round(time.perf_counter() - started)} s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"suite-{now:%Y%m%dT%H%M%SZ}.json"
+    saved = {
+        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "configurations": _described(compared),
+        "per_query_ndcg@10": suite.ndcg,
+        "per_query_mrr@10": suite.mrr,
+        "documentation": suite.documentation,
+        "summaries": suite.summaries,
+        "chosen": chosen,
+    }
+    path.write_text(json.dumps(saved, indent=2))
+    print(f"saved {path}")
+    return 0
+
+
+def _print_suite(suite: Suite, compared: list[Configuration], now: datetime) -> str | None:
+    """The suite's tables and the configuration the rule picks (its name, or None)."""
+    from ..evaluation import documentation
+    from ..evaluation.suite import choose, rows, table
+
     table_rows = rows(suite.ndcg, compared)
     print(
         f"\nnDCG@10 per collection ({now:%Y-%m-%d}, through the retrieve handler; in brackets the change "
@@ -349,21 +376,7 @@ def _suite(args: argparse.Namespace, embedder: Embedder | None) -> int:
         "the best mean) "
         f"picks: {chosen.configuration.name if chosen else 'nothing'}"
     )
-    print(f"{round(time.perf_counter() - started)} s")
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"suite-{now:%Y%m%dT%H%M%SZ}.json"
-    saved = {
-        "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "configurations": _described(compared),
-        "per_query_ndcg@10": suite.ndcg,
-        "per_query_mrr@10": suite.mrr,
-        "documentation": suite.documentation,
-        "summaries": suite.summaries,
-        "chosen": chosen.configuration.name if chosen else None,
-    }
-    path.write_text(json.dumps(saved, indent=2))
-    print(f"saved {path}")
-    return 0
+    return chosen.configuration.name if chosen else None
 
 
 def _costs(summaries: dict[str, dict[str, dict[str, Any]]]) -> str:
