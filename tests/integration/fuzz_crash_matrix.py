@@ -57,7 +57,8 @@ def test_loads_killed_at_seeded_points_show_every_item_whole(
     sample = sorted(edges | set(rng.sample(range(NOTES), 6)))
     alias = IndexLayout.of(fresh_settings).alias("acme")
     with bootstrap.use(bootstrap.Container(fresh_settings)):
-        for round_, at in enumerate(rng.sample(range(1, 2 * batches + 1), min(POINTS, 2 * batches))):
+        writes = 2 * batches + 2  # the file's record pending, each batch's rows and documents, the record
+        for round_, at in enumerate(rng.sample(range(1, writes + 1), min(POINTS, writes))):
             target = versions[1 - round_ % 2]  # version 2, then back to 1, ...
             cut = killed(at, [RETRIEVAL, "load", target, "--context-id", "acme"], env)
             assert cut.returncode == KILLED, (at, cut.stderr[-2000:])

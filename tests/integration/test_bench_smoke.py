@@ -152,14 +152,20 @@ def test_policy_writes_only_with_a_session(tiny_report: tuple[dict, str, Path]) 
         assert cost["new_container_operations"].get("PutItem") == 1 and cost["new_container_rounds"] <= 2
 
 
-def test_the_ingest_handler_makes_the_loaders_calls_plus_its_own_s3_calls(
+def test_the_ingest_handler_makes_the_loaders_calls_plus_its_record_and_its_own_s3_calls(
     tiny_report: tuple[dict, str, Path],
 ) -> None:
     ingest = tiny_report[0]["results"]["ingest"]
     load, handler, delete = ingest["load"], ingest["ingest"], ingest["delete"]
     assert ingest["items"] == TINY.items and handler["parts"] == 1
-    assert handler["dynamodb_operations"] == load["dynamodb_operations"]
-    assert handler["opensearch_per_1000"] == load["opensearch_per_1000"]
+    # ... and the object's record (ingest/lines_ledger.py): pending before its lines, its fate after.
+    record = {"PutItem": 2}
+    operations = load["dynamodb_operations"]
+    assert handler["dynamodb_operations"] == {
+        k: operations.get(k, 0) + record.get(k, 0) for k in operations | record
+    }
+    # ... plus one read of the index generation the record names, for the object.
+    assert handler["opensearch_per_1000"] == load["opensearch_per_1000"] + 1000 / TINY.items
     assert handler["s3_per_1000"] > 0 and load["s3_per_1000"] == 0
     # A delete reads each item's partition once (one Query per item), then deletes in batches.
     assert delete["dynamodb_operations"]["Query"] == TINY.items

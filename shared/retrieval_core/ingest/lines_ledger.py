@@ -1,10 +1,11 @@
 """The ledger of JSON Lines objects: one record per object, in the documents' status store, so the
 listing (``GET /v1/documents``) and the next sync know what became of it.
 
-Write order: ``pending`` (the stored bytes' SHA-256, the upload's revision, the index generation) once the
-object is planned and before any line is loaded; then, when its report is written, ``indexed`` (with
-``chunks`` = the items its lines wrote) or ``failed`` with a one-line reason. A kill in between leaves
-``pending``, which no sync takes for done, so the object is loaded again (its finished parts reused).
+Write order: ``pending`` (the stored bytes' SHA-256 and the upload's revision) once the object is
+planned and before any line is loaded; then, when its report is written, ``indexed`` (with ``chunks`` =
+the items its lines wrote) or ``failed`` with a one-line reason, naming the index generation its lines
+are in. A kill in between leaves ``pending``, which no sync takes for done, so the object is loaded
+again (its finished parts reused).
 
 A record vouches for its bytes (``content_hash``) only when the same bytes would fare the same again: an
 object refused by a limit, or with rejected lines. A failure of the backends (items unwritten, a part
@@ -23,6 +24,7 @@ from ..models.vocabulary import iso
 from .objects import CONTEXTS_PREFIX
 
 if TYPE_CHECKING:
+    from ..loading.loader import LoadReport
     from ..models.ingest import ObjectRef
     from .report import IngestReport
 
@@ -59,6 +61,11 @@ class LinesLedger:
             return None
         return self.finished(ref, context_id, report, previous.content_hash if previous else None)
 
+    def loaded(self, ref: ObjectRef, context_id: str, load: LoadReport, digest: str) -> DocumentStatus:
+        """The fate of a file ``retrieval load`` read whole into ``context_id``."""
+        status, reason, vouched = load_fate(load)
+        return self._put(ref, context_id, status, load.loaded, reason, digest if vouched else None)
+
     def removed(self, ref: ObjectRef, context_id: str) -> DocumentStatus:
         return self._put(ref, context_id, "deleted", 0, REMOVED, None)
 
@@ -80,8 +87,9 @@ class LinesLedger:
             updated_at=iso(self._clock()),
             content_hash=digest,
             sequencer=ref.sequencer,
-            # Read at each write: the first load creates the context's index.
-            generation=self._generation(context_id) if status != "deleted" else None,
+            # The index its lines are in, read once they are (the first load creates it); a pending or
+            # deleted record vouches for no index, and reading none saves the request.
+            generation=self._generation(context_id) if status in {"indexed", "failed"} else None,
         )
         self._statuses.put(context_id, record)
         return record
@@ -90,15 +98,33 @@ class LinesLedger:
 def fate(report: IngestReport) -> tuple[FileStatus, str | None, bool]:
     """The status an object's report gives it, the reason, and whether the same bytes would fare the
     same again (so the record may vouch for them)."""
-    if report.status == "rejected":
-        return "failed", report.reason, True
-    if report.status == "incomplete":
-        missing = f", parts {report.missing_parts} never ran" if report.missing_parts else ""
-        return "failed", f"{report.unwritten} items not written{missing}; the next sync loads it again", False
-    if report.rejected:
-        first = report.rejected_lines[0] if report.rejected_lines else None
-        example = f" (line {first.line}: {first.field}: {first.reason})" if first is not None else ""
-        return "failed", f"{report.rejected} lines rejected{example}", True
+    first = report.rejected_lines[0] if report.rejected_lines else None
+    return _fate(
+        refused=report.reason if report.status == "rejected" else None,
+        unwritten=report.unwritten if report.status == "incomplete" else 0,
+        missing=report.missing_parts,
+        rejected=report.rejected,
+        example=f"line {first.line}: {first.field}: {first.reason}" if first is not None else None,
+    )
+
+
+def load_fate(load: LoadReport) -> tuple[FileStatus, str | None, bool]:
+    """``fate`` of a file loaded whole in one process (``retrieval load``)."""
+    unwritten = len(load.unwritten) or int(load.stopped is not None)
+    example = str(load.errors[0]) if load.errors else None
+    return _fate(refused=None, unwritten=unwritten, missing=[], rejected=load.rejected, example=example)
+
+
+def _fate(
+    *, refused: str | None, unwritten: int, missing: list[int], rejected: int, example: str | None
+) -> tuple[FileStatus, str | None, bool]:
+    if refused is not None:
+        return "failed", refused, True
+    if unwritten or missing:
+        ran = f", parts {missing} never ran" if missing else ""
+        return "failed", f"{unwritten} items not written{ran}; loading it again finishes it", False
+    if rejected:
+        return "failed", f"{rejected} lines rejected" + (f" ({example})" if example else ""), True
     return "indexed", None, True
 
 

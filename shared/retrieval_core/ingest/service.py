@@ -120,7 +120,8 @@ class IngestService:
         if self._queue is not None and len(tasks) > 1:
             self._queue.send(tasks)
             return IngestOutcome(ref.key, queued_parts=len(tasks))
-        return self._finish(IngestOutcome.combined(ref.key, [self._run(task, context_id) for task in tasks]))
+        runs = [self._run(task, context_id, digest) for task in tasks]
+        return self._finish(IngestOutcome.combined(ref.key, runs))
 
     def object_removed(self, ref: ObjectRef) -> IngestOutcome:
         """A removed document takes its chunks with it; a removed JSON Lines object changes nothing (its
@@ -138,7 +139,7 @@ class IngestService:
             return IngestOutcome(task.key)
         return self._finish(self._run(task, context_id))
 
-    def _run(self, task: PartTask, context_id: str) -> IngestOutcome:
+    def _run(self, task: PartTask, context_id: str, digest: str | None = None) -> IngestOutcome:
         """One part loaded (or its complete report reused); the last part also merges the object's report."""
         key = part_report_key(task.ref, task.part.index)
         previous = self._objects.read_json(task.bucket, key)
@@ -146,8 +147,12 @@ class IngestService:
         loaded = [] if reused else [self._load_part(task, context_id, key)]
         report = self._merged(task, context_id) if task.is_last else None
         record = None
-        if report is not None and self._ledger is not None:
-            record = self._ledger.parts_finished(task.ref, context_id, report)
+        if report is not None and self._ledger is not None:  # queued parts: the digest is in the record
+            record = (
+                self._ledger.finished(task.ref, context_id, report, digest)
+                if digest is not None
+                else self._ledger.parts_finished(task.ref, context_id, report)
+            )
         return IngestOutcome(
             task.key, loaded_parts=loaded, reused_parts=int(reused), report=report, lines_record=record
         )
