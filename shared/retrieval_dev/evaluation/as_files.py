@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,6 @@ def file_name(document_id: str, pages: bool) -> str:
     return f"{document_id}.{'md' if pages else 'txt'}"
 
 
-def file_key(document_id: str, pages: bool) -> str:
-    return f"contexts/{CONTEXT_ID}/{file_name(document_id, pages)}"
-
-
 @contextmanager
 def files_index(
     settings: Settings,
@@ -44,6 +40,31 @@ def files_index(
     entity), as a BEIR corpus of encyclopaedia passages is brought; else as ``.txt`` of title and body.
     ``embedder`` (a cache, say) replaces the deployment's, for the ingest function and the
     queries alike, as ``provision.evaluation_index`` does for JSON Lines."""
+    written = [d for d in documents if d.text]
+
+    def write(folder: Path) -> None:
+        for document in written:
+            text = document.page if pages else document.text
+            (folder / file_name(document.id, pages)).write_text(text, encoding="utf-8")
+
+    names = [file_name(d.id, pages) for d in written]
+    with synced_folder_index(settings, names, write, embedder=embedder) as scoped:
+        yield scoped
+
+
+@contextmanager
+def synced_folder_index(
+    settings: Settings,
+    names: Sequence[str],
+    write: Callable[[Path], None],
+    *,
+    embedder: Embedder | None = None,
+    what: str = "files",
+) -> Iterator[Settings]:
+    """The files ``write`` puts in a fresh folder (``names``: their paths in it) synced by ``retrieval
+    sync``'s own function into a fresh alias and bucket; the handlers serve it until the block ends, and
+    then the index, the objects and the files' statuses are removed. An ``EvalLoadError`` names a file
+    that failed; ``what`` names the files in its progress and errors."""
     from retrieval_core import bootstrap
     from retrieval_core.adapters import s3_objects
     from retrieval_core.adapters.opensearch.client import shared_client
@@ -55,14 +76,13 @@ def files_index(
     )
     client = shared_client(scoped)
     bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
-    written = [d for d in documents if d.text]
-    keys = [file_key(d.id, pages) for d in written]
+    keys = [f"contexts/{CONTEXT_ID}/{name}" for name in names]
     _forget(scoped, keys)  # a run that crashed left statuses saying these files are indexed already
     try:
         overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
         with bootstrap.use(bootstrap.Container(scoped, overrides=overrides)):
             s3_objects.s3_client.cache_clear()
-            _synced(written, pages)
+            _synced(write, len(keys), what)
             yield scoped
     finally:
         _delete_indices(client, scoped)
@@ -70,25 +90,23 @@ def files_index(
         _forget(scoped, keys)
 
 
-def _synced(documents: Sequence[Document], pages: bool) -> None:
-    """The documents written to a folder and synced into the current container's context, as
+def _synced(write: Callable[[Path], None], count: int, what: str) -> None:
+    """The files ``write`` puts in a fresh folder synced into the current container's context, as
     ``retrieval sync`` syncs a folder; an ``EvalLoadError`` names a file that failed."""
     from ..cli.progress import Progress
     from ..cli.sync import sync
 
     with tempfile.TemporaryDirectory(prefix="eval-as-files-") as folder_name:
         folder = Path(folder_name)
-        for document in documents:
-            text = document.page if pages else document.text
-            (folder / file_name(document.id, pages)).write_text(text, encoding="utf-8")
-        bar = Progress(len(documents), label="ingesting files", unit="files")
+        write(folder)
+        bar = Progress(count, label=f"syncing {what}", unit="files")
         try:
             report = sync(folder, CONTEXT_ID, delete=False, progress=bar.update)
         finally:
             bar.close()
     failed = [(entry["key"], entry["reason"]) for entry in report if entry["status"] == "failed"]
     if failed:
-        raise EvalLoadError(f"{len(failed)} files failed, e.g. {failed[0]}")
+        raise EvalLoadError(f"{len(failed)} {what} failed, e.g. {failed[0]}")
 
 
 def _forget(settings: Settings, keys: list[str]) -> None:

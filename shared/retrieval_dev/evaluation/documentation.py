@@ -12,23 +12,19 @@ section (``anchors``: the anchor in that page the answer sits under), kept for a
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from retrieval_core.config import Settings
 from retrieval_core.ports import Embedder
 
-from .as_files import _delete_objects, _forget
-from .collection import CONTEXT_ID, CollectionFileError, Query
+from .as_files import synced_folder_index
+from .collection import CollectionFileError, Query
 from .metrics import mean
-from .provision import ALIAS_PREFIX, EvalLoadError, _delete_indices
 from .runner import ModeResult
 
 NAME = "Sphinx manual"
@@ -98,44 +94,16 @@ def fetched_folder() -> Path | None:
 def folder_index(settings: Settings, folder: Path, *, embedder: Embedder | None = None) -> Iterator[Settings]:
     """The manual's pages synced by ``retrieval sync``'s function into a fresh alias and bucket (the
     tree kept, so a page's id is its path); the handlers serve it until the block ends."""
-    from retrieval_core import bootstrap
-    from retrieval_core.adapters import s3_objects
-    from retrieval_core.adapters.opensearch.client import shared_client
-
-    from ..cli.ingest import DEFAULT_BUCKET
-    from ..cli.progress import Progress
-    from ..cli.sync import sync
-
-    scoped = settings.model_copy(
-        update={"opensearch_alias": f"{ALIAS_PREFIX}{uuid.uuid4().hex[:8]}", "ingest_queue_url": None}
-    )
-    client = shared_client(scoped)
-    bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
     found = pages(folder)
-    keys = [f"contexts/{CONTEXT_ID}/{page.as_posix()}" for page in found]
-    _forget(scoped, keys)  # a run that crashed left statuses saying these pages are indexed already
-    try:
-        overrides: dict[str, Any] = {} if embedder is None else {"embedder": embedder}
-        with bootstrap.use(bootstrap.Container(scoped, overrides=overrides)):
-            s3_objects.s3_client.cache_clear()
-            with tempfile.TemporaryDirectory(prefix="eval-docs-") as copy_name:
-                copy = Path(copy_name)
-                for page in found:
-                    (copy / page).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(folder / page, copy / page)
-                bar = Progress(len(keys), label="syncing pages", unit="files")
-                try:
-                    report = sync(copy, CONTEXT_ID, delete=False, progress=bar.update)
-                finally:
-                    bar.close()
-            failed = [(entry["key"], entry["reason"]) for entry in report if entry["status"] == "failed"]
-            if failed:
-                raise EvalLoadError(f"{len(failed)} pages failed, e.g. {failed[0]}")
-            yield scoped
-    finally:
-        _delete_indices(client, scoped)
-        _delete_objects(bucket, keys)
-        _forget(scoped, keys)
+
+    def copy(into: Path) -> None:
+        for page in found:
+            (into / page).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / page, into / page)
+
+    names = [page.as_posix() for page in found]
+    with synced_folder_index(settings, names, copy, embedder=embedder, what="pages") as scoped:
+        yield scoped
 
 
 def summary(result: ModeResult, questions: Sequence[DocumentationQuestion]) -> dict[str, float | None]:
