@@ -195,8 +195,12 @@ def _pages(objects: MemoryObjects) -> list[str]:
     return keys
 
 
-def _indexed(batched: bool) -> tuple[MemoryIndex, MemoryDocumentStatuses]:
-    objects, index, statuses = MemoryObjects(), MemoryIndex(), MemoryDocumentStatuses()
+def _files_over(
+    index: MemoryIndex, **extra: Any
+) -> tuple[DocumentFiles, MemoryObjects, MemoryDocumentStatuses]:
+    """Files whose chunks load into ``index``, their names found by nothing known before (``extra``: the
+    rest of ``DocumentFiles``' parts, a back-link search say)."""
+    objects, statuses = MemoryObjects(), MemoryDocumentStatuses()
     files = DocumentFiles(
         sink=index,
         objects=objects,
@@ -204,11 +208,16 @@ def _indexed(batched: bool) -> tuple[MemoryIndex, MemoryDocumentStatuses]:
         embedder=Embedder(),
         vectors=None,
         mentions=MentionFinder(NoNames(), None),
-        naming=index,
         chunking=ChunkingPolicy(),
         metadata={},
-        clock=lambda: NOON,
+        **extra,
     )
+    return files, objects, statuses
+
+
+def _indexed(batched: bool) -> tuple[MemoryIndex, MemoryDocumentStatuses]:
+    index = MemoryIndex()
+    files, objects, statuses = _files_over(index, naming=index, clock=lambda: NOON)
     keys = _pages(objects)
     if batched:
         with files.batched(files=3) as batch:
@@ -239,17 +248,8 @@ def test_a_batched_sync_gives_the_same_chunks_statuses_and_back_links_as_one_fil
 
 
 def test_a_crash_between_a_batch_s_chunks_and_its_final_records_leaves_every_file_pending() -> None:
-    objects, index, statuses = MemoryObjects(), MemoryIndex(), MemoryDocumentStatuses()
-    files = DocumentFiles(
-        sink=index,
-        objects=objects,
-        statuses=statuses,
-        embedder=Embedder(),
-        vectors=None,
-        mentions=MentionFinder(NoNames(), None),
-        chunking=ChunkingPolicy(),
-        metadata={},
-    )
+    index = MemoryIndex()
+    files, objects, statuses = _files_over(index)
     keys = _pages(objects)[:4]
     put_many = statuses.put_many
 
@@ -274,17 +274,8 @@ def test_a_crash_between_a_batch_s_chunks_and_its_final_records_leaves_every_fil
 
 
 def test_a_batch_whose_load_fails_leaves_its_files_pending_and_the_sync_going() -> None:
-    objects, index, statuses = MemoryObjects(), MemoryIndex(), MemoryDocumentStatuses()
-    files = DocumentFiles(
-        sink=index,
-        objects=objects,
-        statuses=statuses,
-        embedder=Embedder(),
-        vectors=None,
-        mentions=MentionFinder(NoNames(), None),
-        chunking=ChunkingPolicy(),
-        metadata={},
-    )
+    index = MemoryIndex()
+    files, objects, statuses = _files_over(index)
     keys = _pages(objects)[:3]
     index.fail = True
     with files.batched(files=2) as batch:
