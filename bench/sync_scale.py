@@ -16,6 +16,14 @@ ratio to the embed-only process when it ran first, the first window's cost per f
 window's): a run stopped early still says what it measured. ``--no-embed-only`` leaves the embed-only
 process out (a ``medium`` run, where only the growth matters); ``--deployed 0`` the handler loop.
 
+Wall time on a shared machine measures the machine (the load on this one went from 15 to 2 within one
+run), so every figure is also given in CPU seconds (``cpu_meter``): each child's own CPU plus what this
+worktree's OpenSearch node and moto server spent over the same files, per window of files, with the load
+average beside it. ``--embedder stub`` replaces the local model in the children and the handler loop by
+``stub_embedder.HashEmbedder`` (bench-only): the embedder costs the same per file at any size, so
+without it what the sync's own cost per file does at 50,000 pages shows more plainly, in a run of hours
+rather than a night.
+
 ``python -m bench.sync_scale sync|embed FOLDER ...`` are the two child processes.
 """
 
@@ -33,13 +41,18 @@ import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrieval_core.config import Settings
 
 from dev.stack_env import DEFAULT_REGION, FAKE_AWS_CREDENTIALS
 
+if TYPE_CHECKING:
+    from retrieval_core.bootstrap import Container
+
+from . import cpu_meter
 from .progress import say
+from .stub_embedder import EMBEDDERS, HashEmbedder
 from .sync_pages import titles, write
 
 SEED = 66
@@ -59,11 +72,18 @@ PROGRESS_SECONDS = 30.0
 
 
 def measure(
-    base: Settings, pages: int, deployed: int, *, embed_only: bool = True, sync: bool = True
+    base: Settings,
+    pages: int,
+    deployed: int,
+    *,
+    embed_only: bool = True,
+    sync: bool = True,
+    embedder: str = "model",
 ) -> dict[str, Any]:
     """The section at ``pages`` synced and ``deployed`` of them through the handler; ``embed_only``: the
     embed-only process too (first, so the sync's progress lines can say its ratio so far); ``sync``:
-    the sync at all (without it, only the handler loop, over the first ``deployed`` of the pages)."""
+    the sync at all (without it, only the handler loop, over the first ``deployed`` of the pages);
+    ``embedder``: ``stub`` for ``HashEmbedder`` in place of the local model (a growth-only run)."""
     from retrieval_core import bootstrap
 
     from dev.ingest_resources import scratch_ingest
@@ -72,7 +92,13 @@ def measure(
     from .ingest import _aws_endpoints
 
     endpoint = base.dynamodb_endpoint or ""
-    found: dict[str, Any] = {"pages": pages, "embed_only": None, "sync_over_embed": None, "deployed": None}
+    found: dict[str, Any] = {
+        "pages": pages,
+        "embedder": embedder,
+        "embed_only": None,
+        "sync_over_embed": None,
+        "deployed": None,
+    }
     with tempfile.TemporaryDirectory(prefix="sync-scale-") as folder_name:
         folder = Path(folder_name) / "pages"
         say(f"sync-scale: writing {pages:,} generated pages that name each other")
@@ -94,50 +120,78 @@ def measure(
             }
             env.pop("RETRIEVAL_INGEST_QUEUE_URL", None)
             if sync:
-                found |= _synced(folder, env, embed_only)
+                found |= _synced(folder, env, embed_only, embedder)
                 found["links"] = _links(target, pages)
             if deployed:
                 say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
-                with bootstrap.use(bootstrap.Container(target)):
+                with bootstrap.use(_container(target, embedder)):
                     found["deployed"] = _deployed(folder, deployed, resources.bucket, endpoint)
     return found
 
 
-def _synced(folder: Path, env: dict[str, str], embed_only: bool) -> dict[str, Any]:
-    """The embed-only process (when asked) and the sync over ``folder``: their figures."""
+def _synced(folder: Path, env: dict[str, str], embed_only: bool, embedder: str) -> dict[str, Any]:
+    """The embed-only process (when asked) and the sync over ``folder``: their figures, in wall and in
+    CPU seconds."""
     pages = sum(1 for _ in folder.iterdir())
+    window = min(WINDOW, max(1, pages // 3))
     found: dict[str, Any] = {}
     floor = []
+    chosen = ["--embedder", embedder]
     if embed_only:
         say("sync-scale: the embed-only process over the pages")
-        embedded = _child(["embed", str(folder)], env)
+        embedded = _child(["embed", str(folder), *chosen], env)
         say(f"sync-scale: embedded in {embedded['seconds']:,.0f} s ({embedded['chunks']:,} chunks)")
         found["embed_only"] = {
             "seconds": embedded["seconds"],
             "pages_per_second": pages / embedded["seconds"],
+            **_cpu_of(embedded, window),
         }
         floor = ["--floor", f"{pages / embedded['seconds']:.6f}"]
     say(f"sync-scale: retrieval sync of {pages:,} pages (a process of its own)")
-    synced = _child(["sync", str(folder), "--context", CONTEXT, *floor], env)
+    synced = _child(["sync", str(folder), "--context", CONTEXT, *chosen, *floor], env)
     say(f"sync-scale: synced in {synced['seconds']:,.0f} s ({synced['statuses']})")
+    sync = {
+        "seconds": synced["seconds"],
+        "pages_per_second": pages / synced["seconds"],
+        **_cpu_of(synced, window),
+    }
     if embed_only:
         found["sync_over_embed"] = synced["seconds"] / found["embed_only"]["seconds"]
-    growth = growth_of(per_file(synced["stamps"]))
+        found["cpu_sync_over_embed"] = _cpu_ratios(sync, found["embed_only"])
     return found | {
         "chunks": synced["chunks"],
         "statuses": synced["statuses"],
-        "sync": {"seconds": synced["seconds"], "pages_per_second": pages / synced["seconds"]},
-        "window": growth["window"],
-        "first_ms_per_file": growth["first_ms"],
-        "last_ms_per_file": growth["last_ms"],
-        "last_over_first": growth["last_over_first"],
+        "sync": sync,
+        "window": window,
+        "first_ms_per_file": sync["windows"]["first"]["wall_ms_per_file"],
+        "last_ms_per_file": sync["windows"]["last"]["wall_ms_per_file"],
+        "last_over_first": sync["windows"]["last_over_first_wall"],
+        "cpu_last_over_first": sync["windows"]["last_over_first_cpu"],
         "dictionary_reads": synced["dictionary_reads"],
     }
 
 
-def per_file(stamps: list[float]) -> list[float]:
-    """Each file's cost from the seconds at which each was done (the first's from the start)."""
-    return [later - earlier for earlier, later in zip([0.0, *stamps], stamps, strict=False)]
+def _cpu_of(child: dict[str, Any], window: int) -> dict[str, Any]:
+    """A child's CPU seconds, whole (its own, and its stack's over its run) and per window of files."""
+    readings = [cpu_meter.Reading.of(row) for row in child["readings"]]
+    return {
+        "cpu_seconds": child["cpu_seconds"],
+        "stack_cpu_seconds": child["stack_cpu_seconds"],
+        "load": child["load"],
+        "windows": cpu_meter.ends(readings, window),
+    }
+
+
+def _cpu_ratios(sync: dict[str, Any], embedded: dict[str, Any]) -> dict[str, float]:
+    """The sync over the embed-only process in CPU seconds: whole processes (the sync's with what its
+    stack spent meanwhile; the embed-only one's alone, its stack idle beside it: the idle share is in
+    ``stack_cpu_seconds`` of each), and per file over the first and the last window."""
+    sync_windows, embed_windows = sync["windows"], embedded["windows"]
+    return {
+        "whole": (sync["cpu_seconds"] + sync["stack_cpu_seconds"]) / embedded["cpu_seconds"],
+        "first": sync_windows["first"]["cpu_ms_per_file"] / embed_windows["first"]["cpu_ms_per_file"],
+        "last": sync_windows["last"]["cpu_ms_per_file"] / embed_windows["last"]["cpu_ms_per_file"],
+    }
 
 
 def growth_of(costs: list[float]) -> dict[str, Any]:
@@ -177,23 +231,32 @@ def progress_line(label: str, costs: list[float], total: int, floor: float | Non
 
 class Ticker:
     """A progress line when ``PROGRESS_SECONDS`` have passed since the last (the caller keeps the
-    per-file costs)."""
+    per-file costs; ``meter``: its readings' CPU figures too)."""
 
-    def __init__(self, label: str, total: int, floor: float | None = None) -> None:
-        self._label, self._total, self._floor = label, total, floor
+    def __init__(
+        self, label: str, total: int, floor: float | None = None, meter: cpu_meter.Meter | None = None
+    ) -> None:
+        self._label, self._total, self._floor, self._meter = label, total, floor, meter
         self._last = time.monotonic()
 
     def tick(self, costs: list[float]) -> None:
         now = time.monotonic()
         if now - self._last >= PROGRESS_SECONDS or len(costs) == self._total:
             self._last = now
-            say(progress_line(self._label, costs, self._total, self._floor))
+            cpu = "" if self._meter is None else cpu_meter.progress_text(self._meter.readings, WINDOW)
+            say(progress_line(self._label, costs, self._total, self._floor) + cpu)
 
 
 def _child(arguments: list[str], env: dict[str, str]) -> dict[str, Any]:
     """Run ``python -m bench.sync_scale ARGUMENTS`` and return what it printed (JSON), with its wall
-    time (interpreter start and model load included, on both sides alike). Its stderr (progress lines,
-    and what went wrong) is the bench's."""
+    time and CPU seconds (interpreter start and model load included, on both sides alike), the CPU
+    seconds this worktree's stack spent meanwhile and the load average before and after. Its stderr
+    (progress lines, and what went wrong) is the bench's."""
+    import resource
+
+    stack = cpu_meter.stack_pids()
+    stack_before, load_before = cpu_meter.stack_seconds(stack), os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "bench.sync_scale", *arguments],
@@ -203,16 +266,24 @@ def _child(arguments: list[str], env: dict[str, str]) -> dict[str, Any]:
         check=False,
     )
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"sync-scale {arguments[0]} failed ({done.returncode}): see its stderr above")
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "seconds": seconds}
+    return {
+        **json.loads(done.stdout.strip().splitlines()[-1]),
+        "seconds": seconds,
+        "cpu_seconds": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+        "stack_cpu_seconds": cpu_meter.stack_seconds(stack) - stack_before,
+        "load": [load_before, os.getloadavg()[0]],
+    }
 
 
 def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str, Any]:
     """Each page uploaded and the handler invoked for its event, as S3 notifications would: the
-    per-invocation wall time of the first and the last ``window`` invocations (the container warm), and
-    what each did at either end, so a growth can be placed: OpenSearch requests and DynamoDB calls
-    (``probes``), and the entries it loaded (its own chunks, the earlier chunks its title re-links)."""
+    per-invocation wall time and CPU time (this process and its stack) of the first and the last
+    ``window`` invocations (the container warm), and what each did at either end, so a growth can be
+    placed: OpenSearch requests and DynamoDB calls (``probes``), and the entries it loaded (its own
+    chunks, the earlier chunks its title re-links)."""
     from retrieval_core import bootstrap
     from retrieval_dev.cli.ingest import s3_event, sequencer
     from retrieval_dev.cli.lambda_runtime import invoke
@@ -236,8 +307,10 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
     loader.load = counted  # type: ignore[method-assign]
     s3 = aws_client("s3", endpoint)
     times: list[float] = []
+    cpu: list[float] = []
     done: list[dict[str, float]] = []
-    ticker = Ticker("handler", count)
+    meter = cpu_meter.Meter()
+    ticker = Ticker("handler", count, meter=meter)
     for path in sorted(folder.iterdir())[:count]:
         key = f"contexts/{DEPLOYED_CONTEXT}/{path.name}"
         body = path.read_bytes()
@@ -246,9 +319,11 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
         event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
         probe.take()
         loaded[0] = 0
-        started = time.perf_counter()
+        before = meter.read(len(times))
         document = invoke("ingest", event)["body"]["objects"][0]["document"]
-        times.append(time.perf_counter() - started)
+        after = meter.read(len(times) + 1)
+        times.append(after.wall - before.wall)
+        cpu.append(after.own + after.stack - before.own - before.stack)
         cost = probe.take()
         done.append({"opensearch": cost.opensearch, "dynamodb": cost.dynamodb_calls, "entries": loaded[0]})
         if document["status"] != "indexed":
@@ -260,7 +335,12 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
         end: {name: statistics.fmean(d[name] for d in part) for name in ("opensearch", "dynamodb", "entries")}
         for end, part in (("first", done[:window]), ("last", done[-window:]))
     }
-    return {"objects": count, **growth, **ends}
+    loads = [reading.load for reading in meter.readings[1:]]  # two a file: before and after
+    at_ends = {
+        "load_first": statistics.fmean(loads[: 2 * window]),
+        "load_last": statistics.fmean(loads[-2 * window :]),
+    }
+    return {"objects": count, **growth, **ends, "cpu": growth_of(cpu), **at_ends}
 
 
 def _links(settings: Settings, pages: int) -> dict[str, int]:
@@ -313,42 +393,68 @@ def titles_in(text: str, named: set[str]) -> set[str]:
 
 def markdown(found: dict[str, Any]) -> str:
     deployed, links = found["deployed"], found.get("links") or {}
-    sides = (("sync", "`retrieval sync` (one process)"), ("embed_only", "embed-only process"))
-    rows = [
-        [label, f"{found[side]['pages_per_second']:,.2f}", f"{found[side]['seconds']:,.0f}"]
-        for side, label in sides
-        if found.get(side) is not None
-    ]
-    ratio = (
-        "The embed-only process was not run."
-        if found["sync_over_embed"] is None
-        else f"Sync over embed-only: **{found['sync_over_embed']:.2f}x**."
-    )
-    handler = (
-        "The ingest handler was not invoked."
-        if deployed is None
-        else f"The ingest handler once per object ({deployed['objects']:,} objects, a fresh context): "
-        f"first {deployed['window']:,} invocations {deployed['first_ms']:,.0f} ms each, last "
-        f"{deployed['window']:,} {deployed['last_ms']:,.0f} ms: {deployed['last_over_first']:.2f}x; per "
-        f"invocation, first against last: {_each(deployed, 'opensearch')} OpenSearch requests, "
-        f"{_each(deployed, 'dynamodb')} DynamoDB calls, {_each(deployed, 'entries')} entries loaded "
-        "(its chunks and the earlier chunks its title re-links)."
-    )
+    handler = "The ingest handler was not invoked." if deployed is None else _handler_text(deployed)
     if "sync" not in found:
         return f"{found['pages']:,} generated pages that name each other, not synced. {handler}"
+    window = found["window"]
+    sides = (("sync", "`retrieval sync` (one process)"), ("embed_only", "embed-only process"))
+    rows = [_process_row(label, found[side]) for side, label in sides if found.get(side) is not None]
+    cpu = found.get("cpu_sync_over_embed")
+    ratio = (
+        "The embed-only process was not run."
+        if cpu is None
+        else f"Sync over embed-only: wall **{found['sync_over_embed']:.2f}x**; CPU (the sync with its "
+        f"stack) **{cpu['whole']:.2f}x** whole, {cpu['first']:.2f}x over the first {window:,} files, "
+        f"{cpu['last']:.2f}x over the last {window:,}."
+    )
+    stub = " Embedder: the bench's hash stub (growth only)." if found.get("embedder") == "stub" else ""
     lines = [
-        f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.",
+        f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.{stub}",
         "",
-        "| process | pages/s | s |",
-        "|---|---:|---:|",
+        f"| process | pages/s | wall s | CPU s (+ its stack) | first {window:,}: wall / CPU ms a file (load) "
+        f"| last {window:,} | last / first, wall / CPU |",
+        "|---|---:|---:|---:|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in rows),
         "",
-        f"{ratio} Cost per file, first {found['window']:,} files {found['first_ms_per_file']:,.0f} ms, last "
-        f"{found['window']:,} {found['last_ms_per_file']:,.0f} ms: **{found['last_over_first']:.2f}x**; the "
-        f"dictionary was read {found['dictionary_reads']} time(s). {handler} "
+        f"{ratio} The dictionary was read {found['dictionary_reads']} time(s). {handler} "
         f"Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
     ]
     return "\n".join(lines)
+
+
+def _process_row(label: str, side: dict[str, Any]) -> list[str]:
+    windows = side["windows"]
+
+    def end(name: str) -> str:
+        window = windows[name]
+        return (
+            f"{window['wall_ms_per_file']:,.0f} / {window['cpu_ms_per_file']:,.0f} "
+            f"({window['load_low']:.1f}-{window['load_high']:.1f})"
+        )
+
+    return [
+        label,
+        f"{side['pages_per_second']:,.2f}",
+        f"{side['seconds']:,.0f}",
+        f"{side['cpu_seconds']:,.0f} + {side['stack_cpu_seconds']:,.0f}",
+        end("first"),
+        end("last"),
+        f"{windows['last_over_first_wall']:.2f}x / {windows['last_over_first_cpu']:.2f}x",
+    ]
+
+
+def _handler_text(deployed: dict[str, Any]) -> str:
+    cpu = deployed["cpu"]
+    return (
+        f"The ingest handler once per object ({deployed['objects']:,} objects, a fresh context): "
+        f"first {deployed['window']:,} invocations {deployed['first_ms']:,.0f} ms each (CPU "
+        f"{cpu['first_ms']:,.0f}, load {deployed['load_first']:.1f}), last {deployed['window']:,} "
+        f"{deployed['last_ms']:,.0f} ms (CPU {cpu['last_ms']:,.0f}, load {deployed['load_last']:.1f}): "
+        f"{deployed['last_over_first']:.2f}x wall, {cpu['last_over_first']:.2f}x CPU; per invocation, first "
+        f"against last: {_each(deployed, 'opensearch')} OpenSearch requests, {_each(deployed, 'dynamodb')} "
+        f"DynamoDB calls, {_each(deployed, 'entries')} entries loaded (its chunks and the earlier chunks "
+        "its title re-links)."
+    )
 
 
 def _each(deployed: dict[str, Any], name: str) -> str:
@@ -356,8 +462,9 @@ def _each(deployed: dict[str, Any], name: str) -> str:
 
 
 def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str, Any]:
-    """``retrieval sync``'s own function over the folder, each file's finishing time kept (and told on
-    stderr as it goes); ``floor``: the embed-only process's pages/s, for the ratio so far."""
+    """``retrieval sync``'s own function over the folder (the embedder loaded first, as the embed-only
+    process does), a reading of wall and CPU seconds after each file and one when it returns (the last
+    batch's commit), told on stderr as it goes; ``floor``: the embed-only process's pages/s."""
     from retrieval_core import bootstrap
     from retrieval_core.ports import NamedEntity
     from retrieval_dev.cli.sync import sync
@@ -371,31 +478,33 @@ def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str,
         return whole(context_id)
 
     store.entity_names = counted  # type: ignore[method-assign]
-    started = time.perf_counter()
-    stamps: list[float] = []
-    ticker = Ticker("sync", sum(1 for _ in folder.iterdir()), floor)
-
+    bootstrap.container().embedder.embed(["warm up"])
+    meter = cpu_meter.Meter()
+    ticker = Ticker("sync", sum(1 for _ in folder.iterdir()), floor, meter)
     costs: list[float] = []
 
     def progress(done: int) -> None:
-        if done <= len(stamps):
+        if done <= meter.readings[-1].files:
             return
-        now = time.perf_counter() - started
-        costs.extend([now - (stamps[-1] if stamps else 0.0)] + [0.0] * (done - len(stamps) - 1))
-        stamps.extend([now] * (done - len(stamps)))
+        previous = meter.readings[-1]
+        now = meter.read(done)
+        costs.extend([now.wall - previous.wall] + [0.0] * (done - previous.files - 1))
         ticker.tick(costs)
 
     report = sync(folder, context_id, delete=False, progress=progress)
+    meter.read(meter.readings[-1].files)  # the last batch's commit, after the last file's progress
     statuses: dict[str, int] = {}
     for entry in report:
         statuses[entry["status"]] = statuses.get(entry["status"], 0) + 1
     chunks = sum(entry["chunks"] for entry in report)
-    return {"stamps": stamps, "statuses": statuses, "chunks": chunks, "dictionary_reads": reads[0]}
+    readings = [reading.row() for reading in meter.readings]
+    return {"readings": readings, "statuses": statuses, "chunks": chunks, "dictionary_reads": reads[0]}
 
 
 def _embed_child(folder: Path) -> dict[str, Any]:
     """Each page parsed, chunked and embedded as the ingest does (the same chunking, the same embedder,
-    a page's chunks in one call), nothing else."""
+    a page's chunks in one call), nothing else; a reading of its wall and CPU seconds after each (no
+    stack: it uses none)."""
     from retrieval_core import bootstrap
     from retrieval_core.documents.chunk_items import heading_of
     from retrieval_core.documents.chunking import chunk_document
@@ -411,7 +520,9 @@ def _embed_child(folder: Path) -> dict[str, Any]:
     policy = ChunkingPolicy.model_validate(container.settings.document_chunking)
     chunks = 0
     paths = sorted(folder.iterdir())
-    ticker, costs, last = Ticker("embed-only", len(paths)), list[float](), time.perf_counter()
+    embedder.embed(["warm up"])
+    meter = cpu_meter.Meter(stack=[])
+    ticker, costs = Ticker("embed-only", len(paths), meter=meter), list[float]()
     for path in paths:
         fmt = format_of(path.name)
         assert fmt is not None
@@ -425,11 +536,10 @@ def _embed_child(folder: Path) -> dict[str, Any]:
         )
         embedder.embed([embedding_input(c.text, heading_of(c)) for c in found])
         chunks += len(found)
-        now = time.perf_counter()
-        costs.append(now - last)
-        last = now
+        previous, now = meter.readings[-1], meter.read(len(costs) + 1)
+        costs.append(now.wall - previous.wall)
         ticker.tick(costs)
-    return {"chunks": chunks}
+    return {"chunks": chunks, "readings": [reading.row() for reading in meter.readings]}
 
 
 def main() -> None:
@@ -446,23 +556,47 @@ def main() -> None:
     )
     parser.add_argument("--no-sync", dest="sync", action="store_false", help="Only the handler loop.")
     parser.add_argument("--floor", type=float, help="sync: the embed-only process's pages/s, for progress")
+    parser.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="model",
+        help="stub: bench.stub_embedder's hash vectors in place of the local model (the growth alone)",
+    )
     args = parser.parse_args()
     if args.what == "measure":
         from .workspace import stack_settings
 
         found = measure(
-            stack_settings(), args.pages, args.deployed, embed_only=args.embed_only, sync=args.sync
+            stack_settings(),
+            args.pages,
+            args.deployed,
+            embed_only=args.embed_only,
+            sync=args.sync,
+            embedder=args.embedder,
         )
         print(json.dumps(found))
         print(markdown(found))
         return
     assert args.folder is not None, "sync and embed read a folder"
-    result = (
-        _sync_child(args.folder, args.context, args.floor)
-        if args.what == "sync"
-        else _embed_child(args.folder)
-    )
+    from retrieval_core import bootstrap
+    from retrieval_core.config import settings
+
+    with bootstrap.use(_container(settings(), args.embedder)):
+        result = (
+            _sync_child(args.folder, args.context, args.floor)
+            if args.what == "sync"
+            else _embed_child(args.folder)
+        )
     print(json.dumps(result))
+
+
+def _container(settings: Settings, embedder: str) -> Container:
+    """The composition the children and the handler loop run in: the configured one, or with
+    ``HashEmbedder`` in place of the embedder (``--embedder stub``)."""
+    from retrieval_core import bootstrap
+
+    overrides = {"embedder": HashEmbedder()} if embedder == "stub" else {}
+    return bootstrap.Container(settings, overrides=overrides)
 
 
 if __name__ == "__main__":

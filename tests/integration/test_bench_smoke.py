@@ -342,6 +342,10 @@ def test_sync_scale_syncs_every_page_beside_the_embedder_and_keeps_every_link(
     assert found["links"]["expected"] > 0 and found["links"]["held"] == found["links"]["expected"]
     assert found["dictionary_reads"] == 1  # once for the whole sync, not once per file
     assert found["sync_over_embed"] > 0 and found["last_over_first"] > 0
+    # CPU beside wall: the sync's own and its stack's (the stack worked for it), per window and whole
+    assert found["sync"]["cpu_seconds"] > 0 and found["sync"]["stack_cpu_seconds"] > 0
+    assert found["cpu_sync_over_embed"]["whole"] > 0 and found["cpu_last_over_first"] >= 0
+    assert found["sync"]["windows"]["first"]["files"] >= found["window"]
     assert found["deployed"]["objects"] > 0 and found["deployed"]["last_over_first"] > 0
     for end in ("first", "last"):  # what each invocation did, to place a growth
         done = found["deployed"][end]

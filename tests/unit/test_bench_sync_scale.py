@@ -9,11 +9,7 @@ import re
 import pytest
 
 from bench.sync_pages import page, titles
-from bench.sync_scale import WINDOW, growth_of, per_file, progress_line, titles_in
-
-
-def test_per_file_costs_come_from_the_finishing_times() -> None:
-    assert per_file([1.0, 1.5, 3.0, 3.0]) == [1.0, 0.5, 1.5, 0.0]
+from bench.sync_scale import WINDOW, growth_of, progress_line, titles_in
 
 
 def test_growth_compares_the_first_window_with_the_last() -> None:

@@ -1,0 +1,203 @@
+"""CPU seconds beside wall seconds, for runs on a shared machine (issue 66's ``sync-scale``).
+
+On two cores shared by several sessions, a file's wall time measures the machine's load as much as the
+code: the same sync ran 799 ms a file at load 11 and 353 ms at load 2. CPU seconds are what the work
+itself costs, whoever else runs. A sync's work is spread over three processes, so a ``Reading`` takes
+the CPU seconds of this process (all its threads: the embedder's, the writer thread's) and of this
+worktree's own stack (its OpenSearch node and moto server, from ``.stack/``'s pid files: no other
+session's), with the wall clock and the one-minute load average beside them. A run keeps a reading per
+file; ``first`` and ``last`` give the windows at either end, and ``Window`` their figures per file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dev import processes
+from dev.stack_env import STACK_DIR
+
+TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What was spent up to a moment: ``files`` done, wall seconds, CPU seconds of this process
+    (``own``) and of the stack's processes (``stack``), the one-minute load average then."""
+
+    files: int
+    wall: float
+    own: float
+    stack: float
+    load: float
+
+    def row(self) -> list[float]:
+        return [self.files, self.wall, self.own, self.stack, self.load]
+
+    @classmethod
+    def of(cls, row: list[float]) -> Reading:
+        files, wall, own, stack, load = row
+        return cls(int(files), wall, own, stack, load)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The files between two readings and what they cost: per file in wall and CPU milliseconds (CPU:
+    this process and its stack together), and the load averages seen over them (lowest, highest)."""
+
+    files: int
+    wall_seconds: float
+    own_cpu_seconds: float
+    stack_cpu_seconds: float
+    load_low: float
+    load_high: float
+
+    @property
+    def cpu_seconds(self) -> float:
+        return self.own_cpu_seconds + self.stack_cpu_seconds
+
+    @property
+    def wall_ms_per_file(self) -> float:
+        return self.wall_seconds * 1000 / self.files
+
+    @property
+    def cpu_ms_per_file(self) -> float:
+        return self.cpu_seconds * 1000 / self.files
+
+    @property
+    def files_per_second(self) -> float:
+        return self.files / self.wall_seconds if self.wall_seconds else 0.0
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "files": self.files,
+            "wall_seconds": self.wall_seconds,
+            "cpu_seconds": self.cpu_seconds,
+            "own_cpu_seconds": self.own_cpu_seconds,
+            "stack_cpu_seconds": self.stack_cpu_seconds,
+            "files_per_second": self.files_per_second,
+            "wall_ms_per_file": self.wall_ms_per_file,
+            "cpu_ms_per_file": self.cpu_ms_per_file,
+            "load_low": self.load_low,
+            "load_high": self.load_high,
+        }
+
+
+def between(readings: list[Reading]) -> Window:
+    """The window from the first of ``readings`` to the last (the loads: every reading's in it)."""
+    start, end = readings[0], readings[-1]
+    loads = [reading.load for reading in readings]
+    return Window(
+        files=end.files - start.files,
+        wall_seconds=end.wall - start.wall,
+        own_cpu_seconds=end.own - start.own,
+        stack_cpu_seconds=end.stack - start.stack,
+        load_low=min(loads),
+        load_high=max(loads),
+    )
+
+
+def first(readings: list[Reading], size: int) -> Window:
+    """From the first reading to the first that is ``size`` files or more past it (files are counted
+    as a run reports them: a batch may finish several at once)."""
+    start = readings[0].files
+    end = next((i for i, r in enumerate(readings) if r.files - start >= size), len(readings) - 1)
+    return between(readings[: end + 1])
+
+
+def last(readings: list[Reading], size: int) -> Window:
+    """From the latest reading ``size`` files or more before the last reading, to the last."""
+    end = readings[-1].files
+    start = next((i for i in range(len(readings) - 1, -1, -1) if end - readings[i].files >= size), 0)
+    return between(readings[start:])
+
+
+def cpu_seconds_in_stat(stat: str) -> float:
+    """User plus system CPU seconds from a ``/proc/<pid>/stat`` line (fields 14 and 15, counted after
+    the command's closing parenthesis, as a command may hold spaces and parentheses)."""
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS_PER_SECOND
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU seconds ``pid`` has used (0 once it is gone: its time is no longer readable)."""
+    try:
+        return cpu_seconds_in_stat(Path(f"/proc/{pid}/stat").read_text())
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+
+
+def stack_pids(stack_dir: Path = STACK_DIR) -> list[int]:
+    """The processes of this worktree's stack (each service's process group, as ``dev.stack`` started
+    it), or none when it is not running here."""
+    pids: list[int] = []
+    for state_file in sorted(stack_dir.glob("*.pid")):
+        try:
+            leader = int(json.loads(state_file.read_text())["pid"])
+        except (ValueError, KeyError, TypeError, OSError):
+            continue
+        pids += processes.group_members(leader) if processes.is_alive(leader) else []
+    return pids
+
+
+class Meter:
+    """Readings of this process and its stack since the meter was made."""
+
+    def __init__(self, stack: list[int] | None = None) -> None:
+        self._stack = stack_pids() if stack is None else stack
+        self._wall, self._own, self._stack_cpu = time.perf_counter(), _own_cpu(), self._stack_seconds()
+        self.readings: list[Reading] = [Reading(0, 0.0, 0.0, 0.0, os.getloadavg()[0])]
+
+    def read(self, files: int) -> Reading:
+        reading = Reading(
+            files=files,
+            wall=time.perf_counter() - self._wall,
+            own=_own_cpu() - self._own,
+            stack=self._stack_seconds() - self._stack_cpu,
+            load=os.getloadavg()[0],
+        )
+        self.readings.append(reading)
+        return reading
+
+    def _stack_seconds(self) -> float:
+        return stack_seconds(self._stack)
+
+
+def stack_seconds(pids: list[int]) -> float:
+    """CPU seconds the stack's processes have used so far."""
+    return sum(process_cpu_seconds(pid) for pid in pids)
+
+
+def _own_cpu() -> float:
+    spent = os.times()
+    return spent.user + spent.system
+
+
+def ends(readings: list[Reading], size: int) -> dict[str, object]:
+    """The first and the last ``size`` files' windows, the whole run's, and last over first (wall and
+    CPU per file)."""
+    head, tail, whole = first(readings, size), last(readings, size), between(readings)
+    return {
+        "first": head.figures(),
+        "last": tail.figures(),
+        "whole": whole.figures(),
+        "last_over_first_wall": tail.wall_ms_per_file / head.wall_ms_per_file,
+        "last_over_first_cpu": tail.cpu_ms_per_file / head.cpu_ms_per_file,
+    }
+
+
+def progress_text(readings: list[Reading], size: int) -> str:
+    """``CPU ms per file (this process + its stack), first 500 310, latest 500 330 (1.06x); load 4.1``
+    for a progress line (empty before two readings)."""
+    if len(readings) < 3 or readings[-1].files < 2:
+        return ""
+    window = min(size, max(1, readings[-1].files // 2))
+    head, tail = first(readings, window), last(readings, window)
+    return (
+        f"; CPU ms per file (process + stack), first {head.files:,} {head.cpu_ms_per_file:,.0f}, latest "
+        f"{tail.files:,} {tail.cpu_ms_per_file:,.0f} ({tail.cpu_ms_per_file / head.cpu_ms_per_file:.2f}x); "
+        f"load {readings[-1].load:.1f}"
+    )

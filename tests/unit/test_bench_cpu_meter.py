@@ -1,0 +1,110 @@
+"""``bench/cpu_meter.py``'s arithmetic: the CPU seconds read from a ``/proc/<pid>/stat`` line, the windows
+at either end of a run (files counted as a batch reports them), their figures per file, and the progress
+text. No timing is asserted: the readings are made up."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from bench.cpu_meter import (
+    TICKS_PER_SECOND,
+    Meter,
+    Reading,
+    between,
+    cpu_seconds_in_stat,
+    ends,
+    first,
+    last,
+    process_cpu_seconds,
+    progress_text,
+    stack_pids,
+)
+
+
+def readings(*rows: tuple[int, float, float, float, float]) -> list[Reading]:
+    return [Reading(*row) for row in rows]
+
+
+def test_the_cpu_seconds_are_user_plus_system_read_after_the_command() -> None:
+    # pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+    tail = "S 1 2 3 4 5 6 7 8 9 10 250 50 7 7 20 0 1 0"
+    assert cpu_seconds_in_stat(f"42 (java) {tail}") == pytest.approx(300 / TICKS_PER_SECOND)
+    # a command holding spaces and a parenthesis does not shift the fields
+    assert cpu_seconds_in_stat(f"42 (a) b (c) {tail}") == pytest.approx(300 / TICKS_PER_SECOND)
+
+
+def test_a_process_that_is_gone_has_no_readable_time_and_this_one_has_some() -> None:
+    assert process_cpu_seconds(2**22 + 12345) == 0.0
+    assert process_cpu_seconds(os.getpid()) >= 0.0
+
+
+def test_a_window_adds_the_process_and_its_stack_per_file() -> None:
+    window = between(
+        readings((100, 10.0, 5.0, 1.0, 3.0), (150, 30.0, 12.0, 4.0, 7.0), (200, 60.0, 20.0, 6.0, 5.0))
+    )
+    assert window.files == 100 and window.wall_seconds == 50.0
+    assert window.cpu_seconds == pytest.approx(20.0)  # (20 - 5) own + (6 - 1) stack
+    assert window.wall_ms_per_file == pytest.approx(500.0) and window.cpu_ms_per_file == pytest.approx(200.0)
+    assert window.files_per_second == pytest.approx(2.0)
+    assert (window.load_low, window.load_high) == (3.0, 7.0)
+
+
+def test_the_first_window_ends_at_the_first_reading_its_size_past_the_start() -> None:
+    run = readings(
+        (0, 0.0, 0.0, 0.0, 1.0),
+        (32, 10.0, 4.0, 1.0, 2.0),
+        (64, 20.0, 8.0, 2.0, 2.0),  # a batch: 32 files at once
+        (96, 30.0, 12.0, 3.0, 9.0),
+    )
+    head = first(run, 50)
+    assert head.files == 64 and head.cpu_seconds == pytest.approx(10.0) and head.load_high == 2.0
+
+
+def test_the_last_window_starts_at_the_latest_reading_its_size_before_the_end() -> None:
+    run = readings(
+        (0, 0.0, 0.0, 0.0, 1.0),
+        (40, 10.0, 4.0, 0.0, 1.0),
+        (80, 20.0, 8.0, 0.0, 1.0),
+        (100, 50.0, 20.0, 4.0, 6.0),
+        (100, 55.0, 22.0, 5.0, 6.0),  # the last batch's commit, after the last file's reading
+    )
+    tail = last(run, 50)
+    assert tail.files == 60 and tail.wall_seconds == pytest.approx(45.0)
+    assert tail.cpu_seconds == pytest.approx(23.0)  # own 22 - 4, stack 5 - 0
+
+
+def test_the_ends_compare_cost_per_file_in_wall_and_in_cpu() -> None:
+    # the machine got busier (wall doubles) while the work per file stayed the same (CPU flat)
+    run = [
+        Reading(
+            files, files * (1.0 if files <= 500 else 2.0) - (files > 500) * 500, files * 0.3, files * 0.1, 2.0
+        )
+        for files in range(0, 1_501, 50)
+    ]
+    found = ends(run, 500)
+    assert found["first"]["files"] == 500 and found["last"]["files"] == 500
+    assert found["last_over_first_wall"] == pytest.approx(2.0)
+    assert found["last_over_first_cpu"] == pytest.approx(1.0)
+    assert found["whole"]["files"] == 1_500
+
+
+def test_the_progress_text_says_first_and_latest_cpu_per_file_and_the_load() -> None:
+    run = readings((0, 0.0, 0.0, 0.0, 2.0), (500, 100.0, 150.0, 50.0, 3.0), (1_000, 200.0, 370.0, 80.0, 4.5))
+    text = progress_text(run, 500)
+    assert "first 500 400, latest 500 500 (1.25x); load 4.5" in text
+    assert progress_text(run[:2], 500) == ""
+
+
+def test_without_a_stack_here_the_meter_reads_only_this_process(tmp_path) -> None:
+    assert stack_pids(tmp_path) == []
+    meter = Meter(stack=[])
+    reading = meter.read(3)
+    assert reading.files == 3 and reading.stack == 0.0 and reading.own >= 0.0 and reading.wall >= 0.0
+    assert [r.files for r in meter.readings] == [0, 3]
+
+
+def test_a_reading_survives_its_json_row() -> None:
+    reading = Reading(7, 1.5, 0.75, 0.25, 3.0)
+    assert Reading.of(reading.row()) == reading
