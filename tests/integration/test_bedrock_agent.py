@@ -6,10 +6,13 @@ botocore's service model (``bedrock_contract``)."""
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -19,12 +22,14 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 from cli_process import serving
 from retrieval_core.config import Settings
+from retrieval_core.knowledge_bases.events import notification
 from retrieval_dev.bedrock_contract import agent_operation, error_code, response_problems
 from retrieval_dev.cli.sigv4 import dev_credentials
 
 from dev.ingest_resources import ingest_env, scratch_ingest
 from dev.sample.knowledge_bases import SAMPLE_KNOWLEDGE_BASES, register_sample_knowledge_bases
 from dev.tables import scratch_space
+from tests.processes import finished
 
 CONTEXT = "acme"
 KNOWLEDGE_BASE = next(kb for kb, context in SAMPLE_KNOWLEDGE_BASES.items() if context == CONTEXT)
@@ -482,15 +487,15 @@ def ledger_statistics(statuses: dict[str, dict[str, Any]], keys: set[str]) -> di
     }
 
 
-def file_statuses(agent_stack: AgentStack) -> dict[str, dict[str, Any]]:
-    """The context's file statuses as `GET /v1/documents` lists them (the ledger)."""
+def file_statuses(agent_stack: AgentStack, prefix: str = "jobs/") -> dict[str, dict[str, Any]]:
+    """The context's file statuses under ``prefix`` as `GET /v1/documents` lists them (the ledger)."""
     from retrieval_core.adapters.dynamodb_client import dynamodb_client
     from retrieval_core.adapters.dynamodb_documents import DynamoDocumentStatuses
 
     store = DynamoDocumentStatuses(
         dynamodb_client(agent_stack.settings), agent_stack.settings.documents_table
     )
-    page = store.page(CONTEXT, "jobs/", limit=100, after=None)
+    page = store.page(CONTEXT, prefix, limit=100, after=None)
     return {status.key: status.model_dump() for status in page.documents}
 
 
@@ -646,4 +651,72 @@ def test_an_s3_document_is_indexed_where_it_is_with_its_sidecar_and_not_deleted_
         documentIdentifiers=[{"dataSourceType": "S3", "s3": {"uri": uri}}],
     )
     assert code == "ValidationException" and "deleting its object" in message
+    assert writer.problems() == []
+
+
+def test_json_lines_under_the_prefix_are_no_documents_of_the_s3_data_source(
+    agent_stack: AgentStack, tmp_path: Path
+) -> None:
+    """A JSON Lines object the ingest function loaded keeps a record in the same ledger as the files
+    (docs/DOCUMENTS.md), but holds items, not a document Bedrock would index: the S3 data source does not
+    list it and Get answers it as missing (both did answer it as an INDEXED document before), and a job
+    neither scans it nor counts its removal as a document's (that held already: the pipeline's removal
+    leaves a JSON Lines key alone)."""
+    writer = Recorded(agent_stack.url, writer=True)
+    dimension = agent_stack.settings.embedding_dimension
+    lines = [
+        json.dumps(
+            {
+                "id": f"{CONTEXT}:lines-{number}",
+                "context_id": CONTEXT,
+                "kind": "proposition",
+                "text": f"Lighthouse keeper note {number} about the foghorn.",
+                "created_at": "2026-01-01T00:00:00Z",
+                "embedding": [((number * 7 + i) % 13) / 13 + 0.01 for i in range(dimension)],
+            }
+        )
+        for number in range(3)
+    ]
+    put(agent_stack, "lines/notes.jsonl", "\n".join(lines) + "\n")
+    event = tmp_path / "created.json"
+    event.write_text(
+        json.dumps(
+            notification(
+                agent_stack.bucket,
+                agent_stack.settings.aws_region,
+                CONTEXT,
+                ["lines/notes.jsonl"],
+                removed=False,
+            )
+        )
+    )
+    assert agent_stack.settings.dynamodb_endpoint is not None
+    env = os.environ | agent_stack.settings.to_env() | {"RETRIEVAL_INGEST_QUEUE_URL": ""}
+    env |= {"AWS_ENDPOINT_URL_S3": agent_stack.settings.dynamodb_endpoint}
+    done = finished(
+        [str(Path(sys.executable).with_name("retrieval")), "invoke", "ingest", str(event)], env=env
+    )
+    assert json.loads(done.stdout)["statusCode"] == 200, done.stdout
+    records = file_statuses(agent_stack, "lines/")
+    assert (records["lines/notes.jsonl"]["status"], records["lines/notes.jsonl"]["chunks"]) == ("indexed", 3)
+    uri = f"s3://{agent_stack.bucket}/contexts/{CONTEXT}/lines/notes.jsonl"
+    listed, _ = list_all(writer, page_size=100, data_source=S3_SOURCE)
+    assert uri not in {d["identifier"]["s3"]["uri"] for d in listed}
+    got = writer.client.get_knowledge_base_documents(
+        knowledgeBaseId=KNOWLEDGE_BASE,
+        dataSourceId=S3_SOURCE,
+        documentIdentifiers=[{"dataSourceType": "S3", "s3": {"uri": uri}}],
+    )["documentDetails"]
+    assert [d["status"] for d in got] == ["NOT_FOUND"]
+    # The object removed: a job finds no document gone, and leaves the record to the ingest function.
+    s3_client(agent_stack).delete_object(
+        Bucket=agent_stack.bucket, Key=f"contexts/{CONTEXT}/lines/notes.jsonl"
+    )
+    job_id = writer.client.start_ingestion_job(knowledgeBaseId=KNOWLEDGE_BASE, dataSourceId=S3_SOURCE)[
+        "ingestionJob"
+    ]["ingestionJobId"]
+    job = finished_job(writer, job_id)
+    assert job["status"] == "COMPLETE", job
+    assert job["statistics"]["numberOfDocumentsDeleted"] == 0, job["statistics"]
+    assert file_statuses(agent_stack, "lines/")["lines/notes.jsonl"]["status"] == "indexed"
     assert writer.problems() == []

@@ -11,7 +11,9 @@ delete removes the file and its sidecar: the removal takes its chunks and their 
 
 An S3 document is a file already under the context's prefix: ingesting it (re)indexes it, with a sidecar
 written from inline metadata; deleting one is refused (remove the object: its notification removes its
-chunks), since a file still in the folder would come back with the next sync.
+chunks), since a file still in the folder would come back with the next sync. A JSON Lines object under
+the prefix is no document (it holds items, and Bedrock reads no such type): its ledger record is never
+listed or answered here, as if it were missing.
 
 Every identifier resolves inside the caller's context only: an id or URI of another context is, and is
 answered as, a document that does not exist (``NOT_FOUND``). Content named by an S3 location must be an
@@ -29,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from ..documents.formats import SIDECAR_SUFFIX, format_of, suffix_of
+from ..documents.formats import SIDECAR_SUFFIX, format_of, is_lines, suffix_of
 from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
 from ..documents.listing import as_they_are
 from ..documents.status import UNVERSIONED, DocumentStatus, DocumentStatusStore
@@ -307,7 +309,9 @@ class KnowledgeBaseDocuments:
         details = [
             self._detail(served, data_source_id, self._identifier(served, status.key), status)
             for status in self._indexed_now(served, page.documents)
-            if status.status != "deleted" and custom == status.key.startswith(CUSTOM_FOLDER)
+            if status.status != "deleted"
+            and custom == status.key.startswith(CUSTOM_FOLDER)
+            and not is_lines(status.key)
         ]
         token = None if page.next_token is None else self._tokens.issue(listing, page.next_token)
         return details, token
@@ -369,7 +373,7 @@ class KnowledgeBaseDocuments:
             key = self._own_key(served, identifier.s3.uri, "")
         except DocumentObjectError:
             return None
-        return self._statuses.get(served.context_id, key)
+        return None if is_lines(key) else self._statuses.get(served.context_id, key)
 
     def _current(self, served: ServedKnowledgeBase, stem: str) -> DocumentStatus | None:
         """The custom document whose key starts with ``stem`` (its encoded id and the dot), if any."""

@@ -3,11 +3,12 @@ collection's questions get back through the retrieve handler, judged, fitted, an
 
 ``retrieval eval --calibration`` runs in two steps, so a refit never embeds a collection again:
 
-1. ``observe``: each collection of the suite (Cranfield dev, CACM, the multi-hop sets as pages, the agent
-   questions' dev split) loaded once into its own index, every question asked in each mode a Bedrock
-   ``Retrieve`` may run (``hybrid``, ``vector``) and in ``lexical``, ``TOP_K`` deep; each hit saved with
-   what the calibration reads (its position, ranking score, arms' ranks and raw scores) and whether the
-   collection judges it relevant, one JSON line per hit under ``.eval/calibration/``.
+1. ``observe``: each collection of the suite (Cranfield dev, CACM, the multi-hop sets as pages, the Sphinx
+   manual synced as files, the agent questions' dev split) loaded once into its own index, every question
+   asked in each mode a Bedrock ``Retrieve`` may run (``hybrid``, ``vector``) and in ``lexical``, ``TOP_K``
+   deep; each hit saved with what the calibration reads (its position, ranking score, arms' ranks and raw
+   scores), its id and text, and whether the collection judges it relevant, one JSON line per hit under
+   ``.eval/calibration/``.
 2. ``fit`` and ``reliability``: a logistic regression per mode on the saved hits, and per collection the
    table docs/BEDROCK.md quotes (the share of the top 10 above 0.4 that is relevant, the share of the
    relevant top 10 below it, and whether the strands ``retrieve`` tool's default ``min_score`` keeps 95%
@@ -60,10 +61,17 @@ class Observation:
 
 
 def observations_of(
-    collection: str, mode: str, query_id: str, hits: Sequence[Mapping[str, Any]], judged: Mapping[str, int]
+    collection: str,
+    mode: str,
+    query_id: str,
+    hits: Sequence[Mapping[str, Any]],
+    judged: Mapping[str, int],
+    question: str = "",
 ) -> list[Observation]:
     """The hits of one answer as observations; ``judged`` maps a hit's judged id (a document id, or an
-    item id for the agent questions) to its grade, and a hit is relevant when its grade is above 0."""
+    item id for the agent questions) to its grade, and a hit is relevant when its grade is above 0.
+    Each keeps the question and the hit's id and text (``extra``), for features that read the passage
+    (``passage_study``)."""
     from .collection import doc_id_of
 
     found = []
@@ -79,9 +87,14 @@ def observations_of(
                 signals={arm: [s["rank"], s["score"]] for arm, s in hit.get("signals", {}).items()},
                 relevant=judged.get(key, 0) > 0,
                 relevance=hit.get("relevance"),
+                extra={"question": question, "id": hit["id"], "text": str(hit.get("text", ""))[:TEXT_KEPT]},
             )
         )
     return found
+
+
+TEXT_KEPT = 4000
+"""Characters of a hit's text saved with it (more than a chunk holds)."""
 
 
 def save(path: Path, observations: Iterable[Observation]) -> None:
@@ -120,6 +133,7 @@ def observe(
     """Every collection of the suite (or those named in ``only``) loaded once, each question asked in
     each of ``MODES``, each hit saved judged (one file per collection under ``folder``); the files
     written."""
+    from . import documentation
     from .as_files import files_index
     from .beir import read_beir
     from .collection import data_root, read_collection
@@ -139,6 +153,12 @@ def observe(
             collection = read_beir(beir)
             with files_index(settings, collection.documents, embedder=embedder, pages=True):
                 written.append(_asked(folder, name, collection.queries, collection.qrels))
+    if only is None or documentation.NAME in only:
+        manual = documentation.fetched_folder()
+        if manual is not None:
+            queries, qrels = documentation.queries_and_qrels(documentation.read_questions())
+            with documentation.folder_index(settings, manual, embedder=embedder):
+                written.append(_asked(folder, documentation.NAME, queries, qrels))
     if only is None or QUESTIONS in only:
         written.append(_asked_agents(settings, embedder, folder))
     return written
@@ -153,7 +173,12 @@ def _asked(folder: Path, name: str, queries: Sequence[Query], qrels: Mapping[str
         for query in queries
         for mode in MODES
         for observation in observations_of(
-            name, mode, query.id, answered_hits(mode, query.text, TOP_K, ORDER), qrels.get(query.id, {})
+            name,
+            mode,
+            query.id,
+            answered_hits(mode, query.text, TOP_K, ORDER),
+            qrels.get(query.id, {}),
+            query.text,
         )
     ]
     path = folder / f"{_file_name(name)}.jsonl"
@@ -176,7 +201,12 @@ def _asked_agents(settings: Settings, embedder: Embedder | None, folder: Path) -
             for question in questions
             for mode in MODES
             for observation in observations_of(
-                QUESTIONS, mode, question.id, ask(question, mode, TOP_K, ORDER)["hits"], question.judgments
+                QUESTIONS,
+                mode,
+                question.id,
+                ask(question, mode, TOP_K, ORDER)["hits"],
+                question.judgments,
+                question.text,
             )
         ]
     path = folder / f"{_file_name(QUESTIONS)}.jsonl"
