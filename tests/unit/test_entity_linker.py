@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from retrieval_core.ports import NamedEntity
-from retrieval_core.understanding.linker import MIN_CONFIDENCE, link
+from retrieval_core.understanding.linker import MIN_CONFIDENCE, _within, aliases, link
 
 ALICE = NamedEntity("acme:person/alice-chen", "Alice Chen", "Person")
 ALICE_WONG = NamedEntity("acme:person/alice-wong", "Alice Wong", "Person")
@@ -113,3 +115,37 @@ def test_names_that_are_also_common_words_need_to_be_written_as_names() -> None:
 def test_nothing_outside_the_dictionary_links() -> None:
     assert linked("Who is Sven Larsen?") == []
     assert linked("anything at all", []) == []
+
+
+def _levenshtein(a: str, b: str) -> int:
+    """The whole edit table, as the banded check must agree with it."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+@given(st.text(alphabet="abc d", max_size=12), st.text(alphabet="abc d", max_size=12), st.integers(0, 3))
+def test_the_banded_edit_check_agrees_with_the_whole_table(a: str, b: str, cap: int) -> None:
+    assert _within(a, b, cap) == (_levenshtein(a, b) <= cap)
+
+
+def test_a_name_matches_wherever_the_question_writes_it_exactly_before_nearly() -> None:
+    # The same name twice, misspelt first: the exact mention is the link, wherever it is.
+    (found,) = link("Dmitry Volkov or Dmitri Volkov, and who else?", DICTIONARY)
+    assert (found.span.text, found.how, found.confidence) == ("Dmitri Volkov", "name", 1.0)
+    (found,) = link("tell me about Dmitry Volkov", DICTIONARY)
+    assert (found.span.text, found.how) == ("Dmitry Volkov", "fuzzy")
+    # A question shorter than the name links nothing, and a name at the very end links.
+    assert linked("Dmitri") == [("Dmitri", DMITRI.entity_id)]
+    assert linked("what about Project Falcon") == [("Project Falcon", FALCON.entity_id)]
+
+
+def test_an_entrys_aliases_are_remembered_not_recomputed() -> None:
+    aliases.cache_clear()
+    first = aliases(DMITRI)
+    assert aliases(DMITRI) is first
+    assert aliases.cache_info().hits == 1

@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..models.page_titles import PAGE_ENTITY_TYPE, title_aliases
 from ..ports import NamedEntity
@@ -30,6 +31,8 @@ EXACT, ALIAS, FUZZY, WORDLIKE = 1.0, 0.8, 0.7, 0.3
 _TOKEN = re.compile("[^\\W_]+(?:['\u2019]s\\b|['\u2019](?=\\s|$))?", re.UNICODE)
 _NAME_PREFIXES = ("project ",)
 _DIGITS = re.compile(r"\d+")
+_NEAR_MIN_CHARS = 8
+_POSSESSIVE = re.compile("['\u2019]s?$")
 # Words a type is called by in a question ("the Payments team", "service api-edge", "which clients").
 TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "team": ("team", "squad", "group"),
@@ -40,6 +43,10 @@ TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "datastore": ("database", "db", "datastore", "store"),
     "incident": ("incident",),
 }
+
+ALIASES_REMEMBERED = 16_384
+"""Dictionary entries whose aliases a container remembers (a question's lookup brings up to 500; a few
+megabytes at most)."""
 
 _ANY_TYPE_WORD = frozenset(word for words in TYPE_WORDS.values() for word in words)
 
@@ -64,18 +71,23 @@ class _Token:
 
 def normalised(text: str) -> str:
     """Lower case, accents dropped, possessive "'s" dropped: "Tomás's" -> "tomas"."""
+    if text.isascii():  # most names: casefold is lower, and there is no accent to drop
+        return _POSSESSIVE.sub("", text.lower())
     folded = unicodedata.normalize("NFKD", text.casefold())
     plain = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return re.sub("['\u2019]s?$", "", plain)
+    return _POSSESSIVE.sub("", plain)
 
 
 def tokens(text: str) -> list[_Token]:
     return [_Token(normalised(m.group(0)), m.start(), m.end()) for m in _TOKEN.finditer(text)]
 
 
-def aliases(entity: NamedEntity) -> list[tuple[tuple[str, ...], str]]:
-    """The token sequences an entity answers to, each with how it matched (``name`` or ``alias``)."""
-    full = tuple(t.norm for t in tokens(entity.name))
+@lru_cache(maxsize=ALIASES_REMEMBERED)
+def aliases(entity: NamedEntity) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The token sequences an entity answers to, each with how it matched (``name`` or ``alias``);
+    remembered per container, as a warm function meets the same context's names question after
+    question (an entry's id carries its context, so no context is served another's)."""
+    full = _norms(entity.name)
     found: list[tuple[tuple[str, ...], str]] = [(full, "name")] if full else []
     lowered = entity.name.casefold()
     for prefix in _NAME_PREFIXES:
@@ -87,11 +99,11 @@ def aliases(entity: NamedEntity) -> list[tuple[tuple[str, ...], str]]:
         found += [((full[0],), "alias"), ((full[-1],), "alias")]
     elif _proper_head(entity):
         found.append(((full[0],), "alias"))
-    return found
+    return tuple(found)
 
 
 def _norms(name: str) -> tuple[str, ...]:
-    return tuple(t.norm for t in tokens(name))
+    return tuple(normalised(m.group(0)) for m in _TOKEN.finditer(name))
 
 
 def _proper_head(entity: NamedEntity) -> bool:
@@ -116,6 +128,7 @@ def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
     """The entities the question names, longest and most confident matches first claiming their span;
     an alias shared by several entities ("Alice" for two Alices) links none of them."""
     words = tokens(question)
+    windows = _Windows(words)
     candidates: list[Link] = []
     by_alias: dict[tuple[str, ...], set[str]] = {}
     answers_to = {entity: aliases(entity) for entity in dictionary}
@@ -126,7 +139,7 @@ def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
         for alias, how in names:
             if how == "alias" and len(by_alias[alias]) > 1:
                 continue
-            candidates += _matches(question, words, entity, alias, how)
+            candidates += _matches(question, words, windows, entity, alias, how)
     chosen: list[Link] = []
     for candidate in sorted(candidates, key=lambda c: (-(c.span.end - c.span.start), -c.confidence)):
         if candidate.confidence < MIN_CONFIDENCE:
@@ -143,20 +156,57 @@ def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
     return sorted(first.values(), key=lambda c: c.span.start)
 
 
+class _Windows:
+    """The question's runs of consecutive tokens, indexed by length: by their normalised tokens (an exact
+    match is one lookup) and by their joined text's first character (a near miss starts with the same
+    character), so a dictionary of hundreds of names is matched without trying every name at every
+    position."""
+
+    def __init__(self, words: Sequence[_Token]) -> None:
+        self._words = words
+        self._exact: dict[int, dict[tuple[str, ...], list[int]]] = {}
+        self._near: dict[int, dict[str, list[tuple[int, str]]]] = {}
+
+    def exact(self, size: int, alias: tuple[str, ...]) -> list[int]:
+        if size not in self._exact:
+            found: dict[tuple[str, ...], list[int]] = {}
+            for i in range(len(self._words) - size + 1):
+                found.setdefault(tuple(w.norm for w in self._words[i : i + size]), []).append(i)
+            self._exact[size] = found
+        return self._exact[size].get(alias, [])
+
+    def near(self, size: int, name: str) -> list[int]:
+        """The positions whose run of ``size`` tokens is within ``_near`` of ``name``."""
+        if size not in self._near:
+            found: dict[str, list[tuple[int, str]]] = {}
+            for i in range(len(self._words) - size + 1):
+                seen = " ".join(w.norm for w in self._words[i : i + size])
+                found.setdefault(seen[:1], []).append((i, seen))
+            self._near[size] = found
+        return [i for i, seen in self._near[size].get(name[:1], []) if _near(seen, name)]
+
+
 def _matches(
-    question: str, words: Sequence[_Token], entity: NamedEntity, alias: tuple[str, ...], how: str
+    question: str,
+    words: Sequence[_Token],
+    windows: _Windows,
+    entity: NamedEntity,
+    alias: tuple[str, ...],
+    how: str,
 ) -> list[Link]:
     size = len(alias)
+    if size > len(words):
+        return []
+    exact = windows.exact(size, alias)
+    name = " ".join(alias)
+    near = windows.near(size, name) if len(name) >= _NEAR_MIN_CHARS else []
     found = []
-    for i in range(len(words) - size + 1):
-        window = words[i : i + size]
-        seen = tuple(w.norm for w in window)
-        if seen == alias:
+    for i in sorted({*exact, *near}):
+        if i in exact:
             confidence, kind = (EXACT if how == "name" else ALIAS), how
-        elif _near(" ".join(seen), " ".join(alias)):
-            confidence, kind = FUZZY, "fuzzy"
         else:
-            continue
+            confidence, kind = FUZZY, "fuzzy"
+        window = words[i : i + size]
         span = Span(window[0].start, window[-1].end, question[window[0].start : window[-1].end])
         if _wordlike(entity, alias) and not _written_as_name(question, words, i, size, entity):
             confidence = min(confidence, WORDLIKE)
@@ -167,22 +217,32 @@ def _matches(
 def _near(seen: str, name: str) -> bool:
     """A small edit distance for longer names only: one edit from 8 characters, two from 14; the numbers
     in them the same ("1920 Summer Olympics" is not "1904 Summer Olympics", nor "HD 23" "HD 32")."""
-    if len(name) < 8 or seen[:1] != name[:1] or _DIGITS.findall(seen) != _DIGITS.findall(name):
+    if len(name) < _NEAR_MIN_CHARS or seen[:1] != name[:1]:
         return False
     allowed = 2 if len(name) >= 14 else 1
-    return abs(len(seen) - len(name)) <= allowed and _distance(seen, name, allowed) <= allowed
+    if abs(len(seen) - len(name)) > allowed or _DIGITS.findall(seen) != _DIGITS.findall(name):
+        return False
+    return _within(seen, name, allowed)
 
 
-def _distance(a: str, b: str, cap: int) -> int:
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+def _within(a: str, b: str, cap: int) -> bool:
+    """Whether ``a`` is at most ``cap`` edits (Levenshtein) from ``b``. Only cells of the edit table
+    within ``cap`` of its diagonal can hold ``cap`` or less, so only they are computed (the others
+    count as ``cap + 1``, which no path through them can undercut)."""
+    over = cap + 1
+    previous = [j if j <= cap else over for j in range(len(b) + 1)]
+    for i in range(1, len(a) + 1):
+        low, high = max(1, i - cap), min(len(b), i + cap)
+        current = [over] * (len(b) + 1)
+        if i <= cap:
+            current[0] = i
+        letter = a[i - 1]
+        for j in range(low, high + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (letter != b[j - 1]))
         if min(current) > cap:
-            return cap + 1
+            return False
         previous = current
-    return previous[-1]
+    return previous[-1] <= cap
 
 
 def _wordlike(entity: NamedEntity, alias: tuple[str, ...]) -> bool:
