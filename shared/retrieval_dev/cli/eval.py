@@ -114,6 +114,12 @@ def _calibration_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="--calibration: refit from the hits saved by the last run, without the stack.",
     )
+    parser.add_argument(
+        "--passages",
+        action="store_true",
+        help="--calibration: also try the features that read the passage (the share of the question's IDF "
+        "mass it holds, the cosine of its vector and the question's) held out (docs/BEDROCK.md, Scores).",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -417,6 +423,18 @@ def _calibration(args: argparse.Namespace, embedder: Embedder | None) -> int:
         print(f"retrieval eval: no hits saved under {CALIBRATION_FOLDER}: leave out --saved", file=sys.stderr)
         return 1
     print(report(observations))
+    if args.passages:
+        from ..evaluation import passage_study
+
+        if embedder is None:  # --saved: the local model, behind the cache the observation filled
+            from retrieval_core import bootstrap
+
+            from ..evaluation.embedding_cache import cached_embedder
+
+            embedder = cached_embedder(args, bootstrap.container().embedder)
+        assert embedder is not None, "--passages embeds the passages: leave out --no-cache"
+        print("\npassage features:\n")
+        print(passage_study.report(observations, embedder))
     return 0
 
 

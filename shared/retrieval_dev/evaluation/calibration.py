@@ -266,17 +266,7 @@ def fit_model(
     used = [name for name in FEATURES if name in chosen]
     while True:
         columns = [FEATURES.index(name) for name in used]
-        x = np.hstack([table_[:, columns], np.ones((len(rows), 1))])
-        penalty = RIDGE * np.diag([1.0] * len(used) + [0.0])
-        coefficients = np.zeros(x.shape[1])
-        for _ in range(100):  # Newton's method on the penalised log-likelihood (it is convex)
-            p = 1.0 / (1.0 + np.exp(-x @ coefficients))
-            gradient = x.T @ (weight * (p - y)) + penalty @ coefficients
-            hessian = (x.T * (weight * p * (1 - p))) @ x + penalty
-            step = np.linalg.solve(hessian, gradient)
-            coefficients -= step
-            if float(np.abs(step).max()) < 1e-9:
-                break
+        coefficients = logistic(table_[:, columns], y, weight)
         fitted = dict(zip(used, (float(c) for c in coefficients[:-1]), strict=True))
         wrong = [name for name, value in fitted.items() if value * SIGNS[name] < 0]
         if not wrong:
@@ -289,6 +279,26 @@ def fit_model(
         for collection in sizes
     )
     return unshifted.model_copy(update={"operating_shift": round(shift + 1e-4, 4)})
+
+
+def logistic(table_: Any, y: Any, weight: Any) -> Any:
+    """The coefficients (one per column of ``table_``, then the intercept) of a logistic regression of
+    ``y`` on ``table_`` with each row weighing ``weight``, the weights (not the intercept) penalised by
+    ``RIDGE``: Newton's method on the penalised log-likelihood (it is convex). numpy arrays."""
+    import numpy as np
+
+    x = np.hstack([table_, np.ones((len(y), 1))])
+    penalty = RIDGE * np.diag([1.0] * table_.shape[1] + [0.0])
+    coefficients = np.zeros(x.shape[1])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-x @ coefficients))
+        gradient = x.T @ (weight * (p - y)) + penalty @ coefficients
+        hessian = (x.T * (weight * p * (1 - p))) @ x + penalty
+        step = np.linalg.solve(hessian, gradient)
+        coefficients -= step
+        if float(np.abs(step).max()) < 1e-9:
+            break
+    return coefficients
 
 
 def relevant_log_odds(model: RelevanceModel, rows: Sequence[Observation], collection: str) -> list[float]:
