@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 from retrieval_core.ports import NamedEntity
-from retrieval_core.understanding.linker import MIN_CONFIDENCE, _within, aliases, link
+from retrieval_core.understanding.linker import MIN_CONFIDENCE, _near, _within, aliases, link
 
 ALICE = NamedEntity("acme:person/alice-chen", "Alice Chen", "Person")
 ALICE_WONG = NamedEntity("acme:person/alice-wong", "Alice Wong", "Person")
@@ -131,6 +131,18 @@ def _levenshtein(a: str, b: str) -> int:
 @given(st.text(alphabet="abc d", max_size=12), st.text(alphabet="abc d", max_size=12), st.integers(0, 3))
 def test_the_banded_edit_check_agrees_with_the_whole_table(a: str, b: str, cap: int) -> None:
     assert _within(a, b, cap) == (_levenshtein(a, b) <= cap)
+
+
+@given(st.text(alphabet="ab1 e", min_size=6, max_size=16), st.text(alphabet="ab1 e", min_size=6, max_size=16))
+def test_a_near_miss_is_the_edit_distance_whatever_the_shortcuts(seen: str, name: str) -> None:
+    # The definition, without the cheap rejections (length, letters used) taken before the edit table.
+    allowed = 2 if len(name) >= 14 else 1
+    numbers = [w for w in seen.replace("a", " ").replace("b", " ").replace("e", " ").split()]
+    named = [w for w in name.replace("a", " ").replace("b", " ").replace("e", " ").split()]
+    expected = (
+        len(name) >= 8 and seen[:1] == name[:1] and numbers == named and _levenshtein(seen, name) <= allowed
+    )
+    assert _near(seen, name) == expected
 
 
 def test_a_name_matches_wherever_the_question_writes_it_exactly_before_nearly() -> None:

@@ -220,9 +220,9 @@ def _near(seen: str, name: str) -> bool:
     if len(name) < _NEAR_MIN_CHARS or seen[:1] != name[:1]:
         return False
     allowed = 2 if len(name) >= 14 else 1
-    if abs(len(seen) - len(name)) > allowed or _DIGITS.findall(seen) != _DIGITS.findall(name):
-        return False
-    return _within(seen, name, allowed)
+    if abs(len(seen) - len(name)) > allowed or len(set(seen) ^ set(name)) > 2 * allowed:
+        return False  # an edit adds or removes at most two letters to the letters either one uses
+    return _DIGITS.findall(seen) == _DIGITS.findall(name) and _within(seen, name, allowed)
 
 
 def _within(a: str, b: str, cap: int) -> bool:
