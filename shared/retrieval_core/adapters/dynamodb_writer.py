@@ -35,8 +35,12 @@ class DynamoDBBatchWriter:
         self._write(requests + [self._put_request(ref, attrs) for ref, attrs in puts])
 
     def _put_request(self, ref: RowRef, attrs: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        item = {**ref.key(), **{k: self._attribute(v) for k, v in attrs.items() if v is not None}}
-        return ref.table, {"PutRequest": {"Item": item}}
+        return ref.table, {"PutRequest": {"Item": {**ref.key(), **self.attributes(attrs)}}}
+
+    def attributes(self, attrs: Mapping[str, Any]) -> dict[str, Any]:
+        """``attrs`` as the row's stored attribute values (a None is no attribute), the form a read of
+        the row returns them in."""
+        return {k: self._attribute(v) for k, v in attrs.items() if v is not None}
 
     def _attribute(self, value: Any) -> dict[str, Any]:
         """``value`` as DynamoDB's attribute value: strings and lists of strings, most of what a row
@@ -97,25 +101,20 @@ def _ref_of(table: str, request: dict[str, Any]) -> RowRef:
     return RowRef(table, *_key_of(request))
 
 
-def read_attribute(client: Any, refs: list[RowRef], attribute: str) -> dict[RowRef, Any]:
-    """``attribute`` of each existing row among ``refs`` via ``BatchGetItem`` (100 keys a call)."""
-    from boto3.dynamodb.types import TypeDeserializer
-
-    deserializer = TypeDeserializer()
-    found: dict[RowRef, Any] = {}
+def read_rows(client: Any, refs: list[RowRef]) -> dict[RowRef, dict[str, Any]]:
+    """Each existing row among ``refs``, whole, as stored attribute values (keys included), via
+    ``BatchGetItem`` (100 keys a call)."""
+    found: dict[RowRef, dict[str, Any]] = {}
     by_key = {(ref.table, ref.pk, ref.sk): ref for ref in refs}
     for start in range(0, len(refs), 100):
         pending: dict[str, Any] = {}
         for ref in refs[start : start + 100]:
-            pending.setdefault(ref.table, {"Keys": [], "ProjectionExpression": "pk, sk, #a"})
-            pending[ref.table]["Keys"].append(ref.key())
-            pending[ref.table]["ExpressionAttributeNames"] = {"#a": attribute}
+            pending.setdefault(ref.table, {"Keys": []})["Keys"].append(ref.key())
         for _ in range(MAX_ROUNDS):
             response = _batch_call(client.batch_get_item, RequestItems=pending)
             for table, rows in response.get("Responses", {}).items():
                 for row in rows:
-                    ref = by_key[(table, row["pk"]["S"], row.get("sk", {}).get("S"))]
-                    found[ref] = deserializer.deserialize(row[attribute]) if attribute in row else None
+                    found[by_key[(table, row["pk"]["S"], row.get("sk", {}).get("S"))]] = row
             pending = response.get("UnprocessedKeys") or {}
             if not pending:
                 break
@@ -130,24 +129,22 @@ def _batch_call(operation: Any, **request: Any) -> Any:
         return operation(**request)
 
 
-def partition_rows(client: Any, table: str, pk: str, attribute: str) -> list[tuple[RowRef, Any]]:
-    """Every row of one partition (one ``Query``, paged), each with its ``attribute`` (None if absent)."""
+def partition_rows(client: Any, table: str, pk: str) -> list[tuple[RowRef, dict[str, Any]]]:
+    """Every row of one partition (one ``Query``, paged), each with its other attributes, deserialized."""
     from boto3.dynamodb.types import TypeDeserializer
 
     deserializer = TypeDeserializer()
     request: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": "pk = :pk",
-        "ProjectionExpression": "pk, sk, #a",
-        "ExpressionAttributeNames": {"#a": attribute},
         "ExpressionAttributeValues": {":pk": {"S": pk}},
     }
-    rows: list[tuple[RowRef, Any]] = []
+    rows: list[tuple[RowRef, dict[str, Any]]] = []
     while True:
         page = _batch_call(client.query, **request)
         for row in page.get("Items", []):
-            value = deserializer.deserialize(row[attribute]) if attribute in row else None
-            rows.append((RowRef(table, row["pk"]["S"], row.get("sk", {}).get("S")), value))
+            attrs = {k: deserializer.deserialize(v) for k, v in row.items() if k not in ("pk", "sk")}
+            rows.append((RowRef(table, row["pk"]["S"], row.get("sk", {}).get("S")), attrs))
         if "LastEvaluatedKey" not in page:
             return rows
         request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

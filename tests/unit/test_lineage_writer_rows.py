@@ -1,0 +1,177 @@
+"""Issue 66: the lineage writer writes only what changed. A back-link adds one name to a chunk already
+written; its card is otherwise the same, so the reload puts the new name's edge rows and the card, not
+every edge again. Whatever removes rows unseals the card first, so a kill midway never leaves a card
+vouching for a row that is gone (the next write puts the rows whole)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from retrieval_core.adapters.dynamodb_lineage_writer import WHOLE_ATTRIBUTE, DynamoDBLineageWriter
+from retrieval_core.adapters.dynamodb_rows import TableNames
+from retrieval_core.models.item import Item
+from retrieval_core.ports import ItemKey
+
+TABLES = TableNames(edges="edges", lineage="lineage")
+
+
+class MemoryDynamoDB:
+    """The three calls the writer makes, over dicts of stored attribute values, counting each row
+    written or deleted; ``fail_on`` raises at the given ``batch_write_item`` call (a kill there)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[tuple[str, str], dict[str, Any]]] = {"edges": {}, "lineage": {}}
+        self.puts = self.deletes = self.write_calls = 0
+        self.fail_on: int | None = None
+        self._lock = threading.Lock()
+
+    def batch_get_item(self, RequestItems: dict[str, Any]) -> dict[str, Any]:
+        found = {
+            table: [row for key in request["Keys"] if (row := self.tables[table].get(_key(key)))]
+            for table, request in RequestItems.items()
+        }
+        return {"Responses": found}
+
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        with self._lock:  # the writer sends a few batches at once
+            self.write_calls += 1
+            if self.write_calls == self.fail_on:
+                raise KillError
+            self._apply(RequestItems)
+        return {"UnprocessedItems": {}}
+
+    def _apply(self, RequestItems: dict[str, list[dict[str, Any]]]) -> None:
+        for table, requests in RequestItems.items():
+            for request in requests:
+                if "PutRequest" in request:
+                    self.puts += 1
+                    item = request["PutRequest"]["Item"]
+                    self.tables[table][_key(item)] = item
+                else:
+                    self.deletes += 1
+                    self.tables[table].pop(_key(request["DeleteRequest"]["Key"]), None)
+
+    def query(self, TableName: str, ExpressionAttributeValues: dict[str, Any], **_: Any) -> dict[str, Any]:
+        pk = ExpressionAttributeValues[":pk"]["S"]
+        return {"Items": [row for (p, _s), row in sorted(self.tables[TableName].items()) if p == pk]}
+
+    def counted(self) -> tuple[int, int]:
+        counts = (self.puts, self.deletes)
+        self.puts = self.deletes = 0
+        return counts
+
+    def edges(self) -> set[tuple[str, str]]:
+        return set(self.tables["edges"])
+
+    def card(self, item_id: str) -> dict[str, Any]:
+        return next(row for (pk, sk), row in self.tables["lineage"].items() if pk.endswith(item_id))
+
+
+class KillError(Exception):
+    pass
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str]:
+    return row["pk"]["S"], row["sk"]["S"]
+
+
+def chunk(names: int, *, status: str = "ACTIVE", first: int = 0) -> Item:
+    """A chunk of a file naming ``names`` pages (``first`` on), as ``chunk_items`` and the back-links
+    build one: its own file's mention first."""
+    ident = "acme:doc/a.md#0000"
+    mentions = [{"entity_id": "acme:doc/a.md", "name": "a.md", "type": "file"}]
+    mentions += [
+        {"entity_id": f"acme:page/{n}", "name": f"Page {n}", "type": "page"} for n in range(first, names)
+    ]
+    return Item.model_validate(
+        {
+            "context_id": "acme",
+            "id": ident,
+            "kind": "document",
+            "text": "Pages named here.",
+            "status": status,
+            "created_at": "2026-03-02T09:00:00Z",
+            "grounding": [{"chunk_id": ident, "uri": "s3://b/contexts/acme/a.md", "start": 0, "end": 17}],
+            "mentions": mentions,
+        }
+    )
+
+
+@pytest.fixture
+def dynamodb() -> MemoryDynamoDB:
+    return MemoryDynamoDB()
+
+
+@pytest.fixture
+def writer(dynamodb: MemoryDynamoDB) -> DynamoDBLineageWriter:
+    return DynamoDBLineageWriter(dynamodb, TABLES)
+
+
+def test_a_back_link_puts_the_new_names_edges_and_the_card_only(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    writer.write([chunk(6)])
+    assert dynamodb.counted() == (6 * 5 + 1, 0)
+    assert writer.write([chunk(7)]) == {"acme:doc/a.md#0000"}
+    assert dynamodb.counted() == (2 * 6 + 1, 0)  # was 7 * 6 + 1: every edge again for one name
+    whole = MemoryDynamoDB()
+    DynamoDBLineageWriter(whole, TABLES).write([chunk(7)])
+    assert dynamodb.tables == whole.tables
+
+
+def test_an_unchanged_item_writes_nothing_and_a_changed_card_writes_every_row(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    writer.write([chunk(5)])
+    dynamodb.counted()
+    writer.write([chunk(5)])
+    assert dynamodb.counted() == (0, 0)
+    writer.write([chunk(5, status="SUPERSEDED")])  # every edge row carries the status
+    assert dynamodb.counted() == (5 * 4 + 1, 0)
+    assert {row["status"]["S"] for row in dynamodb.tables["edges"].values()} == {"SUPERSEDED"}
+
+
+def test_a_card_written_before_the_seal_is_written_whole_once(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    writer.write([chunk(5)])
+    del dynamodb.card("#0000")[WHOLE_ATTRIBUTE]
+    dynamodb.counted()
+    writer.write([chunk(6)])
+    assert dynamodb.counted() == (6 * 5 + 1, 0)
+    assert dynamodb.card("#0000")[WHOLE_ATTRIBUTE] == {"BOOL": True}
+
+
+@pytest.mark.parametrize("removal", ["delete_links", "discard"])
+def test_rows_removed_under_a_card_are_written_again_after_a_kill(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter, removal: str
+) -> None:
+    writer.write([chunk(8)])
+    remove: Callable[[], object] = {
+        "delete_links": lambda: writer.delete_links([ItemKey("acme", "acme:doc/a.md#0000")]),
+        "discard": lambda: writer.discard([chunk(8)]),
+    }[removal]
+    dynamodb.fail_on = dynamodb.write_calls + 3  # killed after the card's unsealing and a batch of rows
+    with pytest.raises(KillError):
+        remove()
+    assert 0 < len(dynamodb.edges()) < 8 * 7
+    dynamodb.fail_on = None
+    writer.write([chunk(8)])
+    assert len(dynamodb.edges()) == 8 * 7
+
+
+def test_a_kill_after_a_reload_deletes_rows_leaves_a_card_that_vouches_for_none(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    writer.write([chunk(5)])
+    dynamodb.fail_on = dynamodb.write_calls + 3  # puts, deletes, then killed before the card
+    with pytest.raises(KillError):
+        writer.write([chunk(5, first=1)])  # page 0's edges go
+    card = dynamodb.card("#0000")
+    assert WHOLE_ATTRIBUTE not in card and len(card["manifest"]["L"]) == 5 * 4
+    dynamodb.fail_on = None
+    writer.write([chunk(5)])  # page 0 back: its edges were deleted, so they are put again
+    assert len(dynamodb.edges()) == 5 * 4 and dynamodb.card("#0000")[WHOLE_ATTRIBUTE] == {"BOOL": True}
