@@ -264,11 +264,12 @@ class VectorReader(Protocol):
 
 class NamingChunks(Protocol):
     def chunks_naming(
-        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
-    ) -> list[dict[str, Any]]:
-        """The stored items (their loadable fields, embedding included) of the context's document chunks
-        whose text holds one of ``names`` as a phrase and that do not mention ``entity`` (that id, name
-        and type) yet, at most ``limit``, in one round trip."""
+        self, context_id: str, pages: Sequence[tuple[Sequence[str], NamedEntity]], limit: int
+    ) -> list[list[dict[str, Any]]]:
+        """For each page (its ``names`` and its ``entity``): the stored items (their loadable fields,
+        embedding included) of the context's document chunks whose text holds one of the names as a
+        phrase and that do not mention the entity (that id, name and type) yet, at most ``limit``; one
+        round trip for all the pages."""
         ...
 
 

@@ -74,7 +74,11 @@ def test_a_sync_reads_only_its_folder_and_survives_bad_names(docs: Deployment, t
     assert "control character" in str(reasons["b_new\\nline.txt"])
     assert "1,024 bytes" in str(reasons[long_key])
     assert texts("root marker outside folder") == []
-    assert status("passwd_link.txt")[0] == 404
+    # What the sync never read is marked so (its summary counts it apart): exactly the entries with no status.
+    unread = {str(entry["key"]) for entry in first if entry.get("read") is False}
+    assert unread == {"passwd_link.txt", "linked_dir", "pipe.txt", "b_new\\nline.txt", str(long_key)}
+    assert status("passwd_link.txt")[0] == 404 and status("pipe.txt")[0] == 404
+    assert all(status(str(key))[0] == 200 for key in set(fates) - unread)
     assert len(texts("tide turns noon")) == 15
     again = _sync(docs, folder)
     assert {e["key"]: e["status"] for e in again} == fates | {

@@ -38,6 +38,10 @@ class MemoryObjects:
     def write_bytes(self, bucket: str, key: str, data: bytes) -> None:
         self.blobs[(bucket, key)] = data
 
+    def upload(self, bucket: str, key: str, body: bytes) -> ObjectRef:
+        self.blobs[(bucket, key)] = body
+        return ObjectRef(bucket, key, "v1", '"etag"')
+
 
 class RecordingQueue:
     def __init__(self) -> None:

@@ -252,6 +252,28 @@ def test_the_sync_report_says_a_shared_note_once_and_keeps_each_files_own_reason
     ]
 
 
+def test_the_sync_summary_counts_entries_it_never_read_apart_from_the_files_statuses() -> None:
+    """Sphinx's manual (Debian) said "224 indexed, 86 skipped" over 303 files whose statuses count 79
+    skipped: the other 7 were symbolic links, reported but never uploaded, so they have no status."""
+    from retrieval_dev.cli.folder_files import Refusal
+    from retrieval_dev.cli.sync import render
+
+    report = [
+        {"key": "index.html", "status": "indexed", "chunks": 3, "reason": None},
+        {
+            "key": "logo.png",
+            "status": "skipped",
+            "chunks": 0,
+            "reason": "its type (.png) is not one that is read",
+        },
+        Refusal("_static/jquery.js", "skipped", "is a symbolic link (not followed)").entry(),
+        Refusal("bad\\nname.txt", "failed", "has a control character in its name").entry(),
+    ]
+    assert render(report).splitlines()[-1] == (
+        "1 indexed, 1 skipped; not read: 1 failed, 1 skipped (links, special files, names S3 cannot take)"
+    )
+
+
 class ContextTypes:
     """``ContextFieldTypes`` in memory: one context's index, its keys mapped as the first value typed."""
 

@@ -136,6 +136,8 @@ class MemoryIndex:
         self.items: dict[str, Item] = {}
         self.searchable: dict[str, Item] = {}
         self.loads: list[list[Upsert | Delete]] = []
+        self.searches: list[int] = []
+        """The pages of each back-link search (one call, one round trip)."""
         self.fail = False
 
     def load(self, entries: Iterable[Upsert | Delete], *, refresh: bool = True) -> LoadReport:
@@ -156,15 +158,19 @@ class MemoryIndex:
         self.searchable = dict(self.items)
 
     def chunks_naming(
-        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
-    ) -> list[dict[str, Any]]:
-        key = (entity.entity_id, entity.name, entity.type)
+        self, context_id: str, pages: Sequence[tuple[Sequence[str], NamedEntity]], limit: int
+    ) -> list[list[dict[str, Any]]]:
+        self.searches.append(len(pages))
         return [
-            item.model_dump(mode="json", exclude_none=True)
-            for item in self.searchable.values()
-            if any(name in item.text for name in names)
-            and key not in {(m.entity_id, m.name, m.type) for m in item.mentions}
-        ][:limit]
+            [
+                item.model_dump(mode="json", exclude_none=True)
+                for item in self.searchable.values()
+                if any(name in item.text for name in names)
+                and (entity.entity_id, entity.name, entity.type)
+                not in {(m.entity_id, m.name, m.type) for m in item.mentions}
+            ][:limit]
+            for names, entity in pages
+        ]
 
 
 class NoNames:
@@ -244,6 +250,7 @@ def test_a_batched_sync_gives_the_same_chunks_statuses_and_back_links_as_one_fil
     # Three batches of files (3, 3, 1): one load of chunks and one of back-links each at most, and
     # the records written a batch at a time, pending then final.
     assert len(together.loads) <= 6 < len(alone.loads)
+    assert together.searches == [3, 3, 1] and alone.searches == [1] * len(TOWNS)  # a search per batch
     assert together_statuses.puts_many == [3, 3, 3, 3]  # the last batch's single file writes alone
 
 

@@ -319,10 +319,10 @@ class Naming:
         self.asked: list[list[str]] = []
 
     def chunks_naming(
-        self, context_id: str, names: Sequence[str], entry: NamedEntity, limit: int
-    ) -> list[dict[str, Any]]:
-        self.asked.append(list(names))
-        return []
+        self, context_id: str, pages: Sequence[tuple[Sequence[str], NamedEntity]], limit: int
+    ) -> list[list[dict[str, Any]]]:
+        self.asked += [list(names) for names, _ in pages]
+        return [[] for _ in pages]
 
 
 def _files(

@@ -42,9 +42,9 @@ class NoNames:
         return []
 
     def chunks_naming(
-        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
-    ) -> list[dict[str, Any]]:
-        return []
+        self, context_id: str, pages: Sequence[tuple[Sequence[str], NamedEntity]], limit: int
+    ) -> list[list[dict[str, Any]]]:
+        return [[] for _ in pages]
 
 
 @dataclass

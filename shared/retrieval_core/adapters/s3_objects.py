@@ -26,6 +26,27 @@ def s3_client(region: str) -> Any:
 class S3ObjectStore:
     def __init__(self, client: Any) -> None:
         self._client = client
+        self._held: tuple[ObjectRef, bytes] | None = None
+
+    def upload(self, bucket: str, key: str, body: bytes) -> ObjectRef:
+        with aws_failures("s3", "put_object"):
+            put = self._client.put_object(Bucket=bucket, Key=key, Body=body)
+        ref = ObjectRef(bucket, key, put.get("VersionId"), put.get("ETag"))
+        self._held = (ref, body)  # the latest upload only: its event follows at once
+        return ref
+
+    def _in_hand(self, ref: ObjectRef) -> bytes | None:
+        """The bytes of ``ref`` when it is the version this store last uploaded (an ETag or a version id
+        names it), so its event does not read back what the caller just sent."""
+        if self._held is None:
+            return None
+        held, body = self._held
+        if (held.bucket, held.key) != (ref.bucket, ref.key):
+            return None
+        if ref.version_id or held.version_id:
+            return body if ref.version_id == held.version_id else None
+        same_etag = ref.etag is not None and (ref.etag or "").strip('"') == (held.etag or "").strip('"')
+        return body if same_etag else None
 
     def identify(self, ref: ObjectRef) -> ObjectRef:
         with aws_failures("s3", "head_object"):
@@ -33,6 +54,10 @@ class S3ObjectStore:
         return ObjectRef(ref.bucket, ref.key, head.get("VersionId"), head.get("ETag"))
 
     def open(self, ref: ObjectRef, start: int = 0, end: int | None = None) -> BinaryIO:
+        if (held := self._in_hand(ref)) is not None:
+            import io
+
+            return io.BytesIO(held[start:end])
         request: dict[str, Any] = {"Bucket": ref.bucket, "Key": ref.key}
         if ref.version_id:
             request["VersionId"] = ref.version_id
@@ -42,6 +67,8 @@ class S3ObjectStore:
             return cast(BinaryIO, self._client.get_object(**request)["Body"])
 
     def read_bytes(self, ref: ObjectRef, limit: int) -> bytes | None:
+        if (held := self._in_hand(ref)) is not None:
+            return held[: limit + 1]
         from botocore.exceptions import ClientError
 
         request: dict[str, Any] = {"Bucket": ref.bucket, "Key": ref.key, "Range": f"bytes=0-{limit}"}

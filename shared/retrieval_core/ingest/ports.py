@@ -35,6 +35,11 @@ class ObjectStore(Protocol):
 
     def write_bytes(self, bucket: str, key: str, data: bytes) -> None: ...
 
+    def upload(self, bucket: str, key: str, body: bytes) -> ObjectRef:
+        """Put ``body`` at ``key`` as a client would (``retrieval sync``); the reads of the version it made
+        (its event's) may be answered from ``body``: the same bytes, not read back."""
+        ...
+
 
 class PartQueue(Protocol):
     def send(self, tasks: Sequence[PartTask]) -> None:

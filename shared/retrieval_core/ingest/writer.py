@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ..documents.backlinks import BACKLINKS_PER_PAGE, UnsearchedChunks, backlink_names, backlinked
 from ..documents.chunk_items import FileRef
@@ -143,11 +144,22 @@ class IndexWriter:
         pages link gets both). One load for all the files' back-links."""
         if self._naming is None:
             return
+        pages = [
+            (write.file.context_id, entry, backlink_names(entry, write.known))
+            for write in writes
+            if write.title is not None and write.known is not None
+            for entry in [
+                NamedEntity(entity_id_of(write.file.context_id, write.title), write.title, PAGE_ENTITY_TYPE)
+            ]
+        ]
+        found = self._searched(pages)
         linked: dict[str, Item] = {}
-        for write in writes:
-            if write.title is None or write.known is None:
-                continue
-            for item in self._linked(write.file.context_id, write.title, write.known):
+        for (context_id, entry, names), searched in zip(pages, found, strict=True):
+            # What the search found, but the chunks written since the last refresh: their newest
+            # version is the record's (an earlier page of this batch may have just re-linked one).
+            recorded = self._unsearched.naming(context_id, names, entry)
+            sources = [*recorded, *(s for s in searched if s.get("id") not in self._unsearched)]
+            for item in backlinked(sources, entry, names)[:BACKLINKS_PER_PAGE]:
                 linked[item.id] = item
                 self._unsearched.written(item.context_id, [item])
         if not linked:
@@ -156,15 +168,18 @@ class IndexWriter:
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} back-links were not written")
 
-    def _linked(self, context_id: str, title: str, known: NameIndex) -> list[Item]:
-        """The chunks a page's title re-links (``backlinks``), as items with its mention added."""
+    def _searched(self, pages: list[tuple[str, NamedEntity, list[str]]]) -> list[list[dict[str, Any]]]:
+        """The search's chunks naming each page, one round trip per context for all its pages."""
         assert self._naming is not None
-        entry = NamedEntity(entity_id_of(context_id, title), title, PAGE_ENTITY_TYPE)
-        names = backlink_names(entry, known)
-        found = self._naming.chunks_naming(context_id, names, entry, BACKLINKS_PER_PAGE)
-        recorded = self._unsearched.naming(context_id, names, entry)
-        sources = [*recorded, *(s for s in found if s.get("id") not in self._unsearched)]
-        return backlinked(sources, entry, names)[:BACKLINKS_PER_PAGE]
+        found: list[list[dict[str, Any]]] = [[] for _ in pages]
+        for context_id in dict.fromkeys(context for context, _, _ in pages):
+            mine = [n for n, (context, _, _) in enumerate(pages) if context == context_id]
+            asked = [(pages[n][2], pages[n][1]) for n in mine]
+            for n, chunks in zip(
+                mine, self._naming.chunks_naming(context_id, asked, BACKLINKS_PER_PAGE), strict=True
+            ):
+                found[n] = chunks
+        return found
 
 
 def _deletes(file: FileRef, positions: Iterable[int]) -> list[Delete]:

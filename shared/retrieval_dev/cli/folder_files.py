@@ -88,7 +88,8 @@ class Refusal:
     reason: str
 
     def entry(self) -> dict[str, Any]:
-        return {"key": self.key, "status": self.status, "chunks": 0, "reason": self.reason}
+        """Its report line; ``read: false``: never uploaded, so no status is recorded for it."""
+        return {"key": self.key, "status": self.status, "chunks": 0, "reason": self.reason, "read": False}
 
 
 @dataclass(frozen=True)

@@ -81,13 +81,13 @@ def readable(path: Path, key: str, context_id: str) -> bytes:
 
 def upload(body: bytes, key: str) -> dict[str, Any]:
     """Put ``body`` at ``key`` in the local ingest bucket; returns the notification S3 would send. The
-    client is the ingest function's own (one per process: building one per file cost ~60 ms each)."""
-    from retrieval_core.adapters.s3_objects import s3_client
+    store is the ingest function's own (one client per process: building one per file cost ~60 ms
+    each), which answers that event's reads from ``body`` instead of reading the object back."""
     from retrieval_core.bootstrap import container
 
     bucket = os.environ.get("RETRIEVAL_INGEST_BUCKET", DEFAULT_BUCKET)
-    put = s3_client(container().settings.aws_region).put_object(Bucket=bucket, Key=key, Body=body)
-    event = s3_event(bucket, key, size=len(body), etag=put["ETag"], version_id=put.get("VersionId"))
+    put = container().objects.upload(bucket, key, body)  # its event then reads the bytes in hand
+    event = s3_event(bucket, key, size=len(body), etag=put.etag or "", version_id=put.version_id)
     event["Records"][0]["s3"]["object"]["sequencer"] = sequencer()
     return event
 

@@ -102,11 +102,20 @@ def render(report: list[dict[str, Any]]) -> str:
         lines.append(
             f"{entry['status']:<9} {entry['chunks']:>5}  {entry['key']}" + (f"  {reason}" if reason else "")
         )
-    counts: dict[str, int] = {}
-    for entry in report:
-        counts[entry["status"]] = counts.get(entry["status"], 0) + 1
-    lines.append(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing to sync")
+    unread = [entry for entry in report if entry.get("read") is False]
+    summary = _counted([entry for entry in report if entry.get("read") is not False]) or "nothing to sync"
+    if unread:  # no status is recorded for them: counted apart, the totals match the documents' list
+        summary += f"; not read: {_counted(unread)} (links, special files, names S3 cannot take)"
+    lines.append(summary)
     return "\n".join([*lines, *(f"note: {note}" for note in notes)])
+
+
+def _counted(entries: list[dict[str, Any]]) -> str:
+    """``3 indexed, 1 skipped``: the entries by status."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
 
 
 SHARED_NOTE = "typed sidecar values"
@@ -248,8 +257,14 @@ def _remove(s3: Any, bucket: str, key: str) -> dict[str, Any]:
 
 def _failed_alone(key: str, error: Exception) -> dict[str, Any]:
     """The report line of a file whose read, upload or event raised: its reason, not a traceback."""
-    if isinstance(error, UnsafePathError):
-        return {"key": printable(key), "status": "skipped", "chunks": 0, "reason": error.reason}
+    if isinstance(error, UnsafePathError):  # refused before any upload, as a walk's refusal is
+        return {
+            "key": printable(key),
+            "status": "skipped",
+            "chunks": 0,
+            "reason": error.reason,
+            "read": False,
+        }
     reason = f"could not be synced ({type(error).__name__}: {str(error)[:200]})"
     return {"key": printable(key), "status": "failed", "chunks": 0, "reason": reason}
 

@@ -207,14 +207,24 @@ class OpenSearchStore:
         }
 
     def chunks_naming(
-        self, context_id: str, names: Sequence[str], entity: NamedEntity, limit: int
-    ) -> list[dict[str, Any]]:
-        """``ports.NamingChunks``: what a page's title links back to once the page is indexed."""
-        if not names or limit < 1:
-            return []
-        key = NAME_KEY_SEPARATOR.join((entity.entity_id, entity.name, entity.type))
-        response = self._search(context_id, queries.naming_body(context_id, names, key, limit))
-        return [h["_source"] for h in _hits(response)]
+        self, context_id: str, pages: Sequence[tuple[Sequence[str], NamedEntity]], limit: int
+    ) -> list[list[dict[str, Any]]]:
+        """``ports.NamingChunks``: what each page's title links back to once the pages are indexed, one
+        ``_msearch`` for a batch of pages (a search per page was a round trip per file)."""
+        asked = [n for n, (names, _) in enumerate(pages) if names] if limit >= 1 else []
+        bodies = [
+            queries.naming_body(
+                context_id,
+                pages[n][0],
+                NAME_KEY_SEPARATOR.join((pages[n][1].entity_id, pages[n][1].name, pages[n][1].type)),
+                limit,
+            )
+            for n in asked
+        ]
+        found: list[list[dict[str, Any]]] = [[] for _ in pages]
+        for n, response in zip(asked, self._msearch(context_id, *bodies) if bodies else [], strict=True):
+            found[n] = [h["_source"] for h in _hits(response)]
+        return found
 
     def entity_names(self, context_id: str) -> list[NamedEntity]:
         """The context's entity dictionary (``documents.entities.EntityDictionary``): every entry its
