@@ -158,3 +158,29 @@ def retrieve_body(body: dict[str, Any]) -> dict[str, Any]:
     response = invoke("retrieve", api_event("POST", "/v1/retrieve", "acme", body=body))
     assert response["statusCode"] == 200, response["body"]
     return dict(json.loads(response["body"]))
+
+
+PRESS = b"""# Kelmscott Press
+
+The Kelmscott Press is a hand press of 1891 that sets type in the Golden face.
+"""
+GUIDE = b"""# Printing guide
+
+Print your guild pages by hand, or set them on the Kelmscott Press, or send them to a print shop.
+"""
+
+
+def test_the_page_a_question_names_leads_its_entity_arm_over_a_chunk_that_mentions_it(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    # The press's page shares none of the question's other words; the guide names the press beside
+    # all of them. The question names the press, and its own page answers to that name: it leads the
+    # entity arm (a must-match arm would otherwise hold only the guide), the guide next.
+    settings, resources = docs
+    put(resources, settings, "contexts/acme/press.md", PRESS)
+    put(resources, settings, "contexts/acme/guide.md", GUIDE)
+    hits = retrieve(
+        {"text": "Can I print my guild pages on the Kelmscott Press?", "mode": "auto", "top_k": 5}
+    )
+    entity_rank = {h["id"]: h["signals"]["entity"]["rank"] for h in hits if "entity" in h["signals"]}
+    assert entity_rank == {"acme:doc/press.md#0000": 1, "acme:doc/guide.md#0000": 2}

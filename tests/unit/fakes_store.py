@@ -12,6 +12,7 @@ from retrieval_core.models.filters import Filter
 from retrieval_core.models.hits import Candidate, Hit, Signal, hit_of
 from retrieval_core.models.item import Item
 from retrieval_core.models.metadata import FieldType
+from retrieval_core.models.page_titles import ABOUT_ROLE
 from retrieval_core.ports import (
     ArmResults,
     Capabilities,
@@ -211,9 +212,17 @@ class InMemoryStore(InMemoryLexicalStore):
         arms: dict[str, list[Candidate]] = {}
         if focus.entity_ids:
             named = [i for i in visible if set(focus.entity_ids) & set(i.entity_ids)]
-            arms["entity"] = self._focus_arm(
-                _sharing(named, focus.entity_text), focus.entity_text, "entity", depth
-            )
+            members = self._focus_arm(_sharing(named, focus.entity_text), focus.entity_text, "entity", depth)
+            # As the index does: each named page's first own chunk (in the arm's order) leads.
+            by_id = {i.id: i for i in named}
+            leads: dict[str, Candidate] = {}
+            for candidate in self._focus_arm(named, focus.entity_text, "entity", depth):
+                for mention in by_id[candidate.id].mentions:
+                    if mention.role == ABOUT_ROLE and mention.entity_id in focus.entity_ids:
+                        leads.setdefault(mention.entity_id, candidate)
+            first = list({c.id: c for c in leads.values()}.values())
+            led = {c.id for c in first}
+            arms["entity"] = [*first, *(c for c in members if c.id not in led)]
             if focus.answer_types:
                 typed = [
                     i

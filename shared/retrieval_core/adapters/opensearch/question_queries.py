@@ -7,9 +7,11 @@ find with hybrid: inference re-weights within what was asked, never beyond it.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
+from ...models.page_titles import ABOUT_ROLE
 from ...models.vocabulary import Kind
 from ...ports import ANSWER_ARM, EDGES_ARM, ENTITY_ARM, VALID_NOW_ARM, WINDOW_ARM, Focus, SearchFilters
 from .queries import ID_FIELDS, SOURCE_FIELDS, filter_clauses, window_body
@@ -145,11 +147,26 @@ def focus_bodies(
     return bodies
 
 
-def members(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def members(hits: list[dict[str, Any]], pages: Collection[str] = ()) -> list[dict[str, Any]]:
     """An arm's members among its hits: of a must-match arm, those sharing the question's words when
-    any does (they come first), else every hit; of any other arm, every hit."""
+    any does (they come first), else every hit; of any other arm, every hit. ``pages``: the entities
+    the question names whose own page leads the arm: the first chunk *about* each (in the arm's order)
+    comes first, sharing a word or not. The question names that page, so the page answers to its name;
+    a chunk that only mentions it beside the question's other words is about something else ("Can I
+    write my pages in Markdown rather than reST?": the Markdown page, not the quickstart naming
+    Markdown among the formats it writes pages in)."""
     sharing = [h for h in hits if SHARES_WORDS in h.get("matched_queries", ())]
-    return sharing or hits
+    kept = sharing or hits
+    led: set[str] = set()
+    first: list[dict[str, Any]] = []
+    for hit in hits if pages else ():
+        mentions = hit.get("_source", {}).get("mentions") or ()
+        about = {m.get("entity_id") for m in mentions if m.get("role") == ABOUT_ROLE} & set(pages)
+        if about - led:
+            first.append(hit)
+            led |= about
+    placed = {id(hit) for hit in first}
+    return [*first, *(hit for hit in kept if id(hit) not in placed)]
 
 
 def valid_at(moment: datetime) -> list[dict[str, Any]]:

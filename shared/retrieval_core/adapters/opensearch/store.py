@@ -30,6 +30,7 @@ from ...models.hits import Candidate, Hit, hit_of
 from ...models.metadata import FieldType
 from ...models.vocabulary import iso
 from ...ports import (
+    ENTITY_ARM,
     ArmResults,
     Expansion,
     FeedbackHit,
@@ -161,7 +162,10 @@ class OpenSearchStore:
         rank_only = not self._layout.siloed
         return ArmResults(
             arms={
-                arm: candidates_of(question_queries.members(_hits(result)), rank_only=rank_only)
+                arm: candidates_of(
+                    question_queries.members(_hits(result), focus.entity_ids if arm == ENTITY_ARM else ()),
+                    rank_only=rank_only,
+                )
                 for arm, result in zip(bodies, results, strict=True)
             }
         )
