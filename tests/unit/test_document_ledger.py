@@ -202,11 +202,11 @@ def _pages(objects: MemoryObjects) -> list[str]:
 
 
 def _files_over(
-    index: MemoryIndex, **extra: Any
+    index: MemoryIndex, statuses: MemoryDocumentStatuses | None = None, **extra: Any
 ) -> tuple[DocumentFiles, MemoryObjects, MemoryDocumentStatuses]:
     """Files whose chunks load into ``index``, their names found by nothing known before (``extra``: the
     rest of ``DocumentFiles``' parts, a back-link search say)."""
-    objects, statuses = MemoryObjects(), MemoryDocumentStatuses()
+    objects, statuses = MemoryObjects(), statuses or MemoryDocumentStatuses()
     files = DocumentFiles(
         sink=index,
         objects=objects,
@@ -308,3 +308,34 @@ def test_a_second_event_of_a_queued_file_commits_the_first_and_reads_its_record(
         assert first[1].status == "indexed"  # type: ignore[union-attr]
     (second,) = batch.finished()
     assert second[1].status == "updated"  # type: ignore[union-attr]
+
+
+class CountedStatuses(MemoryDocumentStatuses):
+    def __init__(self) -> None:
+        super().__init__()
+        self.gets = 0
+
+    def get(self, context_id: str, key: str) -> DocumentStatus | None:
+        self.gets += 1
+        return super().get(context_id, key)
+
+
+def test_a_batch_given_its_contexts_records_reads_none_per_file_and_keeps_them_as_it_writes() -> None:
+    """A sync reads its context's records once and hands them to its batch: no read per file, and the
+    same records as a batch that reads each (a second event of a file sees the first's record)."""
+    index, counted = MemoryIndex(), CountedStatuses()
+    files, objects, _ = _files_over(index, counted, naming=index, clock=lambda: NOON)
+    keys = _pages(objects)
+    with files.batched(files=3, records={"acme": {}}):
+        for key in keys:
+            files.created(ObjectRef("b", key, "v1", sequencer="01"))
+        objects.blobs[("b", keys[0])] = b"# Alpha Ridge\n\nAnother text now."
+        files.created(ObjectRef("b", keys[0], "v2", sequencer="02"))  # its first record, from the batch
+    assert counted.gets == 0
+    _, read_each = _indexed(batched=True)
+    assert {k: s.status for k, s in counted.rows["acme"].items()} == {
+        k: ("updated" if k == "0.md" else s.status) for k, s in read_each.rows["acme"].items()
+    }
+    with files.batched(records={"acme": dict(counted.rows["acme"])}):  # the next sync: all unchanged
+        answered = [files.created(ObjectRef("b", key, "v2", sequencer="03")) for key in keys]
+    assert {a.status for a in answered if a is not None} == {"unchanged"} and counted.gets == 0

@@ -16,7 +16,7 @@ each event searchable when it returns) and a sync of a folder (``batched``: file
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -100,11 +100,17 @@ class DocumentFiles:
             yield
 
     @contextmanager
-    def batched(self, files: int = BATCH_FILES, chunks: int = BATCH_CHUNKS) -> Iterator[Batch]:
+    def batched(
+        self,
+        files: int = BATCH_FILES,
+        chunks: int = BATCH_CHUNKS,
+        records: Mapping[str, Mapping[str, DocumentStatus]] | None = None,
+    ) -> Iterator[Batch]:
         """Files applied inside are committed together (``ledger.Batch``: their records, chunks and rows
         written a batch at a time, each file's final record only after its chunks) and made searchable
-        when a reader needs them (``deferred_refresh``). A sync of a folder applies its files so."""
-        with self._writer.deferred_refresh(), self._ledger.batched(files, chunks) as batch:
+        when a reader needs them (``deferred_refresh``). A sync of a folder applies its files so, with
+        ``records``: every record of its context, read once (``Ledger.batched``)."""
+        with self._writer.deferred_refresh(), self._ledger.batched(files, chunks, records) as batch:
             yield batch
 
     def created(self, ref: ObjectRef) -> DocumentStatus | None:

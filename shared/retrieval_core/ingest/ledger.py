@@ -21,7 +21,7 @@ so a sync may say ``failed`` of the same bytes unread).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -153,10 +153,18 @@ class Ledger:
         self._batch: Batch | None = None
 
     @contextmanager
-    def batched(self, files: int = BATCH_FILES, chunks: int = BATCH_CHUNKS) -> Iterator[Batch]:
+    def batched(
+        self,
+        files: int = BATCH_FILES,
+        chunks: int = BATCH_CHUNKS,
+        records: Mapping[str, Mapping[str, DocumentStatus]] | None = None,
+    ) -> Iterator[Batch]:
         """Files applied inside are committed together, ``files`` (or ``chunks``) at a time (``Batch``);
-        what is still queued at the end is committed then."""
-        batch = Batch(self, files, chunks)
+        what is still queued at the end is committed then. ``records``: every record of these contexts
+        (by file key), as the caller read them just before, when it is their only writer meanwhile (a
+        sync): a file's record is then looked up there, kept up to date with what the batch writes,
+        not read once per file (a key it lacks has none)."""
+        batch = Batch(self, files, chunks, records or {})
         self._batch = batch
         try:
             yield batch
@@ -184,7 +192,7 @@ class Ledger:
             return None
         fmt = format_of(ref.key)
         file_key = ref.key[len(f"{CONTEXTS_PREFIX}{context_id}/") :]
-        previous = self._statuses.get(context_id, file_key)
+        previous = self._record(context_id, file_key)
         if previous is not None and not later(sequencer, previous.sequencer):
             return previous  # an older event arriving late: the newer one already applied
         # A file of a type that is skipped is only checked for being there (one byte read).
@@ -286,8 +294,19 @@ class Ledger:
             known[context_id] = self._generation(context_id)
         return known[context_id]
 
+    def _record(self, context_id: str, file_key: str) -> DocumentStatus | None:
+        """The file's record: the batch's copy of its context's records when it holds them, else read."""
+        if self._batch is not None and context_id in self._batch.records:
+            return self._batch.records[context_id].get(file_key)
+        return self._statuses.get(context_id, file_key)
+
     def _write(self, records: list[tuple[str, DocumentStatus]]) -> None:
-        """Records written: one alone as it is, several a context's batch at a time."""
+        """Records written: one alone as it is, several a context's batch at a time (and the batch's
+        copy of their context's records, when it holds one, kept as written)."""
+        if self._batch is not None:
+            for context_id, record in records:
+                if context_id in self._batch.records:
+                    self._batch.records[context_id][record.key] = record
         if len(records) == 1:
             self._statuses.put(*records[0])
             return
@@ -312,9 +331,13 @@ class Batch:
     the first leaves), and at the end. A commit that fails leaves its files ``pending`` (a retry redoes
     them) and is told for each (``finished``); nothing else stops the sync."""
 
-    def __init__(self, ledger: Ledger, files: int, chunks: int) -> None:
+    def __init__(
+        self, ledger: Ledger, files: int, chunks: int, records: Mapping[str, Mapping[str, DocumentStatus]]
+    ) -> None:
         self._ledger = ledger
         self._files, self._chunks = files, chunks
+        self.records = {context_id: dict(known) for context_id, known in records.items()}
+        """Each context's records by file key, for a caller that read them all (``Ledger.batched``)."""
         self._queued: dict[str, Change] = {}
         self._finished: list[tuple[str, DocumentStatus | Exception]] = []
         self.generations: dict[str, str | None] = {}

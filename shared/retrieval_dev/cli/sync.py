@@ -155,13 +155,15 @@ def sync(
     one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale")."""
     from retrieval_core.bootstrap import container
 
-    with container().document_files.batched() as batch:
-        return _synced(folder, context_id, delete=delete, progress=progress, batch=batch)
+    statuses = _statuses(context_id)  # every record, read once: the batch keeps them as it writes
+    with container().document_files.batched(records={context_id: statuses}) as batch:
+        return _synced(folder, context_id, statuses, delete=delete, progress=progress, batch=batch)
 
 
 def _synced(
     folder: Path,
     context_id: str,
+    statuses: dict[str, DocumentStatus],
     *,
     delete: bool,
     progress: Callable[[int], None] | None,
@@ -178,7 +180,6 @@ def _synced(
     local, refused = folder_files(folder, prefix)  # no link followed, no name S3 cannot take
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
-    statuses = _statuses(context_id) if stored else {}
     generation = _generation(context_id) if stored else None
     places = _places()
     results: dict[str, dict[str, Any]] = {}
