@@ -184,3 +184,41 @@ def test_the_page_a_question_names_leads_its_entity_arm_over_a_chunk_that_mentio
     )
     entity_rank = {h["id"]: h["signals"]["entity"]["rank"] for h in hits if "entity" in h["signals"]}
     assert entity_rank == {"acme:doc/press.md#0000": 1, "acme:doc/guide.md#0000": 2}
+
+
+BODLEY = b"""# Bodley Library
+
+The Bodley Library is a reading room in Oxford for the bookbinders' guild. Its architect was
+Hugh Penrose, who drew the long gallery in 1901.
+"""
+PENROSE = b"""# Hugh Penrose
+
+Hugh Penrose (1860-1931) was a Welsh engineer. His family lived in Cardiff, where he studied.
+"""
+RIVALS = {
+    f"contexts/acme/rival-{n}.md": f"# {name}\n\nWhich library has the architect born first? The {name}, "
+    f"like the Kelmscott Library and the Bodley Library, has an architect born first among the guild's "
+    f"builders of libraries.\n".encode()
+    for n, name in enumerate(["Mercer Library", "Vintner Library", "Draper Library", "Cutler Library"])
+}
+"""Pages closer to the question's words than either architect's, naming both libraries."""
+COMPARISON = "Which library has the architect born first, the Kelmscott Library or the Bodley Library?"
+
+
+def test_a_bridge_comparison_keeps_both_libraries_and_both_architects_in_the_top_five(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    for key, body in {
+        **RIVALS,
+        "contexts/acme/bodley.md": BODLEY,
+        "contexts/acme/penrose.md": PENROSE,
+    }.items():
+        put(resources, settings, key, body)
+    pages = ["library.md", "bodley.md", "marlowe.md", "penrose.md"]
+    text_only = [h["id"] for h in ask(mode="auto", text=COMPARISON, hops=1)]
+    assert not all(f"acme:doc/{page}#0000" in text_only for page in pages)  # the rivals outrank some
+    hits = ask(mode="auto", text=COMPARISON)
+    assert {f"acme:doc/{page}#0000" for page in pages} <= {h["id"] for h in hits}
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)

@@ -22,7 +22,7 @@ from retrieval_core.retrieval.plans import FusedPlan, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.stages.base import Job, Ranked
 from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, QUESTION, MultiHop, personalized_pagerank
-from retrieval_core.understanding.multihop import reads_as_multihop
+from retrieval_core.understanding.multihop import compares, compares_through, reads_as_multihop
 
 K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
 PAGE_K, PAGE_A = "acme:entity/kelmscott-library", "acme:entity/ada-smith"
@@ -336,3 +336,67 @@ def test_a_hit_a_compared_page_displaces_ranks_below_the_pages_at_most_at_their_
     assert [h.id for h in ranked[:7]] == [*COMPARED[:3], A, K, COMPARED[3], COMPARED[4]]
     assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
     assert ranked[5].score == pytest.approx(ranked[4].score)  # at most at K's
+
+
+B, E = "acme:doc/b.md#0000", "acme:doc/e.md#0000"
+PAGE_B, PAGE_E = "acme:entity/bodley-library", "acme:entity/eve-jones"
+MENTIONS.update(
+    {
+        B: [page(PAGE_B, "Bodley Library", "about"), page(PAGE_E, "Eve Jones")],
+        E: [page(PAGE_E, "Eve Jones", "about")],
+    }
+)
+
+
+def test_a_bridge_comparison_keeps_both_chains_in_the_top_five() -> None:
+    # Which library's architect was born first? Both libraries' pages (K, B), and each one's linked
+    # page (A: Kelmscott's architect, E: Bodley's), though text search ranked all four below C0-C3.
+    hits = [
+        hit(COMPARED[0], 2.0),
+        *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED[1:])),
+        hit(K, 0.9),
+        hit(B, 0.8),
+        hit(E, 0.7),
+        hit(D, 0.6),
+        hit(A, 0.5),
+    ]
+    named = {PAGE_K: 1.0, PAGE_B: 1.0}
+    no_walk = CONFIG.model_copy(update={"weight": 0.0})
+    question = "Which library has the architect born first, the Kelmscott Library or the Bodley Library?"
+    compared = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], named)
+    ranked = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), compared).value.hits
+    assert [h.id for h in ranked[:5]] == [COMPARED[0], K, B, E, A]  # the first hit stays first
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    plain = replace(compared, text="Which was founded first, the Kelmscott Library or the Bodley Library?")
+    pages_only = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), plain).value.hits
+    assert {h.id for h in pages_only[:5]} == {COMPARED[0], COMPARED[1], COMPARED[2], K, B}
+
+
+def test_the_walk_follows_the_links_of_a_named_page_ranked_below_the_seeds() -> None:
+    # K, the page the question names, ranks below five seeds that name nothing: its link to A's page
+    # is followed all the same (the first chain of a bridge comparison leaves from it).
+    hits = [*(hit(c, 2.0 - i / 10) for i, c in enumerate(COMPARED)), hit(K, 0.5)]
+    search = LinkedSearch()
+    seeds_only = CONFIG.model_copy(update={"seed_hits": 5})
+    named = Ranked(hits, TEXT_RANKING.arms, "Where was the Kelmscott Library's architect born?", [1.0, 0.0])
+    MultiHop(Capabilities(search=search), seeds_only)(job(hops=2), replace(named, named={PAGE_K: 1.0}))
+    assert search.asked[0].entities == (PAGE_K, PAGE_A)
+
+
+@pytest.mark.parametrize(
+    ("question", "through"),
+    [
+        ("Which film has the director born first, Maurice or Hello Love?", True),
+        ("Which film whose director is younger, Maurice or Hello Love?", True),
+        ("Are the directors of Maurice and Hello Love of the same nationality?", True),
+        ("Who was born first, Ada Smith or Tom Jones?", False),
+        ("Are Medici and Senet both board games?", False),
+        ("Which plant is larger, the Pterocarya or the Cotula?", False),
+    ],
+)
+def test_a_comparison_through_a_role_of_the_named_things_is_a_bridge_comparison(
+    question: str, through: bool
+) -> None:
+    assert compares(question)
+    assert compares_through(question) is through
+    assert not compares("Where was the architect of the Kelmscott Library born?")

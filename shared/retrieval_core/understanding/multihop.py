@@ -15,10 +15,18 @@ RELATION = re.compile(
 
 COMPARISON = re.compile(
     r"\b(?:first|earlier|later|older|younger|longer|shorter|larger|smaller|bigger|higher|lower|more|less"
-    r"|both|same|either)\b[^?]*\bor\b|\bor\b[^?]*\b(?:first|earlier|older|younger|both|same)\b",
+    r"|both|same|either)\b[^?]*\bor\b|\bor\b[^?]*\b(?:first|earlier|older|younger|both|same)\b"
+    r"|\b(?:both|same|different)\b[^?]*\band\b|\band\b[^?]*\b(?:both|same|different)\b",
     re.IGNORECASE,
 )
-"""A comparison of two named things: "which was born first, X or Y"."""
+"""A comparison of two named things: "which was born first, X or Y", "are X and Y both ...", "X and Y
+of the same ..."."""
+
+COMPARED_ROLE = re.compile(
+    r"\b(?:the|whose)\s+[a-z]+\s+(?:of|who|that|whose|born|died)\b|\bwhose\s+[a-z]+\b",
+)
+"""What a comparison compares is a role of the named things, each one more hop away: "which film has the
+director born first, X or Y", "the directors of X and Y", "which film whose director is younger"."""
 
 NESTED = re.compile(
     r"\b(?:where|which|that|who|whose|when)\b[^?]*\b(?:where|which|that|who|whose)\b"
@@ -50,3 +58,10 @@ def reads_as_multihop(question: str) -> bool:
 def compares(question: str) -> bool:
     """Whether the question compares named things ("which was born first, X or Y")."""
     return bool(COMPARISON.search(" ".join(question.split())))
+
+
+def compares_through(question: str) -> bool:
+    """Whether the question compares what each named thing leads to, not the things themselves ("which
+    film has the director born first, X or Y"): a bridge comparison, two chains of two passages each."""
+    text = " ".join(question.split())
+    return bool(COMPARISON.search(text)) and bool(COMPARED_ROLE.search(text))

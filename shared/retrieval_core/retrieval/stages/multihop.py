@@ -5,20 +5,21 @@ question can rank high, each with the path that reached it.
 A walk, with no language model (docs/QUALITY.md, issue 68). Its seeds are the pages the question names
 (auto's linker: titles and aliases by the dictionary, each at its link's confidence) and the ranking's
 top hits (each its normalised score times ``decay`` per rank below the first). One ``_msearch`` fetches
-the neighbourhood, ranked by the question among the passages that are about or name the followed
-pages only (the filter inside both arms, k-NN included), and how many of the context's passages name
-each followed page. Scores then spread over that chunk-entity graph in both directions by Personalized
-PageRank (``personalized_pagerank``, ``damping`` the chance to walk on, ``iterations`` steps), one walk
-per seed (the walk is linear in its restart, so a seed's own score never comes back to it as a hop):
-each top hit's at its seed weight, the question's pages' together at ``named_weight``. A passage hands
-its mass to the pages it names in proportion to how specific each is (the inverse of how many passages
-name it), and a page to the passages naming it, its own chunks (``about``) before mere mentions
-(``mention``), over every passage that names it, fetched or not: a title hundreds of chunks write is a
-hub that spreads almost nothing. A walked passage scores its walked mass (over what one step from a
-seed to a page it alone names brings) times its similarity to the question (its k-NN and BM25 scores
-in that search over the best a ranked hit has in each arm, ``relative`` of it against the most similar
-passage its page leads to); the text ranking's score (normalised to the best hit) plus ``weight`` x
-that orders the result. ``hops`` 3 follows the best walked passages' pages in one more round trip.
+the neighbourhood of those pages and of the pages their chunks link to (the question's pages' chunks
+wherever they rank, then the top hits'), ranked by the question among the passages that are about or name
+the followed pages only (the filter inside both arms, k-NN included), and how many of the context's
+passages name each followed page. Scores then spread over that chunk-entity graph in both directions by
+Personalized PageRank (``personalized_pagerank``, ``damping`` the chance to walk on, ``iterations``
+steps), one walk per seed (the walk is linear in its restart, so a seed's own score never comes back to
+it as a hop): each top hit's at its seed weight, the question's pages' together at ``named_weight``. A
+passage hands its mass to the pages it names in proportion to how specific each is (the inverse of how
+many passages name it), and a page to the passages naming it, its own chunks (``about``) before mere
+mentions (``mention``), over every passage that names it, fetched or not: a title hundreds of chunks
+write is a hub that spreads almost nothing. A walked passage scores its walked mass (over what one step
+from a seed to a page it alone names brings) times its similarity to the question (its k-NN and BM25
+scores in that search over the best a ranked hit has in each arm, ``relative`` of it against the most
+similar passage its page leads to); the text ranking's score (normalised to the best hit) plus ``weight``
+x that orders the result. ``hops`` 3 follows the best walked passages' pages in one more round trip.
 Bounded: at most ``entities`` pages and ``candidates`` passages per arm per round trip, ``hops - 1``
 round trips, ``iterations`` steps, and a cost line in ``applied``.
 
@@ -26,7 +27,8 @@ Where a walk helps and where it does harm: a seed's own page's other chunks are 
 page, not the next one); ``auto`` walks only when its question names an entity the context knows; the
 text ranking's first hit stays first (a walk adds evidence below the answer, never displaces it); a
 comparison ("which was born first, A or B") keeps the page of every thing it names in the top
-``COMPARED_TOP``.
+``COMPARED_TOP``, and a bridge comparison ("which film has the director born first, A or B") each
+chain's other end too: the best ranked page each named page links to.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import TypeVar
 from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodSearch
-from ...understanding.multihop import compares
+from ...understanding.multihop import compares, compares_through
 from ..config import MultiHopConfig
 from ..plans import AutoPlan, FusedPlan, plan_as
 from .base import Job, Ranked, Step
@@ -139,7 +141,7 @@ class MultiHop:
         graph = _Graph({h.id: h for h in ranked.hits}, {}, {}, {})
         for hit in ranked.hits:
             graph.similarity[hit.id] = _alike(hit.signals, scales, config)
-        frontier = [graph.chunks[hit_id] for hit_id in seeds]
+        frontier = _pages_named(ranked.hits, ranked.named) + [graph.chunks[hit_id] for hit_id in seeds]
         named = dict(ranked.named)
         round_trips, fetched = 0, 0
         walk: dict[str, float] = {}
@@ -168,7 +170,7 @@ class MultiHop:
         found_links = self._linked(graph, ranked.named, seeds, walk)
         merged = _merged(ranked.hits, base, found_links, config)
         if compares(ranked.text) and len(ranked.named) > 1:
-            merged = _compared(merged, ranked.named)
+            merged = _compared(merged, ranked.named, through=compares_through(ranked.text))
         merged = merged[: max(job.size, len(ranked.hits))]
         walked = replace(ranked, hits=merged, arms=(*ranked.arms, MULTIHOP_ARM))
         return Step(walked, {"multihop": line.format(linked=len(found_links))})
@@ -215,6 +217,12 @@ class MultiHop:
             )
             linked[hit_id] = Linked(graph.chunks[hit_id], score, (hop,))
         return linked
+
+
+def _pages_named(hits: Sequence[Hit], named: Mapping[str, float]) -> list[Hit]:
+    """The ranked chunks about the pages the question names, however low they rank: a chain leaves from
+    them (a bridge comparison's two chains each from its named page)."""
+    return [h for h in hits if any(m.role == ABOUT_ROLE and m.entity_id in named for m in h.mentions)]
 
 
 def _followed(
@@ -363,23 +371,25 @@ def _merged(
     return [first.model_copy(update={"score": merged[0].score}), *rest]
 
 
-def _compared(hits: list[Hit], named: Mapping[str, float]) -> list[Hit]:
+def _compared(hits: list[Hit], named: Mapping[str, float], *, through: bool) -> list[Hit]:
     """A comparison's every named thing's page within the top ``COMPARED_TOP`` (the first hit staying
-    first): each missing page's best chunk takes the place, and the score, of the lowest hit there that
-    is no such page, which ranks next below."""
-    pages: dict[str, str] = {}
+    first), and with ``through`` (a bridge comparison) each one's chain too: the best ranked page the
+    named page links to. Each missing page's best chunk takes the place, and the score, of the lowest
+    hit there that is none of these, which ranks next below; the named pages take places first."""
+    pages: dict[str, Hit] = {}
     for hit in hits:
         for mention in hit.mentions:
             if mention.role == ABOUT_ROLE and mention.entity_id in named:
-                pages.setdefault(mention.entity_id, hit.id)
-    wanted = set(pages.values())
+                pages.setdefault(mention.entity_id, hit)
+    first = [hit.id for hit in pages.values()]
+    then = _chain_ends(hits, pages) if through else []
+    wanted = {*first, *then}
     top, rest = list(hits[:COMPARED_TOP]), list(hits[COMPARED_TOP:])
     displaced: list[Hit] = []
-    for hit in [h for h in rest if h.id in wanted]:
-        slot = next((i for i in range(len(top) - 1, 0, -1) if top[i].id not in wanted), None)
-        if slot is None:
-            break
-        displaced.insert(0, top[slot])
+    free = [i for i in range(len(top) - 1, 0, -1) if top[i].id not in wanted]  # lowest first
+    movers = [*(h for h in rest if h.id in first), *(h for h in rest if h.id in then)][: len(free)]
+    for hit, slot in zip(movers, sorted(free[: len(movers)]), strict=True):  # in their order, downwards
+        displaced.append(top[slot])
         top[slot] = hit.model_copy(update={"score": top[slot].score})
         rest.remove(hit)
     top.sort(key=lambda h: -h.score)  # stable: the first hit stays first among equal scores
@@ -389,3 +399,22 @@ def _compared(hits: list[Hit], named: Mapping[str, float]) -> list[Hit]:
             hit = hit.model_copy(update={"score": ordered[-1].score})
         ordered.append(hit)
     return ordered
+
+
+def _chain_ends(hits: Sequence[Hit], pages: Mapping[str, Hit]) -> list[str]:
+    """For each named thing's page (``pages``: entity to its best chunk), the best ranked chunk of a page
+    that chunk links to (not a named page): the other end of its chain."""
+    ends: list[str] = []
+    for chunk in pages.values():
+        linked = {
+            m.entity_id
+            for m in chunk.mentions
+            if m.type == PAGE_ENTITY_TYPE and m.role != ABOUT_ROLE and m.entity_id not in pages
+        }
+        end = next(
+            (h.id for h in hits if any(m.role == ABOUT_ROLE and m.entity_id in linked for m in h.mentions)),
+            None,
+        )
+        if end is not None and end not in ends:
+            ends.append(end)
+    return ends
