@@ -320,9 +320,24 @@ def test_a_comparison_keeps_every_named_thing_s_page_in_the_top_five() -> None:
     assert [h.id for h in ranked[:7]] == [K, *COMPARED[:3], A, COMPARED[3], COMPARED[4]]
     assert ranked[4].score == pytest.approx(0.6)  # the place it took, at that place's score
     assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
-    asked = replace(compared, text="Where was the Kelmscott Library's architect born?")
+    asked = replace(compared, text="When did the Kelmscott Library and Ada Smith open?")
     plain = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), asked).value.hits
-    assert [h.id for h in plain[:7]].index(A) == 6  # not a comparison: the text's order
+    assert [h.id for h in plain[:7]].index(A) == 6  # neither a comparison nor a chain: the text's order
+
+
+def test_a_question_through_a_named_thing_keeps_its_page_s_link_in_the_top_five() -> None:
+    # "the architect of the Kelmscott Library": K (named, ranked first) links to A's page, ranked
+    # seventh by text; A takes the fifth place. Asked without the chain, the text's order stays.
+    hits = [hit(K, 2.0), *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED)), hit(A, 0.5)]
+    no_walk = CONFIG.model_copy(update={"weight": 0.0})
+    question = "Where was the architect of the Kelmscott Library born?"
+    chain = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], {PAGE_K: 1.0})
+    ranked = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), chain).value.hits
+    assert [h.id for h in ranked[:6]] == [K, *COMPARED[:3], A, COMPARED[3]]
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    keywords = replace(chain, text="Kelmscott Library architect birthplace")
+    plain = MultiHop(Capabilities(search=LinkedSearch()), no_walk)(job(hops=2), keywords).value.hits
+    assert [h.id for h in plain].index(A) == 6
 
 
 def test_a_hit_a_compared_page_displaces_ranks_below_the_pages_at_most_at_their_score() -> None:

@@ -55,6 +55,13 @@ def reads_as_multihop(question: str) -> bool:
     return bool(QUESTION.search(text)) and len(text.split()) >= COMPOSED_WORDS
 
 
+def asks_through(question: str) -> bool:
+    """Whether the question asks for something through a thing it names ("the state where X is located",
+    "X's performer"): a chain whose first passage is the named thing's page."""
+    text = " ".join(question.split())
+    return bool(RELATION.search(text) or NESTED.search(text))
+
+
 def compares(question: str) -> bool:
     """Whether the question compares named things ("which was born first, X or Y")."""
     return bool(COMPARISON.search(" ".join(question.split())))

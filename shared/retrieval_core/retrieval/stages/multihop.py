@@ -40,7 +40,7 @@ from typing import TypeVar
 from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodSearch
-from ...understanding.multihop import compares, compares_through
+from ...understanding.multihop import asks_through, compares, compares_through
 from ..config import MultiHopConfig
 from ..plans import AutoPlan, FusedPlan, plan_as
 from .base import Job, Ranked, Step
@@ -171,6 +171,8 @@ class MultiHop:
         merged = _merged(ranked.hits, base, found_links, config)
         if compares(ranked.text) and len(ranked.named) > 1:
             merged = _compared(merged, ranked.named, through=compares_through(ranked.text))
+        elif asks_through(ranked.text) and ranked.named:
+            merged = _chained(merged, ranked.named)
         merged = merged[: max(job.size, len(ranked.hits))]
         walked = replace(ranked, hits=merged, arms=(*ranked.arms, MULTIHOP_ARM))
         return Step(walked, {"multihop": line.format(linked=len(found_links))})
@@ -374,15 +376,34 @@ def _merged(
 def _compared(hits: list[Hit], named: Mapping[str, float], *, through: bool) -> list[Hit]:
     """A comparison's every named thing's page within the top ``COMPARED_TOP`` (the first hit staying
     first), and with ``through`` (a bridge comparison) each one's chain too: the best ranked page the
-    named page links to. Each missing page's best chunk takes the place, and the score, of the lowest
-    hit there that is none of these, which ranks next below; the named pages take places first."""
+    named page links to; the named pages take places first."""
+    pages = _named_pages(hits, named)
+    return _kept(hits, [h.id for h in pages.values()], _chain_ends(hits, pages) if through else [])
+
+
+def _chained(hits: list[Hit], named: Mapping[str, float]) -> list[Hit]:
+    """A question that asks for something through a thing it names ("the state where X is located"):
+    each named page in the top ``COMPARED_TOP`` keeps its chain's other end there too, the best ranked
+    page it links to."""
+    top = {h.id for h in hits[:COMPARED_TOP]}
+    pages = {e: h for e, h in _named_pages(hits, named).items() if h.id in top}
+    return _kept(hits, [h.id for h in pages.values()], _chain_ends(hits, pages))
+
+
+def _named_pages(hits: Sequence[Hit], named: Mapping[str, float]) -> dict[str, Hit]:
+    """Each named entity's best ranked chunk of its own page."""
     pages: dict[str, Hit] = {}
     for hit in hits:
         for mention in hit.mentions:
             if mention.role == ABOUT_ROLE and mention.entity_id in named:
                 pages.setdefault(mention.entity_id, hit)
-    first = [hit.id for hit in pages.values()]
-    then = _chain_ends(hits, pages) if through else []
+    return pages
+
+
+def _kept(hits: list[Hit], first: Sequence[str], then: Sequence[str]) -> list[Hit]:
+    """``first``, then ``then`` (hit ids) within the top ``COMPARED_TOP``, the first hit staying first:
+    each missing one takes the place, and the score, of the lowest hit there that is none of these,
+    which ranks next below; the moved ones keep their order."""
     wanted = {*first, *then}
     top, rest = list(hits[:COMPARED_TOP]), list(hits[COMPARED_TOP:])
     displaced: list[Hit] = []
