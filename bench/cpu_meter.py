@@ -5,7 +5,9 @@ code: the same sync ran 799 ms a file at load 11 and 353 ms at load 2. CPU secon
 itself costs, whoever else runs. A sync's work is spread over three processes, so a ``Reading`` takes
 the CPU seconds of this process (all its threads: the embedder's, the writer thread's) and of this
 worktree's own stack (its OpenSearch node and moto server, from ``.stack/``'s pid files: no other
-session's), with the wall clock and the one-minute load average beside them. A run keeps a reading per
+session's; each apart, as deployed both are managed services whose CPU is not the ingest's, and moto
+spends far more per request than DynamoDB would), with the wall clock and the one-minute load average
+beside them. A run keeps a reading per
 file; ``first`` and ``last`` give the windows at either end, and ``Window`` their figures per file.
 """
 
@@ -23,24 +25,33 @@ from dev.stack_env import STACK_DIR
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
 
+SERVICES = ("opensearch", "moto")
+"""The stack's services whose CPU is read apart (``.stack/opensearch*.pid``, ``.stack/dynamodb.pid``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What was spent up to a moment: ``files`` done, wall seconds, CPU seconds of this process
-    (``own``) and of the stack's processes (``stack``), the one-minute load average then."""
+    (``own``), of the stack's OpenSearch node(s) and of its moto server, the one-minute load average."""
 
     files: int
     wall: float
     own: float
-    stack: float
+    opensearch: float
+    moto: float
     load: float
 
+    @property
+    def stack(self) -> float:
+        return self.opensearch + self.moto
+
     def row(self) -> list[float]:
-        return [self.files, self.wall, self.own, self.stack, self.load]
+        return [self.files, self.wall, self.own, self.opensearch, self.moto, self.load]
 
     @classmethod
     def of(cls, row: list[float]) -> Reading:
-        files, wall, own, stack, load = row
-        return cls(int(files), wall, own, stack, load)
+        files, wall, own, opensearch, moto, load = row
+        return cls(int(files), wall, own, opensearch, moto, load)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +62,14 @@ class Window:
     files: int
     wall_seconds: float
     own_cpu_seconds: float
-    stack_cpu_seconds: float
+    opensearch_cpu_seconds: float
+    moto_cpu_seconds: float
     load_low: float
     load_high: float
+
+    @property
+    def stack_cpu_seconds(self) -> float:
+        return self.opensearch_cpu_seconds + self.moto_cpu_seconds
 
     @property
     def cpu_seconds(self) -> float:
@@ -78,6 +94,8 @@ class Window:
             "cpu_seconds": self.cpu_seconds,
             "own_cpu_seconds": self.own_cpu_seconds,
             "stack_cpu_seconds": self.stack_cpu_seconds,
+            "opensearch_cpu_seconds": self.opensearch_cpu_seconds,
+            "moto_cpu_seconds": self.moto_cpu_seconds,
             "files_per_second": self.files_per_second,
             "wall_ms_per_file": self.wall_ms_per_file,
             "cpu_ms_per_file": self.cpu_ms_per_file,
@@ -94,7 +112,8 @@ def between(readings: list[Reading]) -> Window:
         files=end.files - start.files,
         wall_seconds=end.wall - start.wall,
         own_cpu_seconds=end.own - start.own,
-        stack_cpu_seconds=end.stack - start.stack,
+        opensearch_cpu_seconds=end.opensearch - start.opensearch,
+        moto_cpu_seconds=end.moto - start.moto,
         load_low=min(loads),
         load_high=max(loads),
     )
@@ -130,45 +149,49 @@ def process_cpu_seconds(pid: int) -> float:
         return 0.0
 
 
-def stack_pids(stack_dir: Path = STACK_DIR) -> list[int]:
-    """The processes of this worktree's stack (each service's process group, as ``dev.stack`` started
-    it), or none when it is not running here."""
-    pids: list[int] = []
+Stack = dict[str, list[int]]
+"""Each of ``SERVICES`` -> its processes."""
+
+
+def stack_pids(stack_dir: Path = STACK_DIR) -> Stack:
+    """The processes of this worktree's stack, by service (each service's process group, as
+    ``dev.stack`` started it); empty lists when it is not running here."""
+    pids: Stack = {service: [] for service in SERVICES}
     for state_file in sorted(stack_dir.glob("*.pid")):
+        service = "moto" if state_file.stem == "dynamodb" else "opensearch"
         try:
             leader = int(json.loads(state_file.read_text())["pid"])
         except (ValueError, KeyError, TypeError, OSError):
             continue
-        pids += processes.group_members(leader) if processes.is_alive(leader) else []
+        pids[service] += processes.group_members(leader) if processes.is_alive(leader) else []
     return pids
+
+
+def stack_seconds(stack: Stack) -> dict[str, float]:
+    """CPU seconds each service's processes have used so far."""
+    return {service: sum(process_cpu_seconds(pid) for pid in stack.get(service, [])) for service in SERVICES}
 
 
 class Meter:
     """Readings of this process and its stack since the meter was made."""
 
-    def __init__(self, stack: list[int] | None = None) -> None:
+    def __init__(self, stack: Stack | None = None) -> None:
         self._stack = stack_pids() if stack is None else stack
-        self._wall, self._own, self._stack_cpu = time.perf_counter(), _own_cpu(), self._stack_seconds()
-        self.readings: list[Reading] = [Reading(0, 0.0, 0.0, 0.0, os.getloadavg()[0])]
+        self._wall, self._own, self._stack_cpu = time.perf_counter(), _own_cpu(), stack_seconds(self._stack)
+        self.readings: list[Reading] = [Reading(0, 0.0, 0.0, 0.0, 0.0, os.getloadavg()[0])]
 
     def read(self, files: int) -> Reading:
+        spent = stack_seconds(self._stack)
         reading = Reading(
             files=files,
             wall=time.perf_counter() - self._wall,
             own=_own_cpu() - self._own,
-            stack=self._stack_seconds() - self._stack_cpu,
+            opensearch=spent["opensearch"] - self._stack_cpu["opensearch"],
+            moto=spent["moto"] - self._stack_cpu["moto"],
             load=os.getloadavg()[0],
         )
         self.readings.append(reading)
         return reading
-
-    def _stack_seconds(self) -> float:
-        return stack_seconds(self._stack)
-
-
-def stack_seconds(pids: list[int]) -> float:
-    """CPU seconds the stack's processes have used so far."""
-    return sum(process_cpu_seconds(pid) for pid in pids)
 
 
 def _own_cpu() -> float:

@@ -176,7 +176,9 @@ def _cpu_of(child: dict[str, Any], window: int) -> dict[str, Any]:
     readings = [cpu_meter.Reading.of(row) for row in child["readings"]]
     return {
         "cpu_seconds": child["cpu_seconds"],
-        "stack_cpu_seconds": child["stack_cpu_seconds"],
+        "stack_cpu_seconds": child["opensearch_cpu_seconds"] + child["moto_cpu_seconds"],
+        "opensearch_cpu_seconds": child["opensearch_cpu_seconds"],
+        "moto_cpu_seconds": child["moto_cpu_seconds"],
         "load": child["load"],
         "windows": cpu_meter.ends(readings, window),
     }
@@ -273,7 +275,10 @@ def _child(arguments: list[str], env: dict[str, str]) -> dict[str, Any]:
         **json.loads(done.stdout.strip().splitlines()[-1]),
         "seconds": seconds,
         "cpu_seconds": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
-        "stack_cpu_seconds": cpu_meter.stack_seconds(stack) - stack_before,
+        **{
+            f"{service}_cpu_seconds": spent - stack_before[service]
+            for service, spent in cpu_meter.stack_seconds(stack).items()
+        },
         "load": [load_before, os.getloadavg()[0]],
     }
 
@@ -411,13 +416,13 @@ def markdown(found: dict[str, Any]) -> str:
     lines = [
         f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.{stub}",
         "",
-        f"| process | pages/s | wall s | CPU s (+ its stack) | first {window:,}: wall / CPU ms a file (load) "
-        f"| last {window:,} | last / first, wall / CPU |",
+        f"| process | pages/s | wall s | CPU s: process + OpenSearch + moto "
+        f"| first {window:,}: wall / CPU ms a file (load) | last {window:,} | last / first, wall / CPU |",
         "|---|---:|---:|---:|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in rows),
         "",
-        f"{ratio} The dictionary was read {found['dictionary_reads']} time(s). {handler} "
-        f"Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
+        f"{ratio} {_split(found['sync']['windows'])} The dictionary was read {found['dictionary_reads']} "
+        f"time(s). {handler} Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
     ]
     return "\n".join(lines)
 
@@ -436,11 +441,26 @@ def _process_row(label: str, side: dict[str, Any]) -> list[str]:
         label,
         f"{side['pages_per_second']:,.2f}",
         f"{side['seconds']:,.0f}",
-        f"{side['cpu_seconds']:,.0f} + {side['stack_cpu_seconds']:,.0f}",
+        " + ".join(f"{side[f'{part}cpu_seconds']:,.0f}" for part in ("", "opensearch_", "moto_")),
         end("first"),
         end("last"),
         f"{windows['last_over_first_wall']:.2f}x / {windows['last_over_first_cpu']:.2f}x",
     ]
+
+
+def _split(windows: dict[str, Any]) -> str:
+    """Where the sync's CPU per file went, first window against last."""
+
+    def each(name: str) -> str:
+        before, after = (
+            windows[end][f"{name}_cpu_seconds"] * 1000 / windows[end]["files"] for end in ("first", "last")
+        )
+        return f"{before:,.0f} -> {after:,.0f}"
+
+    return (
+        f"The sync's CPU ms per file, first window against last: the process {each('own')}, OpenSearch "
+        f"{each('opensearch')}, moto {each('moto')}."
+    )
 
 
 def _handler_text(deployed: dict[str, Any]) -> str:
@@ -521,7 +541,7 @@ def _embed_child(folder: Path) -> dict[str, Any]:
     chunks = 0
     paths = sorted(folder.iterdir())
     embedder.embed(["warm up"])
-    meter = cpu_meter.Meter(stack=[])
+    meter = cpu_meter.Meter(stack={})
     ticker, costs = Ticker("embed-only", len(paths), meter=meter), list[float]()
     for path in paths:
         fmt = format_of(path.name)

@@ -4,6 +4,7 @@ text. No timing is asserted: the readings are made up."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -24,7 +25,10 @@ from bench.cpu_meter import (
 
 
 def readings(*rows: tuple[int, float, float, float, float]) -> list[Reading]:
-    return [Reading(*row) for row in rows]
+    """``(files, wall, own, stack, load)`` each: the stack's CPU 3/4 OpenSearch's, 1/4 moto's."""
+    return [
+        Reading(files, wall, own, stack * 0.75, stack * 0.25, load) for files, wall, own, stack, load in rows
+    ]
 
 
 def test_the_cpu_seconds_are_user_plus_system_read_after_the_command() -> None:
@@ -46,6 +50,9 @@ def test_a_window_adds_the_process_and_its_stack_per_file() -> None:
     )
     assert window.files == 100 and window.wall_seconds == 50.0
     assert window.cpu_seconds == pytest.approx(20.0)  # (20 - 5) own + (6 - 1) stack
+    assert window.opensearch_cpu_seconds == pytest.approx(3.75) and window.moto_cpu_seconds == pytest.approx(
+        1.25
+    )
     assert window.wall_ms_per_file == pytest.approx(500.0) and window.cpu_ms_per_file == pytest.approx(200.0)
     assert window.files_per_second == pytest.approx(2.0)
     assert (window.load_low, window.load_high) == (3.0, 7.0)
@@ -79,7 +86,12 @@ def test_the_ends_compare_cost_per_file_in_wall_and_in_cpu() -> None:
     # the machine got busier (wall doubles) while the work per file stayed the same (CPU flat)
     run = [
         Reading(
-            files, files * (1.0 if files <= 500 else 2.0) - (files > 500) * 500, files * 0.3, files * 0.1, 2.0
+            files,
+            files * (1.0 if files <= 500 else 2.0) - (files > 500) * 500,
+            files * 0.3,
+            files * 0.1,
+            files * 0.05,
+            2.0,
         )
         for files in range(0, 1_501, 50)
     ]
@@ -97,14 +109,22 @@ def test_the_progress_text_says_first_and_latest_cpu_per_file_and_the_load() -> 
     assert progress_text(run[:2], 500) == ""
 
 
-def test_without_a_stack_here_the_meter_reads_only_this_process(tmp_path) -> None:
-    assert stack_pids(tmp_path) == []
-    meter = Meter(stack=[])
+def test_the_stack_is_read_by_service_from_its_pid_files(tmp_path) -> None:
+    assert stack_pids(tmp_path) == {"opensearch": [], "moto": []}
+    leader = os.getpgid(0)  # this process's group stands for a service's
+    (tmp_path / "dynamodb.pid").write_text(json.dumps({"pid": leader, "port": 1, "command": "x"}))
+    (tmp_path / "opensearch.pid").write_text("not json")
+    found = stack_pids(tmp_path)
+    assert found["opensearch"] == [] and os.getpid() in found["moto"]
+
+
+def test_without_a_stack_here_the_meter_reads_only_this_process() -> None:
+    meter = Meter(stack={})
     reading = meter.read(3)
     assert reading.files == 3 and reading.stack == 0.0 and reading.own >= 0.0 and reading.wall >= 0.0
     assert [r.files for r in meter.readings] == [0, 3]
 
 
 def test_a_reading_survives_its_json_row() -> None:
-    reading = Reading(7, 1.5, 0.75, 0.25, 3.0)
+    reading = Reading(7, 1.5, 0.75, 0.25, 0.125, 3.0)
     assert Reading.of(reading.row()) == reading
