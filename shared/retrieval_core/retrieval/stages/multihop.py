@@ -28,7 +28,8 @@ page, not the next one); ``auto`` walks only when its question names an entity t
 text ranking's first hit stays first (a walk adds evidence below the answer, never displaces it); a
 comparison ("which was born first, A or B") keeps the page of every thing it names in the top
 ``COMPARED_TOP``, and a bridge comparison ("which film has the director born first, A or B") each
-chain's other end too: the best ranked page each named page links to.
+chain's other end too: the best ranked page each named page links to; a question asking through a thing
+it names ("the state where X is located") keeps that page's best linked page beside it.
 """
 
 from __future__ import annotations
@@ -141,7 +142,8 @@ class MultiHop:
         graph = _Graph({h.id: h for h in ranked.hits}, {}, {}, {})
         for hit in ranked.hits:
             graph.similarity[hit.id] = _alike(hit.signals, scales, config)
-        frontier = _pages_named(ranked.hits, ranked.named) + [graph.chunks[hit_id] for hit_id in seeds]
+        # The question's pages' chunks lead the frontier wherever they rank: a chain leaves from them.
+        frontier = [*_named_pages(ranked.hits, ranked.named).values(), *(graph.chunks[c] for c in seeds)]
         named = dict(ranked.named)
         round_trips, fetched = 0, 0
         walk: dict[str, float] = {}
@@ -219,12 +221,6 @@ class MultiHop:
             )
             linked[hit_id] = Linked(graph.chunks[hit_id], score, (hop,))
         return linked
-
-
-def _pages_named(hits: Sequence[Hit], named: Mapping[str, float]) -> list[Hit]:
-    """The ranked chunks about the pages the question names, however low they rank: a chain leaves from
-    them (a bridge comparison's two chains each from its named page)."""
-    return [h for h in hits if any(m.role == ABOUT_ROLE and m.entity_id in named for m in h.mentions)]
 
 
 def _followed(
