@@ -183,6 +183,7 @@ def _synced(
     generation = _generation(context_id) if stored else None
     places = _places()
     results: dict[str, dict[str, Any]] = {}
+    files_done = 0  # counted as they go: summing the results at each file is quadratic in the folder
     for key in order:
         try:
             body = local[key].read(size_bound(key))  # its size first: over the bound, never read
@@ -198,8 +199,10 @@ def _synced(
             results[key] = _failed_alone(key[len(prefix) :], oversized)
         except Exception as error:  # one file fails alone, with a reason; the sync goes on
             results[key] = _failed_alone(key[len(prefix) :], error)
-        if progress is not None and not key.endswith(SIDECAR):
-            progress(sum(not done.endswith(SIDECAR) for done in results))
+        if not key.endswith(SIDECAR):
+            files_done += 1
+            if progress is not None:
+                progress(files_done)
     if delete:
         for key in sorted(set(stored) - set(local)):
             _sent(results, key, prefix, _remove(s3, bucket, key), batch)
@@ -240,8 +243,10 @@ def _committed(
             if isinstance(final, Exception)
             else {name: getattr(final, name) for name in ("key", "status", "chunks", "reason")}
         )
-        for entry in results.values():
-            if entry["key"] == relative and entry["status"] == "pending":
+        # Its line is under its own key, or its sidecar's when that event applied it: looked up, not
+        # searched for, so a commit costs its files and not the folder's (a scan made the sync quadratic).
+        for entry in (results.get(key), results.get(key + SIDECAR)):
+            if entry is not None and entry["key"] == relative and entry["status"] == "pending":
                 entry.update(line)
 
 
