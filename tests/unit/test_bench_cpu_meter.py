@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -111,11 +113,19 @@ def test_the_progress_text_says_first_and_latest_cpu_per_file_and_the_load() -> 
 
 def test_the_stack_is_read_by_service_from_its_pid_files(tmp_path) -> None:
     assert stack_pids(tmp_path) == {"opensearch": [], "moto": []}
-    leader = os.getpgid(0)  # this process's group stands for a service's
-    (tmp_path / "dynamodb.pid").write_text(json.dumps({"pid": leader, "port": 1, "command": "x"}))
-    (tmp_path / "opensearch.pid").write_text("not json")
-    found = stack_pids(tmp_path)
-    assert found["opensearch"] == [] and os.getpid() in found["moto"]
+    # A child in a session of its own stands for a service, as dev.stack starts each: the live leader
+    # of its own group, whatever group the test runner is in (that group's leader may have exited).
+    service = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        (tmp_path / "dynamodb.pid").write_text(json.dumps({"pid": service.pid, "port": 1, "command": "x"}))
+        (tmp_path / "opensearch.pid").write_text("not json")
+        found = stack_pids(tmp_path)
+        assert found["opensearch"] == [] and found["moto"] == [service.pid]
+    finally:
+        service.kill()
+        service.wait()
 
 
 def test_without_a_stack_here_the_meter_reads_only_this_process() -> None:
