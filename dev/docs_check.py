@@ -199,6 +199,12 @@ def _problems(record: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _location(citation: dict[str, Any]) -> str:
+    """Where a citation points: a file without anchors (plain text, Markdown) is cited by its path alone."""
+    anchor = citation.get("anchor")
+    return f"{citation.get('path')}#{anchor}" if anchor else str(citation.get("path"))
+
+
 def _report(record: dict[str, Any], problems: list[str]) -> str:
     lines = [
         f"{record['files']} files ({record['html_pages']} HTML pages), {record['chunks']} chunks, "
@@ -208,7 +214,7 @@ def _report(record: dict[str, Any], problems: list[str]) -> str:
     ]
     for citation in record["citations"]:
         mark = "opens" if citation["opens"] else "DOES NOT OPEN"
-        lines.append(f"  {mark}: {citation.get('path')}#{citation.get('anchor')}  <- {citation['question']}")
+        lines.append(f"  {mark}: {_location(citation)}  <- {citation['question']}")
     lines.append("; ".join(problems) if problems else f"docs-check passed (record: {RECORD})")
     return "\n".join(lines)
 
