@@ -60,4 +60,11 @@ def snapshot(settings: Settings, opensearch: Any, dynamodb: Any) -> str:
             {k: v for k, v in doc.items() if k != "_index"} for doc in index_documents(opensearch, settings)
         ],
     }
-    return json.dumps(state, sort_keys=True)
+    return json.dumps(state, sort_keys=True, default=_binary)
+
+
+def _binary(value: object) -> str:
+    """A binary attribute's bytes (a card's compressed manifest) in the snapshot, as hex."""
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"{type(value).__name__} in a snapshot")

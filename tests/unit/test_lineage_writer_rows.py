@@ -11,7 +11,12 @@ from typing import Any
 
 import pytest
 from retrieval_core.adapters.dynamodb_lineage_writer import WHOLE_ATTRIBUTE, DynamoDBLineageWriter
-from retrieval_core.adapters.dynamodb_rows import TableNames
+from retrieval_core.adapters.dynamodb_rows import (
+    MANIFEST_ATTRIBUTE,
+    TableNames,
+    decode_ref,
+    manifest_addresses,
+)
 from retrieval_core.models.item import Item
 from retrieval_core.ports import ItemKey
 
@@ -171,7 +176,47 @@ def test_a_kill_after_a_reload_deletes_rows_leaves_a_card_that_vouches_for_none(
     with pytest.raises(KillError):
         writer.write([chunk(5, first=1)])  # page 0's edges go
     card = dynamodb.card("#0000")
-    assert WHOLE_ATTRIBUTE not in card and len(card["manifest"]["L"]) == 5 * 4
+    assert WHOLE_ATTRIBUTE not in card and len(manifest_addresses(card[MANIFEST_ATTRIBUTE])) == 5 * 4
     dynamodb.fail_on = None
     writer.write([chunk(5)])  # page 0 back: its edges were deleted, so they are put again
     assert len(dynamodb.edges()) == 5 * 4 and dynamodb.card("#0000")[WHOLE_ATTRIBUTE] == {"BOOL": True}
+
+
+def test_a_card_stores_its_manifest_as_one_compressed_value(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    """A chunk naming eight pages owns 56 edge rows: listed one attribute value each, its manifest was
+    most of its card, and every reload reads the card whole; stored as one value, a fraction of it."""
+    writer.write([chunk(8)])
+    stored = dynamodb.card("#0000")[MANIFEST_ATTRIBUTE]
+    listed = manifest_addresses(stored)
+    assert set(stored) == {"B"} and len(stored["B"]) * 4 < sum(map(len, listed))
+    assert {(ref.pk, ref.sk) for ref in (decode_ref(a, TABLES) for a in listed)} == dynamodb.edges()
+    assert len(listed) == 8 * 7
+
+
+def test_a_manifest_stored_as_a_list_is_still_read(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    """Cards written before the manifest was compressed list their rows as strings: a reload still
+    removes the rows they list and no longer owns, and a delete still removes every one."""
+    writer.write([chunk(5)])
+    card = dynamodb.card("#0000")
+    card[MANIFEST_ATTRIBUTE] = {
+        "L": [{"S": address} for address in sorted(manifest_addresses(card[MANIFEST_ATTRIBUTE]))]
+    }
+    dynamodb.counted()
+    writer.write([chunk(6)])  # sealed and the same card: only the new name's edges and the card
+    assert dynamodb.counted() == (2 * 5 + 1, 0)
+    card = dynamodb.card("#0000")
+    card[MANIFEST_ATTRIBUTE] = {
+        "L": [{"S": address} for address in sorted(manifest_addresses(card[MANIFEST_ATTRIBUTE]))]
+    }
+    writer.write([chunk(6, first=1)])  # page 0 no longer named: its 2 * 5 edges go
+    assert len(dynamodb.edges()) == 5 * 4
+    card = dynamodb.card("#0000")
+    card[MANIFEST_ATTRIBUTE] = {
+        "L": [{"S": address} for address in sorted(manifest_addresses(card[MANIFEST_ATTRIBUTE]))]
+    }
+    assert writer.delete_links([ItemKey("acme", "acme:doc/a.md#0000")]) == {"acme:doc/a.md#0000"}
+    assert dynamodb.edges() == set()

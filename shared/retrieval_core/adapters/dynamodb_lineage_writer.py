@@ -10,7 +10,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from . import dynamodb_keys as keys
-from .dynamodb_rows import MANIFEST_ATTRIBUTE, ItemRows, TableNames, decode_ref, encode_ref, rows_of
+from .dynamodb_rows import (
+    MANIFEST_ATTRIBUTE,
+    ItemRows,
+    TableNames,
+    decode_ref,
+    encode_ref,
+    manifest_addresses,
+    rows_of,
+    stored_manifest,
+)
 from .dynamodb_writer import DynamoDBBatchWriter, partition_rows, read_rows
 from .row_ref import RowRef
 
@@ -53,9 +62,11 @@ class DynamoDBLineageWriter:
             gone = sorted(previous - set(manifest))
             if gone:
                 stale += [decode_ref(encoded, self._tables) for encoded in gone]
-                puts.append((ref, {**attrs, MANIFEST_ATTRIBUTE: sorted(previous | set(manifest))}))
+                puts.append((ref, {**attrs, MANIFEST_ATTRIBUTE: stored_manifest(previous | set(manifest))}))
             if not (same and set(manifest) == previous):
-                cards.append((ref, {**attrs, MANIFEST_ATTRIBUTE: manifest, WHOLE_ATTRIBUTE: True}))
+                cards.append(
+                    (ref, {**attrs, MANIFEST_ATTRIBUTE: stored_manifest(manifest), WHOLE_ATTRIBUTE: True})
+                )
         self._writer.put(puts)
         self._writer.delete(stale)
         self._writer.put(cards)
@@ -81,7 +92,7 @@ class DynamoDBLineageWriter:
         """The cards unsealed first, then every row, each card last in its item's list."""
         item_rows = [rows_of(item, self._tables) for item in items]
         self._writer.put(
-            (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: rows.manifest(self._tables)})
+            (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: stored_manifest(rows.manifest(self._tables))})
             for rows in item_rows
         )
         self._writer.delete(ref for rows in item_rows for ref in rows.refs())
@@ -95,7 +106,8 @@ class DynamoDBLineageWriter:
                 if ref.sk == keys.ITEM_CARD:
                     carded.add(key.item_id)
                     doomed += [
-                        decode_ref(encoded, self._tables) for encoded in attrs.get(MANIFEST_ATTRIBUTE) or []
+                        decode_ref(encoded, self._tables)
+                        for encoded in sorted(manifest_addresses(attrs.get(MANIFEST_ATTRIBUTE)))
                     ]
                     if attrs.get(WHOLE_ATTRIBUTE):
                         unsealed.append((ref, {n: v for n, v in attrs.items() if n != WHOLE_ATTRIBUTE}))
@@ -127,4 +139,4 @@ class DynamoDBLineageWriter:
 
 def _manifest_of(card: dict[str, Any] | None) -> set[str]:
     """The row addresses a stored card lists (as stored values)."""
-    return {value["S"] for value in (card or {}).get(MANIFEST_ATTRIBUTE, {}).get("L", [])}
+    return manifest_addresses((card or {}).get(MANIFEST_ATTRIBUTE))

@@ -10,6 +10,8 @@ manifest), so reloading a changed item deletes exactly the rows it no longer own
 from __future__ import annotations
 
 import json
+import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import permutations
 from typing import Any
@@ -21,6 +23,11 @@ from . import dynamodb_keys as keys
 from .row_ref import RowRef
 
 MANIFEST_ATTRIBUTE = "manifest"
+"""On a card: the addresses of the item's other rows, stored as one binary value (``stored_manifest``):
+zlib over the addresses one a line. A list of strings (how cards were first written, and still read)
+costs an attribute value per row: a chunk naming eight names lists 56 edge rows, about 8 KB of its card's
+9, and every reload reads the card whole (DynamoDB bills reads by the 4 KB; moto's server spent most of a
+sync's time serializing these values); compressed, the manifest is a tenth of that."""
 _EDGES, _LINEAGE = "E", "L"
 
 
@@ -85,6 +92,23 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
     }
     card = (RowRef(tables.lineage, keys.partition(ctx, item.id), keys.ITEM_CARD), card_attrs)
     return ItemRows(card=card, owned=owned)
+
+
+def stored_manifest(addresses: Iterable[str]) -> bytes:
+    """A manifest as the card stores it (one binary value; an address holds no line break: it is JSON)."""
+    return zlib.compress("\n".join(sorted(addresses)).encode(), 6)
+
+
+def manifest_addresses(value: Any) -> set[str]:
+    """The addresses a card's manifest lists, however it was stored and read: a stored attribute value
+    (``{"B": ...}`` now, ``{"L": [{"S": ...}]}`` before) or a deserialized one (bytes or boto3's
+    ``Binary``, a list of strings); absent, none."""
+    if isinstance(value, dict):
+        value = value.get("B", [element["S"] for element in value.get("L", [])])
+    if value is None or isinstance(value, list):
+        return set(value or [])
+    text = zlib.decompress(bytes(value)).decode()
+    return set(text.split("\n")) if text else set()
 
 
 def encode_ref(ref: RowRef, tables: TableNames) -> str:
