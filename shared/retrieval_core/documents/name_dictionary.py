@@ -91,6 +91,17 @@ class NameIndex:
             # slug); the page's entry wins, so later mentions are the page's and link to it.
             self._entries[key] = entry
 
+    def only(self, names: Iterable[str]) -> NameIndex:
+        """A copy holding only what ``names`` answer to now (an ambiguous name stays ambiguous): what a
+        reader of these names alone needs, fixed while this index goes on growing."""
+        copy = NameIndex()
+        for key in {fold(name) for name in names}:
+            if key in self._entries:
+                copy._entries[key] = self._entries[key]
+                first, words = key.partition(" ")[0], key.count(" ") + 1
+                copy._longest_from[first] = max(words, copy._longest_from.get(first, 0))
+        return copy
+
     def get(self, name: str) -> NamedEntity | None:
         """The one entity ``name`` (folded) names, if the dictionary knows exactly one."""
         return self._entries.get(fold(name))

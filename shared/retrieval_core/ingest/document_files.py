@@ -105,12 +105,20 @@ class DocumentFiles:
         files: int = BATCH_FILES,
         chunks: int = BATCH_CHUNKS,
         records: Mapping[str, Mapping[str, DocumentStatus]] | None = None,
+        *,
+        ahead: bool = False,
     ) -> Iterator[Batch]:
         """Files applied inside are committed together (``ledger.Batch``: their records, chunks and rows
         written a batch at a time, each file's final record only after its chunks) and made searchable
-        when a reader needs them (``deferred_refresh``). A sync of a folder applies its files so, with
-        ``records``: every record of its context, read once (``Ledger.batched``)."""
-        with self._writer.deferred_refresh(), self._ledger.batched(files, chunks, records) as batch:
+        when a reader needs them (``deferred_refresh``, checked after each commit). A sync of a folder
+        applies its files so, with ``records``: every record of its context, read once, and ``ahead``:
+        a batch commits while the next is planned (``Ledger.batched``)."""
+        with (
+            self._writer.deferred_refresh(),
+            self._ledger.batched(
+                files, chunks, records, ahead=ahead, committed=self._writer.searchable_when_due
+            ) as batch,
+        ):
             yield batch
 
     def created(self, ref: ObjectRef) -> DocumentStatus | None:
@@ -133,8 +141,10 @@ class DocumentFiles:
         return self._applied(ref, sequencer)
 
     def _applied(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
-        """The file applied, then what it wrote made searchable (at once, or when due while deferred)."""
+        """The file applied, then what it wrote made searchable (at once, or when due while deferred; in a
+        batch, after each commit instead, on the thread that commits)."""
         try:
             return self._ledger.apply(ref, sequencer)
         finally:
-            self._writer.searchable_when_due()
+            if not self._ledger.batching:
+                self._writer.searchable_when_due()

@@ -21,10 +21,12 @@ so a sync may say ``failed`` of the same bytes unread).
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ..documents.chunk_items import FileRef
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError, DocumentSkippedError
@@ -34,11 +36,15 @@ from ..documents.policy import ChunkingPolicy
 from ..documents.sources import DocumentSources
 from ..documents.status import INDEXED, DocumentStatus, DocumentStatusStore, FileStatus, is_stale, later
 from ..models.ingest import ObjectRef
+from ..models.page_titles import title_aliases
 from ..models.vocabulary import iso
 from .indexer import IndexedFile, Indexer, SidecarRead
 from .objects import CONTEXTS_PREFIX, context_of_key
 from .ports import ObjectStore
 from .writer import FileWrite, IndexWriter
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 METADATA_ONLY = "metadata only: the sidecar changed, the text is as it was"
 BATCH_FILES = 32
@@ -119,6 +125,17 @@ class Change:
     def chunks(self) -> int:
         return len(self.indexed.items) if self.indexed is not None else 0
 
+    def as_it_stands(self) -> Change:
+        """The change with its page's place in the dictionary taken now (its title's entries only): a
+        commit running beside the planning of later files, which extend the dictionary, links back as a
+        commit at this point would (a later file making the title ambiguous does not, whatever the
+        timing)."""
+        if self.indexed is None or self.indexed.title is None:
+            return self
+        title = self.indexed.title
+        known = self.indexed.known.only([title, *title_aliases(title)])
+        return replace(self, indexed=replace(self.indexed, known=known))
+
     def pending(self, clock: Callable[[], datetime]) -> DocumentStatus:
         """Its record before anything of it is written: the new fingerprint, and every chunk id a retry
         must replace (the more of the old and the new)."""
@@ -158,27 +175,46 @@ class Ledger:
         files: int = BATCH_FILES,
         chunks: int = BATCH_CHUNKS,
         records: Mapping[str, Mapping[str, DocumentStatus]] | None = None,
+        *,
+        ahead: bool = False,
+        committed: Callable[[], None] = lambda: None,
     ) -> Iterator[Batch]:
         """Files applied inside are committed together, ``files`` (or ``chunks``) at a time (``Batch``);
         what is still queued at the end is committed then. ``records``: every record of these contexts
         (by file key), as the caller read them just before, when it is their only writer meanwhile (a
         sync): a file's record is then looked up there, kept up to date with what the batch writes,
-        not read once per file (a key it lacks has none)."""
-        batch = Batch(self, files, chunks, records or {})
+        not read once per file (a key it lacks has none). ``ahead``: a full batch commits on a thread of
+        its own while the next one is planned (read, parsed, embedded), one commit at a time, in order.
+        ``committed`` runs after each commit, on the thread that made it."""
+        executor = None
+        if ahead:
+            from concurrent.futures import ThreadPoolExecutor
+
+            executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit")
+        batch = Batch(self, files, chunks, records or {}, executor, committed)
         self._batch = batch
         try:
             yield batch
         finally:
-            self._batch = None
-            batch.flush()
+            try:
+                batch.flush()
+            finally:
+                self._batch = None
+                if executor is not None:
+                    executor.shutdown()
+
+    @property
+    def batching(self) -> bool:
+        """Whether events are applied in a batch (``batched``) now."""
+        return self._batch is not None
 
     def apply(self, ref: ObjectRef, sequencer: str | None) -> DocumentStatus | None:
         """The file ``ref`` names as it now is, recorded: indexed, unchanged, or removed when it is gone
         (None: the key names no context, or no file that ever had a record). In a batch, a change is
         queued and its record answered as it will be until committed (``pending``)."""
         batch = self._batch
-        if batch is not None and ref.key in batch:
-            batch.flush()  # its queued change commits first: this event reads the record it leaves
+        if batch is not None:
+            batch.ready_for(ref.key)
         planned = self.plan(ref, sequencer)
         if planned is None or isinstance(planned, DocumentStatus):
             return planned
@@ -325,52 +361,109 @@ class Ledger:
 
 class Batch:
     """A sync's files committed together (``Ledger.batched``): each is planned (read, parsed, embedded)
-    as its event comes and queued; ``flush`` commits the queue as one (one batch of ``pending``
-    records, one load, one batch of final records) when the next file finds it holding ``files`` files
-    or ``chunks`` chunks, when an event names a file already queued (that event must read the record
-    the first leaves), and at the end. A commit that fails leaves its files ``pending`` (a retry redoes
-    them) and is told for each (``finished``); nothing else stops the sync."""
+    as its event comes and queued; the queue is committed as one (one batch of ``pending`` records, one
+    load, one batch of final records) when the next file finds it holding ``files`` files or ``chunks``
+    chunks, when an event names a file already queued or committing (that event must read the record
+    the first leaves), and at the end (``flush``). A commit that fails leaves its files ``pending`` (a
+    retry redoes them) and is told for each (``finished``); nothing else stops the sync.
+
+    With an ``executor`` (``ahead``), a full batch's commit runs there while the next batch is planned:
+    the embedder (native code, the GIL released) and the stores' round trips overlap instead of taking
+    turns. One commit at a time, in order: a batch's commit starts once the one before it has ended, so
+    the stores see the same writes in the same order, and a kill leaves every file as a commit in
+    order would (``pending`` until its final record). Each change goes with its page's place in the
+    dictionary as it stood when its batch was full (``Change.as_it_stands``), and the writes' record of
+    what is not searchable yet is refreshed on the committing thread (``committed``), never beside a
+    commit."""
 
     def __init__(
-        self, ledger: Ledger, files: int, chunks: int, records: Mapping[str, Mapping[str, DocumentStatus]]
+        self,
+        ledger: Ledger,
+        files: int,
+        chunks: int,
+        records: Mapping[str, Mapping[str, DocumentStatus]],
+        executor: ThreadPoolExecutor | None = None,
+        committed: Callable[[], None] = lambda: None,
     ) -> None:
         self._ledger = ledger
         self._files, self._chunks = files, chunks
         self.records = {context_id: dict(known) for context_id, known in records.items()}
         """Each context's records by file key, for a caller that read them all (``Ledger.batched``)."""
         self._queued: dict[str, Change] = {}
+        self._executor = executor
+        self._committed = committed
+        self._committing: tuple[Future[None], frozenset[str], bool] | None = None
+        """The commit in flight: its future, its files' keys and whether it declares sidecar key types."""
+        self._lock = threading.Lock()
         self._finished: list[tuple[str, DocumentStatus | Exception]] = []
         self.generations: dict[str, str | None] = {}
         """The index generation of each context the batch read (until the next commit)."""
 
     def __contains__(self, key: object) -> bool:
-        return key in self._queued
+        return key in self._queued or (self._committing is not None and key in self._committing[1])
+
+    def ready_for(self, key: str) -> None:
+        """Before an event of ``key`` is planned: a change of it that is queued commits first, and one
+        committing ends first (the event reads the record it leaves), as does a commit that declares
+        typed sidecar keys (a sidecar read next types its values by them)."""
+        if key in self._queued:
+            self.flush()
+        elif self._committing is not None and (key in self._committing[1] or self._committing[2]):
+            self._wait()
 
     def add(self, change: Change) -> DocumentStatus:
         """Queue ``change`` (what a full batch holds is committed first); its record as it stands until
         its batch commits: ``pending``."""
         if len(self._queued) >= self._files or sum(c.chunks for c in self._queued.values()) >= self._chunks:
-            self.flush()
+            self._hand_off()
         self._queued[change.file.key] = change
         return change.pending(self._ledger.clock)
 
     def flush(self) -> None:
-        """Commit what is queued; each file's final record (or why the commit failed) is ``finished``."""
-        changes, self._queued = list(self._queued.values()), {}
-        self.generations.clear()
-        if not changes:
-            return
-        try:
-            finals: list[DocumentStatus | Exception] = [*self._ledger.commit(changes)]
-        except Exception as error:  # the files stay pending: each is told why
-            finals = [error] * len(changes)
-        self._finished += [(c.file.key, final) for c, final in zip(changes, finals, strict=True)]
+        """Commit what is queued, and wait for it: each file's final record (or why the commit failed)
+        is ``finished``."""
+        self._hand_off()
+        self._wait()
 
     def finished(self) -> list[tuple[str, DocumentStatus | Exception]]:
         """The files committed (by key) since the last call, each with its final record or the error
         that left it ``pending``, in the order they were committed."""
-        done, self._finished = self._finished, []
+        with self._lock:
+            done, self._finished = self._finished, []
         return done
+
+    def _hand_off(self) -> None:
+        """The queue's commit started (after the one in flight has ended): here, or on the executor."""
+        self._wait()
+        changes, self._queued = list(self._queued.values()), {}
+        self.generations.clear()
+        if not changes:
+            return
+        if self._executor is None:
+            self._commit(changes)
+            return
+        changes = [change.as_it_stands() for change in changes]
+        declares = any(c.sidecar is not None and c.sidecar.sidecar.typed for c in changes)
+        keys = frozenset(c.file.key for c in changes)
+        self._committing = (self._executor.submit(self._commit, changes), keys, declares)
+
+    def _wait(self) -> None:
+        """The commit in flight ended (it tells its own failure in ``finished``; what fails after it, the
+        refresh, is raised here once). Interrupted (Ctrl-C), it is still in flight: waited for again."""
+        if self._committing is not None:
+            error = self._committing[0].exception()
+            self._committing = None
+            if error is not None:
+                raise error
+
+    def _commit(self, changes: list[Change]) -> None:
+        try:
+            finals: list[DocumentStatus | Exception] = [*self._ledger.commit(changes)]
+        except Exception as error:  # the files stay pending: each is told why
+            finals = [error] * len(changes)
+        with self._lock:
+            self._finished += [(c.file.key, final) for c, final in zip(changes, finals, strict=True)]
+        self._committed()
 
 
 def _status(

@@ -152,11 +152,13 @@ def sync(
     how many documents (sidecars aside) were handled so far, after each. The folder's files are
     committed a batch at a time (``ingest.ledger.Batch``: their records, chunks and rows share round
     trips; a file's final status is written only after its chunks) and made searchable when a later
-    one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale")."""
+    one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale").
+    A batch commits while the next is read, parsed and embedded (``ahead``): the embedder and the
+    stores' round trips overlap, one commit at a time and in order."""
     from retrieval_core.bootstrap import container
 
     statuses = _statuses(context_id)  # every record, read once: the batch keeps them as it writes
-    with container().document_files.batched(records={context_id: statuses}) as batch:
+    with container().document_files.batched(records={context_id: statuses}, ahead=True) as batch:
         return _synced(folder, context_id, statuses, delete=delete, progress=progress, batch=batch)
 
 
