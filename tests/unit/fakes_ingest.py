@@ -42,6 +42,9 @@ class MemoryObjects:
         self.blobs[(bucket, key)] = body
         return ObjectRef(bucket, key, "v1", '"etag"')
 
+    def known_absent(self, bucket: str, keys: Iterable[str]) -> None:
+        assert not any((bucket, key) in self.blobs for key in keys), "told absent, but there"
+
 
 class RecordingQueue:
     def __init__(self) -> None:

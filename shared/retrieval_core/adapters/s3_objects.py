@@ -6,7 +6,7 @@ Locally ``AWS_ENDPOINT_URL_S3`` (in ``.stack/env``) points boto3 at the moto ser
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any, BinaryIO, cast
 
@@ -27,13 +27,19 @@ class S3ObjectStore:
     def __init__(self, client: Any) -> None:
         self._client = client
         self._held: tuple[ObjectRef, bytes] | None = None
+        self._absent: set[tuple[str, str]] = set()
+        """(bucket, key) of objects a sync's listing says are not there (``known_absent``)."""
 
     def upload(self, bucket: str, key: str, body: bytes) -> ObjectRef:
         with aws_failures("s3", "put_object"):
             put = self._client.put_object(Bucket=bucket, Key=key, Body=body)
         ref = ObjectRef(bucket, key, put.get("VersionId"), put.get("ETag"))
         self._held = (ref, body)  # the latest upload only: its event follows at once
+        self._absent.discard((bucket, key))
         return ref
+
+    def known_absent(self, bucket: str, keys: Iterable[str]) -> None:
+        self._absent.update((bucket, key) for key in keys)
 
     def _in_hand(self, ref: ObjectRef) -> bytes | None:
         """The bytes of ``ref`` when it is the version this store last uploaded (an ETag or a version id
@@ -69,6 +75,8 @@ class S3ObjectStore:
     def read_bytes(self, ref: ObjectRef, limit: int) -> bytes | None:
         if (held := self._in_hand(ref)) is not None:
             return held[: limit + 1]
+        if (ref.bucket, ref.key) in self._absent:  # a sidecar the sync's listing has not: no request
+            return None
         from botocore.exceptions import ClientError
 
         request: dict[str, Any] = {"Bucket": ref.bucket, "Key": ref.key, "Range": f"bytes=0-{limit}"}

@@ -40,6 +40,12 @@ class ObjectStore(Protocol):
         (its event's) may be answered from ``body``: the same bytes, not read back."""
         ...
 
+    def known_absent(self, bucket: str, keys: Iterable[str]) -> None:
+        """``keys`` are not in ``bucket``, as its only writer meanwhile knows from its listing (a sync: the
+        sidecars its files do not have): a read of one answers None without a request, until this store
+        uploads it."""
+        ...
+
 
 class PartQueue(Protocol):
     def send(self, tasks: Sequence[PartTask]) -> None:

@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +172,7 @@ def _synced(
     batch: Batch,
 ) -> list[dict[str, Any]]:
     import boto3
+    from retrieval_core.bootstrap import container
 
     from .lambda_runtime import invoke
 
@@ -180,6 +181,8 @@ def _synced(
     prefix = f"contexts/{context_id}/"
     stored = _stored_etags(s3, bucket, prefix)
     local, refused = folder_files(folder, prefix)  # no link followed, no name S3 cannot take
+    # A file's event reads its sidecar: the listing says which have none, so those cost no request.
+    container().objects.known_absent(bucket, _without_sidecars(local, stored))
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
     generation = _generation(context_id) if stored else None
@@ -212,6 +215,13 @@ def _synced(
     _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _without_sidecars(local: Mapping[str, object], stored: Mapping[str, str]) -> list[str]:
+    """The sidecar keys of the folder's files that neither the folder nor the bucket holds (the sync is
+    the prefix's only writer while it runs, and it uploads only the folder's keys)."""
+    sidecars = (key + SIDECAR for key in local if not key.endswith(SIDECAR))
+    return [sidecar for sidecar in sidecars if sidecar not in local and sidecar not in stored]
 
 
 def _unsent(
