@@ -79,11 +79,13 @@ def measure(
     embed_only: bool = True,
     sync: bool = True,
     embedder: str = "model",
+    threads: int | None = None,
 ) -> dict[str, Any]:
     """The section at ``pages`` synced and ``deployed`` of them through the handler; ``embed_only``: the
     embed-only process too (first, so the sync's progress lines can say its ratio so far); ``sync``:
     the sync at all (without it, only the handler loop, over the first ``deployed`` of the pages);
-    ``embedder``: ``stub`` for ``HashEmbedder`` in place of the local model (a growth-only run)."""
+    ``embedder``: ``stub`` for ``HashEmbedder`` in place of the local model (a growth-only run);
+    ``threads``: the local model's intra-op threads in every process (None: its default)."""
     from retrieval_core import bootstrap
 
     from dev.ingest_resources import scratch_ingest
@@ -95,6 +97,7 @@ def measure(
     found: dict[str, Any] = {
         "pages": pages,
         "embedder": embedder,
+        "threads": threads,
         "embed_only": None,
         "sync_over_embed": None,
         "deployed": None,
@@ -120,23 +123,25 @@ def measure(
             }
             env.pop("RETRIEVAL_INGEST_QUEUE_URL", None)
             if sync:
-                found |= _synced(folder, env, embed_only, embedder)
+                found |= _synced(folder, env, embed_only, embedder, threads)
                 found["links"] = _links(target, pages)
             if deployed:
                 say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
-                with bootstrap.use(_container(target, embedder)):
+                with bootstrap.use(_container(target, embedder, threads)):
                     found["deployed"] = _deployed(folder, deployed, resources.bucket, endpoint)
     return found
 
 
-def _synced(folder: Path, env: dict[str, str], embed_only: bool, embedder: str) -> dict[str, Any]:
+def _synced(
+    folder: Path, env: dict[str, str], embed_only: bool, embedder: str, threads: int | None
+) -> dict[str, Any]:
     """The embed-only process (when asked) and the sync over ``folder``: their figures, in wall and in
     CPU seconds."""
     pages = sum(1 for _ in folder.iterdir())
     window = min(WINDOW, max(1, pages // 3))
     found: dict[str, Any] = {}
     floor = []
-    chosen = ["--embedder", embedder]
+    chosen = ["--embedder", embedder, *(["--threads", str(threads)] if threads else [])]
     if embed_only:
         say("sync-scale: the embed-only process over the pages")
         embedded = _child(["embed", str(folder), *chosen], env)
@@ -413,6 +418,8 @@ def markdown(found: dict[str, Any]) -> str:
         f"{cpu['last']:.2f}x over the last {window:,}."
     )
     stub = " Embedder: the bench's hash stub (growth only)." if found.get("embedder") == "stub" else ""
+    if found.get("threads"):
+        stub += f" The model ran with {found['threads']} intra-op thread(s) in each process."
     lines = [
         f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.{stub}",
         "",
@@ -582,6 +589,9 @@ def main() -> None:
         default="model",
         help="stub: bench.stub_embedder's hash vectors in place of the local model (the growth alone)",
     )
+    parser.add_argument(
+        "--threads", type=int, help="The local model's intra-op threads in every process (default: its own)"
+    )
     args = parser.parse_args()
     if args.what == "measure":
         from .workspace import stack_settings
@@ -593,6 +603,7 @@ def main() -> None:
             embed_only=args.embed_only,
             sync=args.sync,
             embedder=args.embedder,
+            threads=args.threads,
         )
         print(json.dumps(found))
         print(markdown(found))
@@ -601,7 +612,7 @@ def main() -> None:
     from retrieval_core import bootstrap
     from retrieval_core.config import settings
 
-    with bootstrap.use(_container(settings(), args.embedder)):
+    with bootstrap.use(_container(settings(), args.embedder, args.threads)):
         result = (
             _sync_child(args.folder, args.context, args.floor)
             if args.what == "sync"
@@ -610,12 +621,18 @@ def main() -> None:
     print(json.dumps(result))
 
 
-def _container(settings: Settings, embedder: str) -> Container:
+def _container(settings: Settings, embedder: str, threads: int | None = None) -> Container:
     """The composition the children and the handler loop run in: the configured one, or with
-    ``HashEmbedder`` in place of the embedder (``--embedder stub``)."""
+    ``HashEmbedder`` in place of the embedder (``--embedder stub``), or the local model with ``threads``
+    intra-op threads (``--threads``)."""
     from retrieval_core import bootstrap
+    from retrieval_core.embedding.local import LocalEmbedder
 
-    overrides = {"embedder": HashEmbedder()} if embedder == "stub" else {}
+    overrides: dict[str, Any] = {}
+    if embedder == "stub":
+        overrides["embedder"] = HashEmbedder()
+    elif threads:
+        overrides["embedder"] = LocalEmbedder(threads=threads)
     return bootstrap.Container(settings, overrides=overrides)
 
 
