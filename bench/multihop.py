@@ -7,13 +7,17 @@ passage recall at 2 (both pages in the top 2). Then the multi-hop development se
 under ``$RETRIEVAL_EVAL_DATA``, else ``../shared/data`` beside the checkout; skipped with a line when
 absent), each synced as Markdown pages as ``retrieval eval --as-files`` syncs it, every question asked as
 hybrid and as auto interleaved (``top_k`` 10): issue 68's cost bound, auto's p50 at most 2x hybrid's and at
-most two more OpenSearch round trips."""
+most two more OpenSearch round trips, with where auto's extra time goes: each kind of round trip's wall
+time per request (hybrid's ``_msearch``; auto's first, with the dictionary lookup in it; its focus arms';
+its walk's fetch) and the load average the run saw."""
 
 from __future__ import annotations
 
 import os
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +126,10 @@ def _development_set(base: Settings, collection: Any) -> dict[str, Any]:
         embedder = CachedEmbedder(bootstrap.Container(settings).embedder, REPO / DEFAULT_CACHE)
         with files_index(settings, collection.documents, embedder=embedder, pages=True):
             runs = [Run("hybrid", "hybrid"), Run("auto", "auto")]
-            results = run_interleaved(runs, collection.queries, collection.qrels, DEV_TOP_K)
+            load = os.getloadavg()[0]
+            with timed_round_trips(bootstrap.container().store) as spent:
+                results = run_interleaved(runs, collection.queries, collection.qrels, DEV_TOP_K)
+            load = max(load, os.getloadavg()[0])
     asked: dict[str, dict[str, float]] = {}
     for label, result in results.items():
         summary = result.summary()
@@ -133,11 +140,49 @@ def _development_set(base: Settings, collection: Any) -> dict[str, Any]:
             "recall_at_5": float(summary["recall@5"] or 0),
             "all_found_at_5": float(summary["all_found@5"] or 0),
         }
+    requests = len(collection.queries) + 1  # each mode's warm-up call is timed too
     return {
         "asked": asked,
         "auto_p50_over_hybrid": asked["auto"]["p50_ms"] / asked["hybrid"]["p50_ms"],
         "auto_rounds_over_hybrid": asked["auto"]["round_trips"] - asked["hybrid"]["round_trips"],
+        "round_trip_ms": {ROUND_TRIPS[name]: sum(ms) / requests for name, ms in spent.items()},
+        "load_average": load,
     }
+
+
+ROUND_TRIPS = {
+    "hybrid": "hybrid's _msearch",
+    "hybrid_with_names": "auto's first _msearch (the names looked up in it)",
+    "focused": "auto's focus arms",
+    "neighbourhood": "auto's walk fetch",
+}
+"""The store's calls each mode's round trips are, by what they are in the report: only hybrid calls
+``hybrid``, only auto the others."""
+
+
+@contextmanager
+def timed_round_trips(store: Any) -> Iterator[dict[str, list[float]]]:
+    """Wall milliseconds of each of ``store``'s ``ROUND_TRIPS`` calls while the block runs (the store's
+    own methods, wrapped on the instance and unwrapped after)."""
+    spent: dict[str, list[float]] = {}
+
+    def timed(name: str, call: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent.setdefault(name, []).append((time.perf_counter() - started) * 1000)
+
+        return wrapper
+
+    for name in ROUND_TRIPS:
+        setattr(store, name, timed(name, getattr(store, name)))
+    try:
+        yield spent
+    finally:
+        for name in ROUND_TRIPS:
+            delattr(store, name)
 
 
 def _side(

@@ -728,6 +728,12 @@ def _multihop_development_sets(sets: dict[str, Any]) -> list[str]:
         + ".",
         "",
     ]
+    for name, found in sets.items():
+        spent = found.get("round_trip_ms")
+        if spent:
+            each = ", ".join(f"{what} {ms:.1f}" for what, ms in spent.items())
+            load = f" (load average up to {found['load_average']:.1f})" if "load_average" in found else ""
+            lines += [f"{name}, ms per request by round trip{load}: {each}.", ""]
     return lines
 
 

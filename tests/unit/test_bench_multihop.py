@@ -45,3 +45,48 @@ def test_the_development_sets_table_shows_each_mode_and_auto_against_hybrid() ->
     assert "| hotpotqa | auto | 70.0 | 90.0 | 3.5 | 0.900 | 0.800 |" in lines
     assert "hotpotqa: auto's p50 1.75x hybrid's, +1.5 round trips." in lines
     assert report._multihop_development_sets({}) == []
+
+
+class _Store:
+    """The four calls a development-set run times, each answering its own name."""
+
+    def hybrid(self) -> str:
+        return "hybrid"
+
+    def hybrid_with_names(self) -> str:
+        return "hybrid_with_names"
+
+    def focused(self) -> str:
+        return "focused"
+
+    def neighbourhood(self) -> str:
+        return "neighbourhood"
+
+
+def test_each_round_trip_is_timed_by_kind_and_the_store_is_unwrapped_after() -> None:
+    store = _Store()
+    with multihop.timed_round_trips(store) as spent:
+        answers = [store.hybrid(), store.hybrid_with_names(), store.focused(), store.focused()]
+    assert answers == ["hybrid", "hybrid_with_names", "focused", "focused"]
+    counts = {name: len(ms) for name, ms in spent.items()}
+    assert counts == {"hybrid": 1, "hybrid_with_names": 1, "focused": 2}
+    assert all(ms >= 0 for calls in spent.values() for ms in calls)
+    assert vars(store) == {}  # the class's own methods again
+    store.neighbourhood()
+    assert "neighbourhood" not in spent
+
+
+def test_the_report_says_where_each_sets_time_went() -> None:
+    asked = {
+        label: {"p50_ms": 1.0, "p95_ms": 1.0, "round_trips": 1.0, "recall_at_5": 1.0, "all_found_at_5": 1.0}
+        for label in ("hybrid", "auto")
+    }
+    spent = {"hybrid's _msearch": 37.5, "auto's focus arms": 8.25}
+    found = {"asked": asked, "auto_p50_over_hybrid": 1.0, "auto_rounds_over_hybrid": 0.0}
+    lines = report._multihop_development_sets(
+        {"musique": {**found, "round_trip_ms": spent, "load_average": 2.04}}
+    )
+    assert (
+        "musique, ms per request by round trip (load average up to 2.0): hybrid's _msearch 37.5, "
+        "auto's focus arms 8.2." in lines
+    )
