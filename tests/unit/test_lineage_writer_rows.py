@@ -29,7 +29,7 @@ class MemoryDynamoDB:
 
     def __init__(self) -> None:
         self.tables: dict[str, dict[tuple[str, str], dict[str, Any]]] = {"edges": {}, "lineage": {}}
-        self.puts = self.deletes = self.write_calls = 0
+        self.puts = self.deletes = self.write_calls = self.queries = 0
         self.fail_on: int | None = None
         self._lock = threading.Lock()
 
@@ -60,6 +60,7 @@ class MemoryDynamoDB:
                     self.tables[table].pop(_key(request["DeleteRequest"]["Key"]), None)
 
     def query(self, TableName: str, ExpressionAttributeValues: dict[str, Any], **_: Any) -> dict[str, Any]:
+        self.queries += 1
         pk = ExpressionAttributeValues[":pk"]["S"]
         return {"Items": [row for (p, _s), row in sorted(self.tables[TableName].items()) if p == pk]}
 
@@ -220,3 +221,18 @@ def test_a_manifest_stored_as_a_list_is_still_read(
     }
     assert writer.delete_links([ItemKey("acme", "acme:doc/a.md#0000")]) == {"acme:doc/a.md#0000"}
     assert dynamodb.edges() == set()
+
+
+def test_writes_and_reloads_read_cards_by_key_and_never_query(
+    dynamodb: MemoryDynamoDB, writer: DynamoDBLineageWriter
+) -> None:
+    """A file's chunks and every back-link's reload run on each file of a sync: the cards they need are
+    read by key (``BatchGetItem``). A ``Query`` costs moto's server the whole table (it walks and sorts
+    every item per call), so one per file made a sync quadratic there; only a delete reads a partition."""
+    writer.write([chunk(3)])
+    writer.write([chunk(9)])  # a reload that adds names past the pairing cap
+    writer.write([chunk(9, first=2)])  # and one that drops rows
+    writer.discard([chunk(9, first=2)])
+    assert dynamodb.queries == 0
+    writer.delete_links([ItemKey("acme", "acme:doc/a.md#0000")])
+    assert dynamodb.queries == 1
