@@ -258,3 +258,27 @@ def test_the_record_of_unsearched_chunks_is_due_when_full_or_old_and_forgets_del
     record.searchable()
     record.written("big", [_chunk(n, "x") for n in range(UNSEARCHED_CHUNKS)])
     assert record.due() == {"big"}
+
+
+def test_reads_that_bring_only_names_already_known_come_less_often_until_one_brings_news() -> None:
+    """A sync alone in its context reads back its own names (added as it wrote them) every few seconds:
+    each read that adds nothing doubles the wait, up to a minute; a read that brings another writer's
+    name goes back to every few seconds."""
+    source, now = Recent(), [0.0]
+    names = ContextNames(source, monotonic=lambda: now[0])
+    names.index("c").add([page("c", "Own Page")])  # what this container wrote, added as it went
+    source.recent = [page("c", "Own Page"), page("c", "Alpha Ridge")]
+
+    def reads_over(seconds: float) -> int:
+        asked = len(source.asked)
+        for _ in range(int(seconds)):
+            now[0] += 1.0
+            names.index("c")
+        return len(source.asked) - asked
+
+    assert reads_over(5 + 10 + 20 + 40) == 4  # at 5, 15, 35 and 75 s: each added nothing
+    assert reads_over(5 * name_dictionary.QUIET_RECHECK_SECONDS) == 5  # at most one a minute
+    source.recent.append(page("c", "Beta Ridge"))  # another writer's page
+    assert reads_over(name_dictionary.QUIET_RECHECK_SECONDS) == 1
+    assert names.index("c").get("Beta Ridge") == page("c", "Beta Ridge")
+    assert reads_over(name_dictionary.RECHECK_SECONDS) == 1  # news: every few seconds again

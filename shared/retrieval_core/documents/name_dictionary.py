@@ -67,7 +67,9 @@ class NameIndex:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def add(self, entries: Iterable[NamedEntity]) -> None:
+    def add(self, entries: Iterable[NamedEntity]) -> int:
+        """Adds the entries; returns how many keys they changed (new, made ambiguous, or a page's)."""
+        changed = 0
         for entry in entries:
             if entry.type == FILE_ENTITY_TYPE:
                 continue
@@ -75,21 +77,26 @@ class NameIndex:
             for name in (entry.name, *aliases):
                 key = fold(name)
                 if len(name) >= MIN_NAME_CHARS and len(key) >= MIN_NAME_CHARS:
-                    self._put(key, entry)
+                    changed += self._put(key, entry)
+        return changed
 
-    def _put(self, key: str, entry: NamedEntity) -> None:
+    def _put(self, key: str, entry: NamedEntity) -> bool:
         held = self._entries.get(key, _ABSENT)
         if held is _ABSENT:
             self._entries[key] = entry
             first, words = key.partition(" ")[0], key.count(" ") + 1
             if words > self._longest_from.get(first, 0):
                 self._longest_from[first] = words
-        elif held is not None and held.entity_id != entry.entity_id:
+            return True
+        if held is not None and held.entity_id != entry.entity_id:
             self._entries[key] = None
-        elif held is not None and entry.type == PAGE_ENTITY_TYPE:
+            return True
+        if held is not None and entry.type == PAGE_ENTITY_TYPE and held != entry:
             # A page and a name the extractor found before the page existed share the id (the title's
             # slug); the page's entry wins, so later mentions are the page's and link to it.
             self._entries[key] = entry
+            return True
+        return False
 
     def only(self, names: Iterable[str]) -> NameIndex:
         """A copy holding only what ``names`` answer to now (an ambiguous name stays ambiguous): what a
@@ -129,7 +136,12 @@ _ABSENT = NamedEntity("", "", "")
 
 RECHECK_SECONDS = 5.0
 """How often a warm container reads the names other writers added (at most once per this, per context):
-a name another container added reaches this one's matching at most this much later."""
+a name another container added reaches this one's matching at most this much later, while others write."""
+QUIET_RECHECK_SECONDS = 60.0
+"""The longest wait between two such reads: each read that brings no name this container lacks (what it
+read was its own writes, which it added as it made them) doubles the wait up to this, and one that
+brings any goes back to ``RECHECK_SECONDS``. A sync alone in its context wrote most of what each read
+returns (two minutes of its own items, ``OVERLAP``), read every 5 s: 12% of its main thread."""
 OVERLAP = timedelta(minutes=2)
 """How far back before the last read a recent read reaches: an item is stamped when its file is chunked
 and becomes searchable after its load and the index's refresh, so one created before the last read may
@@ -157,6 +169,8 @@ class _Cached:
     """Monotonic time of the last whole read."""
     checked: float
     """Monotonic time of the last read, whole or recent."""
+    wait: float = RECHECK_SECONDS
+    """Seconds until the next recent read (longer while reads bring nothing new)."""
 
 
 class ContextNames:
@@ -183,10 +197,11 @@ class ContextNames:
             started = self._clock()
             cached = _Cached(NameIndex(self._source.entity_names(context_id)), started, now, now)
             self._cached[context_id] = cached
-        elif now - cached.checked >= RECHECK_SECONDS and isinstance(self._source, RecentNames):
+        elif now - cached.checked >= cached.wait and isinstance(self._source, RecentNames):
             started = self._clock()
-            cached.index.add(self._source.entity_names_since(context_id, cached.read_at - OVERLAP))
+            news = cached.index.add(self._source.entity_names_since(context_id, cached.read_at - OVERLAP))
             cached.read_at, cached.checked = started, now
+            cached.wait = RECHECK_SECONDS if news else min(2 * cached.wait, QUIET_RECHECK_SECONDS)
         self._cached.move_to_end(context_id)
         while len(self._cached) > CONTEXTS:
             self._cached.popitem(last=False)
