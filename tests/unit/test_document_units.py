@@ -452,7 +452,9 @@ def test_an_s3_hit_names_the_data_source_that_holds_it_and_none_outside_a_contex
     }
 
 
-def test_a_chunk_of_a_file_pairs_its_first_names_but_not_its_file_and_other_items_pair_nothing() -> None:
+def test_a_file_s_chunk_pairs_its_first_names_not_its_file_nor_one_word_names_other_items_pair_nothing() -> (
+    None
+):
     from retrieval_core.adapters.dynamodb_rows import TableNames, rows_of
     from retrieval_core.documents.chunk_items import PAIRED_NAMES, co_mentioned
     from retrieval_core.models.item import Item
@@ -474,7 +476,10 @@ def test_a_chunk_of_a_file_pairs_its_first_names_but_not_its_file_and_other_item
             }
         )
 
-    chunk = item([{"chunk_id": chunk_id, "uri": "s3://b/contexts/acme/a.txt"}], [file_mention, *names])
+    single = {"entity_id": "acme:entity/canada", "name": "Canada", "type": "single name"}
+    grounded = [{"chunk_id": chunk_id, "uri": "s3://b/contexts/acme/a.txt"}]
+    chunk = item(grounded, [file_mention, single, *names])
+    # One-word names bridge passages in the walk, never spend the chunk's edge rows.
     assert co_mentioned(chunk) == [f"acme:entity/n{n}" for n in range(PAIRED_NAMES)]
     edges = [ref for ref, row in rows_of(chunk, TableNames("E", "L")).owned if ref.table == "E"]
     assert len(edges) == PAIRED_NAMES * (PAIRED_NAMES - 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from retrieval_core.models.page_titles import PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
 from retrieval_core.ports import NamedEntity
 from retrieval_core.understanding.linker import MIN_CONFIDENCE, _near, _within, aliases, link
 
@@ -161,3 +162,10 @@ def test_an_entrys_aliases_are_remembered_not_recomputed() -> None:
     first = aliases(DMITRI)
     assert aliases(DMITRI) is first
     assert aliases.cache_info().hits == 1
+
+
+def test_a_one_word_name_no_page_is_about_is_a_bridge_the_question_does_not_link() -> None:
+    zimbabwe = NamedEntity("acme:entity/zimbabwe", "Zimbabwe", SINGLE_NAME_TYPE)
+    river = NamedEntity("acme:entity/bubye-river", "Bubye River", PAGE_ENTITY_TYPE)
+    question = "Which waterfall of Zimbabwe is in the country where the Bubye River is found?"
+    assert linked(question, [zimbabwe, river]) == [("Bubye River", river.entity_id)]

@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
+from retrieval_core.models.page_titles import SINGLE_NAME_TYPE
 from retrieval_core.models.vocabulary import Kind, Status
 from retrieval_core.ports import ENTITY_ARM, Capabilities, Neighbourhood, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
@@ -44,6 +45,14 @@ MENTIONS = {
     X: [page(PAGE_A, "Ada Smith")],
     **{namer: [page(PAGE_A, "Ada Smith")] for namer in HUB_NAMERS},
 }
+RIVER, FALLS = "acme:doc/river.md#0000", "acme:doc/falls.md#0000"
+"""A river's page and a waterfall's: both write "Zimbabwe", which no page is about."""
+ZIMBABWE = "acme:entity/zimbabwe"
+MENTIONS[RIVER] = [
+    page("acme:entity/bubye-river", "Bubye River", "about"),
+    MentionView(entity_id=ZIMBABWE, name="Zimbabwe", type=SINGLE_NAME_TYPE),
+]
+MENTIONS[FALLS] = [MentionView(entity_id=ZIMBABWE, name="Zimbabwe", type=SINGLE_NAME_TYPE)]
 
 
 def hit(hit_id: str, score: float, signals: dict[str, Signal] | None = None, **extra: object) -> Hit:
@@ -415,3 +424,42 @@ def test_a_comparison_through_a_role_of_the_named_things_is_a_bridge_comparison(
     assert compares(question)
     assert compares_through(question) is through
     assert not compares("Where was the architect of the Kelmscott Library born?")
+
+
+def test_a_one_word_name_no_page_is_about_bridges_two_passages_by_its_specificity() -> None:
+    class ByName(LinkedSearch):
+        def neighbourhood(
+            self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        ) -> Neighbourhood:
+            self.asked.append(filters)
+            arms = {"lexical": [candidate(FALLS, 3.0)], "vector": [candidate(FALLS, 0.6)]}
+            return Neighbourhood(arms, {e: n for e, n in self.named_by.items() if e in filters.entities})
+
+    question = "the waterfall in the country where the Bubye River is found"
+    ranked = Ranked(
+        [
+            hit(RIVER, 2.0, {"lexical": Signal(rank=1, score=10.0), "vector": Signal(rank=1, score=0.9)}),
+            hit(D, 1.0, {"lexical": Signal(rank=2, score=5.0), "vector": Signal(rank=2, score=0.8)}),
+        ],
+        ("lexical", "vector"),
+        text=question,
+        vector=[1.0, 0.0],
+        named={"acme:entity/bubye-river": 1.0},
+    )
+    named_by = {ZIMBABWE: 2, "acme:entity/bubye-river": 1}
+    step = MultiHop(Capabilities(search=ByName(named_by=named_by)), CONFIG)(
+        job(hops=2, text=question), ranked
+    )
+    falls = next(h for h in step.value.hits if h.id == FALLS)
+    assert falls.path is not None and [(p.from_id, p.entity, p.link) for p in falls.path] == [
+        (RIVER, "Zimbabwe", "mentions")
+    ]
+    assert [h.id for h in step.value.hits] == [RIVER, FALLS, D]
+    # Written by 200 passages, the same name is a hub: the waterfall stays below the text's hits.
+    hub = {**named_by, ZIMBABWE: 200}
+    step = MultiHop(Capabilities(search=ByName(named_by=hub)), CONFIG)(job(hops=2, text=question), ranked)
+    assert [h.id for h in step.value.hits] == [RIVER, D, FALLS]
+    # A one-word name of a hit the question does not name is not followed: only pages are.
+    search = ByName(named_by=named_by)
+    MultiHop(Capabilities(search=search), CONFIG)(job(hops=2, text=question), replace(ranked, named={}))
+    assert ZIMBABWE not in search.asked[0].entities

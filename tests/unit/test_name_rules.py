@@ -8,12 +8,19 @@ from collections.abc import Sequence
 
 from retrieval_core.documents.entities import MentionFinder
 from retrieval_core.documents.name_rules import RuleBasedExtractor
-from retrieval_core.models.page_titles import PAGE_ENTITY_TYPE
+from retrieval_core.models.page_titles import PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
 from retrieval_core.ports import NamedEntity
 
 
 def names(*texts: str) -> list[list[str]]:
-    return [[found.name for found in chunk] for chunk in RuleBasedExtractor().extract(texts)]
+    """The names and acronyms of each text (one-word names apart: ``singles``)."""
+    found = RuleBasedExtractor().extract(texts)
+    return [[entity.name for entity in chunk if entity.type != SINGLE_NAME_TYPE] for chunk in found]
+
+
+def singles(*texts: str) -> list[list[str]]:
+    found = RuleBasedExtractor().extract(texts)
+    return [[entity.name for entity in chunk if entity.type == SINGLE_NAME_TYPE] for chunk in found]
 
 
 def test_stop_words_around_a_name_are_cut_and_stop_words_in_capitals_are_no_acronyms() -> None:
@@ -128,3 +135,32 @@ def test_a_changelog_marker_is_no_first_word_of_names() -> None:
     # A roster's first names open many runs too, but before surnames, never before prose words.
     roster = ("Robert Nagy reviews.", "Robert Kowalski reviews.", "Robert Jefe Lindstaedt reviews.")
     assert names(*roster) == [["Robert Nagy"], ["Robert Kowalski"], ["Robert Jefe Lindstaedt"]]
+
+
+def test_a_capitalised_word_standing_alone_within_a_sentence_is_a_single_name() -> None:
+    text = (
+        "The Bubye River is a river in southern Africa. It flows through Zimbabwe and joins the "
+        "Limpopo near Beitbridge in May, as the river authority records."
+    )
+    assert singles(text) == [["Africa", "Zimbabwe", "Limpopo", "Beitbridge"]]
+
+
+def test_no_single_name_at_a_sentence_s_start_in_a_longer_name_or_from_code_and_dates() -> None:
+    text = (
+        "Zimbabwe lies inland. The river crosses New Jersey and the Board of Directors met on "
+        "Monday in March. It returns None or raises ValueError. Make sure the river is clean; the "
+        "Band played and the band left."
+    )
+    # "Zimbabwe" opens a sentence, "Jersey" and "Directors" end longer names, "Monday" and "March"
+    # are dates, "None" and "ValueError" code, "Band" a word the file writes in lower case.
+    assert singles(text) == [[]]
+
+
+def test_a_single_name_in_the_dictionary_links_only_where_a_text_writes_it_capitalised() -> None:
+    class Named:
+        def entity_names(self, context_id: str) -> list[NamedEntity]:
+            return [NamedEntity("acme:entity/lily", "Lily", SINGLE_NAME_TYPE)]
+
+    texts = ["A lily grows by the pond.", "Her daughter Lily grew up by the pond."]
+    found = MentionFinder(Named(), None).mentions("acme", texts)
+    assert [[m["entity_id"] for m in chunk] for chunk in found] == [[], ["acme:entity/lily"]]

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..models.item import Item
 from ..models.limits import MAX_ITEM_ID_CHARS
+from ..models.page_titles import SINGLE_NAME_TYPE
 from ..models.vocabulary import Kind, iso
 from .chunking import Chunk
 from .errors import DocumentRejectedError
@@ -35,10 +36,13 @@ def co_mentioned(item: Item) -> list[str]:
     pairs into edges carried by the chunk, so ``graph_walk`` and ``graph_path`` reach documents. A
     chunk of a file is a ``document`` grounded in itself at a ``uri``; any other item pairs nothing
     here. The file's mention is left out: every chunk has it (``entity`` mode reaches them all), and
-    pairing it would make the file a hub joining every name in it."""
+    pairing it would make the file a hub joining every name in it. One-word names are left out too:
+    they bridge passages in ``auto``'s walk over the index's mentions, and pairing them would spend the
+    chunk's few edge rows on "Canada" and "American" before its longer names."""
     if item.kind is not Kind.DOCUMENT or not any(g.chunk_id == item.id and g.uri for g in item.grounding):
         return []
-    named = dict.fromkeys(m.entity_id for m in item.mentions if m.type != FILE_ENTITY_TYPE)
+    unpaired = (FILE_ENTITY_TYPE, SINGLE_NAME_TYPE)
+    named = dict.fromkeys(m.entity_id for m in item.mentions if m.type not in unpaired)
     return list(named)[:PAIRED_NAMES]
 
 

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..models.limits import LIMITS
-from ..models.page_titles import PAGE_ENTITY_TYPE
+from ..models.page_titles import PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
 from .name_dictionary import ContextNames, EntityDictionary, NameIndex
+
+CAPITALISED_TYPES = frozenset({PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ class MentionFinder:
         for text, found in zip(texts, extracted, strict=True):
             entries: dict[str, dict[str, str]] = {}
             for entry, written in known.find(text):
-                if entry.type == PAGE_ENTITY_TYPE and not written_as_name(written, entry.name):
+                if entry.type in CAPITALISED_TYPES and not written_as_name(written, entry.name):
                     continue
                 entries.setdefault(entry.entity_id, _mention(entry.entity_id, entry.name, entry.type))
             for entity in found:

@@ -9,6 +9,12 @@ so what the rest of the file writes is evidence):
   Tests``, ``Support Type``) is typography, not a name, unless it recurs (twice or more in the file) or
   an acronym defines it; a run with a word the file never writes in lower case (``Bryan Hughes``) is a
   name even once.
+- **single names**: one capitalised word standing alone (``Zimbabwe``, ``Harare``), the bridge a
+  two-hop question crosses, only where nothing else explains its capital: within a sentence (never its
+  first word), no capitalised word or acronym beside it (``New Jersey``'s ``Jersey`` is a fragment), a
+  word the file never writes in lower case nor as part of a longer name, no stop word, no month or day,
+  four letters or more. Typed ``single name`` (``SINGLE_NAME_TYPE``): the walk weighs it by how few
+  passages write it.
 - **acronyms**: two to six capitals (``GNOME``), but not shouting (``WITHOUT ANY WARRANTY``: capitals
   next to capitals), an English word in capitals (``NOT``, ``FILE``), code (``CXX=g++``, ``$HOME``), nor
   a generic abbreviation (``API``, ``URL``), unless the file defines it: ``Foreign Function Interface
@@ -27,6 +33,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from ..models.page_titles import SINGLE_NAME_TYPE
 from .entities import FoundEntity
 from .name_dictionary import MIN_NAME_CHARS
 
@@ -63,6 +70,15 @@ SHOUTED = _words(
     """
 )
 """Capitals that are markers or code words, not names."""
+CALENDAR = _words(
+    """
+    january february march april may june july august september october november december monday
+    tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
+    saturdays sundays
+    """
+)
+"""Capitalised words of a date: a name of a kind, but one that bridges nothing."""
+MIN_SINGLE_NAME = 4
 
 
 class NameRules(BaseModel):
@@ -74,6 +90,9 @@ class NameRules(BaseModel):
     connectors: frozenset[str] = CONNECTORS
     generic_acronyms: frozenset[str] = GENERIC_ACRONYMS
     shouted: frozenset[str] = SHOUTED
+    calendar: frozenset[str] = CALENDAR
+    single_names: bool = True
+    """Whether one capitalised word standing alone is a name (the module's docstring says when)."""
     min_recurrences: int = 2
     """How often a run of common words must occur in the file to count as a name."""
     max_acronym: int = 6
@@ -129,9 +148,56 @@ class RuleBasedExtractor:
             # in place of the runs it holds ("Bidirectional Encoder Representations from Transformers").
             expansions = [d for d in defined if not d.isupper() and d in text]
             names = [n for n in names if not any(n != e and n in e for e in expansions)]
+            singles = (
+                self._single_names(text, common, {*names, *expansions}) if self.rules.single_names else []
+            )
             ordered = sorted({*names, *expansions, *acronyms}, key=lambda n: _first(text, n))
-            found.append([FoundEntity(n, "acronym" if n.isupper() else "name") for n in ordered])
+            typed = [FoundEntity(n, "acronym" if n.isupper() else "name") for n in ordered]
+            found.append([*typed, *(FoundEntity(n, SINGLE_NAME_TYPE) for n in singles)])
         return found
+
+    def _single_names(self, text: str, common: set[str], names: set[str]) -> list[str]:
+        """One capitalised word standing alone within a sentence (the module's docstring says when)."""
+        within_names = {w for name in names for w in name.split()}
+        singles: dict[str, None] = {}
+        matches = list(WORD.finditer(text))
+        for i, match in enumerate(matches):
+            word = POSSESSIVE.sub("", match.group())
+            if (
+                len(word) < MIN_SINGLE_NAME
+                or not _capitalised(word)
+                or not word.isalpha()
+                or any(c.isupper() for c in word[1:])  # code's CamelCase: ValueError, PyObject
+                or word.upper() in self.rules.shouted  # None, True, False
+                or _code(text, match)
+                or text[match.end() : match.end() + 1] == "["  # a type's parameters: Callable[...]
+                or word.lower() in common
+                or self._stop(word)
+                or word.lower() in self.rules.calendar
+                or word in within_names
+                or _at_start(text, match.start())
+            ):
+                continue
+            before = matches[i - 1] if i > 0 else None
+            after = matches[i + 1] if i + 1 < len(matches) else None
+            if before is not None and _beside(text, before.end(), match.start()) and _capital(before.group()):
+                continue
+            # "Board of Directors": a connector after a capital makes the word the end of a longer name.
+            if (
+                before is not None
+                and before.group() in self.rules.connectors
+                and i > 1
+                and _capital(matches[i - 2].group())
+            ):
+                continue
+            if (
+                after is not None
+                and _beside(text, match.end(), after.start())
+                and (_capital(after.group()) or after.group() in self.rules.connectors)
+            ):
+                continue
+            singles.setdefault(word)
+        return list(singles)
 
     def _runs(self, text: str, common: set[str]) -> list[_Run]:
         """Runs of capitalised words (connectors inside), trimmed, of two capitalised words or more."""
@@ -336,6 +402,15 @@ FILE_NAME = re.compile(r"\.(?:h|c|cc|cpp|py|md|txt|html?|json|xml|ya?ml|sh|conf)
 def _long_enough(words: Sequence[str]) -> bool:
     """Two capitalised words or more: what a run needs to be a name (connectors aside)."""
     return sum(1 for w in words if _capitalised(w)) >= 2
+
+
+def _beside(text: str, end: int, start: int) -> bool:
+    """Two words with only spaces (or a hyphen) between them: parts of one name if both are capitals."""
+    return text[end:start].strip(" -") == ""
+
+
+def _capital(word: str) -> bool:
+    return word[:1].isupper()
 
 
 def _capitalised(word: str) -> bool:

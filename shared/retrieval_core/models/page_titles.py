@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 
 PAGE_ENTITY_TYPE = "page"
+SINGLE_NAME_TYPE = "single name"
+"""A one-word name a document writes (``documents.name_rules``: "Zimbabwe" where no page is about it):
+found in other texts only where they write it capitalised, as a page's title is."""
 ABOUT_ROLE = "about"
 """The role of the mention a page's chunks carry of the page's own entity."""
 

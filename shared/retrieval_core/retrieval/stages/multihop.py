@@ -8,7 +8,9 @@ top hits (each its normalised score times ``decay`` per rank below the first). O
 the neighbourhood of those pages and of the pages their chunks link to (the question's pages' chunks
 wherever they rank, then the top hits'), ranked by the question among the passages that are about or name
 the followed pages only (the filter inside both arms, k-NN included), and how many of the context's
-passages name each followed page. Scores then spread over that chunk-entity graph in both directions by
+passages name each followed page. The question's own pages' one-word names are followed too ("the
+country where the Bubye River is found" crosses the "Zimbabwe" its page writes, which no page is about),
+weighed by specificity like pages. Scores then spread over that chunk-entity graph in both directions by
 Personalized PageRank (``personalized_pagerank``, ``damping`` the chance to walk on, ``iterations``
 steps), one walk per seed (the walk is linear in its restart, so a seed's own score never comes back to
 it as a hop): each top hit's at its seed weight, the question's pages' together at ``named_weight``. A
@@ -39,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from ...models.hits import Candidate, Hit, Hop, Signal
-from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
+from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
 from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodSearch
 from ...understanding.multihop import asks_through, compares, compares_through
 from ..config import MultiHopConfig
@@ -53,6 +55,9 @@ QUESTION = "question"
 """A hop's ``from_id`` when the question itself names the entity the walk left from."""
 COMPARED_TOP = 5
 """A comparison's named pages are kept within this many hits."""
+FOLLOWED_TYPES = frozenset({PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE})
+"""What a walk crosses: pages, and one-word names ("Zimbabwe" where no page is about it), each by its
+specificity, so a name hundreds of passages write spreads almost nothing."""
 
 N = TypeVar("N", bound=Hashable)
 
@@ -108,11 +113,12 @@ class _Graph:
         return 1.0 / max(1, self.named_by[entity_id])
 
     def pages(self, hit: Hit) -> list[tuple[str, bool]]:
-        """The followed entities ``hit`` names, each with whether it is the hit's own page."""
+        """The followed entities ``hit`` names (pages and one-word names), each with whether it is the
+        hit's own page."""
         return [
             (m.entity_id, m.role == ABOUT_ROLE)
             for m in hit.mentions
-            if m.type == PAGE_ENTITY_TYPE and m.entity_id in self.named_by
+            if m.type in FOLLOWED_TYPES and m.entity_id in self.named_by
         ]
 
 
@@ -143,12 +149,14 @@ class MultiHop:
         for hit in ranked.hits:
             graph.similarity[hit.id] = _alike(hit.signals, scales, config)
         # The question's pages' chunks lead the frontier wherever they rank: a chain leaves from them.
-        frontier = [*_named_pages(ranked.hits, ranked.named).values(), *(graph.chunks[c] for c in seeds)]
+        question_pages = list(_named_pages(ranked.hits, ranked.named).values())
+        frontier = [*question_pages, *(graph.chunks[c] for c in seeds)]
+        bridges = [*question_pages]  # whose one-word names are followed: the chain's first end only
         named = dict(ranked.named)
         round_trips, fetched = 0, 0
         walk: dict[str, float] = {}
         for _ in range(hops - 1):
-            wanted = _followed(frontier, named, graph.named_by, config.entities)
+            wanted = _followed(frontier, bridges, named, graph.named_by, config.entities)
             if not wanted:
                 break
             filters = replace(job.filters, entities=tuple(wanted), size=config.candidates)
@@ -160,7 +168,7 @@ class MultiHop:
             _grow(graph, found.arms, found.named_by, wanted, scales, config)
             walk = self._propagate(graph, named, seeds)
             frontier = [graph.chunks[c] for c in sorted(walk, key=lambda c: -walk[c])[: config.seed_hits]]
-            named = {}  # the question's entities are followed once; later rounds follow the walk
+            named, bridges = {}, []  # the question's entities are followed once; later rounds follow the walk
         hubs = sum(count > config.candidates for count in graph.named_by.values())
         line = (
             f"hops={hops} seeds={len(seeds)} named={len(ranked.named)} entities={len(graph.named_by)} "
@@ -224,13 +232,19 @@ class MultiHop:
 
 
 def _followed(
-    frontier: Sequence[Hit], named: Mapping[str, float], known: Mapping[str, int], cap: int
+    frontier: Sequence[Hit],
+    bridges: Sequence[Hit],
+    named: Mapping[str, float],
+    known: Mapping[str, int],
+    cap: int,
 ) -> list[str]:
-    """The entities to fetch the neighbourhood of: the question's (most confident first), then the
-    pages the frontier names (the best passage's first), none already fetched, at most ``cap``."""
+    """The entities to fetch the neighbourhood of: the question's (most confident first), the pages the
+    frontier names (the best passage's first), then the one-word names of ``bridges`` (the pages the
+    question names: "the country where the Bubye River is found" crosses what the river's page writes),
+    none already fetched, at most ``cap``."""
     wanted = [e for e in sorted(named, key=lambda e: -named[e])]
-    for hit in frontier:
-        wanted += [m.entity_id for m in hit.mentions if m.type == PAGE_ENTITY_TYPE]
+    wanted += [m.entity_id for hit in frontier for m in hit.mentions if m.type == PAGE_ENTITY_TYPE]
+    wanted += [m.entity_id for hit in bridges for m in hit.mentions if m.type == SINGLE_NAME_TYPE]
     return [e for e in dict.fromkeys(wanted) if e not in known][:cap]
 
 
