@@ -174,3 +174,40 @@ def test_a_page_links_back_as_the_dictionary_stood_when_its_batch_was_full() -> 
     assert ahead == in_turn
     names = {m.name for m in in_turn["acme:doc/0.md#0000"].mentions}
     assert "Mercury (planet)" in names  # by its alias, "Mercury", unambiguous until the element came
+
+
+class InterruptedAt(Embedder):
+    """Ctrl-C while the ``at``-th embedding call runs."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self._left = at
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        self._left -= 1
+        if self._left == 0:
+            raise KeyboardInterrupt
+        return super().embed(texts)
+
+
+def test_ctrl_c_while_the_next_batch_embeds_ends_after_the_commit_in_flight_and_the_queue() -> None:
+    index, statuses = MemoryIndex(), MemoryDocumentStatuses()
+    objects = MemoryObjects()
+    keys = _pages(objects)
+    files = DocumentFiles(
+        sink=index,
+        objects=objects,
+        statuses=statuses,
+        embedder=InterruptedAt(6),  # the sixth file: the first batch committing, the fourth and fifth queued
+        vectors=None,
+        mentions=MentionFinder(NoNames(), None),
+        chunking=ChunkingPolicy(),
+        metadata={},
+        naming=index,
+    )
+    with pytest.raises(KeyboardInterrupt), files.batched(files=3, ahead=True):
+        for key in keys:
+            files.created(ObjectRef("b", key, "v1"))
+    recorded = {key: status.status for key, status in statuses.rows["acme"].items()}
+    assert recorded == {f"{n}.md": "indexed" for n in range(5)}  # the sixth was never planned: no record
+    assert len(index.items) == 5
