@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .folder_files import (
+    FolderFile,
     OversizedFileError,
+    Refusal,
     UnsafePathError,
     count_files,
     folder_files,
@@ -172,7 +174,6 @@ def _synced(
     batch: Batch,
 ) -> list[dict[str, Any]]:
     import boto3
-    from retrieval_core.bootstrap import container
 
     from .lambda_runtime import invoke
 
@@ -180,9 +181,7 @@ def _synced(
     s3 = boto3.client("s3")
     prefix = f"contexts/{context_id}/"
     stored = _stored_etags(s3, bucket, prefix)
-    local, refused = folder_files(folder, prefix)  # no link followed, no name S3 cannot take
-    # A file's event reads its sidecar: the listing says which have none, so those cost no request.
-    container().objects.known_absent(bucket, _without_sidecars(local, stored))
+    local, refused = _folder(folder, prefix, bucket, stored)
     # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
     order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
     generation = _generation(context_id) if stored else None
@@ -215,6 +214,19 @@ def _synced(
     _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _folder(
+    folder: Path, prefix: str, bucket: str, stored: Mapping[str, str]
+) -> tuple[dict[str, FolderFile], list[Refusal]]:
+    """The folder's files by key (no link followed, no name S3 cannot take) and its refusals; the object
+    store is told which sidecars neither the folder nor the bucket holds: a file's event reads its
+    sidecar, and a read of one of those then costs no request."""
+    from retrieval_core.bootstrap import container
+
+    local, refused = folder_files(folder, prefix)
+    container().objects.known_absent(bucket, _without_sidecars(local, stored))
+    return local, refused
 
 
 def _without_sidecars(local: Mapping[str, object], stored: Mapping[str, str]) -> list[str]:
