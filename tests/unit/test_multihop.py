@@ -463,3 +463,20 @@ def test_a_one_word_name_no_page_is_about_bridges_two_passages_by_its_specificit
     search = ByName(named_by=named_by)
     MultiHop(Capabilities(search=search), CONFIG)(job(hops=2, text=question), replace(ranked, named={}))
     assert ZIMBABWE not in search.asked[0].entities
+
+
+def test_a_named_page_linking_no_ranked_page_keeps_a_passage_writing_its_one_word_name() -> None:
+    # "the country where the Bubye River is found": the river's page (named, first) links no page,
+    # but writes "Zimbabwe", which the waterfall's passage, seventh by text, writes too: it takes the
+    # fifth place. Asked without the chain, the text's order stays.
+    bubye = "acme:entity/bubye-river"
+    hits = [hit(RIVER, 2.0), *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED)), hit(FALLS, 0.5)]
+    no_walk = CONFIG.model_copy(update={"weight": 0.0})
+    question = "Which waterfall is in the country where the Bubye River is found?"
+    chain = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], {bubye: 1.0})
+    search = LinkedSearch(named_by={ZIMBABWE: 2, bubye: 1})
+    ranked = MultiHop(Capabilities(search=search), no_walk)(job(hops=2), chain).value.hits
+    assert [h.id for h in ranked[:6]] == [RIVER, *COMPARED[:3], FALLS, COMPARED[3]]
+    keywords = replace(chain, text="Bubye River country waterfall")
+    plain = MultiHop(Capabilities(search=search), no_walk)(job(hops=2), keywords).value.hits
+    assert [h.id for h in plain].index(FALLS) == 6

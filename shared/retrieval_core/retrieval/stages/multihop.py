@@ -31,7 +31,9 @@ text ranking's first hit stays first (a walk adds evidence below the answer, nev
 comparison ("which was born first, A or B") keeps the page of every thing it names in the top
 ``COMPARED_TOP``, and a bridge comparison ("which film has the director born first, A or B") each
 chain's other end too: the best ranked page each named page links to; a question asking through a thing
-it names ("the state where X is located") keeps that page's best linked page beside it.
+it names ("the state where X is located") keeps that page's best linked page beside it. A named page
+that links no ranked page has, as its chain's other end, the best ranked passage of another page writing
+one of its one-word names.
 """
 
 from __future__ import annotations
@@ -434,7 +436,8 @@ def _kept(hits: list[Hit], first: Sequence[str], then: Sequence[str]) -> list[Hi
 
 def _chain_ends(hits: Sequence[Hit], pages: Mapping[str, Hit]) -> list[str]:
     """For each named thing's page (``pages``: entity to its best chunk), the best ranked chunk of a page
-    that chunk links to (not a named page): the other end of its chain."""
+    that chunk links to (not a named page), else of another page writing one of its one-word names: the
+    other end of its chain."""
     ends: list[str] = []
     for chunk in pages.values():
         linked = {
@@ -446,6 +449,18 @@ def _chain_ends(hits: Sequence[Hit], pages: Mapping[str, Hit]) -> list[str]:
             (h.id for h in hits if any(m.role == ABOUT_ROLE and m.entity_id in linked for m in h.mentions)),
             None,
         )
+        if end is None:  # no linked page ranked: the best passage writing one of its one-word names
+            bridges = {m.entity_id for m in chunk.mentions if m.type == SINGLE_NAME_TYPE}
+            end = next(
+                (
+                    h.id
+                    for h in hits
+                    if h.id != chunk.id
+                    and page_of(h.id) != page_of(chunk.id)
+                    and any(m.entity_id in bridges for m in h.mentions)
+                ),
+                None,
+            )
         if end is not None and end not in ends:
             ends.append(end)
     return ends
