@@ -5,7 +5,8 @@ keeps what a document handed it."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 from retrieval_core.loading.lines import OversizedLine
@@ -42,8 +43,10 @@ class MemoryObjects:
         self.blobs[(bucket, key)] = body
         return ObjectRef(bucket, key, "v1", '"etag"')
 
-    def known_absent(self, bucket: str, keys: Iterable[str]) -> None:
+    @contextmanager
+    def known_absent(self, bucket: str, keys: Iterable[str]) -> Iterator[None]:
         assert not any((bucket, key) in self.blobs for key in keys), "told absent, but there"
+        yield
 
 
 class RecordingQueue:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any, BinaryIO, cast
 
@@ -28,7 +29,7 @@ class S3ObjectStore:
         self._client = client
         self._held: tuple[ObjectRef, bytes] | None = None
         self._absent: set[tuple[str, str]] = set()
-        """(bucket, key) of objects a sync's listing says are not there (``known_absent``)."""
+        """(bucket, key) of objects a running sync's listing says are not there (``known_absent``)."""
 
     def upload(self, bucket: str, key: str, body: bytes) -> ObjectRef:
         with aws_failures("s3", "put_object"):
@@ -38,8 +39,13 @@ class S3ObjectStore:
         self._absent.discard((bucket, key))
         return ref
 
-    def known_absent(self, bucket: str, keys: Iterable[str]) -> None:
-        self._absent.update((bucket, key) for key in keys)
+    @contextmanager
+    def known_absent(self, bucket: str, keys: Iterable[str]) -> Iterator[None]:
+        self._absent = {(bucket, key) for key in keys}
+        try:
+            yield
+        finally:
+            self._absent = set()  # the container outlives the sync; other writers may add them after it
 
     def _in_hand(self, ref: ObjectRef) -> bytes | None:
         """The bytes of ``ref`` when it is the version this store last uploaded (an ETag or a version id

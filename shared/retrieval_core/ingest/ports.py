@@ -5,6 +5,7 @@ whatever backends it writes to)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, BinaryIO, Protocol
 
 from ..loading.lines import OversizedLine
@@ -40,10 +41,11 @@ class ObjectStore(Protocol):
         (its event's) may be answered from ``body``: the same bytes, not read back."""
         ...
 
-    def known_absent(self, bucket: str, keys: Iterable[str]) -> None:
-        """``keys`` are not in ``bucket``, as its only writer meanwhile knows from its listing (a sync: the
-        sidecars its files do not have): a read of one answers None without a request, until this store
-        uploads it."""
+    def known_absent(self, bucket: str, keys: Iterable[str]) -> AbstractContextManager[None]:
+        """Inside the block, ``keys`` are not in ``bucket``, as its only writer meanwhile knows from its
+        listing (a sync: the sidecars its files do not have): a read of one answers None without a
+        request, until this store uploads it. After the block the store knows nothing of them: another
+        writer may add them then."""
         ...
 
 

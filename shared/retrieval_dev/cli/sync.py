@@ -13,7 +13,8 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -181,52 +182,53 @@ def _synced(
     s3 = boto3.client("s3")
     prefix = f"contexts/{context_id}/"
     stored = _stored_etags(s3, bucket, prefix)
-    local, refused = _folder(folder, prefix, bucket, stored)
-    # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
-    order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
-    generation = _generation(context_id) if stored else None
-    places = _places()
-    results: dict[str, dict[str, Any]] = {}
-    files_done = 0  # counted as they go: summing the results at each file is quadratic in the folder
-    for key in order:
-        try:
-            body = local[key].read(size_bound(key))  # its size first: over the bound, never read
-            status = statuses.get(key[len(prefix) :])
-            same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
-            if same and settled(key, body, status, places.place(key), generation):
-                results[key] = _unsent(results, key, prefix, status)
-            else:
-                _sent(results, key, prefix, invoke("ingest", upload(body, key)), batch)
-        except OversizedFileError as oversized:  # not read, so not sent: no older copy may answer for it
-            if key in stored:
-                _remove(s3, bucket, key)
-            results[key] = _failed_alone(key[len(prefix) :], oversized)
-        except Exception as error:  # one file fails alone, with a reason; the sync goes on
-            results[key] = _failed_alone(key[len(prefix) :], error)
-        if not key.endswith(SIDECAR):
-            files_done += 1
-            if progress is not None:
-                progress(files_done)
-    if delete:
-        for key in sorted(set(stored) - set(local)):
-            _sent(results, key, prefix, _remove(s3, bucket, key), batch)
-    batch.flush()
+    with _folder(folder, prefix, bucket, stored) as (local, refused):
+        # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
+        order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
+        generation = _generation(context_id) if stored else None
+        places = _places()
+        results: dict[str, dict[str, Any]] = {}
+        files_done = 0  # counted as they go: summing the results at each file is quadratic in the folder
+        for key in order:
+            try:
+                body = local[key].read(size_bound(key))  # its size first: over the bound, never read
+                status = statuses.get(key[len(prefix) :])
+                same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
+                if same and settled(key, body, status, places.place(key), generation):
+                    results[key] = _unsent(results, key, prefix, status)
+                else:
+                    _sent(results, key, prefix, invoke("ingest", upload(body, key)), batch)
+            except OversizedFileError as oversized:  # not read, so not sent: no older copy may answer for it
+                if key in stored:
+                    _remove(s3, bucket, key)
+                results[key] = _failed_alone(key[len(prefix) :], oversized)
+            except Exception as error:  # one file fails alone, with a reason; the sync goes on
+                results[key] = _failed_alone(key[len(prefix) :], error)
+            if not key.endswith(SIDECAR):
+                files_done += 1
+                if progress is not None:
+                    progress(files_done)
+        if delete:
+            for key in sorted(set(stored) - set(local)):
+                _sent(results, key, prefix, _remove(s3, bucket, key), batch)
+        batch.flush()
     _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
 
 
+@contextmanager
 def _folder(
     folder: Path, prefix: str, bucket: str, stored: Mapping[str, str]
-) -> tuple[dict[str, FolderFile], list[Refusal]]:
-    """The folder's files by key (no link followed, no name S3 cannot take) and its refusals; the object
-    store is told which sidecars neither the folder nor the bucket holds: a file's event reads its
-    sidecar, and a read of one of those then costs no request."""
+) -> Iterator[tuple[dict[str, FolderFile], list[Refusal]]]:
+    """The folder's files by key (no link followed, no name S3 cannot take) and its refusals; inside the
+    block, the object store knows which sidecars neither the folder nor the bucket holds: a file's event
+    reads its sidecar, and a read of one of those then costs no request."""
     from retrieval_core.bootstrap import container
 
     local, refused = folder_files(folder, prefix)
-    container().objects.known_absent(bucket, _without_sidecars(local, stored))
-    return local, refused
+    with container().objects.known_absent(bucket, _without_sidecars(local, stored)):
+        yield local, refused
 
 
 def _without_sidecars(local: Mapping[str, object], stored: Mapping[str, str]) -> list[str]:
