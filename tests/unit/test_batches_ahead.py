@@ -103,7 +103,8 @@ def test_a_batch_commits_while_the_next_is_planned_and_the_index_holds_what_turn
     read = ReadsTold(lambda key: ahead.go.set() if key == fifth else None)
     ahead_statuses = MemoryDocumentStatuses()
     _pages(read)
-    _synced(_files_reading(read, ahead, ahead_statuses), keys, ahead=True)
+    ahead_files, _, _ = _files_over(ahead, ahead_statuses, read, naming=ahead, clock=lambda: NOON)
+    _synced(ahead_files, keys, ahead=True)
     assert ahead.overlapped is True  # the first batch's load waited while the fifth file was read
     assert threading.current_thread().name not in ahead.threads  # every load on the committing thread
     assert ahead.items == in_turn.items and len(in_turn.items) == len(TOWNS)
@@ -111,23 +112,6 @@ def test_a_batch_commits_while_the_next_is_planned_and_the_index_holds_what_turn
         named = {TOWNS[(n + 2) % len(TOWNS)], TOWNS[(n + 5) % len(TOWNS)]}
         assert named < {m.name for m in ahead.items[f"acme:doc/{n}.md#0000"].mentions}
     assert ahead_statuses.rows == statuses.rows
-
-
-def _files_reading(
-    objects: MemoryObjects, index: MemoryIndex, statuses: MemoryDocumentStatuses
-) -> DocumentFiles:
-    return DocumentFiles(
-        sink=index,
-        objects=objects,
-        statuses=statuses,
-        embedder=Embedder(),
-        vectors=None,
-        mentions=MentionFinder(NoNames(), None),
-        chunking=ChunkingPolicy(),
-        metadata={},
-        naming=index,
-        clock=lambda: NOON,
-    )
 
 
 @pytest.mark.usefixtures("commits_later")

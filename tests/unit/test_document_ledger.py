@@ -202,11 +202,15 @@ def _pages(objects: MemoryObjects) -> list[str]:
 
 
 def _files_over(
-    index: MemoryIndex, statuses: MemoryDocumentStatuses | None = None, **extra: Any
+    index: MemoryIndex,
+    statuses: MemoryDocumentStatuses | None = None,
+    objects: MemoryObjects | None = None,
+    **extra: Any,
 ) -> tuple[DocumentFiles, MemoryObjects, MemoryDocumentStatuses]:
-    """Files whose chunks load into ``index``, their names found by nothing known before (``extra``: the
-    rest of ``DocumentFiles``' parts, a back-link search say)."""
-    objects, statuses = MemoryObjects(), statuses or MemoryDocumentStatuses()
+    """Files whose chunks load into ``index``, their names found by nothing known before (``objects``:
+    the store they are read from, one of their own when not given; ``extra``: the rest of
+    ``DocumentFiles``' parts, a back-link search say)."""
+    objects, statuses = objects or MemoryObjects(), statuses or MemoryDocumentStatuses()
     files = DocumentFiles(
         sink=index,
         objects=objects,
