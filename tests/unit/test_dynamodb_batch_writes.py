@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from retrieval_core.adapters.dynamodb_writer import BATCH_LIMIT, DynamoDBBatchWriter
+from retrieval_core.adapters.dynamodb_writer import BATCH_LIMIT, WRITERS, DynamoDBBatchWriter
 from retrieval_core.adapters.errors import UnprocessedWritesError
 from retrieval_core.adapters.row_ref import RowRef
 
@@ -112,3 +112,47 @@ def test_stale_rows_and_new_rows_go_in_one_round_and_a_key_in_both_keeps_its_put
     assert deleted == {f"s{n}" for n in range(BATCH_LIMIT)}
     assert put == {f"p{n}" for n in range(BATCH_LIMIT)}
     assert len(client.requests) == 2 * BATCH_LIMIT
+
+
+class ThreadNotingDynamoDB(KeepingDynamoDB):
+    """Also keeps the thread each batch was sent from (the objects, so a thread ended and another started
+    with its recycled id still count as two)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[threading.Thread] = set()
+
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        self.threads.add(threading.current_thread())
+        return super().batch_write_item(RequestItems)
+
+
+def test_writes_share_threads_kept_for_the_process_not_a_pool_per_write() -> None:
+    client = ThreadNotingDynamoDB()
+    for _ in range(6):
+        DynamoDBBatchWriter(client).put(rows(WRITERS * BATCH_LIMIT))
+    assert len(client.requests) == 6 * WRITERS * BATCH_LIMIT
+    assert 1 <= len(client.threads) <= WRITERS
+    assert all(thread.is_alive() for thread in client.threads)
+
+
+class FailingDynamoDB(KeepingDynamoDB):
+    """Fails the first batch at once; the others take a while, so they end after the failure."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._first = threading.Event()
+
+    def batch_write_item(self, RequestItems: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        if not self._first.is_set():
+            self._first.set()
+            raise ConnectionError("the first batch")
+        threading.Event().wait(0.05)  # outlasts the failing call, not a timing assertion
+        return super().batch_write_item(RequestItems)
+
+
+def test_a_failed_batch_is_raised_only_once_every_other_batch_has_ended() -> None:
+    client = FailingDynamoDB()
+    with pytest.raises(ConnectionError):
+        DynamoDBBatchWriter(client).put(rows(3 * BATCH_LIMIT))
+    assert len(client.requests) == 2 * BATCH_LIMIT  # nothing still writes behind the caller

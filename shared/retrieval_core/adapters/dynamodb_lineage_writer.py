@@ -6,7 +6,6 @@ it lacks when the card is otherwise unchanged (``WHOLE_ATTRIBUTE``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from . import dynamodb_keys as keys
@@ -20,7 +19,7 @@ from .dynamodb_rows import (
     rows_of,
     stored_manifest,
 )
-from .dynamodb_writer import DynamoDBBatchWriter, partition_rows, read_rows
+from .dynamodb_writer import DynamoDBBatchWriter, in_parallel, partition_rows, read_rows
 from .row_ref import RowRef
 
 if TYPE_CHECKING:
@@ -133,8 +132,7 @@ class DynamoDBLineageWriter:
 
         if not keys_:
             return []
-        with ThreadPoolExecutor(max_workers=min(PARTITION_READERS, len(keys_))) as pool:
-            return list(pool.map(read, keys_))
+        return in_parallel("dynamodb-read", PARTITION_READERS, read, keys_)
 
 
 def _manifest_of(card: dict[str, Any] | None) -> set[str]:

@@ -3,12 +3,19 @@ retrying unprocessed items."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..aws import aws_failures
 from .errors import UnprocessedReadsError, UnprocessedWritesError
 from .row_ref import RowRef
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 BATCH_LIMIT = 25
 MAX_ROUNDS = 8
@@ -16,6 +23,31 @@ WRITERS = 4
 """Batches in flight at once. One call's writes are independent puts (or deletes) of distinct keys, so
 their order does not matter; a chunk's rows then take a quarter of the round trips' time. Four stays
 well inside botocore's pool of ten connections and a small table's write capacity."""
+
+
+def in_parallel(purpose: str, count: int, call: Callable[[T], R], arguments: Sequence[T]) -> list[R]:
+    """``call`` of each argument, up to ``count`` at once, on ``purpose``'s threads; returns (or raises the
+    first failure) once every call has ended, so nothing it started writes on behind its caller (a kill
+    point, a ledger's next step)."""
+    from concurrent.futures import wait
+
+    pool = _workers(purpose, count)
+    calls = [pool.submit(call, argument) for argument in arguments]
+    wait(calls)
+    return [done.result() for done in calls]
+
+
+@cache
+def _workers(purpose: str, count: int) -> ThreadPoolExecutor:
+    """Made on first use and kept for the process's life (a container's, a sync's): a pool made per call
+    started and joined its threads on every write, about a hundred of them in a 300-file sync. The calls
+    never wait on one another, so callers on several threads (a sync's commit thread beside its main
+    thread) share them safely, each waiting for a free thread past ``count`` as its own pool made it.
+    Imported from its own module: a test's stand-in for ``concurrent.futures.ThreadPoolExecutor`` (a
+    sync's commit thread run in turn) is never kept here for the rest of the process."""
+    from concurrent.futures.thread import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=count, thread_name_prefix=purpose)
 
 
 class DynamoDBBatchWriter:
@@ -61,10 +93,8 @@ class DynamoDBBatchWriter:
         latest = list({(table, _key_of(request)): (table, request) for table, request in requests}.values())
         batches = [latest[start : start + BATCH_LIMIT] for start in range(0, len(latest), BATCH_LIMIT)]
         if len(batches) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=min(WRITERS, len(batches))) as pool:
-                failed = [unsent for unsents in pool.map(self._write_batch, batches) for unsent in unsents]
+            sent = in_parallel("dynamodb-write", WRITERS, self._write_batch, batches)
+            failed = [unsent for unsents in sent for unsent in unsents]
         else:
             failed = [unsent for batch in batches for unsent in self._write_batch(batch)]
         if failed:
