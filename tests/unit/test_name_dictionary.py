@@ -8,7 +8,8 @@ from __future__ import annotations
 import resource
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -260,14 +261,42 @@ def test_the_record_of_unsearched_chunks_is_due_when_full_or_old_and_forgets_del
     assert record.due() == {"big"}
 
 
-def test_reads_that_bring_only_names_already_known_come_less_often_until_one_brings_news() -> None:
+def test_a_sync_alone_reads_names_already_known_less_often_until_a_read_brings_news() -> None:
     """A sync alone in its context reads back its own names (added as it wrote them) every few seconds:
     each read that adds nothing doubles the wait, up to a minute; a read that brings another writer's
-    name goes back to every few seconds."""
+    name goes back to every few seconds, and so does the container once the sync ends."""
     source, now = Recent(), [0.0]
     names = ContextNames(source, monotonic=lambda: now[0])
     names.index("c").add([page("c", "Own Page")])  # what this container wrote, added as it went
     source.recent = [page("c", "Own Page"), page("c", "Alpha Ridge")]
+    reads_over = _reads_over(names, source, now)
+    with names.only_writer():
+        assert reads_over(5 + 10 + 20 + 40) == 4  # at 5, 15, 35 and 75 s: each added nothing
+        assert reads_over(5 * name_dictionary.QUIET_RECHECK_SECONDS) == 5  # at most one a minute
+        source.recent.append(page("c", "Beta Ridge"))  # another writer's page
+        assert reads_over(name_dictionary.QUIET_RECHECK_SECONDS) == 1
+        assert names.index("c").get("Beta Ridge") == page("c", "Beta Ridge")
+        assert reads_over(name_dictionary.RECHECK_SECONDS) == 1  # news: every few seconds again
+        assert reads_over(5 + 10 + 20) == 2  # quiet again: 10 then 20 s apart
+    assert reads_over(2 * name_dictionary.RECHECK_SECONDS) == 2  # the sync over: every few seconds
+
+
+def test_a_deployed_container_reads_other_writers_names_every_few_seconds_however_quiet() -> None:
+    """Several containers write one context at a burst's start: a quiet minute must not make this one
+    see another's first names a minute late."""
+    source, now = Recent(), [0.0]
+    names = ContextNames(source, monotonic=lambda: now[0])
+    names.index("c").add([page("c", "Own Page")])
+    source.recent = [page("c", "Own Page")]
+    reads_over = _reads_over(names, source, now)
+    assert reads_over(name_dictionary.QUIET_RECHECK_SECONDS) == 12  # every 5 s, none bringing news
+    source.recent.append(page("c", "Beta Ridge"))  # another container's first page
+    assert reads_over(name_dictionary.RECHECK_SECONDS) == 1
+    assert names.index("c").get("Beta Ridge") == page("c", "Beta Ridge")
+
+
+def _reads_over(names: ContextNames, source: Recent, now: list[float]) -> Callable[[float], int]:
+    """Asks ``names`` for the context each second for ``seconds``; says how many reads that made."""
 
     def reads_over(seconds: float) -> int:
         asked = len(source.asked)
@@ -276,9 +305,38 @@ def test_reads_that_bring_only_names_already_known_come_less_often_until_one_bri
             names.index("c")
         return len(source.asked) - asked
 
-    assert reads_over(5 + 10 + 20 + 40) == 4  # at 5, 15, 35 and 75 s: each added nothing
-    assert reads_over(5 * name_dictionary.QUIET_RECHECK_SECONDS) == 5  # at most one a minute
-    source.recent.append(page("c", "Beta Ridge"))  # another writer's page
-    assert reads_over(name_dictionary.QUIET_RECHECK_SECONDS) == 1
-    assert names.index("c").get("Beta Ridge") == page("c", "Beta Ridge")
-    assert reads_over(name_dictionary.RECHECK_SECONDS) == 1  # news: every few seconds again
+    return reads_over
+
+
+class OnlyWriterFinder(MentionFinder):
+    """Says whether its dictionary was told the process writes alone when it was read."""
+
+    def __init__(self) -> None:
+        super().__init__(Generated(0), None)
+        self.alone = 0
+        self.alone_when_read: list[bool] = []
+
+    @contextmanager
+    def only_writer(self) -> Iterator[None]:
+        self.alone += 1
+        try:
+            yield
+        finally:
+            self.alone -= 1
+
+    def dictionary(self, context_id: str) -> NameIndex:
+        self.alone_when_read.append(self.alone > 0)
+        return super().dictionary(context_id)
+
+
+def test_a_batched_sync_writes_alone_and_an_event_alone_does_not() -> None:
+    finder = OnlyWriterFinder()
+    files, objects, _ = _files(finder, Naming())
+    objects.blobs[("b", "contexts/big/a.md")] = b"# Alpha Ridge\n\nText."
+    objects.blobs[("b", "contexts/big/b.md")] = b"# Beta Ridge\n\nText."
+    files.created(ObjectRef("b", "contexts/big/a.md", "v1"))
+    assert finder.alone_when_read and not any(finder.alone_when_read)
+    finder.alone_when_read.clear()
+    with files.batched():
+        files.created(ObjectRef("b", "contexts/big/b.md", "v1"))
+    assert finder.alone_when_read and all(finder.alone_when_read) and finder.alone == 0

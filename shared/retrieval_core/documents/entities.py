@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,6 +44,12 @@ class MentionFinder:
         """The context's dictionary, indexed by folded name (empty without one): kept across files and
         extended in place by its callers (``name_dictionary.ContextNames``)."""
         return self._dictionary.index(context_id) if self._dictionary else NameIndex()
+
+    @contextmanager
+    def only_writer(self) -> Iterator[None]:
+        """Inside, this process writes its contexts alone (a sync): ``ContextNames.only_writer``."""
+        with self._dictionary.only_writer() if self._dictionary else nullcontext():
+            yield
 
     def mentions(
         self, context_id: str, texts: Sequence[str], known: NameIndex | None = None

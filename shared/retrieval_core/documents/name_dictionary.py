@@ -13,6 +13,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
@@ -138,10 +139,12 @@ RECHECK_SECONDS = 5.0
 """How often a warm container reads the names other writers added (at most once per this, per context):
 a name another container added reaches this one's matching at most this much later, while others write."""
 QUIET_RECHECK_SECONDS = 60.0
-"""The longest wait between two such reads: each read that brings no name this container lacks (what it
-read was its own writes, which it added as it made them) doubles the wait up to this, and one that
-brings any goes back to ``RECHECK_SECONDS``. A sync alone in its context wrote most of what each read
-returns (two minutes of its own items, ``OVERLAP``), read every 5 s: 12% of its main thread."""
+"""The longest wait between two such reads while a sync is its contexts' only writer
+(``ContextNames.only_writer``): each read that brings no name this process lacks (what it read was its
+own writes, which it added as it made them) doubles the wait up to this, and one that brings any goes
+back to ``RECHECK_SECONDS``. Such a sync wrote most of what each read returns (two minutes of its own
+items, ``OVERLAP``), read every 5 s: 12% of its main thread. A deployed container never backs off: at a
+burst's start another container's first names would reach it up to a minute late."""
 OVERLAP = timedelta(minutes=2)
 """How far back before the last read a recent read reaches: an item is stamped when its file is chunked
 and becomes searchable after its load and the index's refresh, so one created before the last read may
@@ -170,7 +173,8 @@ class _Cached:
     checked: float
     """Monotonic time of the last read, whole or recent."""
     wait: float = RECHECK_SECONDS
-    """Seconds until the next recent read (longer while reads bring nothing new)."""
+    """Seconds until the next recent read while a sync is the only writer (longer while reads bring
+    nothing new)."""
 
 
 class ContextNames:
@@ -188,6 +192,18 @@ class ContextNames:
         self._clock = clock
         self._monotonic = monotonic
         self._cached: OrderedDict[str, _Cached] = OrderedDict()
+        self._only_writers = 0
+
+    @contextmanager
+    def only_writer(self) -> Iterator[None]:
+        """Inside, this process writes its contexts alone (a local ``retrieval sync``): reads of what
+        other writers added back off while they bring nothing new (``QUIET_RECHECK_SECONDS``). Outside,
+        every ``RECHECK_SECONDS``, however quiet: a deployed container is one writer among several."""
+        self._only_writers += 1
+        try:
+            yield
+        finally:
+            self._only_writers -= 1
 
     def index(self, context_id: str) -> NameIndex:
         """The context's dictionary, current as of the last ``RECHECK_SECONDS``."""
@@ -197,7 +213,7 @@ class ContextNames:
             started = self._clock()
             cached = _Cached(NameIndex(self._source.entity_names(context_id)), started, now, now)
             self._cached[context_id] = cached
-        elif now - cached.checked >= cached.wait and isinstance(self._source, RecentNames):
+        elif now - cached.checked >= self._wait(cached) and isinstance(self._source, RecentNames):
             started = self._clock()
             news = cached.index.add(self._source.entity_names_since(context_id, cached.read_at - OVERLAP))
             cached.read_at, cached.checked = started, now
@@ -206,3 +222,6 @@ class ContextNames:
         while len(self._cached) > CONTEXTS:
             self._cached.popitem(last=False)
         return cached.index
+
+    def _wait(self, cached: _Cached) -> float:
+        return cached.wait if self._only_writers else RECHECK_SECONDS

@@ -65,6 +65,7 @@ class DocumentFiles:
         """``fields``: where typed sidecar values declare their keys' types for the context (None:
         nowhere, the pool model; the report then says which declaration to add). ``generation``: the
         generation of a context's index now (``index.uuid``; None: no index)."""
+        self._mentions = mentions
         indexer = Indexer(
             objects=objects,
             embedder=embedder,
@@ -112,8 +113,10 @@ class DocumentFiles:
         written a batch at a time, each file's final record only after its chunks) and made searchable
         when a reader needs them (``deferred_refresh``, checked after each commit). A sync of a folder
         applies its files so, with ``records``: every record of its context, read once, and ``ahead``:
-        a batch commits while the next is planned (``Ledger.batched``)."""
+        a batch commits while the next is planned (``Ledger.batched``); the sync is then its contexts'
+        only writer, so reads of other writers' names back off while quiet (``MentionFinder.only_writer``)."""
         with (
+            self._mentions.only_writer(),
             self._writer.deferred_refresh(),
             self._ledger.batched(
                 files, chunks, records, ahead=ahead, committed=self._writer.searchable_when_due
