@@ -14,7 +14,8 @@ Runs of thousands of pages last hours on a shared machine, so both children and 
 a progress line at least every ``PROGRESS_SECONDS`` with the figures so far (files done, files/s, the
 ratio to the embed-only process when it ran first, the first window's cost per file against the latest
 window's): a run stopped early still says what it measured. ``--no-embed-only`` leaves the embed-only
-process out (a ``medium`` run, where only the growth matters); ``--deployed 0`` the handler loop.
+process out; ``--deployed 0`` the handler loop; ``--sync-only`` both (a ``medium`` run, where only the
+sync's growth matters: its hours and no more).
 
 Wall time on a shared machine measures the machine (the load on this one went from 15 to 2 within one
 run), so every figure is also given in CPU seconds (``cpu_meter``): each child's own CPU plus what this
@@ -572,39 +573,12 @@ def _embed_child(folder: Path) -> dict[str, Any]:
 def main() -> None:
     """The two child processes, or ``measure --pages N --deployed M``: the section alone at any size
     (against the running stack), its table printed."""
-    parser = argparse.ArgumentParser(prog="python -m bench.sync_scale")
-    parser.add_argument("what", choices=("sync", "embed", "measure"))
-    parser.add_argument("folder", type=Path, nargs="?")
-    parser.add_argument("--context", default=CONTEXT)
-    parser.add_argument("--pages", type=int, default=PAGES["small"])
-    parser.add_argument("--deployed", type=int, default=DEPLOYED["small"], help="0: no handler loop")
-    parser.add_argument(
-        "--no-embed-only", dest="embed_only", action="store_false", help="Leave the embed-only process out."
-    )
-    parser.add_argument("--no-sync", dest="sync", action="store_false", help="Only the handler loop.")
-    parser.add_argument("--floor", type=float, help="sync: the embed-only process's pages/s, for progress")
-    parser.add_argument(
-        "--embedder",
-        choices=EMBEDDERS,
-        default="model",
-        help="stub: bench.stub_embedder's hash vectors in place of the local model (the growth alone)",
-    )
-    parser.add_argument(
-        "--threads", type=int, help="The local model's intra-op threads in every process (default: its own)"
-    )
+    parser = command_line()
     args = parser.parse_args()
     if args.what == "measure":
         from .workspace import stack_settings
 
-        found = measure(
-            stack_settings(),
-            args.pages,
-            args.deployed,
-            embed_only=args.embed_only,
-            sync=args.sync,
-            embedder=args.embedder,
-            threads=args.threads,
-        )
+        found = measure(stack_settings(), embedder=args.embedder, threads=args.threads, **runs(parser, args))
         print(json.dumps(found))
         print(markdown(found))
         return
@@ -619,6 +593,52 @@ def main() -> None:
             else _embed_child(args.folder)
         )
     print(json.dumps(result))
+
+
+def command_line() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench.sync_scale")
+    parser.add_argument("what", choices=("sync", "embed", "measure"))
+    parser.add_argument("folder", type=Path, nargs="?")
+    parser.add_argument("--context", default=CONTEXT)
+    parser.add_argument("--pages", type=int, default=PAGES["small"])
+    parser.add_argument(
+        "--deployed", type=int, help=f"0: no handler loop (default: {DEPLOYED['small']:,} objects)"
+    )
+    parser.add_argument(
+        "--no-embed-only", dest="embed_only", action="store_false", help="Leave the embed-only process out."
+    )
+    parser.add_argument("--no-sync", dest="sync", action="store_false", help="Only the handler loop.")
+    parser.add_argument(
+        "--sync-only",
+        action="store_true",
+        help="Only the sync (no embed-only process, no handler loop): its growth, first against last "
+        "files, and its links; medium's 1.2x costs the sync's hours alone",
+    )
+    parser.add_argument("--floor", type=float, help="sync: the embed-only process's pages/s, for progress")
+    parser.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="model",
+        help="stub: bench.stub_embedder's hash vectors in place of the local model (the growth alone)",
+    )
+    parser.add_argument(
+        "--threads", type=int, help="The local model's intra-op threads in every process (default: its own)"
+    )
+    return parser
+
+
+def runs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """What ``measure`` runs, from its options (``--sync-only`` with an option that runs more, or with
+    ``--no-sync``, is refused rather than half obeyed)."""
+    if args.sync_only and (args.deployed or not args.sync):
+        parser.error("--sync-only runs the sync alone: drop --deployed and --no-sync")
+    deployed = 0 if args.sync_only else DEPLOYED["small"] if args.deployed is None else args.deployed
+    return {
+        "pages": args.pages,
+        "deployed": deployed,
+        "embed_only": args.embed_only and not args.sync_only,
+        "sync": args.sync,
+    }
 
 
 def _container(settings: Settings, embedder: str, threads: int | None = None) -> Container:

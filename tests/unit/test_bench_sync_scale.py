@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bench.sync_pages import page, titles
-from bench.sync_scale import WINDOW, growth_of, progress_line, titles_in
+from bench.sync_scale import DEPLOYED, WINDOW, command_line, growth_of, progress_line, runs, titles_in
 
 
 def test_growth_compares_the_first_window_with_the_last() -> None:
@@ -56,3 +56,24 @@ def test_the_link_oracle_takes_whole_words_written_one_space_apart() -> None:
         "Kalo Ven Mir",
         "Kalo Ven",
     }
+
+
+def _runs(*options: str) -> dict[str, object]:
+    parser = command_line()
+    return runs(parser, parser.parse_args(["measure", *options]))
+
+
+def test_sync_only_runs_the_sync_alone_and_refuses_an_option_that_runs_more() -> None:
+    """``medium``'s target (last 500 files over first 500) needs the sync alone: no embed-only process
+    and no handler loop, hours of their own at 50,000 pages."""
+    assert _runs("--pages", "50000", "--sync-only") == {
+        "pages": 50_000,
+        "deployed": 0,
+        "embed_only": False,
+        "sync": True,
+    }
+    assert _runs() == {"pages": 6_000, "deployed": DEPLOYED["small"], "embed_only": True, "sync": True}
+    assert _runs("--deployed", "0", "--no-embed-only")["deployed"] == 0
+    for conflicting in (["--deployed", "10"], ["--no-sync"]):
+        with pytest.raises(SystemExit):
+            _runs("--sync-only", *conflicting)
