@@ -144,7 +144,7 @@ def _plain_with_rows(
         rows: dict[str, list[dict[str, Any]]] = {tables.edges: [], tables.lineage: []}
         for item_rows in (rows_of(item, tables) for item in items):
             card_ref, card = item_rows.card
-            manifest = {MANIFEST_ATTRIBUTE: item_rows.manifest(tables)}
+            manifest = {MANIFEST_ATTRIBUTE: item_rows.manifest()}
             for ref, attributes in (*item_rows.owned, (card_ref, {**card, **manifest})):
                 key = {"pk": ref.pk} if ref.sk is None else {"pk": ref.pk, "sk": ref.sk}
                 rows[ref.table].append({**key, **{k: v for k, v in attributes.items() if v is not None}})

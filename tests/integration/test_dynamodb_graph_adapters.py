@@ -41,9 +41,7 @@ def _load(settings: Settings, dynamodb: Any, items: list[Item]) -> None:
     writer = DynamoDBBatchWriter(dynamodb)
     all_rows = [rows_of(item, tables) for item in items]
     writer.put(row for rows in all_rows for row in rows.owned)
-    writer.put(
-        (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: rows.manifest(tables)}) for rows in all_rows
-    )
+    writer.put((rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: rows.manifest()}) for rows in all_rows)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ vouching for a row that is gone (the next write puts the rows whole)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -15,8 +16,11 @@ from retrieval_core.adapters.dynamodb_rows import (
     MANIFEST_ATTRIBUTE,
     TableNames,
     decode_ref,
+    encode_ref,
     manifest_addresses,
+    rows_of,
 )
+from retrieval_core.adapters.row_ref import RowRef
 from retrieval_core.models.item import Item
 from retrieval_core.ports import ItemKey
 
@@ -236,3 +240,32 @@ def test_writes_and_reloads_read_cards_by_key_and_never_query(
     assert dynamodb.queries == 0
     writer.delete_links([ItemKey("acme", "acme:doc/a.md#0000")])
     assert dynamodb.queries == 1
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        RowRef("edges", "acme#acme:page/1", "acme:page/2#acme:doc/a.md#0000"),
+        RowRef("lineage", 'acme#"quoted"\\back\tslash', "card"),
+        RowRef("lineage", "acme#caf\u00e9 \u2013 \U0001d11e", None),
+    ],
+    ids=["edge", "escaped", "non-ascii without sort key"],
+)
+def test_an_address_is_spelled_as_stored_manifests_spell_it(ref: RowRef) -> None:
+    """Manifests written before hold ``json.dumps`` of each address: a reload compares against them."""
+    table = "E" if ref.table == TABLES.edges else "L"
+    assert encode_ref(ref, TABLES) == json.dumps([table, ref.pk, ref.sk])
+    assert decode_ref(encode_ref(ref, TABLES), TABLES) == ref
+
+
+def test_an_items_edge_rows_share_what_they_copy_and_list_their_addresses_in_order() -> None:
+    rows = rows_of(chunk(4), TABLES)
+    assert len(rows.owned) == 4 * 3
+    assert rows.addresses == [encode_ref(ref, TABLES) for ref, _ in rows.owned]
+    assert rows.manifest() == sorted(rows.addresses)
+    shared = {(attrs["status"], attrs["created_at"]) for _, attrs in rows.owned}
+    assert (
+        shared
+        == {("ACTIVE", "2026-03-02T09:00:00Z")}
+        == {(rows.card[1]["status"], rows.card[1]["created_at"])}
+    )

@@ -14,7 +14,6 @@ from .dynamodb_rows import (
     ItemRows,
     TableNames,
     decode_ref,
-    encode_ref,
     manifest_addresses,
     rows_of,
     stored_manifest,
@@ -55,7 +54,7 @@ class DynamoDBLineageWriter:
             ref, attrs = rows.card
             old = old_cards.get(ref)
             previous = _manifest_of(old)
-            manifest = rows.manifest(self._tables)
+            manifest = rows.manifest()
             same = old is not None and self._whole_and_same(old, attrs)
             puts += self._rows_to_put(rows, previous if same else set())
             gone = sorted(previous - set(manifest))
@@ -80,18 +79,20 @@ class DynamoDBLineageWriter:
     def _rows_to_put(self, rows: ItemRows, present: set[str]) -> list[tuple[RowRef, dict[str, Any]]]:
         """The item's rows but the edge rows ``present`` lists. Reverse links are always put: they live
         on the partition of the item they point at, whose deletion removes them whatever card lists them."""
+        if not present:
+            return list(rows.owned)
         edges = self._tables.edges
         return [
             (ref, attrs)
-            for ref, attrs in rows.owned
-            if ref.table != edges or encode_ref(ref, self._tables) not in present
+            for (ref, attrs), address in zip(rows.owned, rows.addresses, strict=True)
+            if ref.table != edges or address not in present
         ]
 
     def discard(self, items: Sequence[Item]) -> None:
         """The cards unsealed first, then every row, each card last in its item's list."""
         item_rows = [rows_of(item, self._tables) for item in items]
         self._writer.put(
-            (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: stored_manifest(rows.manifest(self._tables))})
+            (rows.card[0], {**rows.card[1], MANIFEST_ATTRIBUTE: stored_manifest(rows.manifest())})
             for rows in item_rows
         )
         self._writer.delete(ref for rows in item_rows for ref in rows.refs())

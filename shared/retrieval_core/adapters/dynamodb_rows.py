@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import permutations
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 from ..documents.chunk_items import co_mentioned
@@ -41,9 +42,12 @@ class TableNames:
 class ItemRows:
     card: tuple[RowRef, dict[str, Any]]
     owned: list[tuple[RowRef, dict[str, Any]]]
+    addresses: list[str]
+    """``owned``'s addresses (``encode_ref``), in its order: encoded once, for the manifest and for
+    what a reload leaves out."""
 
-    def manifest(self, tables: TableNames) -> list[str]:
-        return sorted(encode_ref(ref, tables) for ref, _ in self.owned)
+    def manifest(self) -> list[str]:
+        return sorted(self.addresses)
 
     def refs(self) -> list[RowRef]:
         """Every row's address, the card last (it lists the others)."""
@@ -54,6 +58,8 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
     ctx = item.context_id
     owned: list[tuple[RowRef, dict[str, Any]]] = []
     paired = item.entity_ids if item.kind is Kind.PROPOSITION else co_mentioned(item)
+    # What every edge row of the item copies, made once (a chunk naming eight names has 56 edge rows).
+    status, confidence, created_at = str(item.status), _decimal(item.confidence), iso(item.created_at)
     for a, b in permutations(paired, 2):
         owned.append(
             (
@@ -63,9 +69,9 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
                     "from": a,
                     "to": b,
                     "proposition_id": item.id,
-                    "status": str(item.status),
-                    "confidence": _decimal(item.confidence),
-                    "created_at": iso(item.created_at),
+                    "status": status,
+                    "confidence": confidence,
+                    "created_at": created_at,
                 },
             )
         )
@@ -81,9 +87,9 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
         "context_id": ctx,
         "id": item.id,
         "kind": str(item.kind),
-        "status": str(item.status),
-        "confidence": _decimal(item.confidence),
-        "created_at": iso(item.created_at),
+        "status": status,
+        "confidence": confidence,
+        "created_at": created_at,
         "source_ids": item.source_ids,
         # The passage text stays in the search document: the card names the span, not its words.
         "grounding": [g.model_dump(exclude_none=True, exclude={"text"}) for g in item.grounding],
@@ -91,7 +97,7 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
         "contradicts": item.contradicts,
     }
     card = (RowRef(tables.lineage, keys.partition(ctx, item.id), keys.ITEM_CARD), card_attrs)
-    return ItemRows(card=card, owned=owned)
+    return ItemRows(card=card, owned=owned, addresses=[encode_ref(ref, tables) for ref, _ in owned])
 
 
 def stored_manifest(addresses: Iterable[str]) -> bytes:
@@ -112,8 +118,12 @@ def manifest_addresses(value: Any) -> set[str]:
 
 
 def encode_ref(ref: RowRef, tables: TableNames) -> str:
-    """A table-name-independent address, so a renamed table keeps its manifests meaningful."""
-    return json.dumps([_EDGES if ref.table == tables.edges else _LINEAGE, ref.pk, ref.sk])
+    """A table-name-independent address, so a renamed table keeps its manifests meaningful: the JSON
+    array ``json.dumps`` writes (stored manifests hold it), spelled here without building an encoder
+    per row (two of a sync's rows in three are edge rows, each addressed on every write)."""
+    table = _EDGES if ref.table == tables.edges else _LINEAGE
+    sk = "null" if ref.sk is None else encode_basestring_ascii(ref.sk)
+    return f'["{table}", {encode_basestring_ascii(ref.pk)}, {sk}]'
 
 
 def decode_ref(encoded: str, tables: TableNames) -> RowRef:
