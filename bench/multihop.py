@@ -8,8 +8,9 @@ under ``$RETRIEVAL_EVAL_DATA``, else ``../shared/data`` beside the checkout; ski
 absent), each synced as Markdown pages as ``retrieval eval --as-files`` syncs it, every question asked as
 hybrid and as auto interleaved (``top_k`` 10): issue 68's cost bound, auto's p50 at most 2x hybrid's and at
 most two more OpenSearch round trips, with where auto's extra time goes: each kind of round trip's wall
-time per request (hybrid's ``_msearch``; auto's first, with the dictionary lookup in it; its focus arms';
-its walk's fetch) and the load average the run saw."""
+time per request (hybrid's ``_msearch``; auto's first, with the dictionary lookup in it; its focus arms',
+with the walk's first fetch when it was made ahead; its walk's fetch of its own) and the load average the
+run saw."""
 
 from __future__ import annotations
 
@@ -154,10 +155,12 @@ ROUND_TRIPS = {
     "hybrid": "hybrid's _msearch",
     "hybrid_with_names": "auto's first _msearch (the names looked up in it)",
     "focused": "auto's focus arms",
-    "neighbourhood": "auto's walk fetch",
+    "focused_and_neighbourhood": "auto's focus arms with the walk's fetch made ahead",
+    "neighbourhood": "auto's walk fetch (of its own)",
 }
 """The store's calls each mode's round trips are, by what they are in the report: only hybrid calls
-``hybrid``, only auto the others."""
+``hybrid``, only auto the others (its walk fetches on its own only when the fetch made ahead, from
+hybrid's ranking, was not what it asks)."""
 
 
 @contextmanager

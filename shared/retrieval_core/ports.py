@@ -10,7 +10,7 @@ The read side takes the caller's ``context_id`` first: an adapter must apply it 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -144,6 +144,35 @@ class Neighbourhood:
     named_by: Mapping[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class NeighbourhoodAsk:
+    """What one ``NeighbourhoodSearch.neighbourhood`` call asks: the same ask of the same index gives the
+    same neighbourhood, so a walk's fetch made ahead of the walk (in ``auto``'s focus round trip) stands
+    in for it exactly when the walk asks the same (``same``)."""
+
+    text: str
+    vector: tuple[float, ...]
+    filters: SearchFilters
+    depth: int
+
+    def same(self, other: NeighbourhoodAsk) -> bool:
+        """Whether ``other`` asks for the same neighbourhood: every field equal, ``filters.entities`` as a
+        set (the filter selects the items naming any of them, and each one's count is its own)."""
+        unordered = replace(self.filters, entities=other.filters.entities)
+        return (
+            set(self.filters.entities) == set(other.filters.entities)
+            and replace(self, filters=unordered) == other
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Ahead:
+    """A walk's first fetch made ahead of the walk: what was asked and what it found."""
+
+    asked: NeighbourhoodAsk
+    found: Neighbourhood
+
+
 @runtime_checkable
 class NeighbourhoodSearch(Protocol):
     def neighbourhood(
@@ -175,6 +204,12 @@ class QuestionSearch(Protocol):
     def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
         """One arm per part of ``focus`` (``entity``, ``edges``, ``answer``, ``window``, ``valid_now``),
         all in one round trip, each ranked by its text within it; an ``empty`` ``focus`` costs nothing."""
+        ...
+
+    def focused_and_neighbourhood(
+        self, context_id: str, focus: Focus, filters: SearchFilters, depth: int, ask: NeighbourhoodAsk
+    ) -> tuple[ArmResults, Neighbourhood]:
+        """``focused`` and ``NeighbourhoodSearch.neighbourhood`` of ``ask``, in the same round trip."""
         ...
 
 

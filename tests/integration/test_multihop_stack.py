@@ -145,13 +145,42 @@ def test_the_walk_costs_at_most_two_round_trips_more_than_hybrid(
         response = retrieve_body(body | {"text": QUESTION, "top_k": 5})
         costs[name] = store.backend_calls - before
         applied[name] = response["applied"]["multihop"] if name != "hybrid" else None
-    # Auto: hybrid's _msearch with the dictionary lookup, the focus arms of the page the question names
-    # and one walk (its fetch and its pages' counts in one _msearch); three hops walk once more at most.
+    # Auto: hybrid's _msearch with the dictionary lookup, and the focus arms of the page the question
+    # names with the walk's first fetch (its passages and its pages' counts), made ahead as hybrid's
+    # ranking predicts it: right here, so the walk makes no round trip of its own; three hops walk once
+    # more at most.
     assert costs["hybrid"] == 1
-    assert costs["auto"] <= costs["hybrid"] + 2
-    assert "named=1 " in applied["auto"] and applied["auto"].endswith("round_trips=1")
+    assert costs["auto"] == costs["hybrid"] + 1
+    assert "named=1 " in applied["auto"] and applied["auto"].endswith("ahead=used round_trips=0")
     walks = int(applied["auto_three_hops"].rsplit("round_trips=", 1)[1])
-    assert costs["auto_three_hops"] == costs["auto"] - 1 + walks and walks <= 2
+    assert costs["auto_three_hops"] == costs["auto"] + walks and walks <= 1
+
+
+def test_the_walk_s_first_fetch_made_ahead_gives_the_same_hits_as_the_walk_s_own(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    body = {"mode": "auto", "text": QUESTION, "top_k": 5}
+    store = bootstrap.container().store
+    before = store.backend_calls
+    ahead = retrieve_body(body)
+    ahead_cost = store.backend_calls - before
+    config = bootstrap.container().retrieval_config
+    walking = config.model_copy(update={"multihop": config.multihop.model_copy(update={"ahead": False})})
+    with bootstrap.use(bootstrap.Container(settings, overrides={"retrieval_config": walking})):
+        store = bootstrap.container().store
+        before = store.backend_calls
+        own = retrieve_body(body)
+        own_cost = store.backend_calls - before
+    assert ahead["hits"] == own["hits"] and ARCHITECT_CHUNK in [h["id"] for h in own["hits"]]
+    assert ahead_cost == own_cost - 1
+    assert applied_walk(ahead).endswith("ahead=used round_trips=0")
+    assert applied_walk(own).endswith("iterations=6 round_trips=1")
+
+
+def applied_walk(response: dict[str, Any]) -> str:
+    return str(response["applied"]["multihop"])
 
 
 def retrieve_body(body: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from retrieval_core.ports import (
     GraphTraversal,
     NamedEntity,
     Neighbourhood,
+    NeighbourhoodAsk,
     SearchFilters,
     Stored,
     TimeWindow,
@@ -205,6 +206,15 @@ class InMemoryStore(InMemoryLexicalStore):
             for m in i.mentions
         }
         return arms, list(entries)
+
+    def focused_and_neighbourhood(
+        self, context_id: str, focus: Focus, filters: SearchFilters, depth: int, ask: NeighbourhoodAsk
+    ) -> tuple[ArmResults, Neighbourhood]:
+        arms = self.focused(context_id, focus, filters, depth)
+        found = self.neighbourhood(context_id, ask.text, ask.vector, ask.filters, ask.depth)
+        del self.calls[-2:]
+        self.calls.append("focused_and_neighbourhood")
+        return arms, found
 
     def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
         self.calls.append("focused")

@@ -202,3 +202,40 @@ def test_auto_runs_the_deployment_feedback_on_its_text_arms() -> None:
     # The BM25 first pass, then the moved arms with the names, then the focus arms: hybrid's two + one.
     assert store.calls == ["lexical_feedback", "hybrid_with_names", "focused"]
     assert result.applied.expansion_terms
+
+
+LIBRARY_PAGE = mention("acme:entity/kelmscott-library", "Kelmscott Library", "page") | {"role": "about"}
+ARCHITECT_PAGE = mention("acme:entity/ada-smith", "Ada Smith", "page")
+PAGES = [
+    item(
+        "acme:doc/library.md#0000",
+        "The Kelmscott Library is a reading room. Its architect was Ada Smith.",
+        "document",
+        mentions=[LIBRARY_PAGE, ARCHITECT_PAGE],
+    ),
+    item(
+        "acme:doc/smith.md#0000",
+        "Ada Smith came into the world at Whitby.",
+        "document",
+        mentions=[ARCHITECT_PAGE | {"role": "about"}],
+    ),
+    item("acme:doc/hall.md#0000", "The architect of the guild hall was born in York.", "document"),
+]
+
+
+def walked(ahead: bool) -> tuple[Page, InMemoryStore]:
+    store = InMemoryStore(PAGES)
+    config = RetrievalConfig()
+    config = config.model_copy(update={"multihop": config.multihop.model_copy(update={"ahead": ahead})})
+    unpaged = Unpaged(capabilities_of(store, None, FixedEmbedder({}, dimension=2)), ACME, config=config)
+    request = {"mode": "auto", "text": "Where was the architect of the Kelmscott Library born?"}
+    return unpaged.first_page(RetrieveRequest.model_validate(request)), store
+
+
+def test_the_walk_s_first_fetch_rides_in_the_focus_round_trip_when_hybrid_s_ranking_predicts_it() -> None:
+    ahead, store = walked(ahead=True)
+    own, walking = walked(ahead=False)
+    assert store.calls == ["hybrid_with_names", "focused_and_neighbourhood"]
+    assert walking.calls == ["hybrid_with_names", "focused", "neighbourhood"]
+    assert ahead.hits == own.hits and "acme:doc/smith.md#0000" in [h.id for h in own.hits]
+    assert (ahead.applied.multihop or "").endswith("ahead=used round_trips=0")

@@ -48,7 +48,7 @@ def test_the_development_sets_table_shows_each_mode_and_auto_against_hybrid() ->
 
 
 class _Store:
-    """The four calls a development-set run times, each answering its own name."""
+    """The five calls a development-set run times, each answering its own name."""
 
     def hybrid(self) -> str:
         return "hybrid"
@@ -58,6 +58,9 @@ class _Store:
 
     def focused(self) -> str:
         return "focused"
+
+    def focused_and_neighbourhood(self) -> str:
+        return "focused_and_neighbourhood"
 
     def neighbourhood(self) -> str:
         return "neighbourhood"

@@ -15,14 +15,21 @@ from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.page_titles import SINGLE_NAME_TYPE
 from retrieval_core.models.vocabulary import Kind, Status
-from retrieval_core.ports import ENTITY_ARM, Capabilities, Neighbourhood, SearchFilters
+from retrieval_core.ports import ENTITY_ARM, Ahead, Capabilities, Neighbourhood, SearchFilters
 from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
 from retrieval_core.retrieval.plans import FusedPlan, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.stages.base import Job, Ranked
-from retrieval_core.retrieval.stages.multihop import MULTIHOP_ARM, QUESTION, MultiHop, personalized_pagerank
+from retrieval_core.retrieval.stages.multihop import (
+    MULTIHOP_ARM,
+    QUESTION,
+    MultiHop,
+    first_ask,
+    personalized_pagerank,
+    walk_ask,
+)
 from retrieval_core.understanding.multihop import compares, compares_through, reads_as_multihop
 
 K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
@@ -161,6 +168,44 @@ def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
     assert step.notes["multihop"] == (
         "hops=2 seeds=2 named=0 entities=2 hubs=0 fetched=3 linked=2 iterations=2 round_trips=1"
     )
+
+
+def ahead_of(ranking: Ranked, entities: tuple[str, ...], found: Neighbourhood) -> Ranked:
+    """``ranking`` with a walk's first fetch made ahead for ``entities`` (the walk's own ask otherwise)."""
+    ask = walk_ask(job(hops=2), ranking.text, ranking.vector or [], entities, CONFIG)
+    return replace(ranking, ahead=Ahead(ask, found))
+
+
+def test_a_first_fetch_made_ahead_for_the_same_entities_is_used_and_gives_the_same_ranking() -> None:
+    walked = MultiHop(Capabilities(search=LinkedSearch()), CONFIG)(job(hops=2), TEXT_RANKING)
+    fetched = LinkedSearch().neighbourhood("acme", "", [], SearchFilters(entities=(PAGE_K, PAGE_A)), 30)
+    search = LinkedSearch()
+    # The walk asks for K's pages as K names them; ahead of it they were asked in the other order.
+    ahead = ahead_of(TEXT_RANKING, (PAGE_A, PAGE_K), fetched)
+    step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), ahead)
+    assert search.asked == []  # no round trip of its own
+    assert step.value.hits == walked.value.hits
+    assert step.notes["multihop"].endswith("linked=2 iterations=2 ahead=used round_trips=0")
+
+
+def test_a_first_fetch_made_ahead_for_other_entities_is_not_used_the_walk_fetches_its_own() -> None:
+    walked = MultiHop(Capabilities(search=LinkedSearch()), CONFIG)(job(hops=2), TEXT_RANKING)
+    search = LinkedSearch()
+    wrong = LinkedSearch().neighbourhood("acme", "", [], SearchFilters(entities=(PAGE_K,)), 30)
+    step = MultiHop(Capabilities(search=search), CONFIG)(
+        job(hops=2), ahead_of(TEXT_RANKING, (PAGE_K,), wrong)
+    )
+    assert [f.entities for f in search.asked] == [(PAGE_K, PAGE_A)]
+    assert step.value.hits == walked.value.hits
+    assert step.notes["multihop"].endswith("ahead=missed round_trips=1")
+
+
+def test_the_walk_s_first_ask_is_what_auto_asks_ahead() -> None:
+    ask = first_ask(job(hops=2), TEXT_RANKING.hits, {}, TEXT_RANKING.text, [1.0, 0.0], CONFIG)
+    search = LinkedSearch()
+    MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), TEXT_RANKING)
+    assert ask is not None and ask.filters == search.asked[0] and ask.depth == CONFIG.candidates
+    assert first_ask(job(hops=2), [hit(D, 1.0)], {}, "x", [1.0, 0.0], CONFIG) is None  # nothing to follow
 
 
 def test_relative_similarity_gives_an_entity_s_likeliest_passage_its_full_weight() -> None:

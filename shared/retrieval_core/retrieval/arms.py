@@ -17,6 +17,7 @@ from typing import TypeVar
 from ..backend_calls import concurrently
 from ..models.hits import Candidate, Hit
 from ..ports import Capabilities, FeedbackHit, HybridSearch, SearchFilters
+from .config import MultiHopConfig
 from .errors import CapabilityMissingError
 from .feedback import FeedbackOptions, FeedbackText
 from .plans import AutoPlan, EmbeddedPlan, EntityPlan, GraphWalkPlan, TemporalPlan, plan_as
@@ -168,9 +169,14 @@ class HybridArms(_Embedding):
 
 
 class AutoArms(HybridArms):
-    """Hybrid's arms (and its feedback) with the question read first: ``retrieval.auto``."""
+    """Hybrid's arms (and its feedback) with the question read first: ``retrieval.auto``. ``walk``: the
+    multi-hop stage's config, whose first fetch auto may make ahead of the walk."""
 
     name = "auto"
+
+    def __init__(self, capabilities: Capabilities, walk: MultiHopConfig) -> None:
+        super().__init__(capabilities)
+        self._walk = walk
 
     def check(self, job: Job) -> None:
         require(self._can.question, "auto")
@@ -179,12 +185,13 @@ class AutoArms(HybridArms):
     def search(self, job: Job, query: SearchQuery) -> Step[Searched]:
         # Reading a question (``understanding``) is imported by the first auto request, not by a
         # container that serves other modes: about 15 ms of a cold start.
-        from .auto import auto_arms
+        from .auto import auto_arms, walk_ahead
 
         store, depth = require(self._can.question, "auto"), self.depth(job)
         vector = self.vector(job, query)
         plan = plan_as(job.plan, AutoPlan)
-        read = auto_arms(store, job.context_id, plan, vector, job.filters, depth, query.expansion)
+        ahead = partial(walk_ahead, job, query.text, vector, depth, self._walk) if self._walks(job) else None
+        read = auto_arms(store, job.context_id, plan, vector, job.filters, depth, query.expansion, ahead)
         searched = Searched(
             read.arms,
             asked=depth,
@@ -193,8 +200,20 @@ class AutoArms(HybridArms):
             kind_weights=read.kind_weights,
             vector=vector,
             named=read.named,
+            ahead=read.ahead,
         )
         return Step(searched, {"inferred": read.inferred})
+
+    def _walks(self, job: Job) -> bool:
+        """Whether a walk follows the hits as fused here (a rerank reorders them first), so its first
+        fetch is worth asking ahead."""
+        hops = plan_as(job.plan, AutoPlan).hops
+        return (
+            self._walk.ahead
+            and hops > 1
+            and self._can.neighbourhood is not None
+            and not job.query.tuning.reranks
+        )
 
 
 class EntityArm(_NoFeedback):

@@ -23,7 +23,7 @@ up) and one more when the question names something.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -36,9 +36,11 @@ from ..ports import (
     ENTITY_ARM,
     VALID_NOW_ARM,
     WINDOW_ARM,
+    Ahead,
     ArmResults,
     Expansion,
     Focus,
+    NeighbourhoodAsk,
     QuestionSearch,
     SearchFilters,
     TimeWindow,
@@ -46,8 +48,14 @@ from ..ports import (
 from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from ..understanding.wording import content_words
+from .config import MultiHopConfig
+from .fusion import built
 from .plans import AutoPlan
 from .responses import Inference
+from .stages.base import Job, Searched
+from .stages.cut import weighed_and_cut
+from .stages.fusion import fused
+from .stages.multihop import first_ask
 
 ARM_WEIGHTS: dict[str, float] = {
     ENTITY_ARM: 0.6,
@@ -64,13 +72,20 @@ confidence of what it came from. Tuned on the dev half of data/agent-questions (
 class AutoSearched:
     """What reading the question added to hybrid: every arm to fuse (hybrid's two and the focus arms),
     the focus arms' weights, the kind weights, the inferences to report, and the entities the question
-    names as pages with how sure each link is (a multi-hop walk starts from them)."""
+    names as pages with how sure each link is (a multi-hop walk starts from them), and the walk's first
+    fetch when it was made ahead."""
 
     arms: dict[str, Sequence[Candidate]]
     arm_weights: dict[str, float]
     kind_weights: dict[Kind, float]
     inferred: list[Inference]
     named: dict[str, float] = field(default_factory=dict)
+    ahead: Ahead | None = None
+
+
+WalkAhead = Callable[[ArmResults, Mapping[Kind, float], Mapping[str, float]], NeighbourhoodAsk | None]
+"""What a walk's first fetch will ask, predicted from hybrid's arms, the kind weights and the named
+pages (``walk_ahead``); None: nothing to ask ahead."""
 
 
 def auto_arms(
@@ -81,18 +96,45 @@ def auto_arms(
     filters: SearchFilters,
     depth: int,
     expansion: Expansion = (),
+    ahead: WalkAhead | None = None,
 ) -> AutoSearched:
     """Hybrid's arms and the dictionary in one ``_msearch``, the question read against the names, and
-    the arms of what it names in one more (none when nothing is named)."""
+    the arms of what it names in one more (none when nothing is named). With ``ahead`` (a walk follows)
+    and an entity to focus on, that round trip also fetches the walk's first neighbourhood as predicted
+    from hybrid's ranking: the walk uses it when it asks exactly that, and fetches again when not."""
     text = plan.text
     base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth, expansion)
     now = plan.now or datetime.now(UTC)
     reading = read(text, dictionary, now) if plan.infer else Reading()
     focus, weights, inferred = understood(plan, reading)
-    focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
     kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
     named = _pages(reading) if plan.entity_id is None else {}
-    return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred, named)
+    ask = ahead(base, kinds, named) if ahead is not None and focus.entity_ids else None
+    fetched: Ahead | None = None
+    if ask is not None:
+        focused, found = store.focused_and_neighbourhood(context_id, focus, filters, depth, ask)
+        fetched = Ahead(ask, found)
+    else:
+        focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
+    return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred, named, fetched)
+
+
+def walk_ahead(
+    job: Job,
+    text: str,
+    vector: Sequence[float],
+    depth: int,
+    config: MultiHopConfig,
+    base: ArmResults,
+    kinds: Mapping[Kind, float],
+    named: Mapping[str, float],
+) -> NeighbourhoodAsk | None:
+    """The walk's first fetch as it would be asked from hybrid's ranking (``base`` fused, weighed and
+    cut as the pipeline does, without the focus arms): the walk's own ranking has the focus arms too, so
+    this is a guess, right when the two rankings' top hits and named pages' chunks agree."""
+    searched = Searched(base.arms, asked=depth, fuse=True, kind_weights=kinds)
+    pool = weighed_and_cut(job, fused(job, searched).value).value
+    return first_ask(job, built(pool.fused), named, text, vector, config)
 
 
 def _pages(reading: Reading) -> dict[str, float]:

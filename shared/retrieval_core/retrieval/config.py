@@ -147,6 +147,12 @@ class MultiHopConfig(BaseModel):
     keep_first: bool = Field(
         default=True, description="The text ranking's first hit stays first: a walk never displaces it."
     )
+    ahead: bool = Field(
+        default=True,
+        description="auto fetches the walk's first neighbourhood in its focus arms' round trip, as predicted "
+        "from hybrid's ranking; the walk uses it only when it asks exactly that (the same results, one round "
+        "trip fewer), else fetches as without it.",
+    )
 
 
 class RetrievalConfig(BaseModel):

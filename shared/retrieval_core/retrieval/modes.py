@@ -81,7 +81,7 @@ MODES = Modes.of(
     ModeSpec(Mode.LEXICAL, lexical_plan, lambda capabilities, config: LexicalArm(capabilities)),
     ModeSpec(Mode.VECTOR, vector_plan, lambda capabilities, config: VectorArm(capabilities)),
     ModeSpec(Mode.HYBRID, hybrid_plan, lambda capabilities, config: HybridArms(capabilities)),
-    ModeSpec(Mode.AUTO, auto_plan, lambda capabilities, config: AutoArms(capabilities)),
+    ModeSpec(Mode.AUTO, auto_plan, lambda capabilities, config: AutoArms(capabilities, config.multihop)),
     ModeSpec(Mode.ENTITY, entity_plan, lambda capabilities, config: EntityArm(capabilities)),
     ModeSpec(Mode.TEMPORAL, temporal_plan, lambda capabilities, config: TemporalArm(capabilities)),
     ModeSpec(

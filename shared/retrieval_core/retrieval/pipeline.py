@@ -157,7 +157,9 @@ class RankingPipeline:
         notes.update(searched.notes)
         pool = _through(self._pool_stages, job, _noted(fused(job, searched.value), notes), notes)
         vector = searched_vector(searched, text)
-        first = Ranked(built(pool.fused), pool.arms, text.text, vector, searched.value.named)
+        first = Ranked(
+            built(pool.fused), pool.arms, text.text, vector, searched.value.named, searched.value.ahead
+        )
         ranked = _through(self._hit_stages, job, first, notes)
         return ranked, pool, notes
 

@@ -37,6 +37,7 @@ from ...ports import (
     Focus,
     NamedEntity,
     Neighbourhood,
+    NeighbourhoodAsk,
     SearchFilters,
     Stored,
     TimeWindow,
@@ -122,12 +123,18 @@ class OpenSearchStore:
     ) -> Neighbourhood:
         """Hybrid's arms among the items naming ``filters.entities`` and how many name each entity, in
         the same ``_msearch`` (the filter inside every body, k-NN included)."""
-        lexical, vector_result, counts = self._msearch(
-            context_id,
-            queries.lexical_body(context_id, text, filters, depth),
-            self._knn(context_id, vector, filters, depth),
-            question_queries.named_by_body(context_id, filters),
-        )
+        ask = NeighbourhoodAsk(text, tuple(vector), filters, depth)
+        return self._neighbourhood(self._msearch(context_id, *self._neighbourhood_bodies(context_id, ask)))
+
+    def _neighbourhood_bodies(self, context_id: str, ask: NeighbourhoodAsk) -> list[dict[str, Any]]:
+        return [
+            queries.lexical_body(context_id, ask.text, ask.filters, ask.depth),
+            self._knn(context_id, ask.vector, ask.filters, ask.depth),
+            question_queries.named_by_body(context_id, ask.filters),
+        ]
+
+    def _neighbourhood(self, results: Sequence[dict[str, Any]]) -> Neighbourhood:
+        lexical, vector_result, counts = results
         buckets = counts.get("aggregations", {}).get("named_by", {}).get("buckets", [])
         arms = self._hybrid_arms(lexical, vector_result).arms
         return Neighbourhood(arms, {b["key"]: int(b["doc_count"]) for b in buckets})
@@ -158,7 +165,21 @@ class OpenSearchStore:
         if focus.empty:
             return ArmResults()
         bodies = question_queries.focus_bodies(context_id, focus, filters, depth)
-        results = self._msearch(context_id, *bodies.values())
+        return self._focus_arms(focus, bodies, self._msearch(context_id, *bodies.values()))
+
+    def focused_and_neighbourhood(
+        self, context_id: str, focus: Focus, filters: SearchFilters, depth: int, ask: NeighbourhoodAsk
+    ) -> tuple[ArmResults, Neighbourhood]:
+        """The focus arms and a walk's fetch asked ahead of the walk, in one ``_msearch``."""
+        bodies = question_queries.focus_bodies(context_id, focus, filters, depth) if not focus.empty else {}
+        walk = self._neighbourhood_bodies(context_id, ask)
+        results = self._msearch(context_id, *bodies.values(), *walk)
+        arms = self._focus_arms(focus, bodies, results[: len(bodies)]) if bodies else ArmResults()
+        return arms, self._neighbourhood(results[len(bodies) :])
+
+    def _focus_arms(
+        self, focus: Focus, bodies: dict[str, dict[str, Any]], results: Sequence[dict[str, Any]]
+    ) -> ArmResults:
         rank_only = not self._layout.siloed
         return ArmResults(
             arms={

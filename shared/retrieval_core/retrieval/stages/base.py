@@ -15,7 +15,7 @@ from typing import Generic, Literal, Protocol, TypedDict, TypeVar
 
 from ...models.hits import Candidate, Hit
 from ...models.vocabulary import Kind
-from ...ports import Expansion, SearchFilters
+from ...ports import Ahead, Expansion, SearchFilters
 from ..feedback import FeedbackOptions, FeedbackText
 from ..fusion import Fused
 from ..plans import Plan, PreparedQuery
@@ -87,6 +87,9 @@ class Searched:
     """The query vector the arms searched with, when they had one (later stages search with it too)."""
     named: Mapping[str, float] = field(default_factory=dict)
     """The entities the question names (auto), each with how sure its link is: a walk starts there."""
+    ahead: Ahead | None = None
+    """A walk's first fetch, made ahead of the walk in the same round trip as auto's focus arms (the
+    walk uses it only if it asks exactly that)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,8 @@ class Ranked:
     vector: list[float] | None = None
     named: Mapping[str, float] = field(default_factory=dict)
     """The entities the question names, by link confidence (``Searched.named``)."""
+    ahead: Ahead | None = None
+    """``Searched.ahead``."""
 
 
 class Arms(Protocol):

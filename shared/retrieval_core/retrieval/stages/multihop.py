@@ -44,7 +44,7 @@ from typing import TypeVar
 
 from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
-from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodSearch
+from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodAsk, NeighbourhoodSearch
 from ...understanding.multihop import asks_through, compares, compares_through
 from ..config import MultiHopConfig
 from ..plans import AutoPlan, FusedPlan, plan_as
@@ -150,22 +150,25 @@ class MultiHop:
         graph = _Graph({h.id: h for h in ranked.hits}, {}, {}, {})
         for hit in ranked.hits:
             graph.similarity[hit.id] = _alike(hit.signals, scales, config)
-        # The question's pages' chunks lead the frontier wherever they rank: a chain leaves from them.
-        question_pages = list(_named_pages(ranked.hits, ranked.named).values())
-        frontier = [*question_pages, *(graph.chunks[c] for c in seeds)]
-        bridges = [*question_pages]  # whose one-word names are followed: the chain's first end only
+        frontier, bridges = _first_frontier(ranked.hits, ranked.named, config)
         named = dict(ranked.named)
-        round_trips, fetched = 0, 0
+        fetches, round_trips, fetched = 0, 0, 0
+        ahead = "" if ranked.ahead is None else "ahead=missed "  # a first fetch made ahead, used or not
         walk: dict[str, float] = {}
         for _ in range(hops - 1):
             wanted = _followed(frontier, bridges, named, graph.named_by, config.entities)
             if not wanted:
                 break
-            filters = replace(job.filters, entities=tuple(wanted), size=config.candidates)
-            found = search.neighbourhood(
-                job.context_id, ranked.text, ranked.vector or [], filters, config.candidates
-            )
-            round_trips += 1
+            ask = walk_ask(job, ranked.text, ranked.vector or [], wanted, config)
+            if not fetches and ranked.ahead is not None and ranked.ahead.asked.same(ask):
+                found, ahead = (
+                    ranked.ahead.found,
+                    "ahead=used ",
+                )  # exactly what this round asks: no round trip
+            else:
+                found = search.neighbourhood(job.context_id, ask.text, ask.vector, ask.filters, ask.depth)
+                round_trips += 1
+            fetches += 1
             fetched += sum(len(c) for c in found.arms.values())
             _grow(graph, found.arms, found.named_by, wanted, scales, config)
             walk = self._propagate(graph, named, seeds)
@@ -175,9 +178,9 @@ class MultiHop:
         line = (
             f"hops={hops} seeds={len(seeds)} named={len(ranked.named)} entities={len(graph.named_by)} "
             f"hubs={hubs} fetched={fetched} linked={{linked}} iterations={config.iterations} "
-            f"round_trips={round_trips}"
+            f"{ahead}round_trips={round_trips}"
         )
-        if not round_trips:  # nothing to follow (no page links): the ranking as it was
+        if not fetches:  # nothing to follow (no page links): the ranking as it was
             return Step(ranked, {"multihop": line.format(linked=0)})
         found_links = self._linked(graph, ranked.named, seeds, walk)
         merged = _merged(ranked.hits, base, found_links, config)
@@ -231,6 +234,40 @@ class MultiHop:
             )
             linked[hit_id] = Linked(graph.chunks[hit_id], score, (hop,))
         return linked
+
+
+def _first_frontier(
+    hits: Sequence[Hit], named: Mapping[str, float], config: MultiHopConfig
+) -> tuple[list[Hit], list[Hit]]:
+    """The walk's first frontier (the question's pages' chunks wherever they rank, then the top hits:
+    a chain leaves from them) and its bridges (whose one-word names are followed: the question's pages'
+    chunks, the chain's first end only)."""
+    question_pages = list(_named_pages(hits, named).values())
+    return [*question_pages, *hits[: config.seed_hits]], question_pages
+
+
+def walk_ask(
+    job: Job, text: str, vector: Sequence[float], wanted: Sequence[str], config: MultiHopConfig
+) -> NeighbourhoodAsk:
+    """One round of the walk's fetch: the passages naming ``wanted``, ranked by the question,
+    ``candidates`` per arm."""
+    filters = replace(job.filters, entities=tuple(wanted), size=config.candidates)
+    return NeighbourhoodAsk(text, tuple(vector), filters, config.candidates)
+
+
+def first_ask(
+    job: Job,
+    hits: Sequence[Hit],
+    named: Mapping[str, float],
+    text: str,
+    vector: Sequence[float],
+    config: MultiHopConfig,
+) -> NeighbourhoodAsk | None:
+    """What the walk's first round would fetch if it walked from ``hits`` (None: nothing to follow):
+    ``auto`` asks it ahead of the walk, from hybrid's ranking, in its focus arms' round trip."""
+    frontier, bridges = _first_frontier(hits, named, config)
+    wanted = _followed(frontier, bridges, named, {}, config.entities)
+    return walk_ask(job, text, vector, wanted, config) if wanted else None
 
 
 def _followed(
