@@ -207,7 +207,8 @@ def _files_over(
     objects: MemoryObjects | None = None,
     **extra: Any,
 ) -> tuple[DocumentFiles, MemoryObjects, MemoryDocumentStatuses]:
-    """Files whose chunks load into ``index``, their names found by nothing known before (``objects``:
+    """Files whose chunks load into ``index``, their names found by nothing known before unless ``extra``
+    gives ``mentions`` (``objects``:
     the store they are read from, one of their own when not given; ``extra``: the rest of
     ``DocumentFiles``' parts, a back-link search say)."""
     objects, statuses = objects or MemoryObjects(), statuses or MemoryDocumentStatuses()
@@ -217,10 +218,9 @@ def _files_over(
         statuses=statuses,
         embedder=Embedder(),
         vectors=None,
-        mentions=MentionFinder(NoNames(), None),
         chunking=ChunkingPolicy(),
         metadata={},
-        **extra,
+        **({"mentions": MentionFinder(NoNames(), None)} | extra),
     )
     return files, objects, statuses
 

@@ -23,6 +23,8 @@ from .chunk_items import FILE_ENTITY_TYPE
 from .entities import written_as_name
 from .name_dictionary import WORD, NameIndex, fold
 
+Mentions = list[dict[str, str]]
+
 BACKLINKS_PER_PAGE = 200
 """Chunks one page's title re-links at most (a title every page names is no bridge worth the writes)."""
 
@@ -43,20 +45,44 @@ def backlinked(
     index = NameIndex(NamedEntity(title_entry.entity_id, name, "") for name in names)
     items = []
     for source in sources:
-        text = str(source.get("text", ""))
-        if not any(written_as_name(found, title_entry.name) for _, found in index.find(text)):
+        if not names_page(str(source.get("text", "")), title_entry, index):
             continue
-        # A mention of the same id found before the page existed (an extracted name) becomes the page's.
-        mentions = [m for m in source.get("mentions", []) if m.get("entity_id") != title_entry.entity_id]
-        own = sum(1 for m in mentions if m.get("type") == FILE_ENTITY_TYPE or m.get("role") == ABOUT_ROLE)
-        added = {"entity_id": title_entry.entity_id, "name": title_entry.name[:256], "type": title_entry.type}
         item = {key: value for key, value in source.items() if value is not None}
-        item["mentions"] = [*mentions[:own], added, *mentions[own:]][: LIMITS.mentions]
+        item["mentions"] = with_page_mention(source.get("mentions", []), title_entry)
         try:
             items.append(Item.model_validate(item))
         except ValidationError:
             continue
     return items
+
+
+def names_page(text: str, title_entry: NamedEntity, index: NameIndex) -> bool:
+    """Whether ``text`` names the page as a name (one of ``index``'s names, capitalised as its title is)."""
+    return any(written_as_name(found, title_entry.name) for _, found in index.find(text))
+
+
+def with_page_mention(
+    mentions: Sequence[Mapping[str, str]], title_entry: NamedEntity
+) -> list[dict[str, str]]:
+    """A chunk's mentions with the page's added right after the chunk's own (its file, its page), so the
+    graph pairs it: a mention of the same id found before the page existed (an extracted name) becomes
+    the page's."""
+    kept = [dict(m) for m in mentions if m.get("entity_id") != title_entry.entity_id]
+    own = sum(1 for m in kept if m.get("type") == FILE_ENTITY_TYPE or m.get("role") == ABOUT_ROLE)
+    added = {"entity_id": title_entry.entity_id, "name": title_entry.name[:256], "type": title_entry.type}
+    return [*kept[:own], added, *kept[own:]][: LIMITS.mentions]
+
+
+def without_page_mention(
+    mentions: Sequence[Mapping[str, str]], title_entry: NamedEntity
+) -> list[dict[str, str]]:
+    """A chunk's mentions less the page's as ``with_page_mention`` adds it (not a page's own ``about``)."""
+    added = (title_entry.entity_id, title_entry.name[:256], title_entry.type)
+    return [
+        dict(m)
+        for m in mentions
+        if (m.get("entity_id"), m.get("name"), m.get("type")) != added or m.get("role") is not None
+    ]
 
 
 UNSEARCHED_CHUNKS = 2_000

@@ -110,6 +110,10 @@ class NameIndex:
                 copy._longest_from[first] = max(words, copy._longest_from.get(first, 0))
         return copy
 
+    def knows(self, name: str) -> bool:
+        """Whether ``name`` (folded) is a key here at all, an ambiguous one included."""
+        return fold(name) in self._entries
+
     def get(self, name: str) -> NamedEntity | None:
         """The one entity ``name`` (folded) names, if the dictionary knows exactly one."""
         return self._entries.get(fold(name))

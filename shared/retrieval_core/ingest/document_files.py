@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from ..documents.entities import MentionFinder
+from ..documents.expected_pages import ExpectedPages
 from ..documents.formats import document_of_sidecar, format_of, is_lines, is_sidecar, skip_reason
 from ..documents.limits import DOCUMENT_LIMITS, DocumentLimits
 from ..documents.policy import ChunkingPolicy
@@ -108,18 +109,26 @@ class DocumentFiles:
         records: Mapping[str, Mapping[str, DocumentStatus]] | None = None,
         *,
         ahead: bool = False,
+        expected: ExpectedPages | None = None,
     ) -> Iterator[Batch]:
         """Files applied inside are committed together (``ledger.Batch``: their records, chunks and rows
         written a batch at a time, each file's final record only after its chunks) and made searchable
         when a reader needs them (``deferred_refresh``, checked after each commit). A sync of a folder
         applies its files so, with ``records``: every record of its context, read once, and ``ahead``:
         a batch commits while the next is planned (``Ledger.batched``); the sync is then its contexts'
-        only writer, so reads of other writers' names back off while quiet (``MentionFinder.only_writer``)."""
+        only writer, so reads of other writers' names back off while quiet (``MentionFinder.only_writer``),
+        and ``expected``: the pages it will index, so a chunk naming one ahead mentions it at its first
+        write, not by a back-link (``documents.expected_pages``)."""
         with (
             self._mentions.only_writer(),
             self._writer.deferred_refresh(),
             self._ledger.batched(
-                files, chunks, records, ahead=ahead, committed=self._writer.searchable_when_due
+                files,
+                chunks,
+                records,
+                ahead=ahead,
+                committed=self._writer.searchable_when_due,
+                expected=expected,
             ) as batch,
         ):
             yield batch

@@ -18,6 +18,7 @@ from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items, head
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder
 from ..documents.errors import DocumentRejectedError, DocumentSkippedError
+from ..documents.expected_pages import ExpectedPages
 from ..documents.file_budget import FileBudget
 from ..documents.formats import DocumentFormat, sidecar_of
 from ..documents.limits import DocumentLimits
@@ -78,6 +79,8 @@ class Indexer:
         self._fields = fields
         self._clock = clock
         self._monotonic = monotonic
+        self.expected: ExpectedPages | None = None
+        """The pages a sync indexes ahead of the file being planned (``Ledger.batched``), if any."""
 
     def budget(self) -> FileBudget:
         """One file's budget, started now: from its bytes to the index."""
@@ -113,11 +116,19 @@ class Indexer:
         known = self._mentions.dictionary(file.context_id)
         title = page_title(chunks)
         mentions = self._chunk_mentions(file, chunks, title, known)
+        # A sync's pages still ahead that a chunk names: mentioned now, not back-linked later. Not added
+        # to the dictionary: until its file is planned, a page is mentioned only so (the same everywhere).
+        expected = self.expected
+        linked = (
+            mentions
+            if expected is None
+            else expected.linked(file.context_id, [chunk.text for chunk in chunks], mentions, known)
+        )
         items = chunk_items(
             file,
             chunks,
             metadata=dict(sidecar.metadata),
-            mentions=mentions,
+            mentions=linked,
             vectors=vectors,
             created_at=self._clock(),
         )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..documents.chunk_items import FileRef
 from ..documents.errors import ChunkingConfigError, DocumentRejectedError, DocumentSkippedError
+from ..documents.expected_pages import ExpectedPages
 from ..documents.formats import DocumentFormat, format_of, skip_reason
 from ..documents.limits import DocumentLimits
 from ..documents.policy import ChunkingPolicy
@@ -168,6 +169,7 @@ class Ledger:
         self._generation = generation
         """The generation of a context's index now (``index.uuid``; None: no index)."""
         self._batch: Batch | None = None
+        self._expected: ExpectedPages | None = None
 
     @contextmanager
     def batched(
@@ -178,6 +180,7 @@ class Ledger:
         *,
         ahead: bool = False,
         committed: Callable[[], None] = lambda: None,
+        expected: ExpectedPages | None = None,
     ) -> Iterator[Batch]:
         """Files applied inside are committed together, ``files`` (or ``chunks``) at a time (``Batch``);
         what is still queued at the end is committed then. ``records``: every record of these contexts
@@ -185,7 +188,10 @@ class Ledger:
         sync): a file's record is then looked up there, kept up to date with what the batch writes,
         not read once per file (a key it lacks has none). ``ahead``: a full batch commits on a thread of
         its own while the next one is planned (read, parsed, embedded), one commit at a time, in order.
-        ``committed`` runs after each commit, on the thread that made it."""
+        ``committed`` runs after each commit, on the thread that made it. ``expected``: the pages the
+        caller will index (a sync's pre-pass): a chunk naming one ahead mentions it at its first write
+        (``documents.expected_pages``), and one that never comes is unlinked again, before its file's
+        final record when its file is committed, else at the end."""
         executor = None
         if ahead:
             from concurrent.futures import ThreadPoolExecutor
@@ -193,13 +199,17 @@ class Ledger:
             executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit")
         batch = Batch(self, files, chunks, records or {}, executor, committed)
         self._batch = batch
+        self._expected = self._indexer.expected = expected
         try:
             yield batch
         finally:
             try:
                 batch.flush()
+                if expected is not None:
+                    self._writer.unlink(expected.context_id, expected.never_came())
             finally:
                 self._batch = None
+                self._expected = self._indexer.expected = None
                 if executor is not None:
                     executor.shutdown()
 
@@ -216,6 +226,8 @@ class Ledger:
         if batch is not None:
             batch.ready_for(ref.key)
         planned = self.plan(ref, sequencer)
+        if isinstance(planned, DocumentStatus) and planned.status == "unchanged" and self._expected:
+            self._expected.kept(ref.key)
         if planned is None or isinstance(planned, DocumentStatus):
             return planned
         return batch.add(planned) if batch is not None else self.commit([planned])[0]
@@ -229,6 +241,8 @@ class Ledger:
         fmt = format_of(ref.key)
         file_key = ref.key[len(f"{CONTEXTS_PREFIX}{context_id}/") :]
         previous = self._record(context_id, file_key)
+        if self._expected is not None:  # whatever it becomes, its page is no longer ahead
+            self._expected.planned(ref.key, new=previous is None or previous.status == "pending")
         if previous is not None and not later(sequencer, previous.sequencer):
             return previous  # an older event arriving late: the newer one already applied
         # A file of a type that is skipped is only checked for being there (one byte read).
@@ -296,6 +310,13 @@ class Ledger:
             if c.sidecar is not None
         }
         refused = self._writer.write([c.write for c in writing])
+        if self._expected is not None:  # pages linked ahead that will not come: unlinked before 3.
+            outcomes = [
+                (c.file.key, c.indexed.title if c.indexed and c.file.key not in refused else None)
+                for c in changes
+                if c.file.context_id == self._expected.context_id
+            ]
+            self._writer.unlink(self._expected.context_id, self._expected.committed(outcomes))
         # Read again after the writes: a first load creates the context's index.
         generations = {
             ctx: self._generation(ctx) for ctx in {c.file.context_id for c in changes if c.indexed}

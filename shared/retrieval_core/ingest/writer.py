@@ -19,7 +19,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents.backlinks import BACKLINKS_PER_PAGE, UnsearchedChunks, backlink_names, backlinked
+from ..documents.backlinks import (
+    BACKLINKS_PER_PAGE,
+    UnsearchedChunks,
+    backlink_names,
+    backlinked,
+    without_page_mention,
+)
 from ..documents.chunk_items import FileRef
 from ..documents.entities import entity_id_of
 from ..documents.name_dictionary import NameIndex
@@ -31,6 +37,11 @@ from ..models.page_titles import PAGE_ENTITY_TYPE
 from ..ports import ContextFieldDeclarations, NamedEntity, NamingChunks
 from .errors import IngestIncompleteError
 from .ports import ItemSink
+
+UNLINKED_PER_PAGE = 10_000
+"""Chunks naming a page that never came that its unlinking reads at most (a search's largest page)."""
+NO_ENTITY = NamedEntity("", "", "")
+"""An entity no chunk mentions: a search excluding it finds every chunk naming the names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +178,34 @@ class IndexWriter:
         report = self._sink.load([Upsert(n, item) for n, item in enumerate(linked.values())], refresh=False)
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} back-links were not written")
+
+    def unlink(self, context_id: str, pages: list[NamedEntity]) -> None:
+        """The mentions of ``pages`` that a sync gave chunks ahead of them (``documents.expected_pages``)
+        removed again: the pages will not be indexed. The chunks naming their titles are those the
+        record holds and those a search finds (one round trip; a rare path: a page's file failed)."""
+        if not pages or self._naming is None:
+            return
+        unlinked: dict[str, Item] = {}
+        asked = [([page.name], NO_ENTITY) for page in pages]  # every chunk naming the title
+        found = self._naming.chunks_naming(context_id, asked, UNLINKED_PER_PAGE)
+        for page, searched in zip(pages, found, strict=True):
+            recorded = self._unsearched.naming(context_id, [page.name], NO_ENTITY)
+            sources = [*recorded, *(s for s in searched if s.get("id") not in self._unsearched)]
+            for source in sources:
+                held = unlinked.get(str(source.get("id")))
+                current = held.model_dump(mode="json", exclude_none=True) if held else source
+                mentions = current.get("mentions", [])
+                kept = without_page_mention(mentions, page)
+                if len(kept) < len(mentions):
+                    item = {key: value for key, value in current.items() if value is not None}
+                    unlinked[str(source["id"])] = Item.model_validate(item | {"mentions": kept})
+        if not unlinked:
+            return
+        report = self._sink.load([Upsert(n, item) for n, item in enumerate(unlinked.values())], refresh=False)
+        if report.unwritten or report.stopped:
+            raise IngestIncompleteError(f"{len(report.unwritten)} unlinked chunks were not written")
+        for chunk in unlinked.values():
+            self._unsearched.written(chunk.context_id, [chunk])
 
     def _searched(self, pages: list[tuple[str, NamedEntity, list[str]]]) -> list[list[dict[str, Any]]]:
         """The search's chunks naming each page, one round trip per context for all its pages."""

@@ -31,12 +31,15 @@ from .folder_files import (
 from .ingest import DEFAULT_BUCKET, s3_event, sequencer, upload
 
 if TYPE_CHECKING:
+    from retrieval_core.documents.expected_pages import ExpectedPages
     from retrieval_core.documents.sources import DocumentSources, Placement
     from retrieval_core.documents.status import DocumentStatus
     from retrieval_core.ingest.ledger import Batch
 
 SIDECAR = ".metadata.json"
 STATUS_PAGE = 1000
+TITLES_PROGRESS = 100
+"""The pre-pass tells its progress every this many files."""
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -78,14 +81,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     files = count_files(args.folder, lambda key: not key.endswith(SIDECAR))  # walked as the sync walks
-    bar = Progress(files, label="syncing", unit="files", quiet=args.json)
+    reading = Progress(files, label="reading titles", unit="files", quiet=args.json)  # the pre-pass
+    bars = [reading]
+
+    def syncing(done: int) -> None:
+        if bars[-1] is reading:
+            reading.close()
+            bars.append(Progress(files, label="syncing", unit="files", quiet=args.json))
+        bars[-1].update(done)
+
     try:
-        report = sync(args.folder, args.context, delete=args.delete, progress=bar.update)
+        report = sync(args.folder, args.context, delete=args.delete, progress=syncing, reading=reading.update)
     except Exception as error:  # the bucket or the stack, not a file: one line, not a traceback
         print(f"retrieval sync: stopped: {type(error).__name__}: {str(error)[:300]}", file=sys.stderr)
         return 3
     finally:
-        bar.close()
+        bars[-1].close()
     if args.json:
         print(json.dumps({"files": report}, indent=2))
     else:
@@ -149,20 +160,39 @@ def published_sources(current: str, context_id: str, folder: Path, base_url: str
 
 
 def sync(
-    folder: Path, context_id: str, *, delete: bool, progress: Callable[[int], None] | None = None
+    folder: Path,
+    context_id: str,
+    *,
+    delete: bool,
+    progress: Callable[[int], None] | None = None,
+    reading: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The per-file report: each document's status after its event, in key order. ``progress`` is told
-    how many documents (sidecars aside) were handled so far, after each. The folder's files are
-    committed a batch at a time (``ingest.ledger.Batch``: their records, chunks and rows share round
-    trips; a file's final status is written only after its chunks) and made searchable when a later
-    one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale").
-    A batch commits while the next is read, parsed and embedded (``ahead``): the embedder and the
-    stores' round trips overlap, one commit at a time and in order."""
+        how many documents (sidecars aside) were handled so far, after each; ``reading``, before them, how
+    many the pre-pass read (the titles of the pages it will index: ``sync_titles``). The folder's files are
+        committed a batch at a time (``ingest.ledger.Batch``: their records, chunks and rows share round
+        trips; a file's final status is written only after its chunks) and made searchable when a later
+        one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale").
+        A batch commits while the next is read, parsed and embedded (``ahead``): the embedder and the
+        stores' round trips overlap, one commit at a time and in order."""
     from retrieval_core.bootstrap import container
 
     statuses = _statuses(context_id)  # every record, read once: the batch keeps them as it writes
-    with container().document_files.batched(records={context_id: statuses}, ahead=True) as batch:
-        return _synced(folder, context_id, statuses, delete=delete, progress=progress, batch=batch)
+    from retrieval_core.documents.expected_pages import ExpectedPages
+
+    expected = ExpectedPages(context_id)  # the pages it will index: filled before the first is sent
+    files = container().document_files
+    with files.batched(records={context_id: statuses}, ahead=True, expected=expected) as batch:
+        return _synced(
+            folder,
+            context_id,
+            statuses,
+            delete=delete,
+            progress=progress,
+            reading=reading,
+            batch=batch,
+            expected=expected,
+        )
 
 
 def _synced(
@@ -172,7 +202,9 @@ def _synced(
     *,
     delete: bool,
     progress: Callable[[int], None] | None,
+    reading: Callable[[int], None] | None,
     batch: Batch,
+    expected: ExpectedPages,
 ) -> list[dict[str, Any]]:
     import boto3
 
@@ -187,14 +219,23 @@ def _synced(
         order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
         generation = _generation(context_id) if stored else None
         places = _places()
+
+        def sends(key: str, body: bytes) -> bool:
+            """Whether the file goes to the ingest (its bytes or its record not settled)."""
+            status = statuses.get(key[len(prefix) :])
+            same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
+            return not (same and settled(key, body, status, places.place(key), generation))
+
+        expected.expect(_titles(local, order, sends, reading))
+        if progress is not None:
+            progress(0)
         results: dict[str, dict[str, Any]] = {}
         files_done = 0  # counted as they go: summing the results at each file is quadratic in the folder
         for key in order:
             try:
                 body = local[key].read(size_bound(key))  # its size first: over the bound, never read
                 status = statuses.get(key[len(prefix) :])
-                same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
-                if same and settled(key, body, status, places.place(key), generation):
+                if not sends(key, body):
                     results[key] = _unsent(results, key, prefix, status)
                 else:
                     _sent(results, key, prefix, invoke("ingest", upload(body, key)), batch)
@@ -215,6 +256,31 @@ def _synced(
     _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _titles(
+    local: Mapping[str, FolderFile],
+    order: list[str],
+    sends: Callable[[str, bytes], bool],
+    reading: Callable[[int], None] | None,
+) -> dict[str, str]:
+    """The pre-pass: the page titles of the files the sync will send, in its order (a file it cannot
+    read is left to the sync itself, which reports it); ``reading`` told the files read so far."""
+    from .sync_titles import expected_titles
+
+    def sent() -> Iterator[tuple[str, bytes]]:
+        documents = (key for key in order if not key.endswith(SIDECAR))
+        for done, key in enumerate(documents, 1):
+            if reading is not None and done % TITLES_PROGRESS == 0:
+                reading(done)
+            try:
+                body = local[key].read(size_bound(key))
+            except Exception:
+                continue
+            if sends(key, body):
+                yield key, body
+
+    return expected_titles(sent())
 
 
 @contextmanager

@@ -1,0 +1,233 @@
+"""A sync's pages known before their files are (``documents.expected_pages``, issue 66): a chunk naming a
+page later in the sync mentions it at its first write, as the page's back-link would have made it, so
+no chunk is written twice; the stores hold what today's back-links give, in any order of the files; a
+page expected that never comes (its file fails, comes with another title, or never reaches the ingest)
+leaves no chunk mentioning it, its mentions removed before its file's final record."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from fakes_documents import MemoryDocumentStatuses
+from fakes_ingest import MemoryObjects
+from retrieval_core.documents.entities import MentionFinder
+from retrieval_core.documents.expected_pages import ExpectedPages
+from retrieval_core.documents.name_rules import RuleBasedExtractor
+from retrieval_core.ingest.errors import IngestIncompleteError
+from retrieval_core.loading.parse import Upsert
+from retrieval_core.models.ingest import ObjectRef
+from retrieval_dev.cli.sync_titles import expected_titles, page_title_of
+from test_document_ledger import NOON, TOWNS, MemoryIndex, _files_over, _pages
+
+Synced = tuple[MemoryIndex, MemoryDocumentStatuses]
+
+
+def _sync(
+    order: Sequence[int],
+    *,
+    expect: bool,
+    extractor: bool = False,
+    titles: dict[str, str] | None = None,
+    blobs: dict[int, bytes] | None = None,
+    sent: Sequence[int] | None = None,
+    index: MemoryIndex | None = None,
+    statuses: MemoryDocumentStatuses | None = None,
+) -> Synced:
+    """The towns' pages synced in ``order`` (batches of 3, committed ahead) as ``retrieval sync`` does:
+    with its pre-pass's titles (``expect``; ``titles`` in their place when given) or without. ``blobs``
+    replaces pages' bytes after the pre-pass read them; ``sent``: the pages whose events run (all)."""
+    index = index or MemoryIndex()
+    mentions = MentionFinder(_Names(), RuleBasedExtractor() if extractor else None)
+    files, objects, statuses = _files_over(
+        index, statuses, naming=index, clock=lambda: NOON, mentions=mentions
+    )
+    keys = _pages(objects)
+    ordered = [keys[n] for n in order]
+    read = expected_titles((key, objects.blobs[("b", key)]) for key in ordered)
+    for n, data in (blobs or {}).items():
+        objects.blobs[("b", keys[n])] = data
+    expected = ExpectedPages("acme") if expect else None
+    with files.batched(files=3, ahead=True, expected=expected):
+        if expected is not None:
+            expected.expect(read if titles is None else titles)
+        for n in order if sent is None else sent:
+            files.created(ObjectRef("b", keys[n], "v1"))
+    return index, statuses
+
+
+class _Names:
+    def entity_names(self, context_id: str) -> list[Any]:
+        return []
+
+
+def _mentions(index: MemoryIndex) -> dict[str, set[str]]:
+    return {chunk_id: {m.entity_id for m in item.mentions} for chunk_id, item in index.items.items()}
+
+
+def _writes(index: MemoryIndex) -> Counter[str]:
+    """How many times each chunk was loaded."""
+    return Counter(e.item.id for load in index.loads for e in load if isinstance(e, Upsert))
+
+
+ORDERS = [list(range(len(TOWNS))), list(reversed(range(len(TOWNS)))), random.Random(66).sample(range(7), 7)]
+
+
+@pytest.mark.parametrize("extractor", [False, True])
+@pytest.mark.parametrize("order", ORDERS)
+def test_a_sync_that_expects_its_pages_writes_each_chunk_once_and_holds_what_back_links_give(
+    order: list[int], extractor: bool
+) -> None:
+    today, today_statuses = _sync(order, expect=False, extractor=extractor)
+    ahead, ahead_statuses = _sync(order, expect=True, extractor=extractor)
+    assert ahead.items == today.items  # the same mentions, in the same places (so the same edge rows)
+    assert ahead_statuses.rows == today_statuses.rows
+    assert max(_writes(today).values()) > 1  # today: chunks re-written by later pages' back-links
+    assert set(_writes(ahead).values()) == {1}  # ahead: each chunk written once
+    for n in range(len(TOWNS)):  # both pages each names, before or after it
+        named = {TOWNS[(n + 2) % len(TOWNS)], TOWNS[(n + 5) % len(TOWNS)]}
+        assert named < {m.name for m in ahead.items[f"acme:doc/{n}.md#0000"].mentions}
+
+
+def test_the_order_of_the_files_changes_no_link() -> None:
+    found = [_mentions(_sync(order, expect=True, extractor=True)[0]) for order in ORDERS]
+    assert found[0] == found[1] == found[2]
+
+
+GAMMA = 2  # the page "Gamma Ridge": pages 0 and 4 name it, one before it and one after
+
+
+@pytest.mark.parametrize(
+    "blob",
+    [
+        b"",  # empty: failed
+        b"# Gamma Peak\n\nThe page came with another title.",
+        b"<html><body><h1>Gamma Ridge</h1>",  # read as Markdown: no title heading, its text all
+        b"# Gamma Ridge\n\n" + b"word " * 2_000_000,  # past the file's bounds
+    ],
+    ids=["failed", "retitled", "untitled", "too large"],
+)
+def test_a_page_expected_that_does_not_come_is_mentioned_by_no_chunk(blob: bytes) -> None:
+    order = list(range(len(TOWNS)))
+    today, today_statuses = _sync(order, expect=False, blobs={GAMMA: blob})
+    ahead, ahead_statuses = _sync(order, expect=True, blobs={GAMMA: blob})
+    assert ahead.items == today.items and ahead_statuses.rows == today_statuses.rows
+    assert not any(m.name == "Gamma Ridge" for item in ahead.items.values() for m in item.mentions)
+
+
+def test_a_page_whose_file_never_reaches_the_ingest_is_unlinked_at_the_end() -> None:
+    order, sent = list(range(len(TOWNS))), [n for n in range(len(TOWNS)) if n != GAMMA]
+    today, _ = _sync(order, expect=False, sent=sent)
+    ahead, _ = _sync(order, expect=True, sent=sent)
+    assert ahead.items == today.items
+    assert not any(m.name == "Gamma Ridge" for item in ahead.items.values() for m in item.mentions)
+
+
+def test_a_kill_while_unlinking_leaves_the_page_s_batch_unrecorded_and_its_re_run_unlinks() -> None:
+    """The failed page's final record comes after its unlinking: killed in between, its batch's files
+    have no final record (nothing says they are done), so the sync's re-run sends the page's file
+    again, and its failure unlinks the mentions the killed sync gave, though the re-run gave none."""
+    index, statuses = Unlinking(), MemoryDocumentStatuses()
+    order = [0, 1, 3, 4, 5, 6, GAMMA]  # the pages naming it (0 and 4) in batches committed before it
+    _sync(order, expect=True, blobs={GAMMA: b""}, index=index, statuses=statuses)
+    assert index.killed and statuses.get("acme", "2.md") is None
+    assert any(m.name == "Gamma Ridge" for m in index.items["acme:doc/0.md#0000"].mentions)
+    loads = len(index.loads)
+    _sync(order, expect=True, blobs={GAMMA: b""}, index=index, statuses=statuses)
+    rewritten = {e.item.id for load in index.loads[loads:] for e in load if isinstance(e, Upsert)}
+    assert rewritten == {"acme:doc/0.md#0000", "acme:doc/4.md#0000"}  # the others are unchanged
+    assert not any(m.name == "Gamma Ridge" for item in index.items.values() for m in item.mentions)
+    recorded = statuses.get("acme", "2.md")
+    assert recorded is not None and recorded.status == "failed"
+
+
+class Unlinking(MemoryIndex):
+    """Killed at its first load that removes a mention (the unlinking)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.killed = False
+
+    def load(self, entries: Any, *, refresh: bool = True) -> Any:
+        kept = list(entries)
+        unlinking = any(
+            isinstance(e, Upsert)
+            and e.item.id in self.items
+            and len(e.item.mentions) < len(self.items[e.item.id].mentions)
+            for e in kept
+        )
+        if unlinking and not self.killed:
+            self.killed = True
+            raise IngestIncompleteError("killed while unlinking")
+        return super().load(kept, refresh=refresh)
+
+
+def test_a_re_sync_with_renamed_titles_links_the_new_names_and_unlinks_none_it_should_keep() -> None:
+    """The second sync renames "Gamma Ridge" to "Gamma Peak" and the pages naming it say so: the same
+    stores as the re-sync without its pre-pass, each chunk written once more at most."""
+    renamed = {
+        n: text.replace(b"Gamma Ridge", b"Gamma Peak")
+        for n, text in enumerate(_blobs())
+        if b"Gamma Ridge" in text
+    }
+    results = []
+    for expect in (False, True):
+        index, statuses = _sync(list(range(len(TOWNS))), expect=expect)
+        loads = len(index.loads)
+        _resync(index, statuses, renamed, expect=expect)
+        results.append((index, statuses, loads))
+    (today, today_statuses, _), (ahead, ahead_statuses, before) = results
+    assert ahead.items == today.items and ahead_statuses.rows == today_statuses.rows
+    assert "Gamma Peak" in {m.name for m in ahead.items["acme:doc/0.md#0000"].mentions}
+    again = Counter(e.item.id for load in ahead.loads[before:] for e in load if isinstance(e, Upsert))
+    assert set(again.values()) == {1}
+
+
+def _blobs() -> list[bytes]:
+    objects = MemoryObjects()
+    return [objects.blobs[("b", key)] for key in _pages(objects)]
+
+
+def _resync(
+    index: MemoryIndex, statuses: MemoryDocumentStatuses, changed: dict[int, bytes], *, expect: bool
+) -> None:
+    files, objects, _ = _files_over(
+        index, statuses, naming=index, clock=lambda: NOON, mentions=MentionFinder(_Known(index), None)
+    )
+    keys = _pages(objects)
+    for n, data in changed.items():
+        objects.blobs[("b", keys[n])] = data
+    sent = [keys[n] for n in sorted(changed)]
+    expected = ExpectedPages("acme") if expect else None
+    with files.batched(files=3, ahead=True, expected=expected):
+        if expected is not None:
+            expected.expect(expected_titles((key, objects.blobs[("b", key)]) for key in sent))
+        for key in sent:
+            files.created(ObjectRef("b", key, "v2", sequencer="02"))
+
+
+class _Known:
+    """The dictionary a second sync reads: the names the index's mentions give."""
+
+    def __init__(self, index: MemoryIndex) -> None:
+        self._index = index
+
+    def entity_names(self, context_id: str) -> list[Any]:
+        from retrieval_core.ports import NamedEntity
+
+        return [
+            NamedEntity(m.entity_id, m.name, m.type)
+            for item in self._index.items.values()
+            for m in item.mentions
+        ]
+
+
+def test_the_pre_pass_reads_a_page_s_title_as_its_indexing_does() -> None:
+    assert page_title_of("a.md", b"#   Alpha   Ridge \n\nText.") == "Alpha Ridge"
+    assert page_title_of("a.html", b"<html><body><h1>Beta</h1><p>Text here.</p></body></html>") == "Beta"
+    assert page_title_of("a.md", b"Text before any heading.\n\n# Later") is None
+    assert page_title_of("a.txt", b"# Not a heading in plain text") is None
+    assert page_title_of("a.md", b"   ") is None
