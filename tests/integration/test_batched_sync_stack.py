@@ -1,6 +1,7 @@
 """A sync commits its files a batch at a time (issue 66 item 3, ``ingest.ledger.Batch``): on the local
 stack, a folder of pages that name each other synced in batches holds the same chunks, mentions,
-back-links and statuses as the same pages ingested one event at a time, as the deployed function does."""
+back-links and statuses as the same pages ingested one event at a time, as the deployed function does,
+and, expecting its pages (``documents.expected_pages``), indexes each chunk once."""
 
 from __future__ import annotations
 
@@ -45,6 +46,15 @@ def _chunks(settings: Settings, context_id: str) -> dict[str, tuple[str, list[tu
     return chunks
 
 
+def _versions(settings: Settings, context_id: str) -> dict[str, int]:
+    """How many times each chunk of the context was indexed (its document's ``_version``)."""
+    client, layout = shared_client(settings), IndexLayout.of(settings)
+    found = client.search(
+        index=layout.alias(context_id), body={"size": 1000, "version": True, "query": {"match_all": {}}}
+    )
+    return {hit["_id"]: hit["_version"] for hit in found["hits"]["hits"]}
+
+
 def _statuses(context_id: str) -> dict[str, tuple[str, int, Any]]:
     page = bootstrap.container().document_statuses.page(context_id, "", limit=1000, after=None)
     return {s.key: (s.status, s.chunks, s.reason) for s in page.documents}
@@ -71,6 +81,10 @@ def test_a_batched_sync_holds_what_one_event_at_a_time_gives(
         _, mentions = batched[f"doc/p{n:03d}.md#0000"]
         assert {TOWNS[(n + 3) % len(TOWNS)], TOWNS[(n + 5) % len(TOWNS)]} <= {name for _, name in mentions}
     assert _statuses("acme") == _statuses("globex")
+    # The sync expects its pages (its pre-pass read their titles): each chunk indexed once, where one
+    # event at a time re-indexes the chunks a later page's back-link reaches.
+    assert set(_versions(settings, "acme").values()) == {1}
+    assert max(_versions(settings, "globex").values()) > 1
     assert {entry["key"]: (entry["status"], entry["chunks"]) for entry in report} == {
         key: status[:2] for key, status in _statuses("acme").items()
     }

@@ -217,26 +217,15 @@ def _synced(
     with _folder(folder, prefix, bucket, stored) as (local, refused):
         # Sidecars first: their file is then read with them (and its own event re-applies them anyway).
         order = sorted(local, key=lambda key: (not key.endswith(SIDECAR), key))
-        generation = _generation(context_id) if stored else None
-        places = _places()
-
-        def sends(key: str, body: bytes) -> bool:
-            """Whether the file goes to the ingest (its bytes or its record not settled)."""
-            status = statuses.get(key[len(prefix) :])
-            same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
-            return not (same and settled(key, body, status, places.place(key), generation))
-
+        sends = _sends(context_id, statuses, stored)
         expected.expect(_titles(local, order, sends, reading))
-        if progress is not None:
-            progress(0)
         results: dict[str, dict[str, Any]] = {}
         files_done = 0  # counted as they go: summing the results at each file is quadratic in the folder
         for key in order:
             try:
                 body = local[key].read(size_bound(key))  # its size first: over the bound, never read
-                status = statuses.get(key[len(prefix) :])
                 if not sends(key, body):
-                    results[key] = _unsent(results, key, prefix, status)
+                    results[key] = _unsent(results, key, prefix, statuses.get(key[len(prefix) :]))
                 else:
                     _sent(results, key, prefix, invoke("ingest", upload(body, key)), batch)
             except OversizedFileError as oversized:  # not read, so not sent: no older copy may answer for it
@@ -256,6 +245,22 @@ def _synced(
     _committed(results, prefix, batch.finished())
     documents = [_with_sidecar(results, key) for key in results if not key.endswith(SIDECAR)]
     return sorted(documents + [refusal.entry() for refusal in refused], key=lambda entry: entry["key"])
+
+
+def _sends(
+    context_id: str, statuses: Mapping[str, DocumentStatus], stored: Mapping[str, str]
+) -> Callable[[str, bytes], bool]:
+    """Whether a file goes to the ingest: its bytes (the bucket's ETag) or its record not settled."""
+    prefix = f"contexts/{context_id}/"
+    generation = _generation(context_id) if stored else None
+    places = _places()
+
+    def sends(key: str, body: bytes) -> bool:
+        status = statuses.get(key[len(prefix) :])
+        same = stored.get(key) == hashlib.md5(body, usedforsecurity=False).hexdigest()
+        return not (same and settled(key, body, status, places.place(key), generation))
+
+    return sends
 
 
 def _titles(
