@@ -46,6 +46,19 @@ def _chunks(settings: Settings, context_id: str) -> dict[str, tuple[str, list[tu
     return chunks
 
 
+def _pages_named(settings: Settings, context_id: str) -> set[str]:
+    """The pages the context's chunks mention as pages (not their own: no ``about`` role)."""
+    client, layout = shared_client(settings), IndexLayout.of(settings)
+    client.indices.refresh(index=layout.alias(context_id))
+    found = client.search(index=layout.alias(context_id), body={"size": 1000, "query": {"match_all": {}}})
+    return {
+        m["name"]
+        for hit in found["hits"]["hits"]
+        for m in hit["_source"].get("mentions", [])
+        if m.get("type") == "page" and not m.get("role")
+    }
+
+
 def _versions(settings: Settings, context_id: str) -> dict[str, int]:
     """How many times each chunk of the context was indexed (its document's ``_version``)."""
     client, layout = shared_client(settings), IndexLayout.of(settings)
@@ -88,3 +101,33 @@ def test_a_batched_sync_holds_what_one_event_at_a_time_gives(
     assert {entry["key"]: (entry["status"], entry["chunks"]) for entry in report} == {
         key: status[:2] for key, status in _statuses("acme").items()
     }
+
+
+def test_a_page_a_sync_expected_that_fails_or_never_comes_is_mentioned_by_no_chunk(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    """Two pages the sync expected do not come: one's file is empty (failed), the other's is never sent.
+    The chunks that named them, given their mentions at their first write, hold what one event at a time
+    gives (no mention of either), unlinked in the index through its search and the sync's record."""
+    from retrieval_core.documents.expected_pages import ExpectedPages
+
+    settings, resources = docs
+    empty, unsent = 2, 5  # pages 7 and 5 name Cedar (2) and Fir (5) before them, pages 0 and 2 after
+    bodies = {f"p{n:03d}.md": _page(n)[1] for n in range(len(TOWNS))} | {f"p{empty:03d}.md": b"  \n"}
+    expected = ExpectedPages("acme")
+    files = bootstrap.container().document_files
+    with files.batched(files=3, ahead=True, expected=expected):
+        expected.expect({f"contexts/acme/p{n:03d}.md": TOWNS[n] for n in range(len(TOWNS))})
+        for key, body in bodies.items():
+            if key != f"p{unsent:03d}.md":
+                put(resources, settings, f"contexts/acme/{key}", body)
+    for key, body in bodies.items():
+        if key != f"p{unsent:03d}.md":
+            put(resources, settings, f"contexts/globex/{key}", body)
+    synced, alone = _chunks(settings, "acme"), _chunks(settings, "globex")
+    assert synced == alone and len(synced) == len(TOWNS) - 2
+    pages = _pages_named(settings, "acme")
+    assert TOWNS[empty] not in pages and TOWNS[unsent] not in pages  # their names stay extracted ones
+    assert {TOWNS[0], TOWNS[1]} <= pages  # pages that came are linked
+    assert _statuses("acme") == _statuses("globex")
+    assert _statuses("acme")[f"p{empty:03d}.md"][0] == "failed"

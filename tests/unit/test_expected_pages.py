@@ -110,12 +110,16 @@ GAMMA = 2  # the page "Gamma Ridge": pages 0 and 4 name it, one before it and on
     ],
     ids=["failed", "retitled", "untitled", "too large"],
 )
-def test_a_page_expected_that_does_not_come_is_mentioned_by_no_chunk(blob: bytes) -> None:
+@pytest.mark.parametrize("extractor", [False, True])
+def test_a_page_expected_that_does_not_come_is_mentioned_by_no_chunk(blob: bytes, extractor: bool) -> None:
+    """With the extractor, the chunks naming it keep the name it extracted (the page's mention had
+    replaced it), in the place it had."""
     order = list(range(len(TOWNS)))
-    today, today_statuses = _sync(order, expect=False, blobs={GAMMA: blob})
-    ahead, ahead_statuses = _sync(order, expect=True, blobs={GAMMA: blob})
+    today, today_statuses = _sync(order, expect=False, blobs={GAMMA: blob}, extractor=extractor)
+    ahead, ahead_statuses = _sync(order, expect=True, blobs={GAMMA: blob}, extractor=extractor)
     assert ahead.items == today.items and ahead_statuses.rows == today_statuses.rows
-    assert not any(m.name == "Gamma Ridge" for item in ahead.items.values() for m in item.mentions)
+    pages = {m.name for item in ahead.items.values() for m in item.mentions if m.type == "page"}
+    assert "Gamma Ridge" not in pages
 
 
 def test_a_page_whose_file_never_reaches_the_ingest_is_unlinked_at_the_end() -> None:

@@ -74,15 +74,35 @@ def with_page_mention(
 
 
 def without_page_mention(
-    mentions: Sequence[Mapping[str, str]], title_entry: NamedEntity
-) -> list[dict[str, str]]:
-    """A chunk's mentions less the page's as ``with_page_mention`` adds it (not a page's own ``about``)."""
+    mentions: Sequence[Mapping[str, str]], title_entry: NamedEntity, named: Sequence[Mapping[str, str]]
+) -> Mentions:
+    """A chunk's mentions less the page's as ``with_page_mention`` adds it (not a page's own ``about``).
+    ``named``: what the chunk's text names without the page, in the mention finder's order; a mention of
+    the page's id among them (an extracted name the page's replaced) is put back, before the first
+    mention past the page's place that the finder puts after it."""
+    kept: Mentions = []
+    at = None
+    for mention in mentions:
+        if is_page_mention(mention, title_entry):
+            at = len(kept)
+        else:
+            kept.append(dict(mention))
+    restored = next((m for m in named if m.get("entity_id") == title_entry.entity_id), None)
+    if restored is None or at is None:
+        return kept
+    rank = {m.get("entity_id"): n for n, m in enumerate(named)}
+    mine = rank[title_entry.entity_id]
+    place = next(
+        (p for p in range(at, len(kept)) if rank.get(kept[p].get("entity_id"), -1) > mine), len(kept)
+    )
+    return [*kept[:place], dict(restored), *kept[place:]][: LIMITS.mentions]
+
+
+def is_page_mention(mention: Mapping[str, Any], title_entry: NamedEntity) -> bool:
+    """Whether ``mention`` is the page's as ``with_page_mention`` adds it (not a page's own ``about``)."""
     added = (title_entry.entity_id, title_entry.name[:256], title_entry.type)
-    return [
-        dict(m)
-        for m in mentions
-        if (m.get("entity_id"), m.get("name"), m.get("type")) != added or m.get("role") is not None
-    ]
+    key = (mention.get("entity_id"), mention.get("name"), mention.get("type"))
+    return key == added and not mention.get("role")
 
 
 UNSEARCHED_CHUNKS = 2_000

@@ -136,6 +136,10 @@ class Indexer:
         known.add(_named(mentions))
         return IndexedFile(items, title, known)
 
+    def named(self, context_id: str, text: str) -> list[dict[str, str]]:
+        """What a text names against the context's dictionary now (its mentions, no file's own)."""
+        return self._mentions.mentions(context_id, [text], self._mentions.dictionary(context_id))[0]
+
     def _chunks(
         self, fmt: DocumentFormat, data: bytes, sidecar: Sidecar, chunking: ChunkingConfig, budget: FileBudget
     ) -> list[Chunk]:

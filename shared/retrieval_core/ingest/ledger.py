@@ -206,7 +206,7 @@ class Ledger:
             try:
                 batch.flush()
                 if expected is not None:
-                    self._writer.unlink(expected.context_id, expected.never_came())
+                    self._writer.unlink(expected.context_id, expected.never_came(), self._indexer.named)
             finally:
                 self._batch = None
                 self._expected = self._indexer.expected = None
@@ -316,7 +316,8 @@ class Ledger:
                 for c in changes
                 if c.file.context_id == self._expected.context_id
             ]
-            self._writer.unlink(self._expected.context_id, self._expected.committed(outcomes))
+            lost = self._expected.committed(outcomes)
+            self._writer.unlink(self._expected.context_id, lost, self._indexer.named)
         # Read again after the writes: a first load creates the context's index.
         generations = {
             ctx: self._generation(ctx) for ctx in {c.file.context_id for c in changes if c.indexed}

@@ -24,6 +24,7 @@ from ..documents.backlinks import (
     UnsearchedChunks,
     backlink_names,
     backlinked,
+    is_page_mention,
     without_page_mention,
 )
 from ..documents.chunk_items import FileRef
@@ -179,10 +180,17 @@ class IndexWriter:
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} back-links were not written")
 
-    def unlink(self, context_id: str, pages: list[NamedEntity]) -> None:
+    def unlink(
+        self,
+        context_id: str,
+        pages: list[NamedEntity],
+        named: Callable[[str, str], list[dict[str, str]]],
+    ) -> None:
         """The mentions of ``pages`` that a sync gave chunks ahead of them (``documents.expected_pages``)
         removed again: the pages will not be indexed. The chunks naming their titles are those the
-        record holds and those a search finds (one round trip; a rare path: a page's file failed)."""
+        record holds and those a search finds (one round trip; a rare path: a page's file failed). A
+        mention of the page's id that the chunk's text gives without the page (``named``: the context
+        and a text's mentions now; an extracted name the page's replaced) takes its place."""
         if not pages or self._naming is None:
             return
         unlinked: dict[str, Item] = {}
@@ -195,10 +203,11 @@ class IndexWriter:
                 held = unlinked.get(str(source.get("id")))
                 current = held.model_dump(mode="json", exclude_none=True) if held else source
                 mentions = current.get("mentions", [])
-                kept = without_page_mention(mentions, page)
-                if len(kept) < len(mentions):
-                    item = {key: value for key, value in current.items() if value is not None}
-                    unlinked[str(source["id"])] = Item.model_validate(item | {"mentions": kept})
+                if not any(is_page_mention(m, page) for m in mentions):
+                    continue
+                kept = without_page_mention(mentions, page, named(context_id, str(current["text"])))
+                item = {key: value for key, value in current.items() if value is not None}
+                unlinked[str(source["id"])] = Item.model_validate(item | {"mentions": kept})
         if not unlinked:
             return
         report = self._sink.load([Upsert(n, item) for n, item in enumerate(unlinked.values())], refresh=False)
