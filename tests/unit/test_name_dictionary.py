@@ -5,6 +5,7 @@ not refreshed yet are still back-linked by a later page."""
 
 from __future__ import annotations
 
+import random
 import resource
 import sys
 import time
@@ -37,6 +38,33 @@ def page(context: str, title: str) -> NamedEntity:
 
 def found(index: NameIndex, text: str) -> list[tuple[str, str]]:
     return [(entry.name, written) for entry, written in index.find(text)]
+
+
+def test_names_are_found_as_a_turn_at_every_word_would_find_them() -> None:
+    """``find`` looks up only where a name starts; a turn at every word (longest name first, the next
+    turn after the name found) finds the same names, on texts dense with overlapping ones."""
+    rng = random.Random(66)
+    vocabulary = ["north", "depot", "annex", "river", "the", "old", "mill", "C++", "caf\u00e9", "x"]
+    names = {" ".join(rng.choices(vocabulary, k=rng.randint(1, 4))) for _ in range(60)}
+    index = NameIndex(page("a", name) for name in names)
+    for _ in range(200):
+        text = " ".join(rng.choice([w, w.upper(), w.title(), f"{w},"]) for w in rng.choices(vocabulary, k=40))
+        assert list(index.find(text)) == list(_every_word(index, text))
+
+
+def _every_word(index: NameIndex, text: str) -> Iterator[tuple[NamedEntity, str]]:
+    words = list(name_dictionary.WORD.finditer(text))
+    folded = [word.group().lower() for word in words]
+    position = 0
+    while position < len(words):
+        for length in range(len(words) - position, 0, -1):
+            entry = index.get(" ".join(folded[position : position + length]))
+            if entry is not None:
+                yield entry, text[words[position].start() : words[position + length - 1].end()]
+                position += length
+                break
+        else:
+            position += 1
 
 
 def test_names_are_found_folded_longest_first_and_ambiguous_ones_are_left_out() -> None:

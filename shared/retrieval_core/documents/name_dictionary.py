@@ -123,17 +123,19 @@ class NameIndex:
         overlap, the longest starting first wins (as a regular expression's leftmost-longest match)."""
         words = list(WORD.finditer(text))
         folded = [word.group().lower() for word in words]
-        position = 0
-        while position < len(words):
-            longest = min(self._longest_from.get(folded[position], 0), len(words) - position)
-            for length in range(longest, 0, -1):
-                entry = self._entries.get(" ".join(folded[position : position + length]))
+        longest_from, entries = self._longest_from, self._entries
+        # Only where a name starts is there anything to look up: a text's other words (nearly all of
+        # them) are passed over in one comprehension instead of a turn of the loop each.
+        after = 0  # the first word after the last name found
+        for start in [at for at, word in enumerate(folded) if word in longest_from]:
+            if start < after:
+                continue  # within a name found already
+            for length in range(min(longest_from[folded[start]], len(words) - start), 0, -1):
+                entry = entries.get(" ".join(folded[start : start + length]))
                 if entry is not None:
-                    yield entry, text[words[position].start() : words[position + length - 1].end()]
-                    position += length
+                    yield entry, text[words[start].start() : words[start + length - 1].end()]
+                    after = start + length
                     break
-            else:
-                position += 1
 
 
 _ABSENT = NamedEntity("", "", "")
