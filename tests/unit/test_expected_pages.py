@@ -34,18 +34,22 @@ def _sync(
     titles: dict[str, str] | None = None,
     blobs: dict[int, bytes] | None = None,
     sent: Sequence[int] | None = None,
+    pages: dict[int, bytes] | None = None,
     index: MemoryIndex | None = None,
     statuses: MemoryDocumentStatuses | None = None,
 ) -> Synced:
     """The towns' pages synced in ``order`` (batches of 3, committed ahead) as ``retrieval sync`` does:
     with its pre-pass's titles (``expect``; ``titles`` in their place when given) or without. ``blobs``
-    replaces pages' bytes after the pre-pass read them; ``sent``: the pages whose events run (all)."""
+    replaces pages' bytes after the pre-pass read them (``pages``: before); ``sent``: the pages whose
+    events run (all)."""
     index = index or MemoryIndex()
     mentions = MentionFinder(_Names(), RuleBasedExtractor() if extractor else None)
     files, objects, statuses = _files_over(
         index, statuses, naming=index, clock=lambda: NOON, mentions=mentions
     )
     keys = _pages(objects)
+    for n, data in (pages or {}).items():
+        objects.blobs[("b", keys[n])] = data
     ordered = [keys[n] for n in order]
     read = expected_titles((key, objects.blobs[("b", key)]) for key in ordered)
     for n, data in (blobs or {}).items():
@@ -95,6 +99,16 @@ def test_a_sync_that_expects_its_pages_writes_each_chunk_once_and_holds_what_bac
 def test_the_order_of_the_files_changes_no_link() -> None:
     found = [_mentions(_sync(order, expect=True, extractor=True)[0]) for order in ORDERS]
     assert found[0] == found[1] == found[2]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_two_files_with_one_title_link_as_they_do_without_the_pre_pass(order: list[int]) -> None:
+    """The first file of a title planned puts it in the dictionary: chunks after it mention it where
+    the dictionary finds it, before it as its back-link would (the second file changes nothing)."""
+    twin = {6: b"# Gamma Ridge\n\nAnother page of Gamma Ridge names Alpha Ridge and Delta Ridge."}
+    today, today_statuses = _sync(order, expect=False, extractor=True, pages=twin)
+    ahead, ahead_statuses = _sync(order, expect=True, extractor=True, pages=twin)
+    assert ahead.items == today.items and ahead_statuses.rows == today_statuses.rows
 
 
 GAMMA = 2  # the page "Gamma Ridge": pages 0 and 4 name it, one before it and one after

@@ -34,6 +34,9 @@ class _Page:
     """Its files not planned yet (file keys)."""
     planned: set[str] = field(default_factory=set)
     """Its files planned and not committed yet."""
+    started: bool = False
+    """A file of it was planned: from then on the dictionary speaks for it (another file with the same
+    title that comes later changes nothing), so it is no longer linked ahead."""
     indexed: bool = False
     """A file of it was committed with this title."""
     linked: int = 0
@@ -82,7 +85,8 @@ class ExpectedPages:
         return len(self._pages)
 
     def planned(self, key: str, *, new: bool) -> None:
-        """A file of the sync is being planned (whatever becomes of it): its page is no longer ahead.
+        """A file of the sync is being planned (whatever becomes of it): its page is no longer ahead (as
+        the first file of it to be planned adds it to the dictionary, if indexed).
         ``new``: it has no committed record (none, or ``pending``)."""
         with self._lock:
             entity_id = self._of_file.get(key)
@@ -90,6 +94,7 @@ class ExpectedPages:
                 page = self._pages[entity_id]
                 page.pending.discard(key)
                 page.planned.add(key)
+                page.started = True
                 page.new |= new
 
     def linked(
@@ -121,7 +126,7 @@ class ExpectedPages:
             for length in range(1, longest + 1):
                 entity_id = self._by_key.get(" ".join(folded[start : start + length]))
                 page = self._pages.get(entity_id) if entity_id is not None else None
-                if page is None or not page.pending or entity_id in found:
+                if page is None or page.started or entity_id in found:
                     continue
                 written = text[words[start].start() : words[start + length - 1].end()]
                 if written_as_name(written, page.entry.name):
@@ -132,14 +137,16 @@ class ExpectedPages:
         """Files committed, each with the title it was indexed under (None: it failed, was skipped or
         removed): the pages expected and linked to that no file of the sync can index any more."""
         with self._lock:
+            touched: list[_Page] = []
             for key, title in outcomes:
                 entity_id = self._of_file.get(key)
                 if entity_id is not None:
-                    self._pages[entity_id].planned.discard(key)
+                    touched.append(self._pages[entity_id])
+                    touched[-1].planned.discard(key)
                 page = self._pages.get(entity_id_of(self.context_id, title)) if title is not None else None
                 if page is not None:
                     page.indexed = True  # whichever file it came from
-            return self._lost(lambda page: not page.pending and not page.planned)
+            return self._lost(touched, lambda page: not page.pending and not page.planned)
 
     def kept(self, key: str) -> None:
         """A file of the sync found unchanged: its page stands as it was indexed."""
@@ -153,10 +160,12 @@ class ExpectedPages:
         """At the sync's end: the pages linked to that no file indexed (theirs never reached the ingest,
         or its planning ended in no commit)."""
         with self._lock:
-            return self._lost(lambda page: True)
+            return self._lost(self._pages.values(), lambda page: True)
 
-    def _lost(self, settled: Callable[[_Page], bool]) -> list[NamedEntity]:
-        lost = [p for p in self._pages.values() if (p.linked or p.new) and not p.indexed and settled(p)]
+    def _lost(self, pages: Iterable[_Page], settled: Callable[[_Page], bool]) -> list[NamedEntity]:
+        """Among ``pages`` (once each), those linked to (or new) that no file indexed, now ``settled``."""
+        unique = {id(p): p for p in pages}.values()
+        lost = [p for p in unique if (p.linked or p.new) and not p.indexed and settled(p)]
         for page in lost:
             page.linked, page.new = 0, False  # unlinked once
         return [page.entry for page in lost]
