@@ -15,13 +15,16 @@ from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.page_titles import SINGLE_NAME_TYPE
 from retrieval_core.models.vocabulary import Kind, Status
-from retrieval_core.ports import ENTITY_ARM, Ahead, Capabilities, Neighbourhood, SearchFilters
-from retrieval_core.retrieval.config import MultiHopConfig, RetrievalConfig
+from retrieval_core.ports import ENTITY_ARM, Ahead, ArmResults, Capabilities, Neighbourhood, SearchFilters
+from retrieval_core.retrieval.auto import walk_ahead
+from retrieval_core.retrieval.config import FusionConfig, MultiHopConfig, RetrievalConfig
+from retrieval_core.retrieval.fusion import built
 from retrieval_core.retrieval.modes import MODES
 from retrieval_core.retrieval.paging import PagePosition
 from retrieval_core.retrieval.plans import FusedPlan, prepare
 from retrieval_core.retrieval.requests import RetrieveRequest
 from retrieval_core.retrieval.stages.base import Job, Ranked
+from retrieval_core.retrieval.stages.fusion import fuse
 from retrieval_core.retrieval.stages.multihop import (
     MULTIHOP_ARM,
     QUESTION,
@@ -525,3 +528,16 @@ def test_a_named_page_linking_no_ranked_page_keeps_a_passage_writing_its_one_wor
     keywords = replace(chain, text="Bubye River country waterfall")
     plain = MultiHop(Capabilities(search=search), no_walk)(job(hops=2), keywords).value.hits
     assert [h.id for h in plain].index(FALLS) == 6
+
+
+def test_auto_s_fetch_ahead_asks_what_the_walk_asks_from_hybrid_s_ranking() -> None:
+    # Hybrid ranks D and the falls (the two seed hits, naming no page) above K, the page the question
+    # names: the ask follows the pages K links to (wherever K ranks); only those hits are built.
+    lexical = [candidate(D, 3.0), candidate(FALLS, 2.0), candidate(K, 1.0), candidate(A, 0.5)]
+    vector = [candidate(D, 0.9), candidate(FALLS, 0.8), candidate(K, 0.7), candidate(A, 0.6)]
+    base = ArmResults({"lexical": lexical, "vector": vector})
+    named = {PAGE_K: 1.0}
+    ask = walk_ahead(job(hops=2), "q", [1.0, 0.0], 100, CONFIG, base, {}, named)
+    assert ask is not None and ask.filters.entities == (PAGE_K, PAGE_A)
+    every = built(fuse(base.arms, FusionConfig()))  # every ranked hit built: the same ask
+    assert ask == first_ask(job(hops=2), every, named, "q", [1.0, 0.0], CONFIG)

@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from ..models.hits import Candidate
-from ..models.page_titles import PAGE_ENTITY_TYPE
+from ..models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ..models.vocabulary import Kind
 from ..ports import (
     ANSWER_ARM,
@@ -49,7 +50,7 @@ from ..understanding.reading import Reading, read
 from ..understanding.spans import Span
 from ..understanding.wording import content_words
 from .config import MultiHopConfig
-from .fusion import built
+from .fusion import Fused, built
 from .plans import AutoPlan
 from .responses import Inference
 from .stages.base import Job, Searched
@@ -134,7 +135,33 @@ def walk_ahead(
     this is a guess, right when the two rankings' top hits and named pages' chunks agree."""
     searched = Searched(base.arms, asked=depth, fuse=True, kind_weights=kinds)
     pool = weighed_and_cut(job, fused(job, searched).value).value
-    return first_ask(job, built(pool.fused), named, text, vector, config)
+    return first_ask(job, built(_leading(pool.fused, named, config.seed_hits)), named, text, vector, config)
+
+
+def _leading(
+    ranked: Sequence[Fused[Candidate]], named: Mapping[str, float], seeds: int
+) -> list[Fused[Candidate]]:
+    """The only ranked candidates the walk's first ask reads, in their order: the top ``seeds`` and
+    each named page's best chunk of its own (the others' hits are never built)."""
+    kept, pages = [], set(named)
+    for rank, fused_candidate in enumerate(ranked):
+        about = {
+            m["entity_id"] for m in _mentions(fused_candidate.item) if m.get("role") == ABOUT_ROLE
+        } & pages
+        if rank < seeds or about:
+            kept.append(fused_candidate)
+        pages -= about
+        if rank >= seeds and not pages:
+            break
+    return kept
+
+
+def _mentions(candidate: Candidate) -> list[Mapping[str, Any]]:
+    """A candidate's mentions as its stored item has them (a built hit's, dumped)."""
+    found = candidate.found
+    if isinstance(found, Mapping):
+        return list(found.get("mentions") or ())
+    return [m.model_dump() for m in found.mentions]
 
 
 def _pages(reading: Reading) -> dict[str, float]:
