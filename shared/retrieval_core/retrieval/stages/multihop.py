@@ -44,7 +44,7 @@ from typing import TypeVar
 
 from ...models.hits import Candidate, Hit, Hop, Signal
 from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
-from ...ports import ENTITY_ARM, Capabilities, NeighbourhoodAsk, NeighbourhoodSearch
+from ...ports import ENTITY_ARM, Capabilities, Neighbourhood, NeighbourhoodAsk, NeighbourhoodSearch
 from ...understanding.multihop import asks_through, compares, compares_through
 from ..config import MultiHopConfig
 from ..plans import AutoPlan, FusedPlan, plan_as
@@ -160,11 +160,9 @@ class MultiHop:
             if not wanted:
                 break
             ask = walk_ask(job, ranked.text, ranked.vector or [], wanted, config)
-            if not fetches and ranked.ahead is not None and ranked.ahead.asked.same(ask):
-                found, ahead = (
-                    ranked.ahead.found,
-                    "ahead=used ",
-                )  # exactly what this round asks: no round trip
+            found = None if fetches else _prefetched(ranked, ask)
+            if found is not None:
+                ahead = "ahead=used "
             else:
                 found = search.neighbourhood(job.context_id, ask.text, ask.vector, ask.filters, ask.depth)
                 round_trips += 1
@@ -234,6 +232,12 @@ class MultiHop:
             )
             linked[hit_id] = Linked(graph.chunks[hit_id], score, (hop,))
         return linked
+
+
+def _prefetched(ranked: Ranked, ask: NeighbourhoodAsk) -> Neighbourhood | None:
+    """The walk's first fetch made ahead (``Ranked.ahead``) if it asked exactly ``ask``: no round trip."""
+    ahead = ranked.ahead
+    return ahead.found if ahead is not None and ahead.asked.same(ask) else None
 
 
 def _first_frontier(
