@@ -23,7 +23,9 @@ scores in that search over the best a ranked hit has in each arm, ``relative`` o
 similar passage its page leads to); the text ranking's score (normalised to the best hit) plus ``weight``
 x that orders the result. ``hops`` 3 follows the best walked passages' pages in one more round trip.
 Bounded: at most ``entities`` pages and ``candidates`` passages per arm per round trip, ``hops - 1``
-round trips, ``iterations`` steps, and a cost line in ``applied``.
+round trips, ``iterations`` steps, and a cost line in ``applied``. ``auto`` asks the first fetch ahead,
+in its focus arms' round trip, as hybrid's ranking predicts it (``first_ask``); the walk uses that
+fetch, one round trip fewer, only when it asks exactly the same (``ahead=used`` in the cost line).
 
 Where a walk helps and where it does harm: a seed's own page's other chunks are never a hop (the same
 page, not the next one); ``auto`` walks only when its question names an entity the context knows; the
