@@ -307,6 +307,12 @@ class NamingChunks(Protocol):
         round trip for all the pages."""
         ...
 
+    def chunks_mentioning(self, context_id: str, entity: NamedEntity, limit: int) -> list[dict[str, Any]]:
+        """The stored items (as ``chunks_naming``) of the context's document chunks that mention the
+        entity (that id, name and type, in any role), at most ``limit``: a page a sync linked ahead and
+        that never came, unlinked (``IndexWriter.unlink``)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class FeedbackHit:

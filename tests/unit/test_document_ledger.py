@@ -172,6 +172,14 @@ class MemoryIndex:
             for names, entity in pages
         ]
 
+    def chunks_mentioning(self, context_id: str, entity: NamedEntity, limit: int) -> list[dict[str, Any]]:
+        key = (entity.entity_id, entity.name, entity.type)
+        return [
+            item.model_dump(mode="json", exclude_none=True)
+            for item in self.searchable.values()
+            if key in {(m.entity_id, m.name, m.type) for m in item.mentions}
+        ][:limit]
+
 
 class NoNames:
     def entity_names(self, context_id: str) -> list[NamedEntity]:

@@ -249,3 +249,52 @@ def test_the_pre_pass_reads_a_page_s_title_as_its_indexing_does() -> None:
     assert page_title_of("a.md", b"Text before any heading.\n\n# Later") is None
     assert page_title_of("a.txt", b"# Not a heading in plain text") is None
     assert page_title_of("a.md", b"   ") is None
+
+
+def test_a_new_file_of_an_indexed_page_s_title_that_fails_unlinks_nothing() -> None:
+    """A re-sync's new file expected under the title of a page indexed before fails: the page exists
+    (its own chunk is about it), so the chunks naming it keep their mentions."""
+    index, statuses = _sync(list(range(len(TOWNS))), expect=True)
+    before = dict(index.items)
+    files, objects, _ = _files_over(
+        index, statuses, naming=index, clock=lambda: NOON, mentions=MentionFinder(_Known(index), None)
+    )
+    _pages(objects)
+    key = "contexts/acme/twin.md"
+    objects.blobs[("b", key)] = b"  "
+    expected = ExpectedPages("acme")
+    with files.batched(files=3, ahead=True, expected=expected):
+        expected.expect({key: TOWNS[GAMMA]})
+        assert files.created(ObjectRef("b", key, "v1")) is not None
+    assert index.items == before
+    assert TOWNS[GAMMA] in {m.name for m in index.items["acme:doc/0.md#0000"].mentions}
+    recorded = statuses.get("acme", "twin.md")
+    assert recorded is not None and recorded.status == "failed"
+
+
+def test_what_a_chunk_names_without_a_page_that_never_came_is_the_extractor_s_name() -> None:
+    """A dictionary that read the mentions a sync gave ahead back from the index holds the page: what
+    the unlinking puts back in the page's mention's place is then the extractor's name, not the page."""
+    from retrieval_core.documents.limits import DOCUMENT_LIMITS
+    from retrieval_core.ingest.indexer import Indexer
+    from retrieval_core.ports import NamedEntity
+    from test_document_ledger import Embedder
+
+    page = NamedEntity("acme:entity/gamma-ridge", "Gamma Ridge", "page")
+
+    class ReadBack:
+        def entity_names(self, context_id: str) -> list[NamedEntity]:
+            return [page]
+
+    indexer = Indexer(
+        objects=MemoryObjects(),
+        embedder=Embedder(),
+        vectors=None,
+        mentions=MentionFinder(ReadBack(), RuleBasedExtractor()),
+        metadata={},
+        limits=DOCUMENT_LIMITS,
+        fields=None,
+    )
+    named = indexer.named("acme", "The road from here runs to Gamma Ridge in the hills.", page)
+    (gamma,) = [m for m in named if m["entity_id"] == page.entity_id]
+    assert gamma["type"] != "page" and gamma["name"] == "Gamma Ridge"

@@ -156,6 +156,15 @@ class UnsearchedChunks:
         self._by_word.clear()
         self._touched.clear()
 
+    def mentioning(self, context_id: str, entry: NamedEntity) -> list[dict[str, Any]]:
+        """The recorded chunks of the context that mention ``entry`` (that id, name and type, any role)."""
+        key = (entry.entity_id, entry.name[:256], entry.type)
+        return [
+            item.model_dump(mode="json", exclude_none=True)
+            for item in self._items.values()
+            if item.context_id == context_id and key in {(m.entity_id, m.name, m.type) for m in item.mentions}
+        ]
+
     def naming(self, context_id: str, names: Sequence[str], entry: NamedEntity) -> list[dict[str, Any]]:
         """The recorded chunks of the context that may name one of ``names`` and do not mention ``entry``
         yet, as stored sources (``backlinked`` decides which do)."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..documents.backlinks import is_page_mention
 from ..documents.chunk_items import FILE_ENTITY_TYPE, FileRef, chunk_items, heading_of
 from ..documents.chunking import Chunk, ChunkingConfig, chunk_document
 from ..documents.entities import MentionFinder
@@ -136,9 +137,14 @@ class Indexer:
         known.add(_named(mentions))
         return IndexedFile(items, title, known)
 
-    def named(self, context_id: str, text: str) -> list[dict[str, str]]:
-        """What a text names against the context's dictionary now (its mentions, no file's own)."""
-        return self._mentions.mentions(context_id, [text], self._mentions.dictionary(context_id))[0]
+    def named(self, context_id: str, text: str, page: NamedEntity) -> list[dict[str, str]]:
+        """What a text names without ``page`` (a page that never came): its mentions against the
+        context's dictionary now, or, where the dictionary gives the page itself (it read the mentions a
+        sync gave ahead back from the index), the extractor's names alone."""
+        found = self._mentions.mentions(context_id, [text], self._mentions.dictionary(context_id))[0]
+        if any(is_page_mention(m, page) for m in found):
+            return self._mentions.mentions(context_id, [text], NameIndex())[0]
+        return found
 
     def _chunks(
         self, fmt: DocumentFormat, data: bytes, sidecar: Sidecar, chunking: ChunkingConfig, budget: FileBudget

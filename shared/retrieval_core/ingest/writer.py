@@ -34,15 +34,13 @@ from ..documents.sidecar import Sidecar
 from ..loading.parse import Delete, Upsert
 from ..models.item import Item
 from ..models.metadata import MetadataSchema
-from ..models.page_titles import PAGE_ENTITY_TYPE
+from ..models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ..ports import ContextFieldDeclarations, NamedEntity, NamingChunks
 from .errors import IngestIncompleteError
 from .ports import ItemSink
 
 UNLINKED_PER_PAGE = 10_000
-"""Chunks naming a page that never came that its unlinking reads at most (a search's largest page)."""
-NO_ENTITY = NamedEntity("", "", "")
-"""An entity no chunk mentions: a search excluding it finds every chunk naming the names."""
+"""Chunks mentioning a page that never came that its unlinking reads at most (a search's largest page)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,28 +182,30 @@ class IndexWriter:
         self,
         context_id: str,
         pages: list[NamedEntity],
-        named: Callable[[str, str], list[dict[str, str]]],
+        named: Callable[[str, str, NamedEntity], list[dict[str, str]]],
     ) -> None:
         """The mentions of ``pages`` that a sync gave chunks ahead of them (``documents.expected_pages``)
-        removed again: the pages will not be indexed. The chunks naming their titles are those the
-        record holds and those a search finds (one round trip; a rare path: a page's file failed). A
-        mention of the page's id that the chunk's text gives without the page (``named``: the context
-        and a text's mentions now; an extracted name the page's replaced) takes its place."""
+        removed again, unless a chunk is about the page (another file made it a page after all): the
+        chunks mentioning it are those the record holds and those a search finds (a search a page: a
+        rare path, a page's file failed). A mention of the page's id that the chunk's text gives without
+        the page (``named``: a text's mentions without the page, ``Indexer.named``; an extracted name
+        the page's replaced) takes its place."""
         if not pages or self._naming is None:
             return
         unlinked: dict[str, Item] = {}
-        asked = [([page.name], NO_ENTITY) for page in pages]  # every chunk naming the title
-        found = self._naming.chunks_naming(context_id, asked, UNLINKED_PER_PAGE)
-        for page, searched in zip(pages, found, strict=True):
-            recorded = self._unsearched.naming(context_id, [page.name], NO_ENTITY)
+        for page in pages:
+            recorded = self._unsearched.mentioning(context_id, page)
+            searched = self._naming.chunks_mentioning(context_id, page, UNLINKED_PER_PAGE)
             sources = [*recorded, *(s for s in searched if s.get("id") not in self._unsearched)]
+            if any(_about(source, page) for source in sources):
+                continue
             for source in sources:
                 held = unlinked.get(str(source.get("id")))
                 current = held.model_dump(mode="json", exclude_none=True) if held else source
                 mentions = current.get("mentions", [])
                 if not any(is_page_mention(m, page) for m in mentions):
                     continue
-                kept = without_page_mention(mentions, page, named(context_id, str(current["text"])))
+                kept = without_page_mention(mentions, page, named(context_id, str(current["text"]), page))
                 item = {key: value for key, value in current.items() if value is not None}
                 unlinked[str(source["id"])] = Item.model_validate(item | {"mentions": kept})
         if not unlinked:
@@ -228,6 +228,14 @@ class IndexWriter:
             ):
                 found[n] = chunks
         return found
+
+
+def _about(source: dict[str, Any], page: NamedEntity) -> bool:
+    """Whether the stored chunk is one of the page's own (it mentions the page ``about``)."""
+    return any(
+        m.get("role") == ABOUT_ROLE and m.get("entity_id") == page.entity_id
+        for m in source.get("mentions", [])
+    )
 
 
 def _deletes(file: FileRef, positions: Iterable[int]) -> list[Delete]:

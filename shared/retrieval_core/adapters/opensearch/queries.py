@@ -230,6 +230,23 @@ def naming_body(context_id: str, names: Sequence[str], name_key: str, limit: int
     }
 
 
+def mentioning_body(context_id: str, name_key: str, limit: int) -> dict[str, Any]:
+    """The caller's document chunks mentioning the entry ``name_key`` (``entity_name_keys``)."""
+    return {
+        "size": limit,
+        "_source": {"excludes": DERIVED_FIELDS},
+        "query": {
+            "bool": {
+                "filter": [
+                    *filter_clauses(context_id),
+                    {"term": {"kind": str(Kind.DOCUMENT)}},
+                    {"term": {"entity_name_keys": name_key}},
+                ]
+            }
+        },
+    }
+
+
 def vectors_body(context_id: str, ids: Sequence[str]) -> dict[str, Any]:
     """The embeddings of the caller's items among ``ids`` (the context filter inside the query)."""
     return {

@@ -251,6 +251,14 @@ class OpenSearchStore:
             found[n] = [h["_source"] for h in _hits(response)]
         return found
 
+    def chunks_mentioning(self, context_id: str, entity: NamedEntity, limit: int) -> list[dict[str, Any]]:
+        """``ports.NamingChunks``: the chunks mentioning a page that never came (one search)."""
+        key = NAME_KEY_SEPARATOR.join((entity.entity_id, entity.name, entity.type))
+        return [
+            h["_source"]
+            for h in _hits(self._search(context_id, queries.mentioning_body(context_id, key, limit)))
+        ]
+
     def entity_names(self, context_id: str) -> list[NamedEntity]:
         """The context's entity dictionary (``documents.entities.EntityDictionary``): every entry its
         items' mentions give, in pages of ``question_queries.DICTIONARY_PAGE`` (no cap)."""
