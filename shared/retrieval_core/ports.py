@@ -134,11 +134,27 @@ class HybridSearch(Protocol):
         ...
 
 
+RESIDUAL_ARM = "residual"
+"""The neighbourhood's arm of a chain's second end: ``Residual``'s k-NN search."""
+
+
+@dataclass(frozen=True, slots=True)
+class Residual:
+    """What a question asks once the thing it names is known ("What currency predated the Euro in the
+    country Signmark is from?" without "Signmark"), embedded, asked among the items naming one of
+    ``entities`` (what that thing's page names: "Finland"): a chain's second end."""
+
+    text: str
+    vector: tuple[float, ...]
+    entities: tuple[str, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Neighbourhood:
     """The passages about or naming some entities (``SearchFilters.entities``), ranked by a question in
     each arm, and how many of the caller's items (under the same filters) name each of those entities:
-    what a walk over the chunk-entity graph spreads over, and how specific each entity is."""
+    what a walk over the chunk-entity graph spreads over, and how specific each entity is. With a
+    ``Residual``, its k-NN arm too (``RESIDUAL_ARM``)."""
 
     arms: Mapping[str, Sequence[Candidate]] = field(default_factory=dict)
     named_by: Mapping[str, int] = field(default_factory=dict)
@@ -154,6 +170,7 @@ class NeighbourhoodAsk:
     vector: tuple[float, ...]
     filters: SearchFilters
     depth: int
+    residual: Residual | None = None
 
     def same(self, other: NeighbourhoodAsk) -> bool:
         """Whether ``other`` asks for the same neighbourhood: every field equal, ``filters.entities`` as a
@@ -176,10 +193,17 @@ class Ahead:
 @runtime_checkable
 class NeighbourhoodSearch(Protocol):
     def neighbourhood(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        residual: Residual | None = None,
     ) -> Neighbourhood:
-        """Hybrid's two arms among the items naming ``filters.entities`` (``depth`` each) and each of
-        those entities' count of naming items, in one round trip."""
+        """Hybrid's two arms among the items naming ``filters.entities`` (``depth`` each), each of
+        those entities' count of naming items and ``residual``'s k-NN arm among the items naming its
+        entities (``depth``, under the same other filters), in one round trip."""
         ...
 
 

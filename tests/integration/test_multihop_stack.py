@@ -9,6 +9,7 @@ from typing import Any
 
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
+from retrieval_core.ports import RESIDUAL_ARM, Residual, SearchFilters
 from retrieval_dev.cli.events import api_event, why_event
 from retrieval_dev.cli.lambda_runtime import invoke
 
@@ -181,6 +182,33 @@ def test_the_walk_s_first_fetch_made_ahead_gives_the_same_hits_as_the_walk_s_own
 
 def applied_walk(response: dict[str, Any]) -> str:
     return str(response["applied"]["multihop"])
+
+
+def test_a_chain_s_second_end_is_asked_in_the_walk_s_fetch_among_the_passages_naming_what_it_names(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    container = bootstrap.container()
+    store = container.store
+    rest = "Where was the architect of the born?"
+    vector = container.embedder.embed([rest])[0]
+    marlowe = "acme:entity/edith-marlowe"
+    residual = Residual(rest, tuple(vector), (marlowe, "globex:entity/edith-marlowe"))
+    filters = SearchFilters(size=10, entities=("acme:entity/kelmscott-library",))
+    before = store.backend_calls
+    found = store.neighbourhood("acme", QUESTION, vector, filters, 10, residual)
+    assert store.backend_calls - before == 1  # in the walk's own _msearch
+    ends = {c.id: c.score for c in found.arms[RESIDUAL_ARM]}
+    # Only the caller's passages naming her (her page, and the library's that names her): never the
+    # distractors (they do not name her) nor globex's page of her (another context).
+    assert set(ends) == {LIBRARY_CHUNK, ARCHITECT_CHUNK}
+    assert all(0 < score <= 1 for score in ends.values())
+    assert RESIDUAL_ARM not in store.neighbourhood("acme", QUESTION, vector, filters, 10).arms
+    # auto asks it for a question asking through the page it names: ahead, in its focus round trip,
+    # the walk asking the same (the second end included), so the walk costs no round trip of its own.
+    applied = retrieve_body({"mode": "auto", "text": QUESTION, "top_k": 5})["applied"]["multihop"]
+    assert "second_ends=" in applied and applied.endswith("ahead=used round_trips=0")
 
 
 def retrieve_body(body: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from retrieval_core.adapters.opensearch.documents import document_of
@@ -14,6 +15,7 @@ from retrieval_core.models.item import Item
 from retrieval_core.models.metadata import FieldType
 from retrieval_core.models.page_titles import ABOUT_ROLE
 from retrieval_core.ports import (
+    RESIDUAL_ARM,
     ArmResults,
     Capabilities,
     Embedder,
@@ -24,6 +26,7 @@ from retrieval_core.ports import (
     NamedEntity,
     Neighbourhood,
     NeighbourhoodAsk,
+    Residual,
     SearchFilters,
     Stored,
     TimeWindow,
@@ -143,10 +146,21 @@ class InMemoryStore(InMemoryLexicalStore):
         )
 
     def neighbourhood(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        residual: Residual | None = None,
     ) -> Neighbourhood:
-        arms = self.hybrid(context_id, text, vector, filters, depth).arms
+        arms = dict(self.hybrid(context_id, text, vector, filters, depth).arms)
         self.calls[-1] = "neighbourhood"
+        if residual is not None and residual.entities:
+            among = replace(filters, entities=residual.entities)
+            arms[RESIDUAL_ARM] = _candidates(
+                _ranked(self._similar(context_id, residual.vector, among), depth)
+            )
         visible = self._visible(context_id, filters)
         named_by = {e: sum(e in i.entity_ids for i in visible) for e in filters.entities}
         return Neighbourhood(arms, {e: n for e, n in named_by.items() if n})
@@ -211,7 +225,7 @@ class InMemoryStore(InMemoryLexicalStore):
         self, context_id: str, focus: Focus, filters: SearchFilters, depth: int, ask: NeighbourhoodAsk
     ) -> tuple[ArmResults, Neighbourhood]:
         arms = self.focused(context_id, focus, filters, depth)
-        found = self.neighbourhood(context_id, ask.text, ask.vector, ask.filters, ask.depth)
+        found = self.neighbourhood(context_id, ask.text, ask.vector, ask.filters, ask.depth, ask.residual)
         del self.calls[-2:]
         self.calls.append("focused_and_neighbourhood")
         return arms, found

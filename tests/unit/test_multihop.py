@@ -15,7 +15,16 @@ from retrieval_core.context import CallerContext
 from retrieval_core.models.hits import Candidate, Hit, MentionView, Signal
 from retrieval_core.models.page_titles import SINGLE_NAME_TYPE
 from retrieval_core.models.vocabulary import Kind, Status
-from retrieval_core.ports import ENTITY_ARM, Ahead, ArmResults, Capabilities, Neighbourhood, SearchFilters
+from retrieval_core.ports import (
+    ENTITY_ARM,
+    RESIDUAL_ARM,
+    Ahead,
+    ArmResults,
+    Capabilities,
+    Neighbourhood,
+    Residual,
+    SearchFilters,
+)
 from retrieval_core.retrieval.auto import walk_ahead
 from retrieval_core.retrieval.config import FusionConfig, MultiHopConfig, RetrievalConfig
 from retrieval_core.retrieval.fusion import built
@@ -33,7 +42,7 @@ from retrieval_core.retrieval.stages.multihop import (
     personalized_pagerank,
     walk_ask,
 )
-from retrieval_core.understanding.multihop import compares, compares_through, reads_as_multihop
+from retrieval_core.understanding.multihop import asks_two, compares, compares_through, reads_as_multihop
 
 K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
 PAGE_K, PAGE_A = "acme:entity/kelmscott-library", "acme:entity/ada-smith"
@@ -95,7 +104,13 @@ class LinkedSearch:
         self.named_by = named_by if named_by is not None else {PAGE_A: 3, PAGE_K: 2}
 
     def neighbourhood(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        residual: Residual | None = None,
     ) -> Neighbourhood:
         self.asked.append(filters)
         arms = {
@@ -169,7 +184,7 @@ def test_a_bridge_page_sharing_no_word_ranks_second_with_its_path() -> None:
     assert step.value.hits[0].path is None
     assert search.asked[0].entities == (PAGE_K, PAGE_A)  # K's two pages, in the query
     assert step.notes["multihop"] == (
-        "hops=2 seeds=2 named=0 entities=2 hubs=0 fetched=3 linked=2 iterations=2 round_trips=1"
+        "hops=2 seeds=2 named=0 entities=2 hubs=0 fetched=3 linked=2 second_ends=0 iterations=2 round_trips=1"
     )
 
 
@@ -188,7 +203,7 @@ def test_a_first_fetch_made_ahead_for_the_same_entities_is_used_and_gives_the_sa
     step = MultiHop(Capabilities(search=search), CONFIG)(job(hops=2), ahead)
     assert search.asked == []  # no round trip of its own
     assert step.value.hits == walked.value.hits
-    assert step.notes["multihop"].endswith("linked=2 iterations=2 ahead=used round_trips=0")
+    assert step.notes["multihop"].endswith("linked=2 second_ends=0 iterations=2 ahead=used round_trips=0")
 
 
 def test_a_first_fetch_made_ahead_for_other_entities_is_not_used_the_walk_fetches_its_own() -> None:
@@ -477,7 +492,13 @@ def test_a_comparison_through_a_role_of_the_named_things_is_a_bridge_comparison(
 def test_a_one_word_name_no_page_is_about_bridges_two_passages_by_its_specificity() -> None:
     class ByName(LinkedSearch):
         def neighbourhood(
-            self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+            self,
+            context_id: str,
+            text: str,
+            vector: Sequence[float],
+            filters: SearchFilters,
+            depth: int,
+            residual: Residual | None = None,
         ) -> Neighbourhood:
             self.asked.append(filters)
             arms = {"lexical": [candidate(FALLS, 3.0)], "vector": [candidate(FALLS, 0.6)]}
@@ -541,3 +562,119 @@ def test_auto_s_fetch_ahead_asks_what_the_walk_asks_from_hybrid_s_ranking() -> N
     assert ask is not None and ask.filters.entities == (PAGE_K, PAGE_A)
     every = built(fuse(base.arms, FusionConfig()))  # every ranked hit built: the same ask
     assert ask == first_ask(job(hops=2), every, named, "q", [1.0, 0.0], CONFIG)
+
+
+class SecondEnds(LinkedSearch):
+    """A neighbourhood whose text arms find nothing, and whose residual arm (when asked) finds the
+    waterfall at k-NN score 0.8: the question without "Bubye River" is close to it."""
+
+    def __init__(self, named_by: dict[str, int]) -> None:
+        super().__init__(named_by=named_by)
+        self.residuals: list[Residual | None] = []
+
+    def neighbourhood(
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        residual: Residual | None = None,
+    ) -> Neighbourhood:
+        self.asked.append(filters)
+        self.residuals.append(residual)
+        arms = {"lexical": [], "vector": [], **({RESIDUAL_ARM: [candidate(FALLS, 0.8)]} if residual else {})}
+        return Neighbourhood(arms, {e: n for e, n in self.named_by.items() if e in filters.entities})
+
+
+class Recording:
+    """An embedder that records what it embeds."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    @property
+    def dimension(self) -> int:
+        return 2
+
+    @property
+    def name(self) -> str:
+        return "recording"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return [[0.0, 1.0] for _ in texts]
+
+
+def test_a_chain_s_second_end_is_asked_for_without_the_named_thing_s_name() -> None:
+    # "Which waterfall is in the country where the Bubye River is found?": the river's page (named,
+    # first) writes "Zimbabwe"; the waterfall's passage writes it too but no text arm found it. Asked
+    # "Which waterfall is in the country where the is found?" among the passages naming what the
+    # river's page names, it scores 0.8: 0.2 over the floor, x 8 x the fifth hit's 0.6 = 0.96, second.
+    bubye = "acme:entity/bubye-river"
+    hits = [hit(RIVER, 2.0), *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED))]
+    config = CONFIG.model_copy(update={"weight": 0.0, "second_end_weight": 8.0, "second_end_floor": 0.6})
+    question = "Which waterfall is in the country where the Bubye River is found?"
+    chain = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], {bubye: 1.0})
+    search, embedder = SecondEnds({ZIMBABWE: 2, bubye: 1}), Recording()
+    step = MultiHop(Capabilities(search=search, embedder=embedder), config)(job(hops=2), chain)
+    assert embedder.texts == ["Which waterfall is in the country where the is found?"]
+    assert [r.entities if r else None for r in search.residuals] == [(ZIMBABWE,)]
+    ranked = step.value.hits
+    assert [h.id for h in ranked[:3]] == [RIVER, FALLS, COMPARED[0]]
+    assert ranked[1].score == pytest.approx(8 * 0.6 * 0.2)
+    assert ranked[1].path is not None and [(p.from_id, p.entity) for p in ranked[1].path] == [
+        (RIVER, "Zimbabwe")
+    ]
+    assert "second_ends=1" in step.notes["multihop"]
+    # Not asked: without its weight, for a comparison, for two questions in one, or when the named
+    # page is not in the top 5.
+    off = config.model_copy(update={"second_end_weight": 0.0})
+    compared = replace(chain, text="Which is longer, the Bubye River or the Zambezi?")
+    two = replace(chain, text="Where does the Bubye River rise, and which waterfall is in its country?")
+    sunk = replace(chain, hits=[*hits[1:], hits[0]])
+    for how, ranking in ((off, chain), (config, compared), (config, two), (config, sunk)):
+        search = SecondEnds({ZIMBABWE: 2, bubye: 1})
+        hits_after = MultiHop(Capabilities(search=search, embedder=Recording()), how)(job(hops=2), ranking)
+        assert search.residuals == [None]
+        assert FALLS not in [h.id for h in hits_after.value.hits]
+
+
+@pytest.mark.parametrize(
+    ("question", "two"),
+    [
+        ("Which sphinx-quickstart option keeps source and build apart, and what does make mode do?", True),
+        ("Which setting shows todo entries; and which event drops a removed document's todos?", True),
+        ("What is the name of the waterfall in the country where the Bubye River is found?", False),
+        ("Which publisher, founded in 2005 and based in Portland, printed her first novel?", False),
+    ],
+)
+def test_two_questions_in_one_are_read_apart_from_a_chain(question: str, two: bool) -> None:
+    assert asks_two(question) is two
+
+
+def test_a_first_fetch_made_ahead_asks_the_second_end_too_and_the_walk_uses_it() -> None:
+    # auto asks the walk's first fetch ahead from hybrid's ranking: with the embedder, that ask carries
+    # the question without the named page's title, so the walk asking the same uses it (no round trip
+    # and no second embedding) and lifts the waterfall as it would have.
+    bubye = "acme:entity/bubye-river"
+    hits = [hit(RIVER, 2.0), *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED))]
+    config = CONFIG.model_copy(update={"weight": 0.0, "second_end_weight": 8.0, "second_end_floor": 0.6})
+    question = "Which waterfall is in the country where the Bubye River is found?"
+    early = Recording()
+    ask = first_ask(job(hops=2), hits, {bubye: 1.0}, question, [1.0, 0.0], config, early)
+    assert ask is not None and ask.residual is not None
+    assert ask.residual.text == "Which waterfall is in the country where the is found?"
+    assert early.texts == [ask.residual.text]
+    found = SecondEnds({ZIMBABWE: 2, bubye: 1}).neighbourhood(
+        "acme", ask.text, ask.vector, ask.filters, ask.depth, ask.residual
+    )
+    chain = Ranked(hits, TEXT_RANKING.arms, question, [1.0, 0.0], {bubye: 1.0}, ahead=Ahead(ask, found))
+    search, late = SecondEnds({ZIMBABWE: 2, bubye: 1}), Recording()
+    step = MultiHop(Capabilities(search=search, embedder=late), config)(job(hops=2), chain)
+    assert search.asked == [] and late.texts == []
+    assert [h.id for h in step.value.hits[:2]] == [RIVER, FALLS]
+    assert step.notes["multihop"].endswith("second_ends=1 iterations=2 ahead=used round_trips=0")
+    # Without the embedder ahead, the ask differs (no second end): the walk fetches its own.
+    plain = first_ask(job(hops=2), hits, {bubye: 1.0}, question, [1.0, 0.0], config)
+    assert plain is not None and plain.residual is None and not plain.same(ask)

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..models.item import Item
 from ..models.limits import MAX_ITEM_ID_CHARS
+from ..models.page_titles import FILE_ENTITY_TYPE as FILE_ENTITY_TYPE  # re-exported: the ingest reads it here
 from ..models.page_titles import SINGLE_NAME_TYPE
 from ..models.vocabulary import Kind, iso
 from .chunking import Chunk
@@ -24,8 +25,6 @@ from .sources import NOWHERE, Placement, anchored
 
 SECTION_SEPARATOR = " > "
 LONGEST_CHUNK_SUFFIX = len("#000000")
-FILE_ENTITY_TYPE = "file"
-"""The type of the mention every chunk of a file carries of the file itself (``FileRef.file_id``)."""
 PAIRED_NAMES = 8
 """A chunk pairs at most its first 8 names (the dictionary's come first): 56 edge rows, where a
 proposition names a few entities but a 300-token chunk of prose can name thirty (870 rows)."""

@@ -13,6 +13,8 @@ PAGE_ENTITY_TYPE = "page"
 SINGLE_NAME_TYPE = "single name"
 """A one-word name a document writes (``documents.name_rules``: "Zimbabwe" where no page is about it):
 found in other texts only where they write it capitalised, as a page's title is."""
+FILE_ENTITY_TYPE = "file"
+"""The type of the mention every chunk of a file carries of the file itself (``FileRef.file_id``)."""
 ABOUT_ROLE = "about"
 """The role of the mention a page's chunks carry of the page's own entity."""
 

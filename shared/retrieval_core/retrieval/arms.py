@@ -190,7 +190,11 @@ class AutoArms(HybridArms):
         store, depth = require(self._can.question, "auto"), self.depth(job)
         vector = self.vector(job, query)
         plan = plan_as(job.plan, AutoPlan)
-        ahead = partial(walk_ahead, job, query.text, vector, depth, self._walk) if self._walks(job) else None
+        ahead = (
+            partial(walk_ahead, job, query.text, vector, depth, self._walk, embedder=self._can.embedder)
+            if self._walks(job)
+            else None
+        )
         read = auto_arms(store, job.context_id, plan, vector, job.filters, depth, query.expansion, ahead)
         searched = Searched(
             read.arms,

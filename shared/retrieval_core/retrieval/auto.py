@@ -39,6 +39,7 @@ from ..ports import (
     WINDOW_ARM,
     Ahead,
     ArmResults,
+    Embedder,
     Expansion,
     Focus,
     NeighbourhoodAsk,
@@ -129,13 +130,17 @@ def walk_ahead(
     base: ArmResults,
     kinds: Mapping[Kind, float],
     named: Mapping[str, float],
+    *,
+    embedder: Embedder | None = None,
 ) -> NeighbourhoodAsk | None:
     """The walk's first fetch as it would be asked from hybrid's ranking (``base`` fused, weighed and
     cut as the pipeline does, without the focus arms): the walk's own ranking has the focus arms too, so
-    this is a guess, right when the two rankings' top hits and named pages' chunks agree."""
+    this is a guess, right when the two rankings' top hits and named pages' chunks agree. ``embedder``
+    asks a chain's second end too (``multihop.second_end_of``)."""
     searched = Searched(base.arms, asked=depth, fuse=True, kind_weights=kinds)
     pool = weighed_and_cut(job, fused(job, searched).value).value
-    return first_ask(job, built(_leading(pool.fused, named, config.seed_hits)), named, text, vector, config)
+    leading = built(_leading(pool.fused, named, config.seed_hits))
+    return first_ask(job, leading, named, text, vector, config, embedder)
 
 
 def _leading(

@@ -140,6 +140,20 @@ class MultiHopConfig(BaseModel):
     siblings: bool = Field(
         default=False, description="Whether a seed's own page's other chunks may be a hop (by default never)."
     )
+    second_end_weight: float = Field(
+        default=8.0,
+        ge=0,
+        description="A question asking through a thing it names: a passage naming what that thing's page "
+        "names gains this times its k-NN score above ``second_end_floor`` against the question without "
+        "the thing's name, in units of the fifth hit's score (0: not asked).",
+    )
+    second_end_floor: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        description="The k-NN score against the question without the named thing's name below which a "
+        "passage gains nothing (0.6: cosine 0.2).",
+    )
     named_only: bool = Field(
         default=True,
         description="auto walks only when its question names an entity the context knows (its entity arm).",

@@ -36,6 +36,12 @@ NESTED = re.compile(
 """One description inside another: "the city where the company that made X is based"."""
 
 
+TWO_QUESTIONS = re.compile(
+    r"[,;]\s*and\s+(?:what|which|who|whom|whose|where|when|why|how)\b|\?\s*(?:and\s+)?(?:what|which|who|where|when|why|how)\b",
+    re.IGNORECASE,
+)
+"""Two questions in one: "Which option keeps source and build apart, and what does make mode do?"."""
+
 QUESTION = re.compile(
     r"^(?:who|whom|whose|what|which|where|when|why|how|in|on|at|for|from|by|of|is|are|was|were|did|does|do"
     r"|has|have|had|can|could)\b|\?\s*$",
@@ -72,3 +78,9 @@ def compares_through(question: str) -> bool:
     film has the director born first, X or Y"): a bridge comparison, two chains of two passages each."""
     text = " ".join(question.split())
     return bool(COMPARISON.search(text)) and bool(COMPARED_ROLE.search(text))
+
+
+def asks_two(question: str) -> bool:
+    """Whether the question asks two things at once ("Which option ..., and what does X's make mode
+    do?"): each thing it names is an answer's page, not a chain's first end."""
+    return bool(TWO_QUESTIONS.search(" ".join(question.split())))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ... import backend_calls
@@ -31,6 +32,7 @@ from ...models.metadata import FieldType
 from ...models.vocabulary import iso
 from ...ports import (
     ENTITY_ARM,
+    RESIDUAL_ARM,
     ArmResults,
     Expansion,
     FeedbackHit,
@@ -38,6 +40,7 @@ from ...ports import (
     NamedEntity,
     Neighbourhood,
     NeighbourhoodAsk,
+    Residual,
     SearchFilters,
     Stored,
     TimeWindow,
@@ -119,24 +122,37 @@ class OpenSearchStore:
         return self._hybrid_arms(lexical, vector_result)
 
     def neighbourhood(
-        self, context_id: str, text: str, vector: Sequence[float], filters: SearchFilters, depth: int
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        residual: Residual | None = None,
     ) -> Neighbourhood:
-        """Hybrid's arms among the items naming ``filters.entities`` and how many name each entity, in
-        the same ``_msearch`` (the filter inside every body, k-NN included)."""
-        ask = NeighbourhoodAsk(text, tuple(vector), filters, depth)
+        """Hybrid's arms among the items naming ``filters.entities``, how many name each entity and
+        ``residual``'s k-NN arm among the items naming its entities, in the same ``_msearch`` (the
+        filter inside every body, k-NN included)."""
+        ask = NeighbourhoodAsk(text, tuple(vector), filters, depth, residual)
         return self._neighbourhood(self._msearch(context_id, *self._neighbourhood_bodies(context_id, ask)))
 
     def _neighbourhood_bodies(self, context_id: str, ask: NeighbourhoodAsk) -> list[dict[str, Any]]:
-        return [
+        bodies = [
             queries.lexical_body(context_id, ask.text, ask.filters, ask.depth),
             self._knn(context_id, ask.vector, ask.filters, ask.depth),
             question_queries.named_by_body(context_id, ask.filters),
         ]
+        if ask.residual is not None and ask.residual.entities:
+            among = replace(ask.filters, entities=ask.residual.entities)
+            bodies.append(self._knn(context_id, ask.residual.vector, among, ask.depth))
+        return bodies
 
     def _neighbourhood(self, results: Sequence[dict[str, Any]]) -> Neighbourhood:
-        lexical, vector_result, counts = results
+        lexical, vector_result, counts, *second_end = results
         buckets = counts.get("aggregations", {}).get("named_by", {}).get("buckets", [])
-        arms = self._hybrid_arms(lexical, vector_result).arms
+        arms = dict(self._hybrid_arms(lexical, vector_result).arms)
+        if second_end:
+            arms[RESIDUAL_ARM] = _candidates(second_end[0])
         return Neighbourhood(arms, {b["key"]: int(b["doc_count"]) for b in buckets})
 
     def hybrid_with_names(

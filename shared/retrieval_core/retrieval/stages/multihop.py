@@ -36,18 +36,42 @@ chain's other end too: the best ranked page each named page links to; a question
 it names ("the state where X is located") keeps that page's best linked page beside it. A named page
 that links no ranked page has, as its chain's other end, the best ranked passage of another page writing
 one of its one-word names.
+
+A chain's second end is asked for as well, in the same fetch: a question asking through the things it
+names (not comparing them), whose named pages rank in the top five, is embedded again without their
+names ("What currency predated the Euro in the country Signmark is from?" without "Signmark") and asked
+by k-NN among the passages naming what those pages name ("Finland", which the markka's passage writes,
+like tens of others). Unless a page a named page links to already ranks in the top five (the walk found
+the second end), each such passage scoring above ``second_end_floor`` is lifted by ``second_end_weight``
+times its margin, in units of the fifth hit's score (docs/QUALITY.md, "A chain's second end").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from ...models.hits import Candidate, Hit, Hop, Signal
-from ...models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
-from ...ports import ENTITY_ARM, Capabilities, Neighbourhood, NeighbourhoodAsk, NeighbourhoodSearch
-from ...understanding.multihop import asks_through, compares, compares_through
+from ...models.page_titles import (
+    ABOUT_ROLE,
+    FILE_ENTITY_TYPE,
+    PAGE_ENTITY_TYPE,
+    SINGLE_NAME_TYPE,
+    title_aliases,
+)
+from ...ports import (
+    ENTITY_ARM,
+    RESIDUAL_ARM,
+    Capabilities,
+    Embedder,
+    Neighbourhood,
+    NeighbourhoodAsk,
+    NeighbourhoodSearch,
+    Residual,
+)
+from ...understanding.multihop import asks_through, asks_two, compares, compares_through
 from ..config import MultiHopConfig
 from ..plans import AutoPlan, FusedPlan, plan_as
 from .base import Job, Ranked, Step
@@ -126,9 +150,19 @@ class _Graph:
         ]
 
 
+@dataclass(frozen=True, slots=True)
+class _SecondEnd:
+    """A question asking through the things it names, once those are known: the named pages ranked in
+    the top ``COMPARED_TOP`` (the chains' first ends) and what the question asks of their second ends."""
+
+    anchors: tuple[Hit, ...]
+    residual: Residual
+
+
 class MultiHop:
     def __init__(self, capabilities: Capabilities, config: MultiHopConfig) -> None:
         self._search = capabilities.neighbourhood
+        self._embedder = capabilities.embedder
         self._config = config
 
     def __call__(self, job: Job, ranked: Ranked) -> Step[Ranked]:
@@ -149,11 +183,18 @@ class MultiHop:
         seeds = {
             h.id: base[h.id] * config.decay**rank for rank, h in enumerate(ranked.hits[: config.seed_hits])
         }
-        graph = _Graph({h.id: h for h in ranked.hits}, {}, {}, {})
-        for hit in ranked.hits:
-            graph.similarity[hit.id] = _alike(hit.signals, scales, config)
+        graph = _Graph(
+            {h.id: h for h in ranked.hits},
+            {h.id: _alike(h.signals, scales, config) for h in ranked.hits},
+            {},
+            {},
+        )
         frontier, bridges = _first_frontier(ranked.hits, ranked.named, config)
         named = dict(ranked.named)
+        known = None if ranked.ahead is None else ranked.ahead.asked.residual
+        second_end = second_end_of(ranked.text, ranked.hits, ranked.named, self._embedder, config, known)
+        asked = None if second_end is None else second_end.residual
+        ends: Sequence[Candidate] = ()
         fetches, round_trips, fetched = 0, 0, 0
         ahead = "" if ranked.ahead is None else "ahead=missed "  # a first fetch made ahead, used or not
         walk: dict[str, float] = {}
@@ -161,36 +202,28 @@ class MultiHop:
             wanted = _followed(frontier, bridges, named, graph.named_by, config.entities)
             if not wanted:
                 break
-            ask = walk_ask(job, ranked.text, ranked.vector or [], wanted, config)
-            found = None if fetches else _prefetched(ranked, ask)
-            if found is not None:
-                ahead = "ahead=used "
-            else:
-                found = search.neighbourhood(job.context_id, ask.text, ask.vector, ask.filters, ask.depth)
-                round_trips += 1
+            ask = walk_ask(job, ranked.text, ranked.vector or [], wanted, config, asked)
+            found = _prefetched(ranked, ask) if not fetches else None  # exactly what this round asks
+            ahead, round_trips = ("ahead=used ", round_trips) if found else (ahead, round_trips + 1)
+            found = found or search.neighbourhood(
+                job.context_id, ask.text, ask.vector, ask.filters, ask.depth, ask.residual
+            )
             fetches += 1
+            ends, asked = ends or found.arms.get(RESIDUAL_ARM, ()), None  # asked once, in the first fetch
             fetched += sum(len(c) for c in found.arms.values())
             _grow(graph, found.arms, found.named_by, wanted, scales, config)
             walk = self._propagate(graph, named, seeds)
             frontier = [graph.chunks[c] for c in sorted(walk, key=lambda c: -walk[c])[: config.seed_hits]]
             named, bridges = {}, []  # the question's entities are followed once; later rounds follow the walk
-        hubs = sum(count > config.candidates for count in graph.named_by.values())
-        line = (
-            f"hops={hops} seeds={len(seeds)} named={len(ranked.named)} entities={len(graph.named_by)} "
-            f"hubs={hubs} fetched={fetched} linked={{linked}} iterations={config.iterations} "
-            f"{ahead}round_trips={round_trips}"
-        )
+        line = _cost_line(hops, len(seeds), len(ranked.named), graph, (fetched, ahead, round_trips), config)
         if not fetches:  # nothing to follow (no page links): the ranking as it was
-            return Step(ranked, {"multihop": line.format(linked=0)})
+            return Step(ranked, {"multihop": line.format(linked=0, ends=0)})
         found_links = self._linked(graph, ranked.named, seeds, walk)
         merged = _merged(ranked.hits, base, found_links, config)
-        if compares(ranked.text) and len(ranked.named) > 1:
-            merged = _compared(merged, ranked.named, through=compares_through(ranked.text))
-        elif asks_through(ranked.text) and ranked.named:
-            merged = _chained(merged, ranked.named)
-        merged = merged[: max(job.size, len(ranked.hits))]
+        merged, lifted = _with_second_ends(merged, ends, second_end, ranked.named, config)
+        merged = _chains_kept(merged, ranked)[: max(job.size, len(ranked.hits))]
         walked = replace(ranked, hits=merged, arms=(*ranked.arms, MULTIHOP_ARM))
-        return Step(walked, {"multihop": line.format(linked=len(found_links))})
+        return Step(walked, {"multihop": line.format(linked=len(found_links), ends=lifted)})
 
     def _propagate(
         self, graph: _Graph, named: Mapping[str, float], seeds: Mapping[str, float]
@@ -236,8 +269,41 @@ class MultiHop:
         return linked
 
 
+def second_end_of(
+    text: str,
+    hits: Sequence[Hit],
+    named: Mapping[str, float],
+    embedder: Embedder | None,
+    config: MultiHopConfig,
+    known: Residual | None = None,
+) -> _SecondEnd | None:
+    """A question asking through the things it names ("What currency predated the Euro in the country
+    Signmark is from?"), neither comparing them nor asking two things, whose named pages rank in the
+    top ``COMPARED_TOP`` of ``hits``: the question without their names, embedded (``known``'s vector
+    when it asked that already), to be asked among the passages naming what those pages name
+    ("Finland"). None when there is no such question, no embedder, or nothing left to ask."""
+    if embedder is None or config.second_end_weight <= 0 or not asks_through(text):
+        return None
+    if compares(text) or asks_two(text):  # each named thing's page is an answer, not a first end
+        return None
+    top = {h.id for h in hits[:COMPARED_TOP]}
+    anchors = tuple(h for h in _named_pages(hits, named).values() if h.id in top)
+    rest = " ".join(_without_titles(text, anchors).split())
+    entities = [
+        m.entity_id
+        for hit in anchors
+        for m in hit.mentions
+        if m.role != ABOUT_ROLE and m.type != FILE_ENTITY_TYPE
+    ]
+    if not anchors or rest == " ".join(text.split()) or len(rest.split()) < 2 or not entities:
+        return None
+    vector = known.vector if known is not None and known.text == rest else tuple(embedder.embed([rest])[0])
+    return _SecondEnd(anchors, Residual(rest, vector, tuple(dict.fromkeys(entities))[: config.entities]))
+
+
 def _prefetched(ranked: Ranked, ask: NeighbourhoodAsk) -> Neighbourhood | None:
-    """The walk's first fetch made ahead (``Ranked.ahead``) if it asked exactly ``ask``: no round trip."""
+    """The walk's first fetch made ahead (``Ranked.ahead``, in ``auto``'s focus round trip) if it asked
+    exactly ``ask``: no round trip."""
     ahead = ranked.ahead
     return ahead.found if ahead is not None and ahead.asked.same(ask) else None
 
@@ -253,12 +319,17 @@ def _first_frontier(
 
 
 def walk_ask(
-    job: Job, text: str, vector: Sequence[float], wanted: Sequence[str], config: MultiHopConfig
+    job: Job,
+    text: str,
+    vector: Sequence[float],
+    wanted: Sequence[str],
+    config: MultiHopConfig,
+    residual: Residual | None = None,
 ) -> NeighbourhoodAsk:
     """One round of the walk's fetch: the passages naming ``wanted``, ranked by the question,
-    ``candidates`` per arm."""
+    ``candidates`` per arm (and ``residual``'s arm: a chain's second end)."""
     filters = replace(job.filters, entities=tuple(wanted), size=config.candidates)
-    return NeighbourhoodAsk(text, tuple(vector), filters, config.candidates)
+    return NeighbourhoodAsk(text, tuple(vector), filters, config.candidates, residual)
 
 
 def first_ask(
@@ -268,12 +339,40 @@ def first_ask(
     text: str,
     vector: Sequence[float],
     config: MultiHopConfig,
+    embedder: Embedder | None = None,
 ) -> NeighbourhoodAsk | None:
     """What the walk's first round would fetch if it walked from ``hits`` (None: nothing to follow):
     ``auto`` asks it ahead of the walk, from hybrid's ranking, in its focus arms' round trip."""
     frontier, bridges = _first_frontier(hits, named, config)
     wanted = _followed(frontier, bridges, named, {}, config.entities)
-    return walk_ask(job, text, vector, wanted, config) if wanted else None
+    second_end = second_end_of(text, hits, named, embedder, config)
+    residual = None if second_end is None else second_end.residual
+    return walk_ask(job, text, vector, wanted, config, residual) if wanted else None
+
+
+def _without_titles(text: str, pages: Sequence[Hit]) -> str:
+    """``text`` without the titles (or their aliases, the longest first) of the pages ``pages`` are
+    chunks of."""
+    for hit in pages:
+        titles = [m.name for m in hit.mentions if m.role == ABOUT_ROLE and m.type == PAGE_ENTITY_TYPE]
+        names = sorted({n for t in titles for n in (t, *title_aliases(t))}, key=len, reverse=True)
+        for name in names:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def _cost_line(
+    hops: int, seeds: int, named: int, graph: _Graph, fetches: tuple[int, str, int], config: MultiHopConfig
+) -> str:
+    """``applied.multihop``'s cost line, with ``{linked}`` and ``{ends}`` left to fill in (``ahead``:
+    whether a first fetch made ahead was used)."""
+    fetched, ahead, round_trips = fetches
+    hubs = sum(count > config.candidates for count in graph.named_by.values())
+    return (
+        f"hops={hops} seeds={seeds} named={named} entities={len(graph.named_by)} "
+        f"hubs={hubs} fetched={fetched} linked={{linked}} second_ends={{ends}} "
+        f"iterations={config.iterations} {ahead}round_trips={round_trips}"
+    )
 
 
 def _followed(
@@ -301,13 +400,14 @@ def _grow(
     scales: Mapping[str, float],
     config: MultiHopConfig,
 ) -> None:
-    """Add one fetch's passages, their similarity to the question, and the followed entities' counts."""
+    """Add one fetch's passages (its text arms'), their similarity to the question, and the followed
+    entities' counts."""
     for entity_id in wanted:
         graph.named_by[entity_id] = named_by.get(entity_id, 0)
     shares = {LEXICAL: config.lexical_share, VECTOR: 1 - config.lexical_share}
     similarity: dict[str, float] = {}
-    for arm, candidates in arms.items():
-        for candidate in candidates:
+    for arm in shares:
+        for candidate in arms.get(arm, ()):
             share = shares.get(arm, 0.0) * candidate.score / scales.get(arm, 1.0)
             similarity[candidate.id] = similarity.get(candidate.id, 0.0) + share
             if candidate.id not in graph.chunks:
@@ -420,12 +520,102 @@ def _merged(
     for link in order:
         if link.hit.id not in ranked_ids:
             merged.append(link.ranked(weight * link.score, {MULTIHOP_ARM: signal[link.hit.id]}))
-    merged.sort(key=lambda h: (-h.score, h.id))
-    if not config.keep_first or not hits or merged[0].id == hits[0].id:
-        return merged
-    first = next(h for h in merged if h.id == hits[0].id)
-    rest = [h for h in merged if h.id != first.id]
-    return [first.model_copy(update={"score": merged[0].score}), *rest]
+    return _ordered(merged, hits[0].id if config.keep_first and hits else None)
+
+
+def _ordered(hits: list[Hit], first_id: str | None) -> list[Hit]:
+    """``hits`` by score, ``first_id`` first (at the best score, so scores still descend)."""
+    hits.sort(key=lambda h: (-h.score, h.id))
+    if first_id is None or hits[0].id == first_id:
+        return hits
+    first = next(h for h in hits if h.id == first_id)
+    rest = [h for h in hits if h.id != first.id]
+    return [first.model_copy(update={"score": hits[0].score}), *rest]
+
+
+def _with_second_ends(
+    hits: list[Hit],
+    candidates: Sequence[Candidate],
+    second_end: _SecondEnd | None,
+    named: Mapping[str, float],
+    config: MultiHopConfig,
+) -> tuple[list[Hit], int]:
+    """``hits`` with the chains' second ends lifted (``_second_ends``), unless none was asked for or
+    the walk already ranks one in the top ``COMPARED_TOP``; the first ends staying there. Also how many
+    were lifted."""
+    if second_end is None or not candidates or _linked_in_top(hits, second_end.anchors):
+        return hits, 0
+    lifted, count = _second_ends(hits, candidates, second_end, named, config)
+    return _kept(lifted, [a.id for a in second_end.anchors], []), count
+
+
+def _chains_kept(hits: list[Hit], ranked: Ranked) -> list[Hit]:
+    """A comparison's named pages (and a bridge comparison's chains), or a question asking through the
+    things it names their chains' other ends, kept in the top ``COMPARED_TOP``."""
+    if compares(ranked.text) and len(ranked.named) > 1:
+        return _compared(hits, ranked.named, through=compares_through(ranked.text))
+    if asks_through(ranked.text) and ranked.named:
+        return _chained(hits, ranked.named)
+    return hits
+
+
+def _second_ends(
+    hits: list[Hit],
+    candidates: Sequence[Candidate],
+    second_end: _SecondEnd,
+    named: Mapping[str, float],
+    config: MultiHopConfig,
+) -> tuple[list[Hit], int]:
+    """Each passage naming what a named page names (``candidates``), lifted by ``second_end_weight``
+    times its k-NN score's margin above ``second_end_floor`` against the question without the named
+    things, in units of the fifth hit's score, entering the ranking if it was not there; never a chunk
+    of a named page; the first hit staying first. Also how many were lifted."""
+    own = {page_of(a.id) for a in second_end.anchors}
+    margins = {
+        c.id: c.score - config.second_end_floor
+        for c in candidates
+        if c.score > config.second_end_floor and page_of(c.id) not in own
+    }
+    ranked_ids = {h.id for h in hits}
+    newcomers = [
+        _reached(c, second_end, margins[c.id]) for c in candidates if c.id in margins.keys() - ranked_ids
+    ]
+    unit = hits[min(COMPARED_TOP, len(hits)) - 1].score * config.second_end_weight
+    result, count = [], 0
+    for hit in [*hits, *newcomers]:
+        if hit.id in margins and not any(m.role == ABOUT_ROLE and m.entity_id in named for m in hit.mentions):
+            hit = hit.rescored(hit.score + unit * margins[hit.id])
+            count += 1
+        elif hit.id not in ranked_ids:
+            continue  # a newcomer about a named thing: that page is the first end, not the second
+        result.append(hit)
+    return _ordered(result, hits[0].id if config.keep_first and hits else None), count
+
+
+def _linked_in_top(hits: Sequence[Hit], anchors: Sequence[Hit]) -> bool:
+    """Whether every chain already has its second end in the top ``COMPARED_TOP``: a page each named
+    page links to ranks there (the walk found it; a passage merely sharing a name with it stays below)."""
+    top = {m.entity_id for h in hits[:COMPARED_TOP] for m in h.mentions if m.role == ABOUT_ROLE}
+    return all(
+        any(m.type == PAGE_ENTITY_TYPE and m.role != ABOUT_ROLE and m.entity_id in top for m in a.mentions)
+        for a in anchors
+    )
+
+
+def _reached(candidate: Candidate, second_end: _SecondEnd, margin: float) -> Hit:
+    """A passage new to the ranking, found as a chain's second end: reached from the first named page
+    through what both name."""
+    hit = candidate.hit(score=0.0, signals={}, found_by=[])
+    entities = set(second_end.residual.entities)
+    via = next(m for m in hit.mentions if m.entity_id in entities)
+    hop = Hop(
+        from_id=second_end.anchors[0].id,
+        entity_id=via.entity_id,
+        entity=via.name,
+        link="about" if via.role == ABOUT_ROLE else "mentions",
+    )
+    signals = {MULTIHOP_ARM: Signal(rank=1, score=margin)}
+    return hit.model_copy(update={"found_by": [MULTIHOP_ARM], "path": [hop], "signals": signals})
 
 
 def _compared(hits: list[Hit], named: Mapping[str, float], *, through: bool) -> list[Hit]:
