@@ -298,3 +298,33 @@ def test_what_a_chunk_names_without_a_page_that_never_came_is_the_extractor_s_na
     named = indexer.named("acme", "The road from here runs to Gamma Ridge in the hills.", page)
     (gamma,) = [m for m in named if m["entity_id"] == page.entity_id]
     assert gamma["type"] != "page" and gamma["name"] == "Gamma Ridge"
+
+
+def test_the_dictionary_s_reads_leave_out_a_page_mentioned_ahead_until_it_is_indexed() -> None:
+    """The mentions a sync gives ahead are in the index before their page: the dictionary's reads (whole
+    or recent) leave them out, so no chunk finds the page in the dictionary before its file is planned
+    (and none finds one that never comes), and they bring no news that keeps the reads frequent."""
+    from retrieval_core.documents.name_dictionary import ContextNames
+    from retrieval_core.ports import NamedEntity
+
+    page = NamedEntity("acme:entity/gamma-ridge", "Gamma Ridge", "page")
+    other = NamedEntity("acme:entity/beta-ridge", "Beta Ridge", "page")
+
+    class Index:
+        def entity_names(self, context_id: str) -> list[NamedEntity]:
+            return [page, other]
+
+        def entity_names_since(self, context_id: str, since: Any) -> list[NamedEntity]:
+            return [page, other]
+
+    expected = ExpectedPages("acme")
+    expected.expect({"contexts/acme/2.md": "Gamma Ridge"})
+    now = [0.0]
+    names = ContextNames(Index(), monotonic=lambda: now[0])
+    with names.only_writer(expected.ahead):
+        assert names.index("acme").get("Gamma Ridge") is None
+        assert names.index("acme").get("Beta Ridge") == other
+        expected.committed([("contexts/acme/2.md", "Gamma Ridge")])  # its page indexed now
+        now[0] += 60.0
+        assert names.index("acme").get("Gamma Ridge") == page
+    assert ContextNames(Index()).index("acme").get("Gamma Ridge") == page  # outside a sync: all

@@ -345,7 +345,7 @@ class OnlyWriterFinder(MentionFinder):
         self.alone_when_read: list[bool] = []
 
     @contextmanager
-    def only_writer(self) -> Iterator[None]:
+    def only_writer(self, ignored: Any = None) -> Iterator[None]:
         self.alone += 1
         try:
             yield

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..models.limits import LIMITS
 from ..models.page_titles import PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
+from ..ports import NamedEntity
 from .name_dictionary import ContextNames, EntityDictionary, NameIndex
 
 CAPITALISED_TYPES = frozenset({PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE})
@@ -46,9 +47,9 @@ class MentionFinder:
         return self._dictionary.index(context_id) if self._dictionary else NameIndex()
 
     @contextmanager
-    def only_writer(self) -> Iterator[None]:
+    def only_writer(self, ignored: Callable[[NamedEntity], bool] | None = None) -> Iterator[None]:
         """Inside, this process writes its contexts alone (a sync): ``ContextNames.only_writer``."""
-        with self._dictionary.only_writer() if self._dictionary else nullcontext():
+        with self._dictionary.only_writer(ignored) if self._dictionary else nullcontext():
             yield
 
     def mentions(

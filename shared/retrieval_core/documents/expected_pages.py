@@ -84,6 +84,13 @@ class ExpectedPages:
     def __len__(self) -> int:
         return len(self._pages)
 
+    def ahead(self, entry: NamedEntity) -> bool:
+        """Whether ``entry`` is a page of the sync not indexed yet (nor ever, if it never comes): the
+        dictionary's reads of the index leave it out, as they would without the mentions given ahead."""
+        with self._lock:
+            page = self._pages.get(entry.entity_id) if entry.type == PAGE_ENTITY_TYPE else None
+            return page is not None and not page.indexed
+
     def planned(self, key: str, *, new: bool) -> None:
         """A file of the sync is being planned (whatever becomes of it): its page is no longer ahead (as
         the first file of it to be planned adds it to the dictionary, if indexed).

@@ -141,6 +141,10 @@ class NameIndex:
 _ABSENT = NamedEntity("", "", "")
 
 
+def _nothing(entry: NamedEntity) -> bool:
+    return False
+
+
 RECHECK_SECONDS = 5.0
 """How often a warm container reads the names other writers added (at most once per this, per context):
 a name another container added reaches this one's matching at most this much later, while others write."""
@@ -199,17 +203,23 @@ class ContextNames:
         self._monotonic = monotonic
         self._cached: OrderedDict[str, _Cached] = OrderedDict()
         self._only_writers = 0
+        self._ignored: Callable[[NamedEntity], bool] = _nothing
 
     @contextmanager
-    def only_writer(self) -> Iterator[None]:
+    def only_writer(self, ignored: Callable[[NamedEntity], bool] | None = None) -> Iterator[None]:
         """Inside, this process writes its contexts alone (a local ``retrieval sync``): reads of what
         other writers added back off while they bring nothing new (``QUIET_RECHECK_SECONDS``). Outside,
-        every ``RECHECK_SECONDS``, however quiet: a deployed container is one writer among several."""
+        every ``RECHECK_SECONDS``, however quiet: a deployed container is one writer among several.
+        ``ignored``: entries the reads leave out meanwhile (a sync's pages mentioned ahead of them,
+        ``documents.expected_pages``: not in the dictionary before their page is)."""
         self._only_writers += 1
+        before = self._ignored
+        self._ignored = ignored or before
         try:
             yield
         finally:
             self._only_writers -= 1
+            self._ignored = before
 
     def index(self, context_id: str) -> NameIndex:
         """The context's dictionary, current as of the last ``RECHECK_SECONDS``."""
@@ -217,11 +227,13 @@ class ContextNames:
         cached = self._cached.get(context_id)
         if cached is None or now - cached.loaded >= MAX_AGE_SECONDS:
             started = self._clock()
-            cached = _Cached(NameIndex(self._source.entity_names(context_id)), started, now, now)
+            whole = self._source.entity_names(context_id)
+            cached = _Cached(NameIndex(e for e in whole if not self._ignored(e)), started, now, now)
             self._cached[context_id] = cached
         elif now - cached.checked >= self._wait(cached) and isinstance(self._source, RecentNames):
             started = self._clock()
-            news = cached.index.add(self._source.entity_names_since(context_id, cached.read_at - OVERLAP))
+            recent = self._source.entity_names_since(context_id, cached.read_at - OVERLAP)
+            news = cached.index.add(e for e in recent if not self._ignored(e))
             cached.read_at, cached.checked = started, now
             cached.wait = RECHECK_SECONDS if news else min(2 * cached.wait, QUIET_RECHECK_SECONDS)
         self._cached.move_to_end(context_id)

@@ -120,7 +120,7 @@ class DocumentFiles:
         and ``expected``: the pages it will index, so a chunk naming one ahead mentions it at its first
         write, not by a back-link (``documents.expected_pages``)."""
         with (
-            self._mentions.only_writer(),
+            self._mentions.only_writer(None if expected is None else expected.ahead),
             self._writer.deferred_refresh(),
             self._ledger.batched(
                 files,
