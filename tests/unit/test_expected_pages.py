@@ -328,3 +328,38 @@ def test_the_dictionary_s_reads_leave_out_a_page_mentioned_ahead_until_it_is_ind
         now[0] += 60.0
         assert names.index("acme").get("Gamma Ridge") == page
     assert ContextNames(Index()).index("acme").get("Gamma Ridge") == page  # outside a sync: all
+
+
+class KilledAt(MemoryIndex):
+    """Its load of ``chunk``'s first write fails once (the process killed there, its batch pending)."""
+
+    def __init__(self, chunk: str) -> None:
+        super().__init__()
+        self._chunk = chunk
+
+    def load(self, entries: Any, *, refresh: bool = True) -> Any:
+        kept = list(entries)
+        if self._chunk and any(isinstance(e, Upsert) and e.item.id == self._chunk for e in kept):
+            self._chunk = ""
+            raise IngestIncompleteError("killed while loading")
+        return super().load(kept, refresh=refresh)
+
+
+def test_a_batch_killed_while_loading_leaves_no_page_claimed_and_its_re_run_holds_what_today_gives() -> None:
+    """Pages 3, 4 and 5 never committed (their batch's load killed): the chunks written before that
+    were given their mentions are unlinked at the sync's end (no chunk mentions a page no chunk is
+    about), the three files stay pending, and the sync's re-run leaves the stores as a sync today."""
+    order = list(range(len(TOWNS)))
+    index, statuses = KilledAt("acme:doc/3.md#0000"), MemoryDocumentStatuses()
+    _sync(order, expect=True, extractor=True, index=index, statuses=statuses)
+    about = {m.entity_id for item in index.items.values() for m in item.mentions if m.role == "about"}
+    claimed = {m.entity_id for item in index.items.values() for m in item.mentions if m.type == "page"}
+    assert claimed == about and len(about) == len(TOWNS) - 3
+    assert {statuses.get("acme", f"{n}.md").status for n in (3, 4, 5)} == {"pending"}  # type: ignore[union-attr]
+    _sync(order, expect=True, extractor=True, index=index, statuses=statuses)
+    today, today_statuses = _sync(order, expect=False, extractor=True)
+    assert _mentions(index) == _mentions(today)
+    for n in order:  # every file indexed, as today (the three re-sent, the others unchanged since)
+        again, first = statuses.get("acme", f"{n}.md"), today_statuses.get("acme", f"{n}.md")
+        assert again is not None and first is not None
+        assert again.status in {"indexed", "unchanged"} and again.chunks == first.chunks
