@@ -28,32 +28,3 @@ def test_the_local_stack_is_unsigned_and_the_client_is_reused() -> None:
     assert connection.http_auth is None
     assert (connection.use_ssl, connection.port) == (False, 9200)
     assert shared_client(settings) is shared_client(settings)
-
-
-def _answer_with_scores(scores: list[float]) -> str:
-    """A search answer as OpenSearch writes it: scores in Java's float notation (``1.2345E-5``)."""
-    hits = ",".join(
-        f'{{"_id":"c{i}","_score":{repr(score).replace("e-", "E-")},'
-        f'"_source":{{"text":"é\\u00e9 {i}","offset":{i * 2**40}}}}}'
-        for i, score in enumerate(scores)
-    )
-    return f'{{"took":3,"hits":{{"total":{{"value":{len(scores)}}},"max_score":null,"hits":[{hits}]}}}}'
-
-
-def test_answers_are_decoded_by_orjson_to_the_values_json_gives() -> None:
-    import json
-    import random
-    import struct
-
-    import orjson
-
-    random.seed(68)
-    bits = (struct.unpack("<d", struct.pack("<Q", random.getrandbits(64)))[0] for _ in range(4000))
-    scores = [x for x in bits if x == x and abs(x) != float("inf")]
-    scores += [random.uniform(0, 40) for _ in range(2000)] + [1e-7, 0.1 + 0.2, 5e-324, -0.0]
-    answer = _answer_with_scores(scores)
-    serializer = build_client(Settings(opensearch_endpoint="http://127.0.0.1:9200")).transport.deserializer
-    assert serializer.serializers["application/json"].loads is orjson.loads
-    decoded = serializer.loads(answer, "application/json; charset=UTF-8")
-    assert decoded == json.loads(answer) == orjson.loads(answer)
-    assert [hit["_score"] for hit in decoded["hits"]["hits"]] == scores

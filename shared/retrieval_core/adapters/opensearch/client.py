@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from ...config import IsolationModel, Settings
@@ -59,28 +59,7 @@ def build_client(settings: Settings) -> OpenSearch:
         max_retries=settings.opensearch_max_retries,
         retry_on_timeout=False,
         http_compress=url.scheme == "https",
-        serializer=orjson_decoding(),
     )
-
-
-def orjson_decoding() -> Any:
-    """opensearch-py's JSON serializer with its answers decoded by ``orjson.loads`` (issue 68: auto's
-    p50): on the multi-hop development sets' answers, 0.7x the stdlib's decoding time (their text is not
-    ASCII, so orjson first encodes the connection's str to UTF-8), with every answer equal.
-
-    The same values as ``json.loads`` for anything OpenSearch writes: orjson parses every float to the
-    nearest double, as the stdlib does, so scores compare equal. What it refuses (bare NaN or Infinity,
-    an overflowing float, a lone surrogate) or reads otherwise (an integer outside 64 bits becomes a
-    float) OpenSearch does not write: its JSON writes NaN as a string, its numbers are at most 64 bits,
-    and ``_source`` holds only what this package wrote with the stdlib. ``orjson.loads`` itself is the
-    method (no wrapper of ours: no frame on the request path). Requests stay encoded by opensearch-py
-    (orjson's text of a float, ``1e-7`` for ``1e-07``, is not the same)."""
-    import orjson
-    from opensearchpy import JSONSerializer
-
-    serializer = JSONSerializer()
-    setattr(serializer, "loads", orjson.loads)  # noqa: B010  (an instance attribute over the method)
-    return serializer
 
 
 REFUSED_STATUSES = frozenset({400, 413})
