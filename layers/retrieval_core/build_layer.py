@@ -159,6 +159,12 @@ def install(target: Path, source_root: Path) -> None:
     # running it: no import or importlib.metadata call reads dist-info/sboms.
     for sboms in target.glob("*.dist-info/sboms"):
         shutil.rmtree(sboms)
+    # Type stubs (pydantic-core's 46 KB, a `wrapt-stubs` package) are read by type checkers, never by an
+    # import: 86 KB of the layer's 20 MiB.
+    for stub in target.rglob("*.pyi"):
+        stub.unlink()
+    for stubs in target.glob("*-stubs"):  # PEP 561 stub-only packages
+        shutil.rmtree(stubs)
     strip_native_libraries(target)
     source = source_root / PACKAGE
     dev_only = {source / part for part in DEV_ONLY}

@@ -166,6 +166,11 @@ def test_layer_fits_under_20_mib_unzipped(built: Path) -> None:
     assert size < LAYER_LIMIT_BYTES
 
 
+def test_layer_ships_no_type_stubs(built: Path) -> None:
+    stubs = [str(path.relative_to(built)) for path in (built / LAYER).rglob("*.pyi")]
+    assert not stubs, stubs
+
+
 def test_layer_imports_on_the_runtime_python_without_boto3(built: Path) -> None:
     assert _runtime_python(LAYER_SMOKE, built / LAYER / "python") == "ok"
 
