@@ -12,10 +12,15 @@ from .entities import entity_id_of
 
 def page_title(chunks: Sequence[Chunk]) -> str | None:
     """The heading the file's first chunk sits under (the file opens with its title), if any."""
-    if not chunks or not chunks[0].section:
+    return heading_title(chunks[0].section) if chunks else None
+
+
+def heading_title(section: Sequence[str]) -> str | None:
+    """The page title a file's first heading path gives: its top heading, whitespace folded (a sync's
+    pre-pass reads it from the parse's first block, the index from the first chunk)."""
+    if not section:
         return None
-    title = " ".join(chunks[0].section[0].split())
-    return title or None
+    return " ".join(section[0].split()) or None
 
 
 def about_mention(context_id: str, title: str) -> dict[str, str]:

@@ -168,18 +168,17 @@ def sync(
     reading: Callable[[int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The per-file report: each document's status after its event, in key order. ``progress`` is told
-        how many documents (sidecars aside) were handled so far, after each; ``reading``, before them, how
+    how many documents (sidecars aside) were handled so far, after each; ``reading``, before them, how
     many the pre-pass read (the titles of the pages it will index: ``sync_titles``). The folder's files are
-        committed a batch at a time (``ingest.ledger.Batch``: their records, chunks and rows share round
-        trips; a file's final status is written only after its chunks) and made searchable when a later
-        one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale").
-        A batch commits while the next is read, parsed and embedded (``ahead``): the embedder and the
-        stores' round trips overlap, one commit at a time and in order."""
+    committed a batch at a time (``ingest.ledger.Batch``: their records, chunks and rows share round
+    trips; a file's final status is written only after its chunks) and made searchable when a later
+    one's back-links need them, and at the end, not after each (docs/PERFORMANCE.md, "A sync at scale").
+    A batch commits while the next is read, parsed and embedded (``ahead``): the embedder and the
+    stores' round trips overlap, one commit at a time and in order."""
     from retrieval_core.bootstrap import container
-
-    statuses = _statuses(context_id)  # every record, read once: the batch keeps them as it writes
     from retrieval_core.documents.expected_pages import ExpectedPages
 
+    statuses = _statuses(context_id)  # every record, read once: the batch keeps them as it writes
     expected = ExpectedPages(context_id)  # the pages it will index: filled before the first is sent
     files = container().document_files
     with files.batched(records={context_id: statuses}, ahead=True, expected=expected) as batch:

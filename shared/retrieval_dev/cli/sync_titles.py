@@ -2,8 +2,8 @@
 chunk naming a page later in the folder mentions it at its first write instead of being re-written by
 the page's back-link (``retrieval_core.documents.expected_pages``; docs/DOCUMENTS.md, "Pages are
 entities"). Only what gives a title is read: the file parsed (no chunking, no embedding), its first
-block's heading taken, as ``documents.pages.page_title`` takes the first chunk's. A title read wrong costs
-no link: a page expected that its file does not index is unlinked again."""
+block's heading taken by ``documents.pages.heading_title``, as the index takes the first chunk's. A
+title read wrong costs no link: a page expected that its file does not index is unlinked again."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ def page_title_of(key: str, body: bytes) -> str | None:
     from retrieval_core.documents.errors import DocumentRejectedError
     from retrieval_core.documents.formats import format_of
     from retrieval_core.documents.limits import DOCUMENT_LIMITS
+    from retrieval_core.documents.pages import heading_title
     from retrieval_core.documents.parsers import parse
 
     fmt = format_of(key)
@@ -28,9 +29,9 @@ def page_title_of(key: str, body: bytes) -> str | None:
         parsed = parse(fmt, body, DOCUMENT_LIMITS)
     except DocumentRejectedError:  # it fails when indexed too: nothing to expect
         return None
-    if parsed.navigation is not None or not parsed.blocks or not parsed.blocks[0].section:
+    if parsed.navigation is not None or not parsed.blocks:
         return None
-    return " ".join(parsed.blocks[0].section[0].split()) or None
+    return heading_title(parsed.blocks[0].section)
 
 
 def expected_titles(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
