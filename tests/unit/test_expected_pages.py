@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
 from fakes_documents import MemoryDocumentStatuses
 from fakes_ingest import MemoryObjects
-from retrieval_core.documents.entities import MentionFinder
+from retrieval_core.documents.chunk_items import FILE_ENTITY_TYPE
+from retrieval_core.documents.entities import MentionFinder, entity_id_of
 from retrieval_core.documents.expected_pages import ExpectedPages
+from retrieval_core.documents.name_dictionary import NameIndex
 from retrieval_core.documents.name_rules import RuleBasedExtractor
 from retrieval_core.ingest.errors import IngestIncompleteError
 from retrieval_core.loading.parse import Upsert
 from retrieval_core.models.ingest import ObjectRef
+from retrieval_core.models.limits import LIMITS
+from retrieval_core.ports import NamedEntity
 from retrieval_dev.cli.sync_titles import expected_titles, page_title_of
 from test_document_ledger import NOON, TOWNS, MemoryIndex, _files_over, _pages
 
@@ -45,7 +49,7 @@ def _sync(
     index = index or MemoryIndex()
     mentions = MentionFinder(_Names(), RuleBasedExtractor() if extractor else None)
     files, objects, statuses = _files_over(
-        index, statuses, naming=index, clock=lambda: NOON, mentions=mentions
+        index, statuses, naming=index, clock=lambda: NOON, mentions=mentions, generation=_generation(index)
     )
     keys = _pages(objects)
     for n, data in (pages or {}).items():
@@ -61,6 +65,11 @@ def _sync(
         for n in order if sent is None else sent:
             files.created(ObjectRef("b", keys[n], "v1"))
     return index, statuses
+
+
+def _generation(index: MemoryIndex) -> Callable[[str], str | None]:
+    """The index's generation as OpenSearch gives it: none before its first load creates it."""
+    return lambda context_id: "g1" if index.loads else None
 
 
 class _Names:
@@ -91,6 +100,7 @@ def test_a_sync_that_expects_its_pages_writes_each_chunk_once_and_holds_what_bac
     assert ahead_statuses.rows == today_statuses.rows
     assert max(_writes(today).values()) > 1  # today: chunks re-written by later pages' back-links
     assert set(_writes(ahead).values()) == {1}  # ahead: each chunk written once
+    assert today.searches and not ahead.searches  # a fresh context, every title linked ahead: no search
     for n in range(len(TOWNS)):  # both pages each names, before or after it
         named = {TOWNS[(n + 2) % len(TOWNS)], TOWNS[(n + 5) % len(TOWNS)]}
         assert named < {m.name for m in ahead.items[f"acme:doc/{n}.md#0000"].mentions}
@@ -363,3 +373,45 @@ def test_a_batch_killed_while_loading_leaves_no_page_claimed_and_its_re_run_hold
         again, first = statuses.get("acme", f"{n}.md"), today_statuses.get("acme", f"{n}.md")
         assert again is not None and first is not None
         assert again.status in {"indexed", "unchanged"} and again.chunks == first.chunks
+
+
+def test_a_context_indexed_before_the_sync_is_searched_for_each_page_s_back_links() -> None:
+    """Only a context with no index before the sync leaves the search out: a chunk indexed earlier that
+    names a page of this sync gains its mention from the search, as it always did."""
+    index, statuses = MemoryIndex(), MemoryDocumentStatuses()
+    _sync([0], expect=True, index=index, statuses=statuses)  # names Gamma Ridge, not indexed yet
+    assert GAMMA_ID not in {m.entity_id for m in index.items["acme:doc/0.md#0000"].mentions}
+    searched = len(index.searches)
+    _sync(list(range(1, len(TOWNS))), expect=True, index=index, statuses=statuses)
+    assert len(index.searches) > searched
+    assert GAMMA_ID in {m.entity_id for m in index.items["acme:doc/0.md#0000"].mentions}
+
+
+GAMMA_ID = entity_id_of("acme", TOWNS[GAMMA])
+GAMMA_TEXT = f"The road runs to {TOWNS[GAMMA]}."
+
+
+def _expected_gamma() -> ExpectedPages:
+    expected = ExpectedPages("acme")
+    expected.fresh = True
+    expected.expect({"contexts/acme/2.md": TOWNS[GAMMA]})
+    return expected
+
+
+def test_a_page_a_chunk_named_without_its_mention_is_searched_for() -> None:
+    """Named while the dictionary held its title for another entity, or past a chunk's mention cap:
+    that chunk lacks the page's mention, so the page's back-link search is not left out."""
+    linked = _expected_gamma()
+    linked.linked("acme", [GAMMA_TEXT], [[]], NameIndex())
+    other = _expected_gamma()
+    held = NameIndex([NamedEntity("acme:other", TOWNS[GAMMA], "place")])
+    assert other.linked("acme", [GAMMA_TEXT], [[]], held) == [[]]
+    capped = _expected_gamma()
+    own = [{"entity_id": f"f{n}", "name": f"f{n}", "type": FILE_ENTITY_TYPE} for n in range(LIMITS.mentions)]
+    assert capped.linked("acme", [GAMMA_TEXT], [own], NameIndex()) == [own]
+    for expected in (linked, other, capped):
+        expected.planned("contexts/acme/2.md", new=True)
+    assert linked.linked_ahead("contexts/acme/2.md", TOWNS[GAMMA])
+    assert not other.linked_ahead("contexts/acme/2.md", TOWNS[GAMMA])
+    assert not capped.linked_ahead("contexts/acme/2.md", TOWNS[GAMMA])
+    assert not linked.linked_ahead("contexts/acme/9.md", TOWNS[GAMMA])  # not its page's first file

@@ -44,6 +44,11 @@ class _Page:
     new: bool = False
     """A file of it was planned with no committed record: a kill may have left chunks of an earlier
     sync mentioning it ahead (the sync's re-run sends it again), so its failure unlinks them too."""
+    first: str | None = None
+    """The key of its first file planned (the one its chunks ahead were linked before)."""
+    missed: bool = False
+    """A chunk named it as a name while it was ahead and was written without its mention (the title
+    another entity's, or ambiguous, in the dictionary then; or past a chunk's mention cap)."""
 
 
 class ExpectedPages:
@@ -59,6 +64,9 @@ class ExpectedPages:
         """Folded title -> its page's entity id; None: two pages fold to it (left to back-links)."""
         self._longest_from: dict[str, int] = {}
         self._lock = threading.Lock()
+        self.fresh = False
+        """The context had no index when the sync began (``Ledger.batched``): every chunk a search can
+        find is one of the sync's own, the sync being its context's only writer while it runs."""
 
     def expect(self, titles: Mapping[str, str]) -> None:
         """``titles``: each file key the sync will send (in the order it sends them) with the title its
@@ -101,6 +109,7 @@ class ExpectedPages:
                 page = self._pages[entity_id]
                 page.pending.discard(key)
                 page.planned.add(key)
+                page.first = key if not page.started else page.first
                 page.started = True
                 page.new |= new
 
@@ -115,12 +124,36 @@ class ExpectedPages:
         result = []
         with self._lock:
             for text, found in zip(texts, mentions, strict=True):
-                ahead = sorted((p for p in self._named(text) if _unknown(p.entry, known)), key=_position)
+                named = self._named(text)
+                ahead = sorted((p for p in named if _unknown(p.entry, known)), key=_position)
                 for page in ahead:
                     found = with_page_mention(found, page.entry)
                     page.linked += 1
+                given = {m.get("entity_id") for m in found}
+                for page in named:
+                    page.missed |= page.entry.entity_id not in given
                 result.append(found)
         return result
+
+    def linked_ahead(self, key: str, title: str) -> bool:
+        """Whether every chunk a search of the context could find naming ``title`` as a name mentions
+        its page already, when ``key``'s file indexes that page: the context had no index before the
+        sync (``fresh``), the title was expected from the start for this file, the first of its page
+        planned, unshared with another page of the sync, and every chunk that named it before (each
+        planned before this file) was written with its mention. A chunk planned after this file is
+        committed with it or later, so the file's back-links read it in the writer's record, never by a
+        search. Its back-link search then finds nothing for the title (``IndexWriter``)."""
+        entry = NamedEntity(entity_id_of(self.context_id, title), title, PAGE_ENTITY_TYPE)
+        with self._lock:
+            page = self._pages.get(entry.entity_id)
+            return (
+                self.fresh
+                and page is not None
+                and page.entry == entry
+                and page.first == key
+                and not page.missed
+                and self._by_key.get(fold(title)) == entry.entity_id
+            )
 
     def _named(self, text: str) -> list[_Page]:
         """The pages ahead whose title the text writes as a name, wherever it starts (not only the longest

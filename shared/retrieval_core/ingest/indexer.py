@@ -55,6 +55,9 @@ class IndexedFile:
     items: list[Item]
     title: str | None
     known: NameIndex
+    linked_ahead: bool = False
+    """Every chunk a search could find naming its title mentions its page already
+    (``ExpectedPages.linked_ahead``): its back-links need no search for the title."""
 
 
 class Indexer:
@@ -135,7 +138,8 @@ class Indexer:
         )
         budget.check("indexing")
         known.add(_named(mentions))
-        return IndexedFile(items, title, known)
+        ahead = expected is not None and title is not None and expected.linked_ahead(file.key, title)
+        return IndexedFile(items, title, known, ahead)
 
     def named(self, context_id: str, text: str, page: NamedEntity) -> list[dict[str, str]]:
         """What a text names without ``page`` (a page that never came): its mentions against the

@@ -120,7 +120,9 @@ class Change:
         if self.indexed is None:
             return FileWrite(self.file, [], self.before)
         indexed = self.indexed
-        return FileWrite(self.file, indexed.items, self.before, indexed.title, indexed.known)
+        return FileWrite(
+            self.file, indexed.items, self.before, indexed.title, indexed.known, indexed.linked_ahead
+        )
 
     @property
     def chunks(self) -> int:
@@ -199,6 +201,8 @@ class Ledger:
             executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="commit")
         batch = Batch(self, files, chunks, records or {}, executor, committed)
         self._batch = batch
+        if expected is not None:
+            expected.fresh = self._generation(expected.context_id) is None
         self._expected = self._indexer.expected = expected
         try:
             yield batch

@@ -29,10 +29,11 @@ from ..documents.backlinks import (
 )
 from ..documents.chunk_items import FileRef
 from ..documents.entities import entity_id_of
-from ..documents.name_dictionary import NameIndex
+from ..documents.name_dictionary import NameIndex, fold
 from ..documents.sidecar import Sidecar
 from ..loading.parse import Delete, Upsert
 from ..models.item import Item
+from ..models.limits import LIMITS
 from ..models.metadata import MetadataSchema
 from ..models.page_titles import ABOUT_ROLE, PAGE_ENTITY_TYPE
 from ..ports import ContextFieldDeclarations, NamedEntity, NamingChunks
@@ -54,6 +55,9 @@ class FileWrite:
     indexed: int
     title: str | None = None
     known: NameIndex | None = None
+    linked_ahead: bool = False
+    """Every chunk a search could find naming its title mentions its page already (a sync's
+    ``ExpectedPages.linked_ahead``): the title's back-link search is left out."""
 
     @property
     def deletes(self) -> list[Delete]:
@@ -77,6 +81,9 @@ class IndexWriter:
         self._metadata = metadata
         self._unsearched = UnsearchedChunks(monotonic)
         self._deferring = False
+        self._capped = False
+        """A chunk re-written here reached the mention cap: a mention given ahead may have been cut,
+        so no title's search is left out any more (``FileWrite.linked_ahead``)."""
 
     @contextmanager
     def deferred_refresh(self) -> Iterator[None]:
@@ -155,28 +162,39 @@ class IndexWriter:
         if self._naming is None:
             return
         pages = [
-            (write.file.context_id, entry, backlink_names(entry, write.known))
+            (write.file.context_id, entry, backlink_names(entry, write.known), write.linked_ahead)
             for write in writes
             if write.title is not None and write.known is not None
             for entry in [
                 NamedEntity(entity_id_of(write.file.context_id, write.title), write.title, PAGE_ENTITY_TYPE)
             ]
         ]
-        found = self._searched(pages)
+        # A title linked ahead everywhere a search could find it is not searched for (nothing to find).
+        asked = [(c, e, [] if ahead and self._only_title(e, n) else n) for c, e, n, ahead in pages]
         linked: dict[str, Item] = {}
-        for (context_id, entry, names), searched in zip(pages, found, strict=True):
+        for (context_id, entry, names, _), searched in zip(pages, self._searched(asked), strict=True):
             # What the search found, but the chunks written since the last refresh: their newest
             # version is the record's (an earlier page of this batch may have just re-linked one).
             recorded = self._unsearched.naming(context_id, names, entry)
             sources = [*recorded, *(s for s in searched if s.get("id") not in self._unsearched)]
             for item in backlinked(sources, entry, names)[:BACKLINKS_PER_PAGE]:
-                linked[item.id] = item
+                linked[item.id] = self._noted(item)
                 self._unsearched.written(item.context_id, [item])
         if not linked:
             return
         report = self._sink.load([Upsert(n, item) for n, item in enumerate(linked.values())], refresh=False)
         if report.unwritten or report.stopped:
             raise IngestIncompleteError(f"{len(report.unwritten)} back-links were not written")
+
+    def _only_title(self, entry: NamedEntity, names: list[str]) -> bool:
+        """Whether ``names`` (what a page answers to) are its title alone, and no chunk re-written here
+        reached the mention cap (which may have cut a mention given ahead)."""
+        return not self._capped and {fold(name) for name in names} <= {fold(entry.name)}
+
+    def _noted(self, item: Item) -> Item:
+        """``item``, a chunk re-written here; one at the mention cap noted (``_capped``)."""
+        self._capped |= len(item.mentions) >= LIMITS.mentions
+        return item
 
     def unlink(
         self,
@@ -207,7 +225,7 @@ class IndexWriter:
                     continue
                 kept = without_page_mention(mentions, page, named(context_id, str(current["text"]), page))
                 item = {key: value for key, value in current.items() if value is not None}
-                unlinked[str(source["id"])] = Item.model_validate(item | {"mentions": kept})
+                unlinked[str(source["id"])] = self._noted(Item.model_validate(item | {"mentions": kept}))
         if not unlinked:
             return
         report = self._sink.load([Upsert(n, item) for n, item in enumerate(unlinked.values())], refresh=False)
@@ -221,7 +239,9 @@ class IndexWriter:
         assert self._naming is not None
         found: list[list[dict[str, Any]]] = [[] for _ in pages]
         for context_id in dict.fromkeys(context for context, _, _ in pages):
-            mine = [n for n, (context, _, _) in enumerate(pages) if context == context_id]
+            mine = [n for n, (context, _, names) in enumerate(pages) if context == context_id and names]
+            if not mine:
+                continue  # no title to search for (none, or each linked ahead): no round trip
             asked = [(pages[n][2], pages[n][1]) for n in mine]
             for n, chunks in zip(
                 mine, self._naming.chunks_naming(context_id, asked, BACKLINKS_PER_PAGE), strict=True
