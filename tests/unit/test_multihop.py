@@ -42,7 +42,13 @@ from retrieval_core.retrieval.stages.multihop import (
     personalized_pagerank,
     walk_ask,
 )
-from retrieval_core.understanding.multihop import asks_two, compares, compares_through, reads_as_multihop
+from retrieval_core.understanding.multihop import (
+    asks_through,
+    asks_two,
+    compares,
+    compares_through,
+    reads_as_multihop,
+)
 
 K, A, D, X = "acme:doc/k.md#0000", "acme:doc/a.md#0000", "acme:doc/d.md#0000", "acme:doc/x.md#0000"
 PAGE_K, PAGE_A = "acme:entity/kelmscott-library", "acme:entity/ada-smith"
@@ -678,3 +684,36 @@ def test_a_first_fetch_made_ahead_asks_the_second_end_too_and_the_walk_uses_it()
     # Without the embedder ahead, the ask differs (no second end): the walk fetches its own.
     plain = first_ask(job(hops=2), hits, {bubye: 1.0}, question, [1.0, 0.0], config)
     assert plain is not None and plain.residual is None and not plain.same(ask)
+
+
+@pytest.mark.parametrize(
+    ("question", "through"),
+    [
+        ("Who was in charge of the country Ceelmakoile is located in?", True),
+        ("In what county is the city where Harris W. Fawell was born?", True),
+        ("The state where Henry Worrall died has how many congressional districts?", True),
+        ("What currency predated the Euro in the country Signmark is from?", True),
+        ("Who wrote The Hobbit?", False),
+        ("How do I add a search box to the sidebar?", False),
+        ("Which theme does Read the Docs use by default?", False),
+    ],
+)
+def test_a_thing_described_by_one_clause_about_a_named_one_is_asked_through(
+    question: str, through: bool
+) -> None:
+    assert asks_through(question) is through
+
+
+def test_a_page_whose_title_the_question_writes_is_a_first_end_when_the_linker_linked_none() -> None:
+    # The linker linked nothing in the top 5 (no named pages), but the question writes the river's title
+    # as its page does: that page is the chain's first end, and its second end is asked as for a named
+    # page. Written in lower case ("the bubye river"), it is not.
+    hits = [hit(RIVER, 2.0), *(hit(c, 1.5 - i / 10) for i, c in enumerate(COMPARED))]
+    config = CONFIG.model_copy(update={"weight": 0.0, "second_end_weight": 8.0, "second_end_floor": 0.6})
+    question = "Which waterfall is in the country where the Bubye River is found?"
+    for text, asked in ((question, True), (question.replace("Bubye River", "bubye river"), False)):
+        search, embedder = SecondEnds({ZIMBABWE: 2}), Recording()
+        chain = Ranked(hits, TEXT_RANKING.arms, text, [1.0, 0.0], {})
+        step = MultiHop(Capabilities(search=search, embedder=embedder), config)(job(hops=2), chain)
+        assert [r.entities if r else None for r in search.residuals] == ([(ZIMBABWE,)] if asked else [None])
+        assert (step.value.hits[1].id == FALLS) is asked

@@ -61,11 +61,20 @@ def reads_as_multihop(question: str) -> bool:
     return bool(QUESTION.search(text)) and len(text.split()) >= COMPOSED_WORDS
 
 
+DESCRIBED = re.compile(
+    r"\b[Tt]he\s+(?:[a-z]+\s+){0,2}?(?:where|in\s+which|whose|that|which|who)\s"
+    r"|\bthe\s+(?:[a-z]+\s+){0,2}?[a-z]+\s+(?:the\s+)?(?:[A-Z][\w.'\u2019-]*\s+){1,5}(?:is|was|are|were)\b",
+)
+"""A thing described by one clause about a named thing: "the city where X was born", "the county in
+which X is located", "the country X is from" (a clause without its relative pronoun: a capitalised
+name between the noun and its verb)."""
+
+
 def asks_through(question: str) -> bool:
     """Whether the question asks for something through a thing it names ("the state where X is located",
-    "X's performer"): a chain whose first passage is the named thing's page."""
+    "X's performer", "the country X is from"): a chain whose first passage is the named thing's page."""
     text = " ".join(question.split())
-    return bool(RELATION.search(text) or NESTED.search(text))
+    return bool(RELATION.search(text) or NESTED.search(text) or DESCRIBED.search(text))
 
 
 def compares(question: str) -> bool:

@@ -287,7 +287,7 @@ def second_end_of(
     if compares(text) or asks_two(text):  # each named thing's page is an answer, not a first end
         return None
     top = {h.id for h in hits[:COMPARED_TOP]}
-    anchors = tuple(h for h in _named_pages(hits, named).values() if h.id in top)
+    anchors = tuple(h for h in _named_pages(hits, named).values() if h.id in top) or _written(text, hits)
     rest = " ".join(_without_titles(text, anchors).split())
     entities = [
         m.entity_id
@@ -299,6 +299,17 @@ def second_end_of(
         return None
     vector = known.vector if known is not None and known.text == rest else tuple(embedder.embed([rest])[0])
     return _SecondEnd(anchors, Residual(rest, vector, tuple(dict.fromkeys(entities))[: config.entities]))
+
+
+def _written(text: str, hits: Sequence[Hit]) -> tuple[Hit, ...]:
+    """The best ranked chunk of each page in the top ``COMPARED_TOP`` whose title (or an alias) the
+    question writes as the title does, capitals included ("The state where Henry Worrall died" and
+    "Henry Worrall (artist)"): the chains' first ends when the linker linked none there."""
+    pages: dict[str, Hit] = {}
+    for hit in hits[:COMPARED_TOP]:
+        if page_of(hit.id) not in pages and _without_titles(text, [hit], ignore_case=False) != text:
+            pages[page_of(hit.id)] = hit
+    return tuple(pages.values())
 
 
 def _prefetched(ranked: Ranked, ask: NeighbourhoodAsk) -> Neighbourhood | None:
@@ -350,14 +361,15 @@ def first_ask(
     return walk_ask(job, text, vector, wanted, config, residual) if wanted else None
 
 
-def _without_titles(text: str, pages: Sequence[Hit]) -> str:
+def _without_titles(text: str, pages: Sequence[Hit], *, ignore_case: bool = True) -> str:
     """``text`` without the titles (or their aliases, the longest first) of the pages ``pages`` are
     chunks of."""
+    flags = re.IGNORECASE if ignore_case else 0
     for hit in pages:
         titles = [m.name for m in hit.mentions if m.role == ABOUT_ROLE and m.type == PAGE_ENTITY_TYPE]
         names = sorted({n for t in titles for n in (t, *title_aliases(t))}, key=len, reverse=True)
         for name in names:
-            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.IGNORECASE)
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=flags)
     return text
 
 
