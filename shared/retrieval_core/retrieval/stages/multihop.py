@@ -38,8 +38,9 @@ that links no ranked page has, as its chain's other end, the best ranked passage
 one of its one-word names.
 
 A chain's second end is asked for as well, in the same fetch: a question asking through the things it
-names (not comparing them), whose named pages rank in the top five, is embedded again without their
-names ("What currency predated the Euro in the country Signmark is from?" without "Signmark") and asked
+names (not comparing them), whose named pages rank in the top five (or, when the linker linked none
+there, the pages there whose titles the question writes, capitals included), is embedded again without
+their names ("What currency predated the Euro in the country Signmark is from?" without "Signmark") and asked
 by k-NN among the passages naming what those pages name ("Finland", which the markka's passage writes,
 like tens of others). Unless a page a named page links to already ranks in the top five (the walk found
 the second end), each such passage scoring above ``second_end_floor`` is lifted by ``second_end_weight``
