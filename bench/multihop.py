@@ -10,7 +10,9 @@ hybrid and as auto interleaved (``top_k`` 10): issue 68's cost bound, auto's p50
 most two more OpenSearch round trips, with where auto's extra time goes: each kind of round trip's wall
 time per request (hybrid's ``_msearch``; auto's first, with the dictionary lookup in it; its focus arms',
 with the walk's first fetch when it was made ahead; its walk's fetch of its own) and the load average the
-run saw."""
+run saw. Then each mode alone over the same questions, for its CPU milliseconds per request: this
+worktree's OpenSearch node's and this process's (the handler's own work, as a Lambda would spend it). On
+a shared machine the p50 ratio moves with the load; the CPU ratio is what the work itself costs."""
 
 from __future__ import annotations
 
@@ -131,6 +133,7 @@ def _development_set(base: Settings, collection: Any) -> dict[str, Any]:
             with timed_round_trips(bootstrap.container().store) as spent:
                 results = run_interleaved(runs, collection.queries, collection.qrels, DEV_TOP_K)
             load = max(load, os.getloadavg()[0])
+            cpu = {run.mode: cpu_per_request(run.mode, [q.text for q in collection.queries]) for run in runs}
     asked: dict[str, dict[str, float]] = {}
     for label, result in results.items():
         summary = result.summary()
@@ -148,6 +151,26 @@ def _development_set(base: Settings, collection: Any) -> dict[str, Any]:
         "auto_rounds_over_hybrid": asked["auto"]["round_trips"] - asked["hybrid"]["round_trips"],
         "round_trip_ms": {ROUND_TRIPS[name]: sum(ms) / requests for name, ms in spent.items()},
         "load_average": load,
+        "cpu_ms": cpu,
+        "auto_cpu_over_hybrid": sum(cpu["auto"].values()) / (sum(cpu["hybrid"].values()) or 1.0),
+    }
+
+
+def cpu_per_request(mode: str, questions: list[str], stack: Any = None) -> dict[str, float]:
+    """CPU milliseconds per request of ``mode`` asked alone over ``questions`` (``top_k`` as the
+    interleaved run): this worktree's OpenSearch node's and this process's."""
+    from retrieval_dev.evaluation.runner import retrieve_hits
+
+    from .cpu_meter import stack_pids, stack_seconds
+
+    stack = stack_pids() if stack is None else stack
+    node, own = stack_seconds(stack)["opensearch"], time.process_time()
+    for question in questions:
+        retrieve_hits(mode, question, DEV_TOP_K)
+    count = max(1, len(questions))
+    return {
+        "opensearch": (stack_seconds(stack)["opensearch"] - node) * 1000 / count,
+        "client": (time.process_time() - own) * 1000 / count,
     }
 
 

@@ -734,6 +734,18 @@ def _multihop_development_sets(sets: dict[str, Any]) -> list[str]:
             each = ", ".join(f"{what} {ms:.1f}" for what, ms in spent.items())
             load = f" (load average up to {found['load_average']:.1f})" if "load_average" in found else ""
             lines += [f"{name}, ms per request by round trip{load}: {each}.", ""]
+        cpu = found.get("cpu_ms")
+        if cpu:
+            each = ", ".join(
+                f"{mode} {sum(ms.values()):.1f} (OpenSearch {ms['opensearch']:.1f}, this process "
+                f"{ms['client']:.1f})"
+                for mode, ms in cpu.items()
+            )
+            lines += [
+                f"{name}, CPU ms per request, each mode asked alone: {each}; auto's CPU "
+                f"{found['auto_cpu_over_hybrid']:.2f}x hybrid's.",
+                "",
+            ]
     return lines
 
 

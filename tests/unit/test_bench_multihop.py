@@ -93,3 +93,38 @@ def test_the_report_says_where_each_sets_time_went() -> None:
         "musique, ms per request by round trip (load average up to 2.0): hybrid's _msearch 37.5, "
         "auto's focus arms 8.2." in lines
     )
+
+
+def test_cpu_per_request_is_the_nodes_and_this_processs_cpu_over_the_questions_asked_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from retrieval_dev.evaluation import runner
+
+    from bench import cpu_meter
+
+    asked: list[tuple[str, str, int]] = []
+    node_seconds = iter([10.0, 10.5])
+    monkeypatch.setattr(runner, "retrieve_hits", lambda mode, text, top_k: asked.append((mode, text, top_k)))
+    monkeypatch.setattr(
+        cpu_meter, "stack_seconds", lambda stack: {"opensearch": next(node_seconds), "moto": 0.0}
+    )
+    spent = multihop.cpu_per_request("auto", ["one?", "two?"], stack={})
+    assert asked == [("auto", "one?", multihop.DEV_TOP_K), ("auto", "two?", multihop.DEV_TOP_K)]
+    assert spent["opensearch"] == pytest.approx(250.0)
+    assert spent["client"] >= 0
+
+
+def test_the_report_gives_each_modes_cpu_and_their_ratio() -> None:
+    asked = {
+        label: {"p50_ms": 1.0, "p95_ms": 1.0, "round_trips": 1.0, "recall_at_5": 1.0, "all_found_at_5": 1.0}
+        for label in ("hybrid", "auto")
+    }
+    cpu = {"hybrid": {"opensearch": 28.0, "client": 11.5}, "auto": {"opensearch": 60.0, "client": 25.0}}
+    found = {"asked": asked, "auto_p50_over_hybrid": 1.0, "auto_rounds_over_hybrid": 0.0}
+    lines = report._multihop_development_sets(
+        {"hotpotqa": {**found, "cpu_ms": cpu, "auto_cpu_over_hybrid": 85.0 / 39.5}}
+    )
+    assert (
+        "hotpotqa, CPU ms per request, each mode asked alone: hybrid 39.5 (OpenSearch 28.0, this process "
+        "11.5), auto 85.0 (OpenSearch 60.0, this process 25.0); auto's CPU 2.15x hybrid's." in lines
+    )
