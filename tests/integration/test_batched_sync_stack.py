@@ -86,6 +86,9 @@ def test_a_batched_sync_holds_what_one_event_at_a_time_gives(
         key, body = _page(n)
         (folder / key).write_bytes(body)
         put(resources, settings, f"contexts/globex/{key}", body)  # one event, one invocation each
+    store, searched = bootstrap.container().store, []
+    naming = store.chunks_naming
+    monkeypatch.setattr(store, "chunks_naming", lambda *asked: searched.append(asked) or naming(*asked))
     report = sync(folder, "acme", delete=False)
     assert {entry["status"] for entry in report} == {"indexed"} and len(report) == PAGES
     batched, alone = _chunks(settings, "acme"), _chunks(settings, "globex")
@@ -98,6 +101,9 @@ def test_a_batched_sync_holds_what_one_event_at_a_time_gives(
     # event at a time re-indexes the chunks a later page's back-link reaches.
     assert set(_versions(settings, "acme").values()) == {1}
     assert max(_versions(settings, "globex").values()) > 1
+    # acme had no index before the sync, and every chunk naming a page mentions it ahead: no back-link
+    # search is asked (``ExpectedPages.linked_ahead``), and the chunks equal globex's, searched for.
+    assert searched == []
     assert {entry["key"]: (entry["status"], entry["chunks"]) for entry in report} == {
         key: status[:2] for key, status in _statuses("acme").items()
     }
