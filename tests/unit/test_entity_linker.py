@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 from hypothesis import given
 from hypothesis import strategies as st
 from retrieval_core.models.page_titles import PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
 from retrieval_core.ports import NamedEntity
-from retrieval_core.understanding.linker import MIN_CONFIDENCE, _near, _within, aliases, link
+from retrieval_core.understanding.linker import (
+    MIN_CONFIDENCE,
+    _near,
+    _Windows,
+    _within,
+    aliases,
+    link,
+    tokens,
+)
 
 ALICE = NamedEntity("acme:person/alice-chen", "Alice Chen", "Person")
 ALICE_WONG = NamedEntity("acme:person/alice-wong", "Alice Wong", "Person")
@@ -155,6 +165,35 @@ def test_a_name_matches_wherever_the_question_writes_it_exactly_before_nearly() 
     # A question shorter than the name links nothing, and a name at the very end links.
     assert linked("Dmitri") == [("Dmitri", DMITRI.entity_id)]
     assert linked("what about Project Falcon") == [("Project Falcon", FALCON.entity_id)]
+
+
+def test_an_alias_that_can_start_nowhere_in_the_question_is_passed_over() -> None:
+    windows = _Windows(tokens("Where was Dmitry Volkov born?"))
+    assert windows.could_match(("volkov",))  # a token is its first word: an exact match may start there
+    assert windows.could_match(("dmitri", "volkov"))  # "dmitry" starts with its letter: a near miss may
+    assert windows.could_match(("wxyzabcd",))  # eight letters from a token's first: a near miss may
+    assert not windows.could_match(("berlin",))  # no token starts with "b" but "born": not a near miss
+    assert not windows.could_match(("wx",))  # too short for a near miss, and no token is "wx"
+    assert not windows.could_match(("dmitri",))  # six letters: exact or nothing
+
+
+_WORD = st.text(alphabet="abé1", min_size=1, max_size=9)
+
+
+@given(
+    st.lists(_WORD, min_size=1, max_size=8),
+    st.lists(
+        st.tuples(st.lists(_WORD, min_size=1, max_size=3), st.sampled_from(["Thing", "Person"])), max_size=6
+    ),
+)
+def test_passing_over_what_cannot_match_changes_no_link(
+    question: list[str], names: list[tuple[list[str], str]]
+) -> None:
+    dictionary = [NamedEntity(f"acme:x/{n}", " ".join(name), kind) for n, (name, kind) in enumerate(names)]
+    text = " ".join(question)
+    with patch.object(_Windows, "could_match", lambda self, alias: True):
+        every_alias_tried = link(text, dictionary)
+    assert link(text, dictionary) == every_alias_tried
 
 
 def test_an_entrys_aliases_are_remembered_not_recomputed() -> None:

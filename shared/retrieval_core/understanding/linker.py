@@ -140,7 +140,7 @@ def link(question: str, dictionary: Iterable[NamedEntity]) -> list[Link]:
             by_alias.setdefault(alias, set()).add(entity.entity_id)
     for entity, names in answers_to.items():
         for alias, how in names:
-            if how == "alias" and len(by_alias[alias]) > 1:
+            if (how == "alias" and len(by_alias[alias]) > 1) or not windows.could_match(alias):
                 continue
             candidates += _matches(question, words, windows, entity, alias, how)
     chosen: list[Link] = []
@@ -169,6 +169,17 @@ class _Windows:
         self._words = words
         self._exact: dict[int, dict[tuple[str, ...], list[int]]] = {}
         self._near: dict[int, dict[str, list[tuple[int, str]]]] = {}
+        self._starts = {w.norm for w in words}
+        self._initials = {w.norm[:1] for w in words}
+
+    def could_match(self, alias: tuple[str, ...]) -> bool:
+        """Whether ``alias`` can match anywhere (most of a dictionary cannot, and is passed over): an
+        exact match starts at a token equal to its first word, a near miss (a name of
+        ``_NEAR_MIN_CHARS`` or more) at a token with its first letter."""
+        first = alias[0]
+        if first in self._starts:
+            return True
+        return first[:1] in self._initials and sum(map(len, alias)) + len(alias) - 1 >= _NEAR_MIN_CHARS
 
     def exact(self, size: int, alias: tuple[str, ...]) -> list[int]:
         if size not in self._exact:
