@@ -179,7 +179,7 @@ class _Windows:
         first = alias[0]
         if first in self._starts:
             return True
-        return first[:1] in self._initials and sum(map(len, alias)) + len(alias) - 1 >= _NEAR_MIN_CHARS
+        return first[:1] in self._initials and len(" ".join(alias)) >= _NEAR_MIN_CHARS  # as _matches
 
     def exact(self, size: int, alias: tuple[str, ...]) -> list[int]:
         if size not in self._exact:
