@@ -136,9 +136,7 @@ def run(
             f"{', '.join(sorted(DOCUMENTS_ONLY_SECTIONS))} with --only"
         )
     with bench_dynamodb(out_dir, use_stack=stack_dynamodb) as endpoint:
-        label = (
-            "the stack's moto" if stack_dynamodb else "moto with partition-indexed Query (bench.moto_indexed)"
-        )
+        label = "the stack's moto" if stack_dynamodb else "a fresh moto of its own (dev.moto_serialized)"
         update: dict[str, Any] = {"metadata_fields": METADATA_FIELDS}
         if encoding:
             update["opensearch_vector_encoding"] = encoding

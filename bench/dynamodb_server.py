@@ -1,9 +1,9 @@
-"""The bench's own DynamoDB: ``bench.moto_indexed`` on a free local port, started and stopped by the run."""
+"""The bench's own DynamoDB: a fresh server of the dev stack's moto (``dev.moto_serialized``, whose Query
+reads one partition: ``dev.moto_faithful``) on a free local port, started and stopped by the run."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,22 +21,20 @@ class DynamoDBStartError(RuntimeError):
 
 
 @contextmanager
-def indexed_moto(log_dir: Path) -> Iterator[str]:
-    """Yield the endpoint of a fresh partition-indexed moto server; stop its process group afterwards."""
+def fresh_moto(log_dir: Path) -> Iterator[str]:
+    """Yield the endpoint of a fresh moto server; stop its process group afterwards."""
     port = processes.free_port()
     endpoint = f"http://127.0.0.1:{port}"
     log_dir.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, "-m", "bench.moto_indexed", "127.0.0.1", str(port)]
-    pid = processes.spawn_detached(
-        command, log_dir / "moto-indexed.log", cwd=Path(__file__).resolve().parents[1]
-    )
+    command = moto_server.command(port)
+    pid = processes.spawn_detached(command, log_dir / "moto.log", cwd=Path(__file__).resolve().parents[1])
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
         while not moto_server.is_healthy(endpoint):
             if not processes.is_alive(pid) or time.monotonic() > deadline:
-                raise DynamoDBStartError(f"moto (indexed) did not start; see {log_dir / 'moto-indexed.log'}")
+                raise DynamoDBStartError(f"the bench's moto did not start; see {log_dir / 'moto.log'}")
             time.sleep(0.2)
-        say(f"DynamoDB: the bench's own partition-indexed moto at {endpoint} (pid {pid})")
+        say(f"DynamoDB: the bench's own moto at {endpoint} (pid {pid})")
         yield endpoint
     finally:
         processes.stop_group(pid)
@@ -46,7 +44,7 @@ def add_stack_dynamodb_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stack-dynamodb",
         action="store_true",
-        help="use the stack's moto (whole-table Query scans) instead of the bench's partition-indexed one",
+        help="use the stack's moto (its tables as the stack holds them) instead of a fresh one",
     )
 
 
@@ -57,5 +55,5 @@ def bench_dynamodb(log_dir: Path, *, use_stack: bool) -> Iterator[str | None]:
     if use_stack:
         yield None
         return
-    with indexed_moto(log_dir) as endpoint:
+    with fresh_moto(log_dir) as endpoint:
         yield endpoint

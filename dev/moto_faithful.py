@@ -1,20 +1,18 @@
-"""``python -m bench.moto_indexed HOST PORT``: the dev stack's serialised moto server, with Query reading
-only the queried partition and an item's size checked once.
+"""moto 5.2.5 as DynamoDB behaves where our code can tell, without moto's two quadratic costs; the dev
+stack's server (``dev.moto_serialized``) installs it, so tests, ``make demo``, the bench and every
+``retrieval sync`` against the stack measure our requests rather than the emulator.
 
-Why: moto 5.2.5 answers every base-table Query by listing *and sorting* every item of the table, then
-keeping the partition asked for, so a Query costs O(table size): ~0.2 s on the small corpus's 10,000 edge
-rows and seconds at 500,000. DynamoDB reads one partition. Without this, graph_path and why_explain
-latencies would measure moto's scan, not our requests. And moto builds an item attribute by attribute,
+Why: moto answers every base-table Query by listing *and sorting* every item of the table, then keeping
+the partition asked for, so a Query costs O(table size): ~0.2 s on the bench's 10,000 edge rows and
+seconds at 500,000. DynamoDB reads one partition. And moto builds an item attribute by attribute,
 summing the sizes of every attribute already set at each one (quadratic in attributes; a third of the
 server's time in a bulk load of rows of eight attributes); here the 400 KB limit is checked once on the
-finished item, which refuses the same items (the sum only grows as attributes are added). Everything
-else (one lock around every request, so conditional writes stay atomic) is ``dev.moto_serialized``
-unchanged.
+finished item, which refuses the same items (the sum only grows as attributes are added:
+``tests/unit/test_dev_moto.py``). Nothing else changes.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Any
 
@@ -22,10 +20,6 @@ from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
-from moto.moto_server.werkzeug_app import MotoRequestHandler
-from werkzeug.serving import run_simple
-
-from dev.moto_serialized import serialized
 
 _partition = threading.local()
 _query = Table.query
@@ -71,8 +65,3 @@ def install() -> None:
     Table.query = _query_one_partition  # type: ignore[method-assign]
     Table.all_items = _items_of_partition  # type: ignore[method-assign]
     Item.__init__ = _item_sized_once  # type: ignore[method-assign]
-
-
-if __name__ == "__main__":
-    install()
-    run_simple(sys.argv[1], int(sys.argv[2]), serialized, threaded=True, request_handler=MotoRequestHandler)

@@ -1,4 +1,4 @@
-"""The bench's moto builds an item with one size check (``bench.moto_indexed``): it must accept and
+"""The dev stack's moto builds an item with one size check (``dev.moto_faithful``): it must accept and
 refuse exactly the items moto's own attribute-by-attribute check does, at the 400 KB limit too."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 
-from bench.moto_indexed import ITEM_SIZE_LIMIT, _item_sized_once
+from dev.moto_faithful import ITEM_SIZE_LIMIT, _item_sized_once
 
 
 def _attrs(filler: int) -> dict[str, Any]:
