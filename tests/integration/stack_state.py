@@ -32,6 +32,13 @@ def table_rows(dynamodb: Any, table: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["pk"]["S"], r.get("sk", {}).get("S", "")))
 
 
+def edge_propositions(rows: list[dict[str, Any]]) -> set[str]:
+    """The propositions that carry these edge rows, read from their keys as the graph reads them."""
+    from retrieval_core.adapters.dynamodb_keys import edge_proposition
+
+    return {edge_proposition(r["sk"]["S"], r["to"]["S"]) or "" for r in rows}
+
+
 def index_documents(opensearch: Any, settings: Settings) -> list[dict[str, Any]]:
     """Every document of every context under ``settings``' index layout."""
     from retrieval_core.adapters.opensearch.client import IndexLayout

@@ -9,7 +9,7 @@ from typing import Any
 from corpus_stack import graph_path, retrieve, why
 from retrieval_core import bootstrap
 from retrieval_core.config import Settings
-from stack_state import index_documents, load_lines, snapshot, table_rows
+from stack_state import edge_propositions, index_documents, load_lines, snapshot, table_rows
 from test_loader import proposition
 
 ALL_STATUSES = "ACTIVE,SUPERSEDED,CONTRADICTED,STALE"
@@ -59,7 +59,7 @@ def test_a_deleted_item_leaves_no_trace(fresh_settings: Settings, opensearch: An
     assert not [r for r in lineage if r["sk"]["S"].endswith("#acme:p-1")]  # links it wrote elsewhere
     edges = table_rows(dynamodb, fresh_settings.edges_table)
     assert not mentions_of(edges, "acme:p-1")
-    assert {r["proposition_id"]["S"] for r in edges} == {"acme:p-0", "acme:p-2", "acme:p-3"}
+    assert edge_propositions(edges) == {"acme:p-0", "acme:p-2", "acme:p-3"}
     assert "acme:p-1" not in [d["id"] for d in index_documents(opensearch, fresh_settings)]
 
     with bootstrap.use(bootstrap.Container(fresh_settings)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,8 +27,9 @@ from .dynamodb_reads import as_float, plain
 log = logging.getLogger(__name__)
 
 DEFAULT_WORKERS = 8
-_NAMES = {"#from": "from", "#to": "to", "#status": "status"}
-_PROJECTION = "#from, #to, proposition_id, #status, confidence, created_at"
+_NAMES = {"#to": "to", "#status": "status"}
+_PROJECTION = "sk, #to, #status, confidence, created_at"
+"""An edge row's start and proposition are in its key (``dynamodb_keys``), whatever else it stores."""
 
 
 class DynamoDBEdges:
@@ -71,16 +73,22 @@ class DynamoDBEdges:
         while True:
             self._calls.add()
             page = self._client.query(**request)
-            edges += [edge for row in page.get("Items", []) if (edge := _edge(plain(row))) is not None]
+            rows = page.get("Items", [])
+            edges += [edge for row in rows if (edge := _edge(entity_id, plain(row))) is not None]
             if "LastEvaluatedKey" not in page:
                 return edges
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-def _edge(row: dict[str, Any]) -> Edge | None:
-    """The row as an Edge; a malformed row is logged and skipped rather than failing the whole search."""
-    try:
-        return Edge.model_validate({**row, "confidence": as_float(row.get("confidence"))})
-    except ValidationError:
-        log.warning("skipping malformed edge row")
-        return None
+def _edge(entity_id: str, row: dict[str, Any]) -> Edge | None:
+    """The row, read from ``entity_id``'s partition, as an Edge; a malformed row is logged and skipped
+    rather than failing the whole search."""
+    neighbour, sort_key = row.get("to"), row.get("sk")
+    if isinstance(neighbour, str) and isinstance(sort_key, str):
+        proposition = keys.edge_proposition(sort_key, neighbour)
+        confidence = as_float(row.get("confidence"))
+        fields = {**row, "from": entity_id, "proposition_id": proposition, "confidence": confidence}
+        with suppress(ValidationError):
+            return Edge.model_validate(fields)
+    log.warning("skipping malformed edge row")
+    return None

@@ -3,7 +3,11 @@ context's rows. ``template.yaml`` declares the tables; the dev stack reads the s
 
 Edges table (``pk``, ``sk``):
     pk = "{ctx}#{entity_id}"                 sk = "{neighbour_entity_id}#{proposition_id}"
-    One Query on pk returns every neighbour of one entity in one context.
+    One Query on pk returns every neighbour of one entity in one context. A row stores ``context_id``,
+    ``to`` (the neighbour: an entity id may hold "#", so the sort key alone does not split), ``status``,
+    ``confidence`` and ``created_at``; its start and its proposition are read from its key
+    (``edge_proposition``). Rows written before the seventh session also store ``from`` and
+    ``proposition_id``, which equal what the key says: readers ignore them.
 
 Lineage table (``pk``, ``sk``), all rows about one item share its partition:
     sk = "ITEM"                          the item's lineage card: kind, status, confidence, created_at,
@@ -37,6 +41,15 @@ def partition(context_id: str, local_id: str) -> str:
 
 def edge_sort_key(neighbour_id: str, proposition_id: str) -> str:
     return f"{neighbour_id}{KEY_SEPARATOR}{proposition_id}"
+
+
+def edge_proposition(sort_key: str, neighbour_id: str) -> str | None:
+    """The proposition of an edge row whose sort key is ``sort_key`` and whose ``to`` is
+    ``neighbour_id`` (``edge_sort_key``'s inverse); None when the two do not agree (a malformed row)."""
+    prefix = f"{neighbour_id}{KEY_SEPARATOR}"
+    if not sort_key.startswith(prefix) or len(sort_key) == len(prefix):
+        return None
+    return sort_key[len(prefix) :]
 
 
 def reverse_link(link: str, other_id: str) -> str:

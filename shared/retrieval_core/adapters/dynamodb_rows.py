@@ -59,6 +59,7 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
     owned: list[tuple[RowRef, dict[str, Any]]] = []
     paired = item.entity_ids if item.kind is Kind.PROPOSITION else co_mentioned(item)
     # What every edge row of the item copies, made once (a chunk naming eight names has 56 edge rows).
+    # Its start and its item are read from its key (``dynamodb_keys``): not stored twice.
     status, confidence, created_at = str(item.status), _decimal(item.confidence), iso(item.created_at)
     for a, b in permutations(paired, 2):
         owned.append(
@@ -66,9 +67,7 @@ def rows_of(item: Item, tables: TableNames) -> ItemRows:
                 RowRef(tables.edges, keys.partition(ctx, a), keys.edge_sort_key(b, item.id)),
                 {
                     "context_id": ctx,
-                    "from": a,
                     "to": b,
-                    "proposition_id": item.id,
                     "status": status,
                     "confidence": confidence,
                     "created_at": created_at,
