@@ -159,6 +159,7 @@ def _synced(
     sync = {
         "seconds": synced["seconds"],
         "pages_per_second": pages / synced["seconds"],
+        "before_first_file": synced["before_first_file"],
         **_cpu_of(synced, window),
     }
     if embed_only:
@@ -429,7 +430,8 @@ def markdown(found: dict[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in rows),
         "",
-        f"{ratio} {_split(found['sync']['windows'])} The dictionary was read {found['dictionary_reads']} "
+        f"{ratio} {_before_first(found['sync'])}{_split(found['sync']['windows'])} The dictionary was "
+        f"read {found['dictionary_reads']} "
         f"time(s). {handler} Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
     ]
     return "\n".join(lines)
@@ -454,6 +456,19 @@ def _process_row(label: str, side: dict[str, Any]) -> list[str]:
         end("last"),
         f"{windows['last_over_first_wall']:.2f}x / {windows['last_over_first_cpu']:.2f}x",
     ]
+
+
+def _before_first(sync: dict[str, Any]) -> str:
+    """What the sync spent before its first file (in the whole run's figures, not the first window's)."""
+    row = sync.get("before_first_file")
+    if row is None:
+        return ""
+    reading = cpu_meter.Reading.of(row)
+    return (
+        f"Before its first file (the folder's walk, the records' read, the titles' pre-pass): "
+        f"{reading.wall:,.1f} s wall, {reading.own + reading.stack:,.1f} CPU s with its stack, in the "
+        "whole run's figures and not in the first window's. "
+    )
 
 
 def _split(windows: dict[str, Any]) -> str:
@@ -519,14 +534,29 @@ def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str,
         costs.extend([now.wall - previous.wall] + [0.0] * (done - previous.files - 1))
         ticker.tick(costs)
 
-    report = sync(folder, context_id, delete=False, progress=progress)
+    before_first: list[list[float]] = []
+
+    def titles_read(done: int) -> None:
+        """The windows start where the pre-pass ends: what the sync does before its first file (the
+        folder's walk, the records' read, every title read) grows with the folder and is the whole
+        run's cost, not its first files' (at 50,000 pages it was most of the first window's)."""
+        before_first[:] = [meter.read(0).row()]
+        meter.readings[:] = meter.readings[-1:]
+
+    report = sync(folder, context_id, delete=False, progress=progress, reading=titles_read)
     meter.read(meter.readings[-1].files)  # the last batch's commit, after the last file's progress
     statuses: dict[str, int] = {}
     for entry in report:
         statuses[entry["status"]] = statuses.get(entry["status"], 0) + 1
     chunks = sum(entry["chunks"] for entry in report)
     readings = [reading.row() for reading in meter.readings]
-    return {"readings": readings, "statuses": statuses, "chunks": chunks, "dictionary_reads": reads[0]}
+    return {
+        "readings": readings,
+        "before_first_file": before_first[0] if before_first else None,
+        "statuses": statuses,
+        "chunks": chunks,
+        "dictionary_reads": reads[0],
+    }
 
 
 def _embed_child(folder: Path) -> dict[str, Any]:

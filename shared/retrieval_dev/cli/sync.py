@@ -269,11 +269,13 @@ def _titles(
     reading: Callable[[int], None] | None,
 ) -> dict[str, str]:
     """The pre-pass: the page titles of the files the sync will send, in its order (a file it cannot
-    read is left to the sync itself, which reports it); ``reading`` told the files read so far."""
+    read is left to the sync itself, which reports it); ``reading`` told the files read so far, and
+    all of them once the pre-pass is over."""
     from .sync_titles import expected_titles
 
+    documents = [key for key in order if not key.endswith(SIDECAR)]
+
     def sent() -> Iterator[tuple[str, bytes]]:
-        documents = (key for key in order if not key.endswith(SIDECAR))
         for done, key in enumerate(documents, 1):
             if reading is not None and done % TITLES_PROGRESS == 0:
                 reading(done)
@@ -284,7 +286,10 @@ def _titles(
             if sends(key, body):
                 yield key, body
 
-    return expected_titles(sent())
+    titles = expected_titles(sent())
+    if reading is not None:
+        reading(len(documents))
+    return titles
 
 
 @contextmanager
