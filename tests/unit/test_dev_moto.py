@@ -53,3 +53,37 @@ def test_the_bench_item_keeps_every_attribute() -> None:
     _item_sized_once(mine, *key, attrs)
     Item.__init__(theirs, *key, attrs)
     assert mine == theirs and mine.to_json() == theirs.to_json()
+
+
+def _handler() -> Any:
+    from dev.moto_serialized import FaultsOnlyRequestHandler
+
+    handler = FaultsOnlyRequestHandler.__new__(FaultsOnlyRequestHandler)
+    handler.command, handler.path, handler.request_version = "POST", "/", "HTTP/1.1"
+    handler.requestline, handler.client_address = "POST / HTTP/1.1", ("127.0.0.1", 5000)
+    return handler
+
+
+@pytest.mark.parametrize(("code", "logged"), [(200, False), (400, False), (500, True), (503, True)])
+def test_the_dev_server_logs_a_request_only_when_it_failed_it(
+    code: int, logged: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A line per request was a tenth of moto's CPU in a sync; a server fault is still in the log."""
+    with caplog.at_level("INFO", logger="werkzeug"):
+        _handler().log_request(code, 10)
+    lines = [record.getMessage() for record in caplog.records]  # the request line may be styled (ANSI)
+    assert any("POST / HTTP/1.1" in line and f'" {code} 10' in line for line in lines) is logged
+
+
+def test_the_dev_server_lists_motos_services_once_and_answers_as_moto_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from moto import backends
+
+    from dev.moto_serialized import list_moto_modules_once
+
+    listed = list(backends.list_of_moto_modules())
+    monkeypatch.setattr(backends, "list_of_moto_modules", backends.list_of_moto_modules)  # restored after
+    list_moto_modules_once()
+    assert list(backends.list_of_moto_modules()) == listed
+    assert "dynamodb" in backends.list_of_moto_modules() and "s3" in backends.list_of_moto_modules()
