@@ -86,7 +86,7 @@ class _Record:
         from retrieval_core.ingest.lines_ledger import LinesLedger
         from retrieval_core.models.ingest import ObjectRef
 
-        self._ledger = LinesLedger(deployment.document_statuses, deployment.index_generation)
+        self._ledger = LinesLedger(deployment.ledger_statuses, deployment.index_generation)
         self._ref = ObjectRef(bucket="", key=f"contexts/{context_id}/{name}", etag=digest)
         self._context_id = context_id if context_id and CONTEXT_ID_PATTERN.fullmatch(context_id) else None
         self._digest = digest
