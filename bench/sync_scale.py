@@ -25,7 +25,9 @@ average beside it. ``--embedder stub`` replaces the local model in the children 
 without it what the sync's own cost per file does at 50,000 pages shows more plainly, in a run of hours
 rather than a night.
 
-``python -m bench.sync_scale sync|embed FOLDER ...`` are the two child processes.
+``python -m bench.sync_scale measure FOLDER`` runs the same on a real folder's files (``--last N``: only
+its last N, synced into a fresh context: the same files early, against their late window in a run over
+the whole folder). ``python -m bench.sync_scale sync|embed FOLDER ...`` are the two child processes.
 """
 
 from __future__ import annotations
@@ -81,12 +83,16 @@ def measure(
     sync: bool = True,
     embedder: str = "model",
     threads: int | None = None,
+    source: Path | None = None,
+    last: int | None = None,
 ) -> dict[str, Any]:
     """The section at ``pages`` synced and ``deployed`` of them through the handler; ``embed_only``: the
     embed-only process too (first, so the sync's progress lines can say its ratio so far); ``sync``:
     the sync at all (without it, only the handler loop, over the first ``deployed`` of the pages);
     ``embedder``: ``stub`` for ``HashEmbedder`` in place of the local model (a growth-only run);
-    ``threads``: the local model's intra-op threads in every process (None: its default)."""
+    ``threads``: the local model's intra-op threads in every process (None: its default); ``source``: a
+    real folder's files in place of generated pages (``pages`` is then its count), ``last`` only its
+    last files in the sync's order (a late file synced first: the same files' cost early and late)."""
     from retrieval_core import bootstrap
 
     from dev.ingest_resources import scratch_ingest
@@ -105,8 +111,13 @@ def measure(
     }
     with tempfile.TemporaryDirectory(prefix="sync-scale-") as folder_name:
         folder = Path(folder_name) / "pages"
-        say(f"sync-scale: writing {pages:,} generated pages that name each other")
-        write(folder, pages, SEED)
+        if source is None:
+            say(f"sync-scale: writing {pages:,} generated pages that name each other")
+            write(folder, pages, SEED)
+        else:
+            pages = found["pages"] = flattened(source, folder, last)
+            found["folder"] = str(source)
+            say(f"sync-scale: {pages:,} files of {source}, in one folder")
         with (
             _aws_endpoints(endpoint),
             scratch_space(base, "bench-sync") as settings,
@@ -125,7 +136,7 @@ def measure(
             env.pop("RETRIEVAL_INGEST_QUEUE_URL", None)
             if sync:
                 found |= _synced(folder, env, embed_only, embedder, threads)
-                found["links"] = _links(target, pages)
+                found["links"] = _links(target, pages) if source is None else None
             if deployed:
                 say(f"sync-scale: the ingest handler once per object, {deployed:,} objects")
                 with bootstrap.use(_container(target, embedder, threads)):
@@ -355,6 +366,24 @@ def _deployed(folder: Path, count: int, bucket: str, endpoint: str) -> dict[str,
     return {"objects": count, **growth, **ends, "cpu": growth_of(cpu), **at_ends}
 
 
+def flattened(source: Path, folder: Path, last: int | None = None) -> int:
+    """``source``'s files of a format the ingest reads copied into ``folder`` (made here), one level
+    deep as the children read it (``a/b.html`` as ``a__b.html``); with ``last``, only the last that
+    many in the sync's order. Returns how many."""
+    from retrieval_core.documents.formats import format_of
+
+    names = {
+        path.relative_to(source).as_posix().replace("/", "__"): path
+        for path in source.rglob("*")
+        if path.is_file() and not path.is_symlink() and format_of(path.name) is not None
+    }
+    kept = sorted(names)[-last:] if last else sorted(names)
+    folder.mkdir(parents=True)
+    for name in kept:
+        (folder / name).write_bytes(names[name].read_bytes())
+    return len(kept)
+
+
 def _links(settings: Settings, pages: int) -> dict[str, int]:
     """The links the pages' texts make (another page's title named in a chunk) and how many of them the
     index holds as page mentions."""
@@ -404,10 +433,15 @@ def titles_in(text: str, named: set[str]) -> set[str]:
 
 
 def markdown(found: dict[str, Any]) -> str:
-    deployed, links = found["deployed"], found.get("links") or {}
+    deployed, links = found["deployed"], found.get("links")
     handler = "The ingest handler was not invoked." if deployed is None else _handler_text(deployed)
+    pages = (
+        f"{found['pages']:,} files of {found['folder']}"
+        if found.get("folder")
+        else f"{found['pages']:,} generated pages"
+    )
     if "sync" not in found:
-        return f"{found['pages']:,} generated pages that name each other, not synced. {handler}"
+        return f"{pages}, not synced. {handler}"
     window = found["window"]
     sides = (("sync", "`retrieval sync` (one process)"), ("embed_only", "embed-only process"))
     rows = [_process_row(label, found[side]) for side, label in sides if found.get(side) is not None]
@@ -422,8 +456,9 @@ def markdown(found: dict[str, Any]) -> str:
     stub = " Embedder: the bench's hash stub (growth only)." if found.get("embedder") == "stub" else ""
     if found.get("threads"):
         stub += f" The model ran with {found['threads']} intra-op thread(s) in each process."
+    named = "" if found.get("folder") else " that name each other"
     lines = [
-        f"{found['pages']:,} generated pages ({found['chunks']:,} chunks) that name each other.{stub}",
+        f"{pages} ({found['chunks']:,} chunks){named}.{stub}",
         "",
         f"| process | pages/s | wall s | CPU s: process + OpenSearch + moto "
         f"| first {window:,}: wall / CPU ms a file (load) | last {window:,} | last / first, wall / CPU |",
@@ -432,7 +467,8 @@ def markdown(found: dict[str, Any]) -> str:
         "",
         f"{ratio} {_before_first(found['sync'])}{_split(found['sync']['windows'])} The dictionary was "
         f"read {found['dictionary_reads']} "
-        f"time(s). {handler} Links held: {links['held']:,} of the {links['expected']:,} the texts make.",
+        f"time(s). {handler}"
+        + (f" Links held: {links['held']:,} of the {links['expected']:,} the texts make." if links else ""),
     ]
     return "\n".join(lines)
 
@@ -608,7 +644,14 @@ def main() -> None:
     if args.what == "measure":
         from .workspace import stack_settings
 
-        found = measure(stack_settings(), embedder=args.embedder, threads=args.threads, **runs(parser, args))
+        found = measure(
+            stack_settings(),
+            embedder=args.embedder,
+            threads=args.threads,
+            source=args.folder,
+            last=args.last,
+            **runs(parser, args),
+        )
         print(json.dumps(found))
         print(markdown(found))
         return
@@ -628,7 +671,19 @@ def main() -> None:
 def command_line() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench.sync_scale")
     parser.add_argument("what", choices=("sync", "embed", "measure"))
-    parser.add_argument("folder", type=Path, nargs="?")
+    parser.add_argument(
+        "folder",
+        type=Path,
+        nargs="?",
+        help="sync, embed: the folder a child reads; measure: a real folder's files in place of generated "
+        "pages (copied into one folder, as the children read it; no link count)",
+    )
+    parser.add_argument(
+        "--last",
+        type=int,
+        help="measure FOLDER: only its last N files in the sync's order (synced first: a late file's cost "
+        "early, against the same files' last window of a run over the whole folder)",
+    )
     parser.add_argument("--context", default=CONTEXT)
     parser.add_argument("--pages", type=int, default=PAGES["small"])
     parser.add_argument(
@@ -662,6 +717,8 @@ def runs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str,
     ``--no-sync``, is refused rather than half obeyed)."""
     if args.sync_only and (args.deployed or not args.sync):
         parser.error("--sync-only runs the sync alone: drop --deployed and --no-sync")
+    if args.last is not None and (args.folder is None or args.last < 1):
+        parser.error("--last N keeps a real folder's last N files: give FOLDER, and N of 1 or more")
     deployed = 0 if args.sync_only else DEPLOYED["small"] if args.deployed is None else args.deployed
     return {
         "pages": args.pages,

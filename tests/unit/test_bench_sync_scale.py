@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from bench.sync_pages import page, titles
-from bench.sync_scale import DEPLOYED, WINDOW, command_line, growth_of, progress_line, runs, titles_in
+from bench.sync_scale import (
+    DEPLOYED,
+    WINDOW,
+    command_line,
+    flattened,
+    growth_of,
+    progress_line,
+    runs,
+    titles_in,
+)
 
 
 def test_growth_compares_the_first_window_with_the_last() -> None:
@@ -77,3 +87,33 @@ def test_sync_only_runs_the_sync_alone_and_refuses_an_option_that_runs_more() ->
     for conflicting in (["--deployed", "10"], ["--no-sync"]):
         with pytest.raises(SystemExit):
             _runs("--sync-only", *conflicting)
+
+
+def test_a_real_folder_is_flattened_to_the_files_the_ingest_reads_and_last_keeps_the_sync_orders_end(
+    tmp_path: Path,
+) -> None:
+    """``measure FOLDER``: the children read one level, so ``a/b.html`` becomes ``a__b.html``; files of
+    no format the ingest reads stay out; ``--last N`` keeps the last N in the sync's (sorted) order."""
+    source = tmp_path / "manual"
+    for relative in ("index.html", "library/os.html", "library/re.html", "tutorial/intro.md", "logo.png"):
+        (source / relative).parent.mkdir(parents=True, exist_ok=True)
+        (source / relative).write_text(f"<h1>{relative}</h1>")
+    assert flattened(source, tmp_path / "all") == 4
+    assert sorted(path.name for path in (tmp_path / "all").iterdir()) == [
+        "index.html",
+        "library__os.html",
+        "library__re.html",
+        "tutorial__intro.md",
+    ]
+    assert (tmp_path / "all" / "library__os.html").read_text() == "<h1>library/os.html</h1>"
+    assert flattened(source, tmp_path / "late", last=2) == 2
+    assert sorted(path.name for path in (tmp_path / "late").iterdir()) == [
+        "library__re.html",
+        "tutorial__intro.md",
+    ]
+
+
+def test_last_without_a_folder_is_refused() -> None:
+    for options in (["--last", "10"], ["some-folder", "--last", "0"]):
+        with pytest.raises(SystemExit):
+            _runs(*options)
