@@ -13,6 +13,7 @@ file; ``first`` and ``last`` give the windows at either end, and ``Window`` thei
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -134,6 +135,35 @@ def last(readings: list[Reading], size: int) -> Window:
     return between(readings[start:])
 
 
+def series(readings: list[Reading], size: int) -> list[Window]:
+    """The run cut into consecutive windows of ``size`` files or more each (a batch may finish several
+    at once): where in a run the cost per file went, and to which service. What is left at the end
+    (fewer files, and the last reading: the final commit, with no file more) joins the last window, as
+    it is in ``last``; a run of fewer than ``size`` files is one window; no window is without a file."""
+    cuts = [0]
+    for at in range(1, len(readings)):
+        if readings[at].files - readings[cuts[-1]].files >= size:
+            cuts.append(at)
+    end = len(readings) - 1
+    if cuts[-1] != end:
+        if len(cuts) > 1:
+            cuts[-1] = end
+        elif readings[end].files > readings[0].files:
+            cuts.append(end)
+    return [between(readings[a : b + 1]) for a, b in itertools.pairwise(cuts)]
+
+
+def costliest(readings: list[Reading], size: int) -> tuple[int, Window] | None:
+    """The window of ``series`` with the most CPU a file, with the files done before it (None: no
+    window)."""
+    done, found = readings[0].files, None
+    for window in series(readings, size):
+        if found is None or window.cpu_ms_per_file > found[1].cpu_ms_per_file:
+            found = (done, window)
+        done += window.files
+    return found
+
+
 def cpu_seconds_in_stat(stat: str) -> float:
     """User plus system CPU seconds from a ``/proc/<pid>/stat`` line (fields 14 and 15, counted after
     the command's closing parenthesis, as a command may hold spaces and parentheses)."""
@@ -200,16 +230,35 @@ def _own_cpu() -> float:
 
 
 def ends(readings: list[Reading], size: int) -> dict[str, object]:
-    """The first and the last ``size`` files' windows, the whole run's, and last over first (wall and
-    CPU per file)."""
+    """The first and the last ``size`` files' windows, the whole run's, last over first (wall and CPU
+    per file), the costliest window (``after_files``: the files done before it) and every window's
+    cost a file by service (``series``: files done at its end, then wall, process, OpenSearch and
+    moto milliseconds a file)."""
     head, tail, whole = first(readings, size), last(readings, size), between(readings)
+    worst = costliest(readings, size)
     return {
         "first": head.figures(),
         "last": tail.figures(),
         "whole": whole.figures(),
         "last_over_first_wall": tail.wall_ms_per_file / head.wall_ms_per_file,
         "last_over_first_cpu": tail.cpu_ms_per_file / head.cpu_ms_per_file,
+        "costliest": None if worst is None else {"after_files": worst[0], **worst[1].figures()},
+        "series": _series_rows(readings, size),
     }
+
+
+def _series_rows(readings: list[Reading], size: int) -> list[list[float]]:
+    rows, done = [], readings[0].files
+    for window in series(readings, size):
+        done += window.files
+        per_file = [
+            window.wall_seconds,
+            window.own_cpu_seconds,
+            window.opensearch_cpu_seconds,
+            window.moto_cpu_seconds,
+        ]
+        rows.append([done, *(round(seconds * 1000 / window.files, 1) for seconds in per_file)])
+    return rows
 
 
 def progress_text(readings: list[Reading], size: int) -> str:

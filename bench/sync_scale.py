@@ -465,7 +465,8 @@ def markdown(found: dict[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
         *(f"| {' | '.join(row)} |" for row in rows),
         "",
-        f"{ratio} {_before_first(found['sync'])}{_split(found['sync']['windows'])} The dictionary was "
+        f"{ratio} {_before_first(found['sync'])}{_split(found['sync']['windows'])}"
+        f"{_costliest(found['sync']['windows'])} The dictionary was "
         f"read {found['dictionary_reads']} "
         f"time(s). {handler}"
         + (f" Links held: {links['held']:,} of the {links['expected']:,} the texts make." if links else ""),
@@ -504,6 +505,21 @@ def _before_first(sync: dict[str, Any]) -> str:
         f"Before its first file (the folder's walk, the records' read, the titles' pre-pass): "
         f"{reading.wall:,.1f} s wall, {reading.own + reading.stack:,.1f} CPU s with its stack, in the "
         "whole run's figures and not in the first window's. "
+    )
+
+
+def _costliest(windows: dict[str, Any]) -> str:
+    """The window of the run that cost the most CPU a file, by service (the JSON has every window)."""
+    worst = windows.get("costliest")
+    if worst is None:
+        return ""
+    each = ", ".join(
+        f"{label} {worst[f'{name}_cpu_seconds'] * 1000 / worst['files']:,.0f}"
+        for name, label in (("own", "the process"), ("opensearch", "OpenSearch"), ("moto", "moto"))
+    )
+    return (
+        f" The costliest {worst['files']:,} files (after {worst['after_files']:,}): "
+        f"{worst['cpu_ms_per_file']:,.0f} CPU ms a file ({each}), {worst['wall_ms_per_file']:,.0f} wall."
     )
 
 
@@ -575,7 +591,7 @@ def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str,
     def titles_read(done: int) -> None:
         """The windows start where the pre-pass ends: what the sync does before its first file (the
         folder's walk, the records' read, every title read) grows with the folder and is the whole
-        run's cost, not its first files' (at 50,000 pages it was most of the first window's)."""
+        run's cost, not its first files' (at 50,000 pages, a quarter of the first window's wall time)."""
         before_first[:] = [meter.read(0).row()]
         meter.readings[:] = meter.readings[-1:]
 

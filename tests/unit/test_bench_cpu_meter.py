@@ -16,12 +16,14 @@ from bench.cpu_meter import (
     Meter,
     Reading,
     between,
+    costliest,
     cpu_seconds_in_stat,
     ends,
     first,
     last,
     process_cpu_seconds,
     progress_text,
+    series,
     stack_pids,
 )
 
@@ -138,3 +140,45 @@ def test_without_a_stack_here_the_meter_reads_only_this_process() -> None:
 def test_a_reading_survives_its_json_row() -> None:
     reading = Reading(7, 1.5, 0.75, 0.25, 0.125, 3.0)
     assert Reading.of(reading.row()) == reading
+
+
+def test_the_series_cuts_a_run_into_windows_and_names_the_costliest_with_its_services() -> None:
+    run = readings(
+        (0, 0.0, 0.0, 0.0, 1.0),
+        (2, 2.0, 1.0, 1.0, 1.0),
+        (4, 4.0, 2.0, 2.0, 1.0),  # a window of 4 files: 0.5 s own and 0.5 s of stack a file
+        (7, 8.0, 5.0, 6.0, 1.0),  # a batch finishing three at once: not yet 4 files past the cut
+        (9, 9.0, 6.0, 6.0, 1.0),  # 5 files past it: the window ends here
+        (12, 10.0, 7.0, 7.0, 1.0),  # what is left (3 files) joins the last window
+        (13, 10.5, 7.5, 7.5, 1.0),
+    )
+    assert [(w.files, w.cpu_seconds) for w in series(run, 4)] == [(4, 4.0), (5, 8.0), (4, 3.0)]
+    worst = costliest(run, 4)
+    assert worst is not None
+    done, window = worst
+    assert done == 4 and window.files == 5 and window.cpu_ms_per_file == pytest.approx(1600)
+    figures = ends(run, 4)
+    assert figures["costliest"]["after_files"] == 4  # type: ignore[index]
+    assert figures["series"] == [  # files done, then wall, process, OpenSearch, moto ms a file
+        [4, 1000.0, 500.0, 375.0, 125.0],
+        [9, 1000.0, 800.0, 600.0, 200.0],
+        [13, 375.0, 375.0, 281.2, 93.8],
+    ]
+    assert [(w.files, w.cpu_seconds) for w in series(run[:3], 40)] == [(4, 4.0)]  # fewer than a window
+
+
+def test_the_final_commit_reading_with_no_file_more_joins_the_last_window() -> None:
+    """A sync's last reading is its last batch's commit, after the last file's progress: no file more.
+    It belongs to the last window (as in ``last``), never a window of its own (no cost a file)."""
+    run = readings(
+        (0, 0.0, 0.0, 0.0, 1.0),
+        (4, 4.0, 2.0, 2.0, 1.0),
+        (8, 8.0, 4.0, 4.0, 1.0),
+        (8, 9.0, 5.0, 5.0, 1.0),  # the final commit
+    )
+    windows = series(run, 4)
+    assert [(w.files, w.wall_seconds) for w in windows] == [(4, 4.0), (4, 5.0)]
+    assert windows[-1].cpu_seconds == last(run, 4).cpu_seconds
+    assert ends(run, 4)["costliest"]["after_files"] == 4  # type: ignore[index]
+    assert series(readings((0, 0.0, 0.0, 0.0, 1.0), (0, 1.0, 1.0, 1.0, 1.0)), 4) == []
+    assert costliest(readings((0, 0.0, 0.0, 0.0, 1.0)), 4) is None
