@@ -153,15 +153,23 @@ def series(readings: list[Reading], size: int) -> list[Window]:
     return [between(readings[a : b + 1]) for a, b in itertools.pairwise(cuts)]
 
 
+def _after(readings: list[Reading], windows: list[Window]) -> list[tuple[int, Window]]:
+    """Each of ``windows`` (``series`` of ``readings``) with the files done before it."""
+    done, numbered = readings[0].files, []
+    for window in windows:
+        numbered.append((done, window))
+        done += window.files
+    return numbered
+
+
 def costliest(readings: list[Reading], size: int) -> tuple[int, Window] | None:
     """The window of ``series`` with the most CPU a file, with the files done before it (None: no
     window)."""
-    done, found = readings[0].files, None
-    for window in series(readings, size):
-        if found is None or window.cpu_ms_per_file > found[1].cpu_ms_per_file:
-            found = (done, window)
-        done += window.files
-    return found
+    return _costliest_of(_after(readings, series(readings, size)))
+
+
+def _costliest_of(numbered: list[tuple[int, Window]]) -> tuple[int, Window] | None:
+    return max(numbered, key=lambda pair: pair[1].cpu_ms_per_file, default=None)
 
 
 def cpu_seconds_in_stat(stat: str) -> float:
@@ -210,6 +218,13 @@ class Meter:
         self._wall, self._own, self._stack_cpu = time.perf_counter(), _own_cpu(), stack_seconds(self._stack)
         self.readings: list[Reading] = [Reading(0, 0.0, 0.0, 0.0, 0.0, os.getloadavg()[0])]
 
+    def start_windows_here(self) -> Reading:
+        """A reading now that every later window starts from (files 0): what came before (a sync's
+        pre-pass) stays in the whole run's figures, which its caller keeps, and in no window."""
+        reading = self.read(0)
+        self.readings[:] = [reading]
+        return reading
+
     def read(self, files: int) -> Reading:
         spent = stack_seconds(self._stack)
         reading = Reading(
@@ -235,7 +250,8 @@ def ends(readings: list[Reading], size: int) -> dict[str, object]:
     cost a file by service (``series``: files done at its end, then wall, process, OpenSearch and
     moto milliseconds a file)."""
     head, tail, whole = first(readings, size), last(readings, size), between(readings)
-    worst = costliest(readings, size)
+    numbered = _after(readings, series(readings, size))
+    worst = _costliest_of(numbered)
     return {
         "first": head.figures(),
         "last": tail.figures(),
@@ -243,22 +259,19 @@ def ends(readings: list[Reading], size: int) -> dict[str, object]:
         "last_over_first_wall": tail.wall_ms_per_file / head.wall_ms_per_file,
         "last_over_first_cpu": tail.cpu_ms_per_file / head.cpu_ms_per_file,
         "costliest": None if worst is None else {"after_files": worst[0], **worst[1].figures()},
-        "series": _series_rows(readings, size),
+        "series": [_series_row(done, window) for done, window in numbered],
     }
 
 
-def _series_rows(readings: list[Reading], size: int) -> list[list[float]]:
-    rows, done = [], readings[0].files
-    for window in series(readings, size):
-        done += window.files
-        per_file = [
-            window.wall_seconds,
-            window.own_cpu_seconds,
-            window.opensearch_cpu_seconds,
-            window.moto_cpu_seconds,
-        ]
-        rows.append([done, *(round(seconds * 1000 / window.files, 1) for seconds in per_file)])
-    return rows
+def _series_row(before: int, window: Window) -> list[float]:
+    """Files done at the window's end, then its wall, process, OpenSearch and moto ms a file."""
+    spent = (
+        window.wall_seconds,
+        window.own_cpu_seconds,
+        window.opensearch_cpu_seconds,
+        window.moto_cpu_seconds,
+    )
+    return [before + window.files, *(round(seconds * 1000 / window.files, 1) for seconds in spent)]
 
 
 def progress_text(readings: list[Reading], size: int) -> str:

@@ -435,10 +435,10 @@ def titles_in(text: str, named: set[str]) -> set[str]:
 def markdown(found: dict[str, Any]) -> str:
     deployed, links = found["deployed"], found.get("links")
     handler = "The ingest handler was not invoked." if deployed is None else _handler_text(deployed)
-    pages = (
-        f"{found['pages']:,} files of {found['folder']}"
+    pages, named = (
+        (f"{found['pages']:,} files of {found['folder']}", "")
         if found.get("folder")
-        else f"{found['pages']:,} generated pages"
+        else (f"{found['pages']:,} generated pages", " that name each other")
     )
     if "sync" not in found:
         return f"{pages}, not synced. {handler}"
@@ -456,7 +456,6 @@ def markdown(found: dict[str, Any]) -> str:
     stub = " Embedder: the bench's hash stub (growth only)." if found.get("embedder") == "stub" else ""
     if found.get("threads"):
         stub += f" The model ran with {found['threads']} intra-op thread(s) in each process."
-    named = "" if found.get("folder") else " that name each other"
     lines = [
         f"{pages} ({found['chunks']:,} chunks){named}.{stub}",
         "",
@@ -514,7 +513,7 @@ def _costliest(windows: dict[str, Any]) -> str:
     if worst is None:
         return ""
     each = ", ".join(
-        f"{label} {worst[f'{name}_cpu_seconds'] * 1000 / worst['files']:,.0f}"
+        f"{label} {_service_ms(worst, name):,.0f}"
         for name, label in (("own", "the process"), ("opensearch", "OpenSearch"), ("moto", "moto"))
     )
     return (
@@ -523,14 +522,16 @@ def _costliest(windows: dict[str, Any]) -> str:
     )
 
 
+def _service_ms(window: dict[str, Any], name: str) -> float:
+    """CPU ms a file one part of the run (``own``, ``opensearch``, ``moto``) spent over a window."""
+    return float(window[f"{name}_cpu_seconds"] * 1000 / window["files"])
+
+
 def _split(windows: dict[str, Any]) -> str:
     """Where the sync's CPU per file went, first window against last."""
 
     def each(name: str) -> str:
-        before, after = (
-            windows[end][f"{name}_cpu_seconds"] * 1000 / windows[end]["files"] for end in ("first", "last")
-        )
-        return f"{before:,.0f} -> {after:,.0f}"
+        return f"{_service_ms(windows['first'], name):,.0f} -> {_service_ms(windows['last'], name):,.0f}"
 
     return (
         f"The sync's CPU ms per file, first window against last: the process {each('own')}, OpenSearch "
@@ -592,8 +593,7 @@ def _sync_child(folder: Path, context_id: str, floor: float | None) -> dict[str,
         """The windows start where the pre-pass ends: what the sync does before its first file (the
         folder's walk, the records' read, every title read) grows with the folder and is the whole
         run's cost, not its first files' (at 50,000 pages, a quarter of the first window's wall time)."""
-        before_first[:] = [meter.read(0).row()]
-        meter.readings[:] = meter.readings[-1:]
+        before_first[:] = [meter.start_windows_here().row()]
 
     report = sync(folder, context_id, delete=False, progress=progress, reading=titles_read)
     meter.read(meter.readings[-1].files)  # the last batch's commit, after the last file's progress

@@ -182,3 +182,13 @@ def test_the_final_commit_reading_with_no_file_more_joins_the_last_window() -> N
     assert ends(run, 4)["costliest"]["after_files"] == 4  # type: ignore[index]
     assert series(readings((0, 0.0, 0.0, 0.0, 1.0), (0, 1.0, 1.0, 1.0, 1.0)), 4) == []
     assert costliest(readings((0, 0.0, 0.0, 0.0, 1.0)), 4) is None
+
+
+def test_windows_started_later_leave_what_came_before_out_of_every_window() -> None:
+    meter = Meter(stack={})
+    meter.read(0)  # a pre-pass's progress, before any file
+    start = meter.start_windows_here()
+    meter.read(3)
+    assert [reading.files for reading in meter.readings] == [0, 3]
+    assert meter.readings[0] is start
+    assert between(meter.readings).wall_seconds == meter.readings[1].wall - start.wall
