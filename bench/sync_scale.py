@@ -384,33 +384,46 @@ def flattened(source: Path, folder: Path, last: int | None = None) -> int:
     return len(kept)
 
 
-def _links(settings: Settings, pages: int) -> dict[str, int]:
+MISSING_SHOWN = 5
+"""Links the index lacks that the report names (chunk id and title): enough to look one up."""
+
+
+def _links(settings: Settings, pages: int) -> dict[str, Any]:
     """The links the pages' texts make (another page's title named in a chunk) and how many of them the
-    index holds as page mentions."""
+    index holds as page mentions (``link_count``)."""
     from opensearchpy import OpenSearch, helpers
     from retrieval_core.adapters.opensearch.client import IndexLayout
 
-    named = set(titles(pages, SEED))
     client = OpenSearch(hosts=[settings.opensearch_endpoint], timeout=60)
-    expected = held = 0
     try:
         scan = helpers.scan(
             client,
             index=IndexLayout.of(settings).alias(CONTEXT),
-            query={"query": {"match_all": {}}, "_source": ["text", "mentions"]},
+            query={"query": {"match_all": {}}, "_source": ["id", "text", "mentions"]},
             size=1000,
         )
-        for hit in scan:
-            source = hit["_source"]
-            mentions = source.get("mentions", [])
-            own = {m["name"] for m in mentions if m.get("role") == "about"}
-            wanted = titles_in(source["text"], named) - own
-            pages_named = {m["name"] for m in mentions if m["type"] == "page" and m.get("role") != "about"}
-            expected += len(wanted)
-            held += len(wanted & pages_named)
+        return link_count((hit["_source"] for hit in scan), set(titles(pages, SEED)))
     finally:
         client.close()
-    return {"expected": expected, "held": held}
+
+
+def link_count(sources: Iterable[dict[str, Any]], named: set[str]) -> dict[str, Any]:
+    """Of the links stored chunks' texts make (a title in ``named`` written in a chunk of another page),
+    how many ``expected``, how many ``held`` as the chunk's page mentions, and the first
+    ``MISSING_SHOWN`` missing ones (chunk id, title, how many mentions the chunk has: a chunk at the
+    mention cap has dropped some by design)."""
+    expected = held = 0
+    missing: list[dict[str, Any]] = []
+    for source in sources:
+        mentions = source.get("mentions", [])
+        own = {m["name"] for m in mentions if m.get("role") == "about"}
+        wanted = titles_in(source["text"], named) - own
+        pages_named = {m["name"] for m in mentions if m["type"] == "page" and m.get("role") != "about"}
+        expected += len(wanted)
+        held += len(wanted & pages_named)
+        for title in sorted(wanted - pages_named)[: MISSING_SHOWN - len(missing)]:
+            missing.append({"chunk": source.get("id"), "title": title, "mentions": len(mentions)})
+    return {"expected": expected, "held": held, "missing": missing}
 
 
 def titles_in(text: str, named: set[str]) -> set[str]:
@@ -467,10 +480,16 @@ def markdown(found: dict[str, Any]) -> str:
         f"{ratio} {_before_first(found['sync'])}{_split(found['sync']['windows'])}"
         f"{_costliest(found['sync']['windows'])} The dictionary was "
         f"read {found['dictionary_reads']} "
-        f"time(s). {handler}"
-        + (f" Links held: {links['held']:,} of the {links['expected']:,} the texts make." if links else ""),
+        f"time(s). {handler}" + (_links_text(links) if links else ""),
     ]
     return "\n".join(lines)
+
+
+def _links_text(links: dict[str, Any]) -> str:
+    text = f" Links held: {links['held']:,} of the {links['expected']:,} the texts make."
+    missing = links.get("missing") or []
+    shown = "; ".join(f"{m['title']!r} in {m['chunk']} ({m['mentions']} mentions)" for m in missing)
+    return text + (f" Missing: {shown}." if missing else "")
 
 
 def _process_row(label: str, side: dict[str, Any]) -> list[str]:

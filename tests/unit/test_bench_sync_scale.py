@@ -16,6 +16,7 @@ from bench.sync_scale import (
     command_line,
     flattened,
     growth_of,
+    link_count,
     progress_line,
     runs,
     titles_in,
@@ -66,6 +67,32 @@ def test_the_link_oracle_takes_whole_words_written_one_space_apart() -> None:
         "Kalo Ven Mir",
         "Kalo Ven",
     }
+
+
+def test_the_link_count_names_the_links_the_index_lacks_and_not_a_pages_own_title() -> None:
+    named = {"Kalo Ven", "Dra Sol", "Mir Tas"}
+    page = {"entity_id": "c:page/kalo", "name": "Kalo Ven", "type": "page"}
+    sources = [
+        {  # names Dra Sol and Mir Tas; holds Dra Sol only
+            "id": "c:doc/kalo#0001",
+            "text": "Kalo Ven lies by Dra Sol and Mir Tas.",
+            "mentions": [
+                page | {"role": "about"},
+                {"entity_id": "c:page/dra", "name": "Dra Sol", "type": "page"},
+            ],
+        },
+        {
+            "id": "c:doc/dra#0000",
+            "text": "Dra Sol borders Kalo Ven.",
+            "mentions": [
+                {"entity_id": "c:page/dra", "name": "Dra Sol", "type": "page", "role": "about"},
+                page,
+            ],
+        },
+    ]
+    found = link_count(sources, named)
+    assert (found["expected"], found["held"]) == (3, 2)
+    assert found["missing"] == [{"chunk": "c:doc/kalo#0001", "title": "Mir Tas", "mentions": 2}]
 
 
 def _runs(*options: str) -> dict[str, object]:
