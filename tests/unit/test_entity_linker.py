@@ -10,11 +10,11 @@ from retrieval_core.models.page_titles import PAGE_ENTITY_TYPE, SINGLE_NAME_TYPE
 from retrieval_core.ports import NamedEntity
 from retrieval_core.understanding.linker import (
     MIN_CONFIDENCE,
-    _near,
     _Windows,
     _within,
     aliases,
     link,
+    near_miss,
     tokens,
 )
 
@@ -153,7 +153,7 @@ def test_a_near_miss_is_the_edit_distance_whatever_the_shortcuts(seen: str, name
     expected = (
         len(name) >= 8 and seen[:1] == name[:1] and numbers == named and _levenshtein(seen, name) <= allowed
     )
-    assert _near(seen, name) == expected
+    assert near_miss(seen, name) == expected
 
 
 def test_a_name_matches_wherever_the_question_writes_it_exactly_before_nearly() -> None:

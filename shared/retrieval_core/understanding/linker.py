@@ -31,7 +31,7 @@ EXACT, ALIAS, FUZZY, WORDLIKE = 1.0, 0.8, 0.7, 0.3
 _TOKEN = re.compile("[^\\W_]+(?:['\u2019]s\\b|['\u2019](?=\\s|$))?", re.UNICODE)
 _NAME_PREFIXES = ("project ",)
 _DIGITS = re.compile(r"\d+")
-_NEAR_MIN_CHARS = 8
+NEAR_MIN_CHARS = 8
 _POSSESSIVE = re.compile("['\u2019]s?$")
 # Words a type is called by in a question ("the Payments team", "service api-edge", "which clients").
 TYPE_WORDS: dict[str, tuple[str, ...]] = {
@@ -175,11 +175,11 @@ class _Windows:
     def could_match(self, alias: tuple[str, ...]) -> bool:
         """Whether ``alias`` can match anywhere (most of a dictionary cannot, and is passed over): an
         exact match starts at a token equal to its first word, a near miss (a name of
-        ``_NEAR_MIN_CHARS`` or more) at a token with its first letter."""
+        ``NEAR_MIN_CHARS`` or more) at a token with its first letter."""
         first = alias[0]
         if first in self._starts:
             return True
-        return first[:1] in self._initials and len(" ".join(alias)) >= _NEAR_MIN_CHARS  # as _matches
+        return first[:1] in self._initials and len(" ".join(alias)) >= NEAR_MIN_CHARS  # as _matches
 
     def exact(self, size: int, alias: tuple[str, ...]) -> list[int]:
         if size not in self._exact:
@@ -197,7 +197,7 @@ class _Windows:
                 seen = " ".join(w.norm for w in self._words[i : i + size])
                 found.setdefault(seen[:1], []).append((i, seen))
             self._near[size] = found
-        return [i for i, seen in self._near[size].get(name[:1], []) if _near(seen, name)]
+        return [i for i, seen in self._near[size].get(name[:1], []) if near_miss(seen, name)]
 
 
 def _matches(
@@ -213,7 +213,7 @@ def _matches(
         return []
     exact = windows.exact(size, alias)
     name = " ".join(alias)
-    near = windows.near(size, name) if len(name) >= _NEAR_MIN_CHARS else []
+    near = windows.near(size, name) if len(name) >= NEAR_MIN_CHARS else []
     found = []
     for i in sorted({*exact, *near}):
         if i in exact:
@@ -228,10 +228,10 @@ def _matches(
     return found
 
 
-def _near(seen: str, name: str) -> bool:
+def near_miss(seen: str, name: str) -> bool:
     """A small edit distance for longer names only: one edit from 8 characters, two from 14; the numbers
     in them the same ("1920 Summer Olympics" is not "1904 Summer Olympics", nor "HD 23" "HD 32")."""
-    if len(name) < _NEAR_MIN_CHARS or seen[:1] != name[:1]:
+    if len(name) < NEAR_MIN_CHARS or seen[:1] != name[:1]:
         return False
     allowed = 2 if len(name) >= 14 else 1
     if abs(len(seen) - len(name)) > allowed or len(set(seen) ^ set(name)) > 2 * allowed:
