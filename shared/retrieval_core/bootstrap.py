@@ -161,8 +161,17 @@ class Container:
         DynamoDB the graph; the embedder turns text into query vectors."""
         from .ports import Capabilities
 
+        names = None
+        if self.settings.question_names == "held":
+            from .understanding.alias_index import HeldNames
+
+            names = HeldNames(self.store)
         return Capabilities(
-            search=self.store, graph=self.edges, embedder=self.embedder, reranker=self.reranker
+            search=self.store,
+            graph=self.edges,
+            embedder=self.embedder,
+            reranker=self.reranker,
+            names=names,
         )
 
     @cached_property

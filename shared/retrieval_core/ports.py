@@ -225,6 +225,20 @@ class QuestionSearch(Protocol):
         or nearly, with ``text``: the dictionary the linker matches the question against."""
         ...
 
+    def hybrid_and_focused(
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        focus: Focus,
+        expansion: Expansion = (),
+    ) -> tuple[ArmResults, ArmResults]:
+        """``hybrid`` and ``focused`` in one round trip: the question read before it, against the names
+        the function holds (``QuestionNames``)."""
+        ...
+
     def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
         """One arm per part of ``focus`` (``entity``, ``edges``, ``answer``, ``window``, ``valid_now``),
         all in one round trip, each ranked by its text within it; an ``empty`` ``focus`` costs nothing."""
@@ -234,6 +248,17 @@ class QuestionSearch(Protocol):
         self, context_id: str, focus: Focus, filters: SearchFilters, depth: int, ask: NeighbourhoodAsk
     ) -> tuple[ArmResults, Neighbourhood]:
         """``focused`` and ``NeighbourhoodSearch.neighbourhood`` of ``ask``, in the same round trip."""
+        ...
+
+
+@runtime_checkable
+class QuestionNames(Protocol):
+    """A context's dictionary held in the function (``understanding.alias_index.HeldNames``): what a
+    question could name, found without a round trip."""
+
+    def names_for(self, context_id: str, text: str) -> tuple[list[NamedEntity], frozenset[str]]:
+        """The entries ``text`` could link (every entry sharing an alias it writes, or nearly), and every
+        entity type the context's dictionary holds (what a question can ask for by its type's word)."""
         ...
 
 
@@ -450,6 +475,9 @@ class Capabilities:
     embedder: Embedder | None = None
     reranker: Reranker | None = None
     """A hosted or local relevance model for the ``model`` rerank method; None: such requests say so."""
+    names: QuestionNames | None = None
+    """auto mode's names held in the function; None: looked up beside hybrid's arms
+    (``QuestionSearch.hybrid_with_names``)."""
     lexical: LexicalSearch | None = field(init=False, repr=False, compare=False)
     vector: VectorSearch | None = field(init=False, repr=False, compare=False)
     hybrid: HybridSearch | None = field(init=False, repr=False, compare=False)

@@ -221,6 +221,22 @@ class InMemoryStore(InMemoryLexicalStore):
         }
         return arms, list(entries)
 
+    def hybrid_and_focused(
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        focus: Focus,
+        expansion: Expansion = (),
+    ) -> tuple[ArmResults, ArmResults]:
+        arms = self.hybrid(context_id, text, vector, filters, depth, expansion)
+        focused = ArmResults() if focus.empty else self.focused(context_id, focus, filters, depth)
+        del self.calls[-(1 if focus.empty else 2) :]  # one round trip, as the index answers it
+        self.calls.append("hybrid_and_focused")
+        return arms, focused
+
     def focused_and_neighbourhood(
         self, context_id: str, focus: Focus, filters: SearchFilters, depth: int, ask: NeighbourhoodAsk
     ) -> tuple[ArmResults, Neighbourhood]:

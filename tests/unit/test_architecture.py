@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "embedding": BASE | {"ports", "config"},
     "graph": BASE | {"ports"},
     "lineage": BASE | {"ports"},
-    "understanding": BASE | {"ports"},
+    "understanding": BASE | {"ports", "documents"},  # a held dictionary (documents.name_dictionary)
     "retrieval": BASE | {"ports", "graph", "policy", "packing", "understanding"},
     "adapters": BASE | {"ports", "config", "policy", "lifecycle", "documents"},
     "lifecycle": BASE,

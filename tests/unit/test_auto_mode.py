@@ -10,10 +10,12 @@ from fakes_store import FixedEmbedder, InMemoryStore, capabilities_of
 from pydantic import ValidationError
 from retrieval_core.context import CallerContext
 from retrieval_core.models.item import Item
+from retrieval_core.ports import Capabilities, NamedEntity
 from retrieval_core.retrieval.config import RetrievalConfig
 from retrieval_core.retrieval.feedback import FeedbackOptions
 from retrieval_core.retrieval.pager import Page
 from retrieval_core.retrieval.requests import RetrieveRequest
+from retrieval_core.understanding.alias_index import HeldNames
 from unpaged import Unpaged
 
 ACME = CallerContext("acme")
@@ -239,3 +241,49 @@ def test_the_walk_s_first_fetch_rides_in_the_focus_round_trip_when_hybrid_s_rank
     assert walking.calls == ["hybrid_with_names", "focused", "neighbourhood"]
     assert ahead.hits == own.hits and "acme:doc/smith.md#0000" in [h.id for h in own.hits]
     assert (ahead.applied.multihop or "").endswith("ahead=used round_trips=0")
+
+
+class ContextDictionary:
+    """The in-memory store's dictionary as the index reads it (``entity_names``): every name its
+    context's items mention, and which contexts were read."""
+
+    def __init__(self, store: InMemoryStore) -> None:
+        self._store = store
+        self.read: list[str] = []
+
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        self.read.append(context_id)
+        items = [i for i in self._store.items.values() if i.context_id == context_id]
+        return list({NamedEntity(m.entity_id, m.name, m.type): None for i in items for m in i.mentions})
+
+
+def held_route(**fields: Any) -> tuple[Page, InMemoryStore, ContextDictionary]:
+    store = InMemoryStore(ITEMS)
+    dictionary = ContextDictionary(store)
+    capabilities = Capabilities(
+        search=store, embedder=FixedEmbedder({}, dimension=2), names=HeldNames(dictionary)
+    )
+    unpaged = Unpaged(capabilities, ACME, config=RetrievalConfig())
+    request = RetrieveRequest.model_validate({"mode": "auto", "now": NOW} | fields)
+    return unpaged.first_page(request), store, dictionary
+
+
+@pytest.mark.parametrize(
+    "text", ["What did Dmitri Volkov deploy before April?", "canaried services", "Who leads ledger-core?"]
+)
+def test_names_held_in_the_function_read_the_question_first_and_ask_everything_in_one_round_trip(
+    text: str,
+) -> None:
+    looked_up, _ = route(text=text)
+    held, store, dictionary = held_route(text=text)
+    assert inferred(held) == inferred(looked_up)
+    assert [h.id for h in held.hits] == [h.id for h in looked_up.hits]
+    assert store.calls == ["hybrid_and_focused"]
+    assert dictionary.read == ["acme"]
+
+
+def test_held_names_never_read_another_contexts_dictionary_nor_link_its_names() -> None:
+    result, _, dictionary = held_route(text="What did Sven Larsen deploy?")
+    assert [i for i in inferred(result) if i[1] == "entity"] == []
+    assert {h.id.split(":")[0] for h in result.hits} == {"acme"}
+    assert dictionary.read == ["acme"]

@@ -330,14 +330,14 @@ def test_the_dictionary_s_reads_leave_out_a_page_mentioned_ahead_until_it_is_ind
     expected = ExpectedPages("acme")
     expected.expect({"contexts/acme/2.md": "Gamma Ridge"})
     now = [0.0]
-    names = ContextNames(Index(), monotonic=lambda: now[0])
+    names = ContextNames(Index(), NameIndex, monotonic=lambda: now[0])
     with names.only_writer(expected.ahead):
         assert names.index("acme").get("Gamma Ridge") is None
         assert names.index("acme").get("Beta Ridge") == other
         expected.committed([("contexts/acme/2.md", "Gamma Ridge")])  # its page indexed now
         now[0] += 60.0
         assert names.index("acme").get("Gamma Ridge") == page
-    assert ContextNames(Index()).index("acme").get("Gamma Ridge") == page  # outside a sync: all
+    assert ContextNames(Index(), NameIndex).index("acme").get("Gamma Ridge") == page  # outside a sync: all
 
 
 class KilledAt(MemoryIndex):

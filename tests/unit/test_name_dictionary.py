@@ -210,7 +210,7 @@ class Recent:
 
 def test_a_warm_dictionary_reads_what_others_added_every_few_seconds_and_all_of_it_when_old() -> None:
     source, now, wall = Recent(), [0.0], [datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)]
-    names = ContextNames(source, clock=lambda: wall[0], monotonic=lambda: now[0])
+    names = ContextNames(source, NameIndex, clock=lambda: wall[0], monotonic=lambda: now[0])
     index = names.index("c")
     source.recent = [page("c", "Beta Ridge")]  # another container's page
     now[0] += name_dictionary.RECHECK_SECONDS / 2
@@ -226,7 +226,7 @@ def test_a_warm_dictionary_reads_what_others_added_every_few_seconds_and_all_of_
 
 def test_a_container_keeps_a_few_contexts_the_least_recently_used_dropped_first() -> None:
     source = Recent()
-    names = ContextNames(source, monotonic=lambda: 0.0)
+    names = ContextNames(source, NameIndex, monotonic=lambda: 0.0)
     first = names.index("c0")
     for n in range(1, name_dictionary.CONTEXTS + 1):
         names.index(f"c{n}")
@@ -294,7 +294,7 @@ def test_a_sync_alone_reads_names_already_known_less_often_until_a_read_brings_n
     each read that adds nothing doubles the wait, up to a minute; a read that brings another writer's
     name goes back to every few seconds, and so does the container once the sync ends."""
     source, now = Recent(), [0.0]
-    names = ContextNames(source, monotonic=lambda: now[0])
+    names = ContextNames(source, NameIndex, monotonic=lambda: now[0])
     names.index("c").add([page("c", "Own Page")])  # what this container wrote, added as it went
     source.recent = [page("c", "Own Page"), page("c", "Alpha Ridge")]
     reads_over = _reads_over(names, source, now)
@@ -313,7 +313,7 @@ def test_a_deployed_container_reads_other_writers_names_every_few_seconds_howeve
     """Several containers write one context at a burst's start: a quiet minute must not make this one
     see another's first names a minute late."""
     source, now = Recent(), [0.0]
-    names = ContextNames(source, monotonic=lambda: now[0])
+    names = ContextNames(source, NameIndex, monotonic=lambda: now[0])
     names.index("c").add([page("c", "Own Page")])
     source.recent = [page("c", "Own Page")]
     reads_over = _reads_over(names, source, now)

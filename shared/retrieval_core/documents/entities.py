@@ -38,7 +38,7 @@ class MentionFinder:
     to a dictionary id when the name matches one, else to ``<context>:entity/<slug>``)."""
 
     def __init__(self, dictionary: EntityDictionary | None, extractor: EntityExtractor | None) -> None:
-        self._dictionary = ContextNames(dictionary) if dictionary else None
+        self._dictionary = ContextNames(dictionary, NameIndex) if dictionary else None
         self._extractor = extractor
 
     def dictionary(self, context_id: str) -> NameIndex:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from ..models.page_titles import PAGE_ENTITY_TYPE, title_aliases
 from ..ports import NamedEntity
@@ -166,6 +166,17 @@ CONTEXTS = 8
 """Contexts one container keeps (the least recently used one is dropped first)."""
 
 
+class ExtendedIndex(Protocol):
+    """What ``ContextNames`` keeps per context: built from the whole dictionary, extended in place."""
+
+    def add(self, entries: Iterable[NamedEntity]) -> int:
+        """Adds the entries; returns how much they changed (0: nothing)."""
+        ...
+
+
+IndexT = TypeVar("IndexT", bound=ExtendedIndex)
+
+
 @runtime_checkable
 class RecentNames(Protocol):
     def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
@@ -174,8 +185,8 @@ class RecentNames(Protocol):
 
 
 @dataclass(slots=True)
-class _Cached:
-    index: NameIndex
+class _Cached(Generic[IndexT]):
+    index: IndexT
     read_at: datetime
     """Wall time the last read (whole or recent) started."""
     loaded: float
@@ -187,21 +198,24 @@ class _Cached:
     nothing new)."""
 
 
-class ContextNames:
-    """The dictionaries of the contexts this container ingests, each a ``NameIndex`` its callers extend
-    in place with what they add."""
+class ContextNames(Generic[IndexT]):
+    """The dictionaries of the contexts this container serves, each an index ``build`` makes of the
+    whole dictionary (the ingest's ``NameIndex``, which its callers extend in place with what they add;
+    the retrieve function's ``understanding.alias_index.AliasIndex``)."""
 
     def __init__(
         self,
         source: EntityDictionary,
+        build: Callable[[Iterable[NamedEntity]], IndexT],
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._source = source
+        self._build = build
         self._clock = clock
         self._monotonic = monotonic
-        self._cached: OrderedDict[str, _Cached] = OrderedDict()
+        self._cached: OrderedDict[str, _Cached[IndexT]] = OrderedDict()
         self._only_writers = 0
         self._ignored: Callable[[NamedEntity], bool] = _nothing
 
@@ -221,14 +235,14 @@ class ContextNames:
             self._only_writers -= 1
             self._ignored = before
 
-    def index(self, context_id: str) -> NameIndex:
+    def index(self, context_id: str) -> IndexT:
         """The context's dictionary, current as of the last ``RECHECK_SECONDS``."""
         now = self._monotonic()
         cached = self._cached.get(context_id)
         if cached is None or now - cached.loaded >= MAX_AGE_SECONDS:
             started = self._clock()
             whole = self._source.entity_names(context_id)
-            cached = _Cached(NameIndex(e for e in whole if not self._ignored(e)), started, now, now)
+            cached = _Cached(self._build(e for e in whole if not self._ignored(e)), started, now, now)
             self._cached[context_id] = cached
         elif now - cached.checked >= self._wait(cached) and isinstance(self._source, RecentNames):
             started = self._clock()
@@ -241,5 +255,5 @@ class ContextNames:
             self._cached.popitem(last=False)
         return cached.index
 
-    def _wait(self, cached: _Cached) -> float:
+    def _wait(self, cached: _Cached[IndexT]) -> float:
         return cached.wait if self._only_writers else RECHECK_SECONDS

@@ -192,10 +192,13 @@ class AutoArms(HybridArms):
         plan = plan_as(job.plan, AutoPlan)
         ahead = (
             partial(walk_ahead, job, query.text, vector, depth, self._walk, embedder=self._can.embedder)
-            if self._walks(job)
+            if self._walks(job) and self._can.names is None
             else None
         )
-        read = auto_arms(store, job.context_id, plan, vector, job.filters, depth, query.expansion, ahead)
+        names = self._can.names
+        read = auto_arms(
+            store, job.context_id, plan, vector, job.filters, depth, query.expansion, ahead, names
+        )
         searched = Searched(
             read.arms,
             asked=depth,

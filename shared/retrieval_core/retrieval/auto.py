@@ -23,7 +23,7 @@ up) and one more when the question names something.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -42,7 +42,9 @@ from ..ports import (
     Embedder,
     Expansion,
     Focus,
+    NamedEntity,
     NeighbourhoodAsk,
+    QuestionNames,
     QuestionSearch,
     SearchFilters,
     TimeWindow,
@@ -99,26 +101,60 @@ def auto_arms(
     depth: int,
     expansion: Expansion = (),
     ahead: WalkAhead | None = None,
+    names: QuestionNames | None = None,
 ) -> AutoSearched:
     """Hybrid's arms and the dictionary in one ``_msearch``, the question read against the names, and
     the arms of what it names in one more (none when nothing is named). With ``ahead`` (a walk follows)
     and an entity to focus on, that round trip also fetches the walk's first neighbourhood as predicted
-    from hybrid's ranking: the walk uses it when it asks exactly that, and fetches again when not."""
+    from hybrid's ranking: the walk uses it when it asks exactly that, and fetches again when not.
+
+    With ``names`` (the context's dictionary held in the function), the question is read first and the
+    arms of what it names join hybrid's in one ``_msearch``: no lookup, one round trip fewer, and no
+    fetch made ahead (there is no hybrid ranking to predict it from before that round trip)."""
     text = plan.text
+    if names is not None:
+        dictionary, types = names.names_for(context_id, text) if plan.infer else ([], None)
+        question = _Question.of(plan, dictionary, types)
+        base, focused = store.hybrid_and_focused(
+            context_id, text, vector, filters, depth, question.focus, expansion
+        )
+        return question.searched(base, focused)
     base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth, expansion)
-    now = plan.now or datetime.now(UTC)
-    reading = read(text, dictionary, now) if plan.infer else Reading()
-    focus, weights, inferred = understood(plan, reading)
-    kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
-    named = _pages(reading) if plan.entity_id is None else {}
-    ask = ahead(base, kinds, named) if ahead is not None and focus.entity_ids else None
-    fetched: Ahead | None = None
+    question = _Question.of(plan, dictionary)
+    focus = question.focus
+    ask = ahead(base, question.kinds, question.named) if ahead is not None and focus.entity_ids else None
     if ask is not None:
         focused, found = store.focused_and_neighbourhood(context_id, focus, filters, depth, ask)
-        fetched = Ahead(ask, found)
-    else:
-        focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
-    return AutoSearched({**base.arms, **focused.arms}, weights, kinds, inferred, named, fetched)
+        return question.searched(base, focused, Ahead(ask, found))
+    focused = ArmResults() if focus.empty else store.focused(context_id, focus, filters, depth)
+    return question.searched(base, focused)
+
+
+@dataclass(frozen=True, slots=True)
+class _Question:
+    """A question as read: the focus arms to ask, their weights, the kind weights, the inferences to
+    report and the pages it names."""
+
+    focus: Focus
+    weights: dict[str, float]
+    kinds: dict[Kind, float]
+    inferred: list[Inference]
+    named: dict[str, float]
+
+    @classmethod
+    def of(
+        cls, plan: AutoPlan, dictionary: Sequence[NamedEntity], types: Collection[str] | None = None
+    ) -> _Question:
+        now = plan.now or datetime.now(UTC)
+        reading = read(plan.text, dictionary, now, types) if plan.infer else Reading()
+        focus, weights, inferred = understood(plan, reading)
+        kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
+        named = _pages(reading) if plan.entity_id is None else {}
+        return cls(focus, weights, kinds, inferred, named)
+
+    def searched(self, base: ArmResults, focused: ArmResults, ahead: Ahead | None = None) -> AutoSearched:
+        arms = {**base.arms, **focused.arms}
+        return AutoSearched(arms, self.weights, self.kinds, self.inferred, self.named, ahead)
 
 
 def walk_ahead(

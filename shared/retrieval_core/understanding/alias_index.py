@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..documents.name_dictionary import ContextNames, EntityDictionary
 from ..models.page_titles import SINGLE_NAME_TYPE
 from ..ports import NamedEntity
 from .linker import NEAR_MIN_CHARS, aliases, near_miss, tokens
@@ -72,3 +73,17 @@ class AliasIndex:
                 for alias in matched:
                     found.update(self._by_alias[alias])
         return list(found)
+
+
+class HeldNames:
+    """``ports.QuestionNames``: each context's ``AliasIndex`` as this container holds it (read whole once,
+    then what other writers add every few seconds: ``documents.name_dictionary.ContextNames``)."""
+
+    def __init__(self, source: EntityDictionary) -> None:
+        self._names = ContextNames(source, AliasIndex)
+
+    def names_for(self, context_id: str, text: str) -> tuple[list[NamedEntity], frozenset[str]]:
+        index = self._names.index(context_id)
+        # The caller's own entities only (the loader refuses others; this is a second line of defence).
+        own = [e for e in index.candidates(text) if e.entity_id.startswith(f"{context_id}:")]
+        return own, index.types

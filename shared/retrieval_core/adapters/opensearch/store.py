@@ -177,6 +177,27 @@ class OpenSearchStore:
         own = [e for e in entries if e.entity_id.startswith(f"{context_id}:")]
         return self._hybrid_arms(lexical, vector_result), own
 
+    def hybrid_and_focused(
+        self,
+        context_id: str,
+        text: str,
+        vector: Sequence[float],
+        filters: SearchFilters,
+        depth: int,
+        focus: Focus,
+        expansion: Expansion = (),
+    ) -> tuple[ArmResults, ArmResults]:
+        """Hybrid's two arms and the focus arms, in the same ``_msearch``."""
+        bodies = question_queries.focus_bodies(context_id, focus, filters, depth) if not focus.empty else {}
+        lexical, vector_result, *focused = self._msearch(
+            context_id,
+            queries.lexical_body(context_id, text, filters, depth, expansion),
+            self._knn(context_id, vector, filters, depth),
+            *bodies.values(),
+        )
+        arms = self._focus_arms(focus, bodies, focused) if bodies else ArmResults()
+        return self._hybrid_arms(lexical, vector_result), arms
+
     def focused(self, context_id: str, focus: Focus, filters: SearchFilters, depth: int) -> ArmResults:
         if focus.empty:
             return ArmResults()
