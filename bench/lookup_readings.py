@@ -9,9 +9,9 @@ read by the linker twice: against the entries auto's lookup returns today (``nam
 dictionary (``entity_names``: what a per-container copy, as the ingest keeps, would hold). Printed per
 set: the dictionary's size, how many lookups the cap cut, how many readings are the same (the links'
 entity ids and how each matched), the differences, and the linker's CPU per question over the whole
-dictionary: every entry tried, and only the entries ``AliasIndex`` finds for the question (a sketch of
-what the copy would keep beside its entries; its readings must be the whole dictionary's, and the count
-of those that are not is printed too).
+dictionary: every entry tried, and only the entries ``understanding.alias_index.AliasIndex`` finds for
+the question (what the retrieve function holds: its readings must be the whole dictionary's, and the
+count of those that are not is printed too), with the index's build time.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from typing import Any
 
 from retrieval_core import bootstrap
 from retrieval_core.adapters.opensearch.question_queries import NAME_ENTRIES
-from retrieval_core.models.page_titles import SINGLE_NAME_TYPE
-from retrieval_core.ports import NamedEntity, SearchFilters
-from retrieval_core.understanding.linker import _NEAR_MIN_CHARS, _near, aliases, tokens
+from retrieval_core.ports import SearchFilters
+from retrieval_core.understanding.alias_index import AliasIndex
 from retrieval_core.understanding.reading import read
 
 from dev.ingest_resources import scratch_ingest
@@ -39,45 +38,6 @@ from .progress import say
 from .workspace import environment, stack_settings
 
 REPO = Path(__file__).resolve().parents[1]
-NEAR_LENGTHS = 2
-"""How far a near miss's length can be from its name's (the linker allows two edits from 14 characters)."""
-
-
-class AliasIndex:
-    """A context's dictionary entries by the token sequences they answer to (``linker.aliases``), and
-    the long ones (near misses possible) by token count, first letter and length: the entries a
-    question could link are those of the aliases one of its runs of tokens equals or nearly equals.
-    Every entry sharing such an alias comes with it, so the linker sees an ambiguous alias as the whole
-    dictionary would make it."""
-
-    def __init__(self, entries: list[NamedEntity]) -> None:
-        self._by_alias: dict[tuple[str, ...], list[NamedEntity]] = {}
-        self._near: dict[tuple[int, str, int], set[tuple[str, ...]]] = {}
-        self.longest = 1
-        for entry in entries:
-            if entry.type == SINGLE_NAME_TYPE:
-                continue  # the linker leaves them out
-            for alias, _ in aliases(entry):
-                self._by_alias.setdefault(alias, []).append(entry)
-                self.longest = max(self.longest, len(alias))
-                joined = " ".join(alias)
-                if len(joined) >= _NEAR_MIN_CHARS:
-                    self._near.setdefault((len(alias), joined[:1], len(joined)), set()).add(alias)
-
-    def candidates(self, question: str) -> list[NamedEntity]:
-        norms = [token.norm for token in tokens(question)]
-        found: dict[NamedEntity, None] = {}
-        for size in range(1, min(self.longest, len(norms)) + 1):
-            for start in range(len(norms) - size + 1):
-                run = tuple(norms[start : start + size])
-                matched = [run] if run in self._by_alias else []
-                seen = " ".join(run)
-                for length in range(len(seen) - NEAR_LENGTHS, len(seen) + NEAR_LENGTHS + 1):
-                    near = self._near.get((size, seen[:1], length), ())
-                    matched += [alias for alias in near if _near(seen, " ".join(alias))]
-                for alias in matched:
-                    found.update(dict.fromkeys(self._by_alias[alias]))
-        return list(found)
 
 
 def compare(name: str, folder: Path) -> dict[str, Any]:

@@ -176,6 +176,7 @@ def cpu_per_request(mode: str, questions: list[str], stack: Any = None) -> dict[
 
 ROUND_TRIPS = {
     "hybrid": "hybrid's _msearch",
+    "hybrid_and_focused": "auto's _msearch (hybrid's arms and the focus arms, the names held)",
     "hybrid_with_names": "auto's first _msearch (the names looked up in it)",
     "focused": "auto's focus arms",
     "focused_and_neighbourhood": "auto's focus arms with the walk's fetch made ahead",

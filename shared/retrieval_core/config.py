@@ -182,12 +182,13 @@ class Settings(BaseModel):
         "offline rule-based extractor (local, the default: docs/DOCUMENTS.md measures its precision), "
         "Amazon Comprehend DetectEntities (comprehend, opt-in) or nothing (none).",
     )
-    question_names: Literal["lookup", "held"] = Field(
-        default="lookup",
-        description="Where auto mode finds the names a question could link: looked up in OpenSearch "
-        "beside hybrid's arms (lookup, the default), or in a copy of the context's dictionary the "
-        "function holds (held: the question is read before any round trip and the arms of what it "
-        "names join hybrid's; understanding/alias_index.py, docs/QUALITY.md).",
+    question_names: Literal["held", "lookup"] = Field(
+        default="held",
+        description="Where auto mode finds the names a question could link: in a copy of the context's "
+        "dictionary the function holds (held, the default: the question is read before any round trip "
+        "and the arms of what it names join hybrid's; understanding/alias_index.py), or looked up in "
+        "OpenSearch beside hybrid's arms (lookup: no copy in memory, one round trip more; for contexts "
+        "with millions of names, docs/QUALITY.md).",
     )
     metadata_fields: dict[str, FieldType] = Field(
         default_factory=empty_dict,

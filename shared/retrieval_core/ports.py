@@ -49,6 +49,9 @@ class ArmResults:
     """The ranked candidates of each arm of one multi-arm search, keyed by arm name."""
 
     arms: Mapping[str, Sequence[Candidate]] = field(default_factory=dict)
+    present: frozenset[str] | None = None
+    """Of a focus search's entities, those at least one of the caller's items (under its filters)
+    mentions; None: not counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,9 +259,10 @@ class QuestionNames(Protocol):
     """A context's dictionary held in the function (``understanding.alias_index.HeldNames``): what a
     question could name, found without a round trip."""
 
-    def names_for(self, context_id: str, text: str) -> tuple[list[NamedEntity], frozenset[str]]:
+    def names_for(self, context_id: str, text: str) -> tuple[list[NamedEntity], frozenset[str]] | None:
         """The entries ``text`` could link (every entry sharing an alias it writes, or nearly), and every
-        entity type the context's dictionary holds (what a question can ask for by its type's word)."""
+        entity type the context's dictionary holds (what a question can ask for by its type's word);
+        None: the context's dictionary is not held (too large), so it is looked up."""
         ...
 
 

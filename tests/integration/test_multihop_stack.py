@@ -130,31 +130,57 @@ def test_a_removed_page_is_no_longer_a_bridge(docs: tuple[Settings, IngestResour
     assert all(hop["entity"] != "Edith Marlowe" for h in hits for hop in h.get("path") or [])
 
 
-def test_the_walk_costs_at_most_two_round_trips_more_than_hybrid(
+def looked_up(settings: Settings) -> bootstrap.Container:
+    """The container with auto's names looked up beside hybrid's arms (``question_names: lookup``): the
+    path whose focus round trip also carries the walk's first fetch, made ahead."""
+    return bootstrap.Container(settings.model_copy(update={"question_names": "lookup"}))
+
+
+def test_with_names_held_the_walk_costs_one_round_trip_more_than_hybrid(
     docs: tuple[Settings, IngestResources],
 ) -> None:
     settings, resources = docs
     load(settings, resources)
     store = bootstrap.container().store
-    costs, applied = {}, {}
-    for name, body in {
-        "hybrid": {"mode": "hybrid"},
-        "auto": {"mode": "auto"},
-        "auto_three_hops": {"mode": "auto", "hops": 3},
-    }.items():
+    retrieve_body({"mode": "auto", "text": "Who was Edith Marlowe?"})  # the names are read and held
+    costs = {}
+    for name, body in {"hybrid": {"mode": "hybrid"}, "auto": {"mode": "auto"}}.items():
         before = store.backend_calls
         response = retrieve_body(body | {"text": QUESTION, "top_k": 5})
         costs[name] = store.backend_calls - before
-        applied[name] = response["applied"]["multihop"] if name != "hybrid" else None
-    # Auto: hybrid's _msearch with the dictionary lookup, and the focus arms of the page the question
-    # names with the walk's first fetch (its passages and its pages' counts), made ahead as hybrid's
-    # ranking predicts it: right here, so the walk makes no round trip of its own; three hops walk once
-    # more at most.
-    assert costs["hybrid"] == 1
-    assert costs["auto"] == costs["hybrid"] + 1
-    assert "named=1 " in applied["auto"] and applied["auto"].endswith("ahead=used round_trips=0")
-    walks = int(applied["auto_three_hops"].rsplit("round_trips=", 1)[1])
-    assert costs["auto_three_hops"] == costs["auto"] + walks and walks <= 1
+    # Auto: hybrid's arms and the focus arms of the page the question names in one _msearch, then the
+    # walk's fetch (no ranking to predict it from before that round trip).
+    assert costs == {"hybrid": 1, "auto": 2}
+    assert "named=1 " in applied_walk(response) and applied_walk(response).endswith("round_trips=1")
+    assert ARCHITECT_CHUNK in [h["id"] for h in response["hits"]]
+
+
+def test_with_names_looked_up_the_walk_costs_at_most_two_round_trips_more_than_hybrid(
+    docs: tuple[Settings, IngestResources],
+) -> None:
+    settings, resources = docs
+    load(settings, resources)
+    with bootstrap.use(looked_up(settings)):
+        store = bootstrap.container().store
+        costs, applied = {}, {}
+        for name, body in {
+            "hybrid": {"mode": "hybrid"},
+            "auto": {"mode": "auto"},
+            "auto_three_hops": {"mode": "auto", "hops": 3},
+        }.items():
+            before = store.backend_calls
+            response = retrieve_body(body | {"text": QUESTION, "top_k": 5})
+            costs[name] = store.backend_calls - before
+            applied[name] = response["applied"]["multihop"] if name != "hybrid" else None
+        # Auto: hybrid's _msearch with the dictionary lookup, and the focus arms of the page the question
+        # names with the walk's first fetch (its passages and its pages' counts), made ahead as hybrid's
+        # ranking predicts it: right here, so the walk makes no round trip of its own; three hops walk once
+        # more at most.
+        assert costs["hybrid"] == 1
+        assert costs["auto"] == costs["hybrid"] + 1
+        assert "named=1 " in applied["auto"] and applied["auto"].endswith("ahead=used round_trips=0")
+        walks = int(applied["auto_three_hops"].rsplit("round_trips=", 1)[1])
+        assert costs["auto_three_hops"] == costs["auto"] + walks and walks <= 1
 
 
 def test_the_walk_s_first_fetch_made_ahead_gives_the_same_hits_as_the_walk_s_own(
@@ -162,14 +188,16 @@ def test_the_walk_s_first_fetch_made_ahead_gives_the_same_hits_as_the_walk_s_own
 ) -> None:
     settings, resources = docs
     load(settings, resources)
+    lookup = settings.model_copy(update={"question_names": "lookup"})
     body = {"mode": "auto", "text": QUESTION, "top_k": 5}
-    store = bootstrap.container().store
-    before = store.backend_calls
-    ahead = retrieve_body(body)
-    ahead_cost = store.backend_calls - before
-    config = bootstrap.container().retrieval_config
+    with bootstrap.use(looked_up(settings)):
+        store = bootstrap.container().store
+        before = store.backend_calls
+        ahead = retrieve_body(body)
+        ahead_cost = store.backend_calls - before
+        config = bootstrap.container().retrieval_config
     walking = config.model_copy(update={"multihop": config.multihop.model_copy(update={"ahead": False})})
-    with bootstrap.use(bootstrap.Container(settings, overrides={"retrieval_config": walking})):
+    with bootstrap.use(bootstrap.Container(lookup, overrides={"retrieval_config": walking})):
         store = bootstrap.container().store
         before = store.backend_calls
         own = retrieve_body(body)
@@ -205,9 +233,11 @@ def test_a_chain_s_second_end_is_asked_in_the_walk_s_fetch_among_the_passages_na
     assert set(ends) == {LIBRARY_CHUNK, ARCHITECT_CHUNK}
     assert all(0 < score <= 1 for score in ends.values())
     assert RESIDUAL_ARM not in store.neighbourhood("acme", QUESTION, vector, filters, 10).arms
-    # auto asks it for a question asking through the page it names: ahead, in its focus round trip,
-    # the walk asking the same (the second end included), so the walk costs no round trip of its own.
-    applied = retrieve_body({"mode": "auto", "text": QUESTION, "top_k": 5})["applied"]["multihop"]
+    # auto asks it for a question asking through the page it names (names looked up): ahead, in its
+    # focus round trip, the walk asking the same (the second end included), so the walk costs no round
+    # trip of its own.
+    with bootstrap.use(looked_up(settings)):
+        applied = retrieve_body({"mode": "auto", "text": QUESTION, "top_k": 5})["applied"]["multihop"]
     assert "second_ends=" in applied and applied.endswith("ahead=used round_trips=0")
 
 

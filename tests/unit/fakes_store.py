@@ -276,7 +276,9 @@ class InMemoryStore(InMemoryLexicalStore):
             arms["window"] = self._focus_arm(
                 _sharing(inside, focus.time_text), focus.time_text, "window", depth
             )
-        return ArmResults(arms=arms)
+        # As the index's entity arm counts them: the focus entities a visible item mentions.
+        mentioned = {e for i in visible for e in i.entity_ids} & set(focus.entity_ids)
+        return ArmResults(arms=arms, present=frozenset(mentioned) if focus.entity_ids else None)
 
     def _focus_arm(self, members: list[Item], text: str, arm: str, depth: int) -> list[Candidate]:
         words = _words(text)

@@ -3,12 +3,14 @@ and that it never reaches past the caller's context, statuses or filter."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pytest
 from fakes_store import FixedEmbedder, InMemoryStore, capabilities_of
 from pydantic import ValidationError
 from retrieval_core.context import CallerContext
+from retrieval_core.documents.name_dictionary import MAX_AGE_SECONDS
 from retrieval_core.models.item import Item
 from retrieval_core.ports import Capabilities, NamedEntity
 from retrieval_core.retrieval.config import RetrievalConfig
@@ -251,10 +253,14 @@ class ContextDictionary:
         self._store = store
         self.read: list[str] = []
 
-    def entity_names(self, context_id: str) -> list[NamedEntity]:
+    def entity_names_within(self, context_id: str, most: int) -> list[NamedEntity] | None:
         self.read.append(context_id)
         items = [i for i in self._store.items.values() if i.context_id == context_id]
-        return list({NamedEntity(m.entity_id, m.name, m.type): None for i in items for m in i.mentions})
+        found = list({NamedEntity(m.entity_id, m.name, m.type): None for i in items for m in i.mentions})
+        return found if len(found) <= most else None
+
+    def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
+        return []
 
 
 def held_route(**fields: Any) -> tuple[Page, InMemoryStore, ContextDictionary]:
@@ -287,3 +293,46 @@ def test_held_names_never_read_another_contexts_dictionary_nor_link_its_names() 
     assert [i for i in inferred(result) if i[1] == "entity"] == []
     assert {h.id.split(":")[0] for h in result.hits} == {"acme"}
     assert dictionary.read == ["acme"]
+
+
+def test_held_names_report_no_entity_the_callers_items_no_longer_mention() -> None:
+    store = InMemoryStore(ITEMS)
+    dictionary = ContextDictionary(store)
+    names = HeldNames(dictionary)
+    capabilities = Capabilities(search=store, embedder=FixedEmbedder({}, dimension=2), names=names)
+    question = {"mode": "auto", "now": NOW, "text": "What did Dmitri Volkov deploy?"}
+
+    def entities() -> list[str]:
+        page = Unpaged(capabilities, ACME, config=RetrievalConfig()).first_page(
+            RetrieveRequest.model_validate(question)
+        )
+        return [i[2] for i in inferred(page) if i[1] == "entity"]
+
+    assert entities() == ["acme:person/dmitri-volkov"]  # the copy is held from here on
+    for item_id in [i for i, held in store.items.items() if DMITRI["entity_id"] in held.entity_ids]:
+        del store.items[item_id]
+    assert entities() == []
+    assert dictionary.read == ["acme"]  # the copy still holds the name; no item mentions it
+
+
+def test_a_context_with_more_names_than_are_held_is_looked_up_and_not_read_again_for_a_while() -> None:
+    store = InMemoryStore(ITEMS)
+    dictionary = ContextDictionary(store)
+    clock = [0.0]
+    names = HeldNames(dictionary, most=1, monotonic=lambda: clock[0])  # acme's items give 2 names
+    capabilities = Capabilities(search=store, embedder=FixedEmbedder({}, dimension=2), names=names)
+    question = {"mode": "auto", "now": NOW, "text": "What did Dmitri Volkov deploy before April?"}
+
+    def ask() -> Page:
+        request = RetrieveRequest.model_validate(question)
+        return Unpaged(capabilities, ACME, config=RetrievalConfig()).first_page(request)
+
+    looked_up, _ = route(text=question["text"])
+    assert inferred(ask()) == inferred(looked_up)
+    assert store.calls[-2:] == ["hybrid_with_names", "focused"]
+    clock[0] = 60.0
+    ask()
+    assert dictionary.read == ["acme"]  # the verdict holds until the whole read is due again
+    clock[0] = 60.0 + MAX_AGE_SECONDS
+    ask()
+    assert dictionary.read == ["acme", "acme"]

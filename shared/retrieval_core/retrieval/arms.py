@@ -192,7 +192,7 @@ class AutoArms(HybridArms):
         plan = plan_as(job.plan, AutoPlan)
         ahead = (
             partial(walk_ahead, job, query.text, vector, depth, self._walk, embedder=self._can.embedder)
-            if self._walks(job) and self._can.names is None
+            if self._walks(job)
             else None
         )
         names = self._can.names

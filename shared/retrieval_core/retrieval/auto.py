@@ -24,7 +24,7 @@ up) and one more when the question names something.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -110,15 +110,17 @@ def auto_arms(
 
     With ``names`` (the context's dictionary held in the function), the question is read first and the
     arms of what it names join hybrid's in one ``_msearch``: no lookup, one round trip fewer, and no
-    fetch made ahead (there is no hybrid ranking to predict it from before that round trip)."""
+    fetch made ahead (there is no hybrid ranking to predict it from before that round trip). A context
+    whose dictionary is too large to hold is looked up as without ``names``."""
     text = plan.text
-    if names is not None:
-        dictionary, types = names.names_for(context_id, text) if plan.infer else ([], None)
+    held = names.names_for(context_id, text) if names is not None and plan.infer else None
+    if names is not None and (held is not None or not plan.infer):
+        dictionary, types = held or ([], None)
         question = _Question.of(plan, dictionary, types)
         base, focused = store.hybrid_and_focused(
             context_id, text, vector, filters, depth, question.focus, expansion
         )
-        return question.searched(base, focused)
+        return question.only(focused.present).searched(base, focused)
     base, dictionary = store.hybrid_with_names(context_id, text, vector, filters, depth, expansion)
     question = _Question.of(plan, dictionary)
     focus = question.focus
@@ -151,6 +153,21 @@ class _Question:
         kinds: dict[Kind, float] = {**{hint.kind: hint.weight for hint in reading.kinds}, **plan.weights}
         named = _pages(reading) if plan.entity_id is None else {}
         return cls(focus, weights, kinds, inferred, named)
+
+    def only(self, present: frozenset[str] | None) -> _Question:
+        """What was read less the entities none of the caller's items mention (``present``, None: all),
+        as the lookup would have read it: names held in the function outlive the last item naming
+        them (up to ``name_dictionary.MAX_AGE_SECONDS``) and ignore the caller's filter."""
+        if present is None:
+            return self
+        absent = set(self.focus.entity_ids) - present
+        if not absent:
+            return self
+        inferred = [i for i in self.inferred if not (i.became == "entity" and i.value in absent)]
+        if not present & set(self.focus.entity_ids):  # an answer type is read only beside an entity
+            inferred = [i for i in inferred if i.became != "answer_type"]
+        named = {entity: confidence for entity, confidence in self.named.items() if entity not in absent}
+        return replace(self, inferred=inferred, named=named)
 
     def searched(self, base: ArmResults, focused: ArmResults, ahead: Ahead | None = None) -> AutoSearched:
         arms = {**base.arms, **focused.arms}

@@ -1,26 +1,41 @@
-"""A context's dictionary held in the function, for reading a question without asking OpenSearch which
-names share its words (the lookup that was the largest body ``auto`` added to hybrid's round trip).
+"""A context's dictionary held in the function, for reading a question without asking OpenSearch which names
+share its words (the lookup that was the largest body ``auto`` added to hybrid's round trip).
 
 ``AliasIndex`` keeps every entry under the token sequences it answers to (``linker.aliases``), and the
-long sequences (where a near miss is possible, ``linker.near_miss``) also by token count, first letter
-and length. A question's candidates are the entries of every alias one of its runs of tokens equals or
-nearly equals, and every entry sharing such an alias: the linker then reads the question exactly as it
-would against the whole dictionary (an alias two entities share stays ambiguous), trying a few dozen
-entries instead of thousands (``bench.lookup_readings``: 0 of 200 development questions read otherwise,
-3-4 ms a question against 32-52 ms for every entry).
+long sequences (where a near miss is possible, ``linker.near_miss``) also by their first letter and k + 1
+separate pieces of their text: a text within k edits of a name holds one of those pieces unchanged (the
+pigeonhole principle), so a question's runs of tokens are looked up by their three-letter substrings, and
+only the names sharing a piece and the first letter are checked. A question's candidates are the entries
+of every alias one of its runs of tokens equals or nearly equals, and every entry sharing such an alias:
+the linker then reads the question exactly as it would against the whole dictionary (an alias two
+entities share stays ambiguous), trying a few dozen entries instead of thousands
+(``bench.lookup_readings``: 0 of 200 development questions read otherwise).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Protocol
 
-from ..documents.name_dictionary import ContextNames, EntityDictionary
+from ..documents.name_dictionary import MAX_AGE_SECONDS, ContextNames
 from ..models.page_titles import SINGLE_NAME_TYPE
 from ..ports import NamedEntity
 from .linker import NEAR_MIN_CHARS, aliases, near_miss, tokens
 
-_LENGTH_SLACK = 2
-"""How far a near miss's length can be from its name's: ``near_miss`` allows at most two edits."""
+FAR_CHARS = 14
+"""From this many characters a near miss may be two edits away, below it one (``linker.near_miss``)."""
+PIECE = 3
+"""The length of the pieces a long name is indexed by."""
+
+
+def _pieces(joined: str) -> set[str]:
+    """One more piece of ``joined`` than the edits a near miss of it may make, spread over it and not
+    overlapping (a long name has room: 8 characters for two pieces, 14 for three)."""
+    edits = 2 if len(joined) >= FAR_CHARS else 1
+    last = len(joined) - PIECE
+    return {joined[at : at + PIECE] for at in (round(n * last / edits) for n in range(edits + 1))}
 
 
 class AliasIndex:
@@ -31,7 +46,8 @@ class AliasIndex:
 
     def __init__(self, entries: Iterable[NamedEntity] = ()) -> None:
         self._by_alias: dict[tuple[str, ...], dict[NamedEntity, None]] = {}
-        self._near: dict[tuple[int, str, int], set[tuple[str, ...]]] = {}
+        self._near: dict[tuple[int, str, str], set[tuple[str, ...]]] = {}
+        """(token count, first letter, a piece of the joined text) -> the long aliases it is a piece of."""
         self._longest = 0
         self._types: set[str] = set()
         self.add(entries)
@@ -50,7 +66,8 @@ class AliasIndex:
                 self._longest = max(self._longest, len(alias))
                 joined = " ".join(alias)
                 if len(joined) >= NEAR_MIN_CHARS:
-                    self._near.setdefault((len(alias), joined[:1], len(joined)), set()).add(alias)
+                    for piece in _pieces(joined):
+                        self._near.setdefault((len(alias), joined[:1], piece), set()).add(alias)
         return added
 
     @property
@@ -65,25 +82,84 @@ class AliasIndex:
         for size in range(1, min(self._longest, len(norms)) + 1):
             for start in range(len(norms) - size + 1):
                 run = tuple(norms[start : start + size])
-                matched = [run] if run in self._by_alias else []
+                matched = {run} if run in self._by_alias else set()
                 seen = " ".join(run)
-                for length in range(len(seen) - _LENGTH_SLACK, len(seen) + _LENGTH_SLACK + 1):
-                    near = self._near.get((size, seen[:1], length), ())
-                    matched += sorted(alias for alias in near if near_miss(seen, " ".join(alias)))
-                for alias in matched:
+                if len(seen) >= NEAR_MIN_CHARS - 2:  # within two edits of a name long enough
+                    initial = seen[:1]
+                    shared = {
+                        alias
+                        for at in range(len(seen) - PIECE + 1)
+                        for alias in self._near.get((size, initial, seen[at : at + PIECE]), ())
+                    }
+                    matched |= {alias for alias in shared if near_miss(seen, " ".join(alias))}
+                for alias in sorted(matched):
                     found.update(self._by_alias[alias])
         return list(found)
 
 
+HELD_ENTRIES = 20_000
+"""The most dictionary entries a context's held copy may have. Building one cost 141 and 187 ms of CPU
+for the multi-hop development sets' 7,430 and 11,617 entries (``bench.lookup_readings``, a busy
+machine), paid by a container's first question in the context and again every 15 minutes (the whole
+read, ``name_dictionary.MAX_AGE_SECONDS``). A context with more is looked up in OpenSearch instead."""
+
+
+class BoundedDictionary(Protocol):
+    def entity_names_within(self, context_id: str, most: int) -> list[NamedEntity] | None:
+        """The context's dictionary if it holds at most ``most`` entries, else None."""
+        ...
+
+    def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
+        """The entries of the context's items created at or after ``since``."""
+        ...
+
+
+class _TooLargeError(Exception):
+    """The context's dictionary has more than ``HELD_ENTRIES`` entries."""
+
+
+class _Within:
+    """``source`` as ``ContextNames`` reads it, a whole read refused past ``most`` entries."""
+
+    def __init__(self, source: BoundedDictionary, most: int) -> None:
+        self._source = source
+        self._most = most
+
+    def entity_names(self, context_id: str) -> list[NamedEntity]:
+        found = self._source.entity_names_within(context_id, self._most)
+        if found is None:
+            raise _TooLargeError(context_id)
+        return found
+
+    def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
+        return self._source.entity_names_since(context_id, since)
+
+
 class HeldNames:
     """``ports.QuestionNames``: each context's ``AliasIndex`` as this container holds it (read whole once,
-    then what other writers add every few seconds: ``documents.name_dictionary.ContextNames``)."""
+    then what other writers add every few seconds: ``documents.name_dictionary.ContextNames``), for a
+    context of at most ``most`` entries; a larger one is not held (checked again after
+    ``MAX_AGE_SECONDS``)."""
 
-    def __init__(self, source: EntityDictionary) -> None:
-        self._names = ContextNames(source, AliasIndex)
+    def __init__(
+        self,
+        source: BoundedDictionary,
+        most: int = HELD_ENTRIES,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._names = ContextNames(_Within(source, most), AliasIndex, monotonic=monotonic)
+        self._monotonic = monotonic
+        self._too_large: dict[str, float] = {}
 
-    def names_for(self, context_id: str, text: str) -> tuple[list[NamedEntity], frozenset[str]]:
-        index = self._names.index(context_id)
+    def names_for(self, context_id: str, text: str) -> tuple[list[NamedEntity], frozenset[str]] | None:
+        now = self._monotonic()
+        if now - self._too_large.get(context_id, -MAX_AGE_SECONDS) < MAX_AGE_SECONDS:
+            return None
+        try:
+            index = self._names.index(context_id)
+        except _TooLargeError:
+            self._too_large[context_id] = now
+            return None
         # The caller's own entities only (the loader refuses others; this is a second line of defence).
         own = [e for e in index.candidates(text) if e.entity_id.startswith(f"{context_id}:")]
         return own, index.types

@@ -104,15 +104,24 @@ def _text_ranked(
     }
 
 
+PRESENT = "present"
+"""The entity arm's aggregation: which of its entities the caller's items mention (names held in the
+function may outlive the last item naming one, or name one only items outside the filter give)."""
+
+
 def named_by_body(context_id: str, filters: SearchFilters) -> dict[str, Any]:
     """How many of the caller's items (under ``filters``) name each of ``filters.entities``, no hit: how
     specific each entity a walk follows is (a page title hundreds of chunks write is a hub)."""
-    entities = list(filters.entities)
     return {
         "size": 0,
         "query": {"bool": {"filter": filter_clauses(context_id, filters)}},
-        "aggs": {"named_by": {"terms": {"field": "entity_ids", "include": entities, "size": len(entities)}}},
+        "aggs": {"named_by": _named_by(filters.entities)},
     }
+
+
+def _named_by(entities: Collection[str]) -> dict[str, Any]:
+    """A terms aggregation counting the items that name each of ``entities``."""
+    return {"terms": {"field": "entity_ids", "include": list(entities), "size": len(entities)}}
 
 
 def focus_bodies(
@@ -123,7 +132,9 @@ def focus_bodies(
     bodies: dict[str, dict[str, Any]] = {}
     if focus.entity_ids:
         mentions = {"terms": {"entity_ids": list(focus.entity_ids)}}
-        bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=True)
+        bodies[ENTITY_ARM] = _text_ranked(focus.entity_text, [mentions, *base], size, must_match=True) | {
+            "aggs": {PRESENT: _named_by(focus.entity_ids)}
+        }
         if not filters.kinds or Kind.PROPOSITION in filters.kinds:
             # The propositions that carry the entity's edges: those naming it beside another entity.
             edges: list[dict[str, Any]] = [mentions, {"term": {"kind": str(Kind.PROPOSITION)}}, _PAIRED]

@@ -20,7 +20,7 @@ answers the hits it has, ``timed_out: true``, while the client still listens) an
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -218,14 +218,18 @@ class OpenSearchStore:
         self, focus: Focus, bodies: dict[str, dict[str, Any]], results: Sequence[dict[str, Any]]
     ) -> ArmResults:
         rank_only = not self._layout.siloed
+        answers = dict(zip(bodies, results, strict=True))
+        counted = answers.get(ENTITY_ARM, {}).get("aggregations", {}).get(question_queries.PRESENT)
+        present = None if counted is None else frozenset(b["key"] for b in counted.get("buckets", []))
         return ArmResults(
             arms={
                 arm: candidates_of(
                     question_queries.members(_hits(result), focus.entity_ids if arm == ENTITY_ARM else ()),
                     rank_only=rank_only,
                 )
-                for arm, result in zip(bodies, results, strict=True)
-            }
+                for arm, result in answers.items()
+            },
+            present=present,
         )
 
     def _hybrid_arms(self, lexical: dict[str, Any], vector: dict[str, Any]) -> ArmResults:
@@ -299,24 +303,33 @@ class OpenSearchStore:
     def entity_names(self, context_id: str) -> list[NamedEntity]:
         """The context's entity dictionary (``documents.entities.EntityDictionary``): every entry its
         items' mentions give, in pages of ``question_queries.DICTIONARY_PAGE`` (no cap)."""
-        return self._dictionary(context_id, None)
+        return [entry for page in self._dictionary(context_id, None) for entry in page]
+
+    def entity_names_within(self, context_id: str, most: int) -> list[NamedEntity] | None:
+        """``understanding.alias_index.BoundedDictionary``: the context's dictionary if it holds at most
+        ``most`` entries, else None (read no further than the page that passes ``most``)."""
+        entries: list[NamedEntity] = []
+        for page in self._dictionary(context_id, None):
+            entries += page
+            if len(entries) > most:
+                return None
+        return entries
 
     def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
         """``documents.name_dictionary.RecentNames``: the entries of the items created since ``since``."""
-        return self._dictionary(context_id, iso(since))
+        return [entry for page in self._dictionary(context_id, iso(since)) for entry in page]
 
-    def _dictionary(self, context_id: str, since: str | None) -> list[NamedEntity]:
-        entries: list[NamedEntity] = []
+    def _dictionary(self, context_id: str, since: str | None) -> Iterator[list[NamedEntity]]:
+        """The dictionary's pages, one round trip each, read as they are asked for."""
         after: dict[str, Any] | None = None
         while True:
             body = question_queries.dictionary_body(context_id, after=after, since=since)
             names = self._search(context_id, body).get("aggregations", {}).get("names", {})
-            entries += [
-                NamedEntity(*b["key"]["key"].split(NAME_KEY_SEPARATOR)) for b in names.get("buckets", [])
-            ]
+            buckets = names.get("buckets", [])
+            yield [NamedEntity(*b["key"]["key"].split(NAME_KEY_SEPARATOR)) for b in buckets]
             after = names.get("after_key")
-            if after is None or len(names.get("buckets", [])) < question_queries.DICTIONARY_PAGE:
-                return entries
+            if after is None or len(buckets) < question_queries.DICTIONARY_PAGE:
+                return
 
     def lexical_feedback(self, context_id: str, text: str, filters: SearchFilters) -> list[FeedbackHit]:
         body = queries.lexical_body(context_id, text, filters, filters.size, fields=queries.FEEDBACK_FIELDS)
