@@ -163,9 +163,10 @@ class Container:
 
         names = None
         if self.settings.question_names == "held":
-            from .understanding.alias_index import HeldNames
+            from .understanding.alias_index import BoundedDictionary, HeldNames
 
-            names = HeldNames(self.store)
+            # A store that cannot read its dictionary in bounded pages is looked up instead.
+            names = HeldNames(self.store) if isinstance(self.store, BoundedDictionary) else None
         return Capabilities(
             search=self.store,
             graph=self.edges,

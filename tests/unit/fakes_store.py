@@ -199,6 +199,19 @@ class InMemoryStore(InMemoryLexicalStore):
         found = [i for i in self._visible(context_id, filters) if _inside(i.created_at, window)]
         return [self._hit(i, i.confidence or 1.0) for i in found][: filters.size]
 
+    def entity_names_within(self, context_id: str, most: int) -> list[NamedEntity] | None:
+        """As the index reads its dictionary: every name the context's items mention (None past ``most``)."""
+        found = {
+            NamedEntity(m.entity_id, m.name, m.type): None
+            for i in self.items.values()
+            if i.context_id == context_id
+            for m in i.mentions
+        }
+        return list(found) if len(found) <= most else None
+
+    def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
+        return []
+
     def hybrid_with_names(
         self,
         context_id: str,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..documents.name_dictionary import MAX_AGE_SECONDS, ContextNames
 from ..models.page_titles import SINGLE_NAME_TYPE
@@ -104,6 +104,7 @@ machine), paid by a container's first question in the context and again every 15
 read, ``name_dictionary.MAX_AGE_SECONDS``). A context with more is looked up in OpenSearch instead."""
 
 
+@runtime_checkable
 class BoundedDictionary(Protocol):
     def entity_names_within(self, context_id: str, most: int) -> list[NamedEntity] | None:
         """The context's dictionary if it holds at most ``most`` entries, else None."""
