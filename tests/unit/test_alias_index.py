@@ -58,7 +58,7 @@ def _read(question: str, entries: list[NamedEntity]) -> list[Link]:
     return link(question, entries)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=1, max_value=200))
 def test_the_index_s_candidates_read_every_question_as_the_whole_dictionary_does(
     seed: int, size: int

@@ -42,7 +42,7 @@ class AliasIndex:
     """The entries of one context's dictionary by what they answer to; extended in place as names are
     added (``add``, as ``documents.name_dictionary.ContextNames`` extends the ingest's ``NameIndex``)."""
 
-    __slots__ = ("_by_alias", "_longest", "_near", "_types")
+    __slots__ = ("_by_alias", "_longest", "_near", "_order", "_types")
 
     def __init__(self, entries: Iterable[NamedEntity] = ()) -> None:
         self._by_alias: dict[tuple[str, ...], dict[NamedEntity, None]] = {}
@@ -50,6 +50,9 @@ class AliasIndex:
         """(token count, first letter, a piece of the joined text) -> the long aliases it is a piece of."""
         self._longest = 0
         self._types: set[str] = set()
+        self._order: dict[NamedEntity, int] = {}
+        """Each entry's place in the dictionary as read and extended: candidates keep it, so the linker
+        orders two entities named exactly alike as it would over the whole dictionary."""
         self.add(entries)
 
     def add(self, entries: Iterable[NamedEntity]) -> int:
@@ -57,6 +60,7 @@ class AliasIndex:
         added = 0
         for entry in entries:
             self._types.add(entry.type)
+            self._order.setdefault(entry, len(self._order))
             if entry.type == SINGLE_NAME_TYPE:
                 continue  # the linker links none (a bridge the walk crosses, not a thing asked about)
             for alias, _ in aliases(entry):
@@ -92,9 +96,9 @@ class AliasIndex:
                         for alias in self._near.get((size, initial, seen[at : at + PIECE]), ())
                     }
                     matched |= {alias for alias in shared if near_miss(seen, " ".join(alias))}
-                for alias in sorted(matched):
+                for alias in matched:
                     found.update(self._by_alias[alias])
-        return list(found)
+        return sorted(found, key=self._order.__getitem__)
 
 
 HELD_ENTRIES = 20_000
