@@ -130,10 +130,11 @@ def test_a_removed_page_is_no_longer_a_bridge(docs: tuple[Settings, IngestResour
     assert all(hop["entity"] != "Edith Marlowe" for h in hits for hop in h.get("path") or [])
 
 
-def looked_up(settings: Settings) -> bootstrap.Container:
-    """The container with auto's names looked up beside hybrid's arms (``question_names: lookup``): the
-    path whose focus round trip also carries the walk's first fetch, made ahead."""
-    return bootstrap.Container(settings.model_copy(update={"question_names": "lookup"}))
+def looked_up(settings: Settings, **overrides: Any) -> bootstrap.Container:
+    """The container (with ``overrides``) with auto's names looked up beside hybrid's arms
+    (``question_names: lookup``): the path whose focus round trip also carries the walk's first fetch,
+    made ahead."""
+    return bootstrap.Container(settings.model_copy(update={"question_names": "lookup"}), overrides=overrides)
 
 
 def test_with_names_held_the_walk_costs_one_round_trip_more_than_hybrid(
@@ -188,7 +189,6 @@ def test_the_walk_s_first_fetch_made_ahead_gives_the_same_hits_as_the_walk_s_own
 ) -> None:
     settings, resources = docs
     load(settings, resources)
-    lookup = settings.model_copy(update={"question_names": "lookup"})
     body = {"mode": "auto", "text": QUESTION, "top_k": 5}
     with bootstrap.use(looked_up(settings)):
         store = bootstrap.container().store
@@ -197,7 +197,7 @@ def test_the_walk_s_first_fetch_made_ahead_gives_the_same_hits_as_the_walk_s_own
         ahead_cost = store.backend_calls - before
         config = bootstrap.container().retrieval_config
     walking = config.model_copy(update={"multihop": config.multihop.model_copy(update={"ahead": False})})
-    with bootstrap.use(bootstrap.Container(lookup, overrides={"retrieval_config": walking})):
+    with bootstrap.use(looked_up(settings, retrieval_config=walking)):
         store = bootstrap.container().store
         before = store.backend_calls
         own = retrieve_body(body)

@@ -246,8 +246,8 @@ def test_the_walk_s_first_fetch_rides_in_the_focus_round_trip_when_hybrid_s_rank
 
 
 class ContextDictionary:
-    """The in-memory store's dictionary as the index reads it (``entity_names``): every name its
-    context's items mention, and which contexts were read."""
+    """The in-memory store's dictionary reads (``entity_names_within``, ``entity_names_since``), and
+    which contexts were read whole."""
 
     def __init__(self, store: InMemoryStore) -> None:
         self._store = store
@@ -255,12 +255,10 @@ class ContextDictionary:
 
     def entity_names_within(self, context_id: str, most: int) -> list[NamedEntity] | None:
         self.read.append(context_id)
-        items = [i for i in self._store.items.values() if i.context_id == context_id]
-        found = list({NamedEntity(m.entity_id, m.name, m.type): None for i in items for m in i.mentions})
-        return found if len(found) <= most else None
+        return self._store.entity_names_within(context_id, most)
 
     def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
-        return []
+        return self._store.entity_names_since(context_id, since)
 
 
 def held_route(**fields: Any) -> tuple[Page, InMemoryStore, ContextDictionary]:

@@ -113,10 +113,11 @@ def auto_arms(
     fetch made ahead (there is no hybrid ranking to predict it from before that round trip). A context
     whose dictionary is too large to hold is looked up as without ``names``."""
     text = plan.text
-    held = names.names_for(context_id, text) if names is not None and plan.infer else None
-    if names is not None and (held is not None or not plan.infer):
-        dictionary, types = held or ([], None)
-        question = _Question.of(plan, dictionary, types)
+    held = None  # not held: looked up beside hybrid's arms
+    if names is not None:
+        held = names.names_for(context_id, text) if plan.infer else ([], frozenset())
+    if held is not None:
+        question = _Question.of(plan, *held)
         base, focused = store.hybrid_and_focused(
             context_id, text, vector, filters, depth, question.focus, expansion
         )

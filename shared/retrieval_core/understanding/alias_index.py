@@ -22,10 +22,8 @@ from typing import Protocol, runtime_checkable
 from ..documents.name_dictionary import MAX_AGE_SECONDS, ContextNames
 from ..models.page_titles import SINGLE_NAME_TYPE
 from ..ports import NamedEntity
-from .linker import NEAR_MIN_CHARS, aliases, near_miss, tokens
+from .linker import NEAR_MIN_CHARS, aliases, near_edits, near_miss, tokens
 
-FAR_CHARS = 14
-"""From this many characters a near miss may be two edits away, below it one (``linker.near_miss``)."""
 PIECE = 3
 """The length of the pieces a long name is indexed by."""
 
@@ -33,7 +31,7 @@ PIECE = 3
 def _pieces(joined: str) -> set[str]:
     """One more piece of ``joined`` than the edits a near miss of it may make, spread over it and not
     overlapping (a long name has room: 8 characters for two pieces, 14 for three)."""
-    edits = 2 if len(joined) >= FAR_CHARS else 1
+    edits = near_edits(joined)
     last = len(joined) - PIECE
     return {joined[at : at + PIECE] for at in (round(n * last / edits) for n in range(edits + 1))}
 
@@ -124,7 +122,9 @@ class _TooLargeError(Exception):
 
 
 class _Within:
-    """``source`` as ``ContextNames`` reads it, a whole read refused past ``most`` entries."""
+    """``source`` as ``ContextNames`` reads it: a whole read refused past ``most`` entries, and only the
+    context's own entities kept (the loader refuses others; this is a second line of defence, applied
+    once per read rather than once per question)."""
 
     def __init__(self, source: BoundedDictionary, most: int) -> None:
         self._source = source
@@ -134,10 +134,14 @@ class _Within:
         found = self._source.entity_names_within(context_id, self._most)
         if found is None:
             raise _TooLargeError(context_id)
-        return found
+        return _own(context_id, found)
 
     def entity_names_since(self, context_id: str, since: datetime) -> list[NamedEntity]:
-        return self._source.entity_names_since(context_id, since)
+        return _own(context_id, self._source.entity_names_since(context_id, since))
+
+
+def _own(context_id: str, entries: list[NamedEntity]) -> list[NamedEntity]:
+    return [e for e in entries if e.entity_id.startswith(f"{context_id}:")]
 
 
 class HeldNames:
@@ -165,6 +169,4 @@ class HeldNames:
         except _TooLargeError:
             self._too_large[context_id] = now
             return None
-        # The caller's own entities only (the loader refuses others; this is a second line of defence).
-        own = [e for e in index.candidates(text) if e.entity_id.startswith(f"{context_id}:")]
-        return own, index.types
+        return index.candidates(text), index.types

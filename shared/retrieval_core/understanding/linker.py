@@ -228,12 +228,17 @@ def _matches(
     return found
 
 
+def near_edits(name: str) -> int:
+    """The edits a near miss of ``name`` (``NEAR_MIN_CHARS`` or more) may make: two from 14 characters."""
+    return 2 if len(name) >= 14 else 1
+
+
 def near_miss(seen: str, name: str) -> bool:
     """A small edit distance for longer names only: one edit from 8 characters, two from 14; the numbers
     in them the same ("1920 Summer Olympics" is not "1904 Summer Olympics", nor "HD 23" "HD 32")."""
     if len(name) < NEAR_MIN_CHARS or seen[:1] != name[:1]:
         return False
-    allowed = 2 if len(name) >= 14 else 1
+    allowed = near_edits(name)
     if abs(len(seen) - len(name)) > allowed or len(set(seen) ^ set(name)) > 2 * allowed:
         return False  # an edit adds or removes at most two letters to the letters either one uses
     return _DIGITS.findall(seen) == _DIGITS.findall(name) and _within(seen, name, allowed)
